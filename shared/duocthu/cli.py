@@ -1,0 +1,152 @@
+"""`duocthu`: ingest a formulary, ask a question, look up drug names, convert the scale source."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from duocthu.assistant import Assistant, render
+from duocthu.catalog import CatalogDrugResolver
+from duocthu.ingest import ingest_path, load_active_catalog
+from duocthu.settings import Settings
+from duocthu.source import SourceError, sample_formulary_path
+from duocthu.store import open_store
+
+
+class _Progress:
+    """A counter on a terminal; silent otherwise (the summary line is printed at the end)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.total, self.done = enabled, 0, 0
+
+    def start(self, total: int) -> None:
+        self.total = total
+
+    def step(self, n: int) -> None:
+        self.done += n
+        if self.enabled and self.total:
+            width = 30
+            filled = width * self.done // self.total
+            print(
+                f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} parts",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+            if self.done >= self.total:
+                print(file=sys.stderr)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env()
+    if getattr(args, "data_dir", None):
+        settings = settings.model_copy(update={"data_dir": Path(args.data_dir)})
+    return settings
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = open_store(settings)
+    if args.if_missing and store.active_manifest() is not None:
+        return 0
+    source = Path(args.source) if args.source else sample_formulary_path()
+    progress = _Progress(sys.stderr.isatty() and not args.quiet)
+    try:
+        report = ingest_path(source, store, settings, on_start=progress.start, progress=progress.step)
+    except SourceError as err:
+        print(err, file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    print(
+        f"ingested {report.drugs} drugs, {report.sections} sections, {report.points} parts "
+        f"into {report.backend} version {report.version} (corpus {report.corpus_hash[:12]})"
+    )
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = open_store(settings)
+    try:
+        _, catalog = load_active_catalog(store, settings)
+        reply = Assistant(store, catalog).ask(args.question)
+        print(render(reply, catalog))
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_drugs(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = open_store(settings)
+    try:
+        _, catalog = load_active_catalog(store, settings)
+    finally:
+        store.close()
+    resolver = CatalogDrugResolver(catalog)
+    matches = resolver.resolve(args.query)
+    if not matches:
+        print("no drug named (exact alias match)")
+    for match in matches:
+        print(f"{match.drug_id}\t{resolver.by_id[match.drug_id].title}\tmatched “{match.matched_text}”")
+    return 0
+
+
+def cmd_convert_atc(args: argparse.Namespace) -> int:
+    from duocthu.scale_source import atc_monographs, iter_jsonl
+
+    records = atc_monographs(Path(args.csv))
+    with Path(args.out).open("w", encoding="utf-8") as handle:
+        for line in iter_jsonl(records):
+            handle.write(line + "\n")
+    print(f"wrote {len(records)} records to {args.out} (test data only: never ship, never show as formulary)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="duocthu", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="validate a formulary source and build a new index version")
+    p.add_argument(
+        "--source", help="folder of <drug_id>.json or a .jsonl file (default: the sample formulary)"
+    )
+    p.add_argument("--data-dir", help="embedded data folder (default: $DUOCTHU_DATA_DIR or .duocthu)")
+    p.add_argument("--if-missing", action="store_true", help="do nothing when an index is already active")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("ask", help="ask a question (embedded defaults, offline)")
+    p.add_argument("question")
+    p.add_argument("--data-dir")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("drugs", help="which catalogue drugs a text names")
+    p.add_argument("query")
+    p.add_argument("--data-dir")
+    p.set_defaults(func=cmd_drugs)
+
+    p = sub.add_parser(
+        "convert-atc", help="convert the kit's ATC table into a scale source (tests/benchmarks only)"
+    )
+    p.add_argument("csv")
+    p.add_argument("out")
+    p.set_defaults(func=cmd_convert_atc)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
+    )
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Evidence: what retrieval hands to an answer, and the decision over it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from duocthu.vocabulary import CandidateStatus, Decision, Reason, SystemError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceRef(_Model):
+    """Where a piece of evidence stands in the printed formulary."""
+
+    book: str
+    edition: str
+    section_heading: str
+    page_start: int = Field(ge=1)
+    page_end: int = Field(ge=1)
+    sample_data: bool = False
+
+    @model_validator(mode="after")
+    def _page_order(self) -> SourceRef:
+        if self.page_end < self.page_start:
+            raise ValueError("page_end before page_start")
+        return self
+
+    def citation(self) -> str:
+        pages = (
+            f"tr. {self.page_start}"
+            if self.page_start == self.page_end
+            else (f"tr. {self.page_start}–{self.page_end}")
+        )
+        sample = " [DỮ LIỆU MẪU]" if self.sample_data else ""
+        return f"{self.book} ({self.edition}), mục “{self.section_heading}”, {pages}{sample}"
+
+
+class EvidenceItem(_Model):
+    id: str
+    drug_id: str
+    display_name: str
+    section_key: str
+    part_index: int = Field(ge=0)
+    chunk_kind: str
+    score: float
+    text: str
+    source_refs: tuple[SourceRef, ...]
+    requires_visual_check: bool = False
+    has_quarantined_content: bool = False
+
+    @property
+    def needs_visual_check(self) -> bool:
+        return self.requires_visual_check or self.has_quarantined_content
+
+
+class RankedDrug(_Model):
+    drug_id: str
+    display_name: str
+    score: float
+    evidence_ids: tuple[str, ...] = ()
+
+
+class CandidateAssessment(_Model):
+    drug_id: str
+    status: CandidateStatus
+    evidence_ids: tuple[str, ...] = ()
+
+
+class EvidenceBundle(_Model):
+    decision: Decision
+    reason: Reason
+    evidence: tuple[EvidenceItem, ...] = ()
+    omitted_evidence_ids: tuple[str, ...] = ()
+    ranked_drugs: tuple[RankedDrug, ...] = ()
+    candidate_statuses: tuple[CandidateAssessment, ...] = ()
+    ordering: str | None = None
+    system_error: SystemError | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EvidenceBundle:
+        if self.decision == "ANSWERABLE" and not self.evidence:
+            raise ValueError("an ANSWERABLE bundle must carry evidence")
+        return self

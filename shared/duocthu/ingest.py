@@ -1,0 +1,93 @@
+"""Formulary source -> validated records -> chunks -> a new index version -> switch.
+
+Nothing is written before every record validates; the pointer moves only after the new version
+is complete, so a failed or killed ingest leaves the previous version serving.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from duocthu.catalog import Catalog
+from duocthu.chunking import Chunk, chunk_monograph
+from duocthu.settings import Settings
+from duocthu.source import Monograph, corpus_hash, load_source
+from duocthu.store import Manifest, VectorStore
+
+log = logging.getLogger(__name__)
+CATALOG_FILE = "catalog.json"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    version: str
+    corpus_hash: str
+    drugs: int
+    sections: int
+    points: int
+    backend: str
+
+
+def catalog_path(settings: Settings, version: str) -> Path:
+    return settings.data_dir / "versions" / version / CATALOG_FILE
+
+
+def new_version_name(digest: str) -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}-{digest[:10]}"
+
+
+def ingest_records(
+    records: list[Monograph],
+    store: VectorStore,
+    settings: Settings,
+    on_start: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> IngestReport:
+    digest = corpus_hash(records)
+    chunks: list[Chunk] = [c for r in records for c in chunk_monograph(r)]
+    version = new_version_name(digest)
+    if on_start:
+        on_start(len(chunks))
+    store.build_version(version, chunks, progress=progress)
+    path = catalog_path(settings, version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Catalog.from_records(records, digest).write(path)
+    manifest = Manifest(
+        version=version, corpus_hash=digest, created_at=Manifest.now(), points=len(chunks), drugs=len(records)
+    )
+    store.activate(manifest)
+    log.info("activated index version %s (%d drugs, %d points)", version, len(records), len(chunks))
+    return IngestReport(
+        version=version,
+        corpus_hash=digest,
+        drugs=len(records),
+        sections=sum(len(r.sections) for r in records),
+        points=len(chunks),
+        backend=store.backend,
+    )
+
+
+def ingest_path(
+    source: Path, store: VectorStore, settings: Settings, **hooks: Callable[[int], None]
+) -> IngestReport:
+    return ingest_records(load_source(source), store, settings, **hooks)
+
+
+def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
+    """The active manifest and its catalogue; raises when they were built from different corpora."""
+    manifest = store.active_manifest()
+    if manifest is None:
+        raise FileNotFoundError("no index: run `duocthu ingest`")
+    catalog = Catalog.read(catalog_path(settings, manifest.version))
+    if catalog.corpus_hash != manifest.corpus_hash:
+        raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
+    return manifest, catalog
+
+
+class CatalogMismatch(RuntimeError):
+    def __init__(self, index_hash: str, catalog_hash: str):
+        super().__init__(f"catalogue corpus hash {catalog_hash[:12]} != index corpus hash {index_hash[:12]}")

@@ -1,0 +1,157 @@
+"""A Qdrant server (or Qdrant Cloud) through qdrant-client.
+
+Each index version is a collection `<alias>__<version>`; readers use the alias, which
+`activate` moves in one atomic alias operation. The manifest is the collection's metadata.
+Tests run this class against the client's local mode, which executes the same client calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from duocthu.chunking import Chunk
+from duocthu.evidence import EvidenceItem
+from duocthu.lexical import lexical_vector
+from duocthu.store.base import (
+    DENSE_VECTOR,
+    LEXICAL_VECTOR,
+    PAYLOAD_INDEXES,
+    SCROLL_PAGE,
+    UPSERT_BATCH,
+    Manifest,
+    NoIndex,
+    Progress,
+    book_order,
+    item_from_payload,
+    part_order,
+)
+
+_SCHEMA: dict[str, Any] = {
+    "keyword": models.PayloadSchemaType.KEYWORD,
+    "integer": models.IntegerIndexParams(type=models.IntegerIndexType.INTEGER, lookup=True, range=True),
+    "bool": models.PayloadSchemaType.BOOL,
+    "text": models.TextIndexParams(
+        type=models.TextIndexType.TEXT,
+        tokenizer=models.TokenizerType.WORD,
+        lowercase=True,
+        phrase_matching=True,
+    ),
+}
+
+
+def _match(**conditions: str) -> models.Filter:
+    return models.Filter(
+        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in conditions.items()]
+    )
+
+
+class ServerStore:
+    backend = "qdrant-server"
+
+    def __init__(self, client: QdrantClient, alias: str = "duocthu_chunks"):
+        self.client = client
+        self.alias = alias
+
+    def collection(self, version: str) -> str:
+        return f"{self.alias}__{version}"
+
+    def build_version(
+        self,
+        version: str,
+        chunks: Sequence[Chunk],
+        dense: Sequence[Sequence[float]] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        name = self.collection(version)
+        if self.client.collection_exists(name):  # leftover of an interrupted build, never aliased
+            self.client.delete_collection(name)
+        vectors = (
+            {DENSE_VECTOR: models.VectorParams(size=len(dense[0]), distance=models.Distance.COSINE)}
+            if dense
+            else {}
+        )
+        self.client.create_collection(
+            name, vectors_config=vectors, sparse_vectors_config={LEXICAL_VECTOR: models.SparseVectorParams()}
+        )
+        for field, kind in PAYLOAD_INDEXES.items():
+            self.client.create_payload_index(name, field, field_schema=_SCHEMA[kind])
+        for start in range(0, len(chunks), UPSERT_BATCH):
+            batch = chunks[start : start + UPSERT_BATCH]
+            points = []
+            for offset, chunk in enumerate(batch):
+                terms = lexical_vector(chunk.text)
+                vector: dict[str, Any] = {
+                    LEXICAL_VECTOR: models.SparseVector(
+                        indices=list(terms.indices), values=list(terms.values)
+                    )
+                }
+                if dense:
+                    vector[DENSE_VECTOR] = list(dense[start + offset])
+                points.append(models.PointStruct(id=chunk.id, vector=vector, payload=chunk.payload()))
+            self.client.upsert(name, points=points, wait=True)
+            if progress:
+                progress(len(batch))
+
+    def activate(self, manifest: Manifest) -> None:
+        name = self.collection(manifest.version)
+        if not self.client.collection_exists(name):
+            raise NoIndex(f"version {manifest.version} was not built")
+        self.client.update_collection(name, metadata={"manifest": manifest.model_dump()})
+        previous = self._aliased_collection()
+        operations: list[Any] = []
+        if previous:
+            operations.append(
+                models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=self.alias))
+            )
+        operations.append(
+            models.CreateAliasOperation(
+                create_alias=models.CreateAlias(collection_name=name, alias_name=self.alias)
+            )
+        )
+        self.client.update_collection_aliases(change_aliases_operations=operations)
+        for other in self.client.get_collections().collections:
+            if other.name.startswith(f"{self.alias}__") and other.name not in {name, previous}:
+                self.client.delete_collection(other.name)
+
+    def _aliased_collection(self) -> str | None:
+        for alias in self.client.get_aliases().aliases:
+            if alias.alias_name == self.alias:
+                return str(alias.collection_name)
+        return None
+
+    def active_manifest(self) -> Manifest | None:
+        name = self._aliased_collection()
+        if name is None:
+            return None
+        metadata = self.client.get_collection(name).config.metadata or {}
+        return Manifest.model_validate(metadata["manifest"]) if "manifest" in metadata else None
+
+    def scroll(self, flt: models.Filter) -> list[EvidenceItem]:
+        if self._aliased_collection() is None:
+            raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
+        items: list[EvidenceItem] = []
+        offset: Any = None
+        while True:  # to exhaustion: a truncated section would read as a complete one
+            records, offset = self.client.scroll(
+                self.alias, scroll_filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True
+            )
+            items += [item_from_payload(r.id, r.payload or {}, 1.0) for r in records]
+            if offset is None:
+                return items
+
+    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
+        return part_order(self.scroll(_match(drug_id=drug_id, section_key=section_key)))
+
+    def find_by_drug(self, drug_id: str, chunk_kind: str | None = None) -> list[EvidenceItem]:
+        conditions = {"drug_id": drug_id} | ({"chunk_kind": chunk_kind} if chunk_kind else {})
+        return book_order(self.scroll(_match(**conditions)))
+
+    def count(self, drug_id: str | None = None) -> int:
+        flt = _match(drug_id=drug_id) if drug_id else None
+        return int(self.client.count(self.alias, count_filter=flt, exact=True).count)
+
+    def close(self) -> None:
+        self.client.close()

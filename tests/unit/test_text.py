@@ -1,0 +1,60 @@
+import unicodedata
+
+from duocthu.text import (
+    PhraseIndex,
+    contains_phrase,
+    find_phrase,
+    fold,
+    folded_words,
+    has_diacritics,
+    longest_spans,
+    words,
+)
+
+
+def test_fold_strips_marks_and_maps_d_bar() -> None:
+    assert fold("Đường huyết ĐỘNG mạch") == "duong huyet dong mach"
+    assert fold("Chống chỉ định") == "chong chi dinh"
+
+
+def test_fold_is_the_same_for_nfc_and_nfd_input() -> None:
+    text = "Thời kỳ mang thai, đặt trực tràng"
+    assert fold(unicodedata.normalize("NFD", text)) == fold(unicodedata.normalize("NFC", text))
+    assert words(unicodedata.normalize("NFD", text)) == words(text)
+
+
+def test_words_keep_marks_and_are_nfc() -> None:
+    tokens = words(unicodedata.normalize("NFD", "Liều dùng"))
+    assert tokens == ["liều", "dùng"]
+    assert all(unicodedata.is_normalized("NFC", t) for t in tokens)
+
+
+def test_has_diacritics() -> None:
+    assert has_diacritics("liều") and has_diacritics("đau")
+    assert not has_diacritics("lieu") and not has_diacritics("Aspirin")
+
+
+def test_phrase_match_is_on_word_boundaries() -> None:
+    assert find_phrase(folded_words("quá liều paracetamol"), ["lieu"]) == 1
+    assert find_phrase(folded_words("aspirinol"), ["aspirin"]) == -1
+    assert contains_phrase("Chống chỉ định: loét dạ dày tá tràng", "loet da day")
+    assert not contains_phrase("loét dạ dày", "da day ta trang")
+
+
+def test_phrase_index_diacritics_rule() -> None:
+    index: PhraseIndex[str] = PhraseIndex()
+    index.add("liều", "dose")
+    index.add("DAT", "brand", allow_folded=False)
+    assert [m.value for m in index.matches(words("lieu bao nhieu"))] == ["dose"]  # unmarked: folded
+    assert [m.value for m in index.matches(words("liều bao nhiêu"))] == ["dose"]
+    assert index.matches(words("liệu pháp")) == []  # marked differently: no match
+    assert [m.value for m in index.matches(words("dat"))] == ["brand"]
+    assert index.matches(words("đặt trực tràng")) == []  # short alias never through folding
+
+
+def test_longest_spans_prefers_the_longer_phrase() -> None:
+    index: PhraseIndex[str] = PhraseIndex()
+    index.add("acid", "acid")
+    index.add("acid acetylsalicylic", "aspirin")
+    kept = longest_spans(index.matches(words("liều acid acetylsalicylic")))
+    assert [m.value for m in kept] == ["aspirin"]
