@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 Q      ?= Chống chỉ định của amoxicilin là gì?
 
-.PHONY: ask test lint typecheck pytest ingest layer-requirements clean
+.PHONY: ask test lint typecheck pytest validate ingest layer-requirements build clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -20,7 +20,7 @@ ask: $(STAMP)
 ingest: $(STAMP)
 	$(BIN)/duocthu ingest
 
-test: lint typecheck pytest
+test: lint typecheck validate pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,6 +30,22 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest
+
+# Infrastructure tools pin their own boto3/click/pydantic: each lives in its own virtualenv
+# under .tools/ (created on demand) and runs as a subprocess, never inside .venv.
+TOOLS   := .tools
+SAM     := $(TOOLS)/sam/bin/sam
+SAM_ENV := AWS_DEFAULT_REGION=ap-southeast-1 SAM_CLI_TELEMETRY=0
+
+$(SAM):
+	$(PYTHON) -m venv $(TOOLS)/sam
+	$(TOOLS)/sam/bin/python -m pip install -q --disable-pip-version-check aws-sam-cli==1.170.0
+
+validate: $(SAM)
+	$(SAM_ENV) $(SAM) validate --lint
+
+build: $(SAM)
+	$(SAM_ENV) $(SAM) build
 
 # shared/requirements.txt (what the layer build installs) is generated from pyproject's pins.
 layer-requirements: $(STAMP)

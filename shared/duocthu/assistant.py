@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from duocthu.catalog import Catalog, CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle
-from duocthu.policy import decide
-from duocthu.sections import INTRO_SECTIONS, SECTION_HEADINGS, resolve_section
+from duocthu.retrieval import RetrievalService
+from duocthu.sections import SECTION_HEADINGS, resolve_section
 from duocthu.store import VectorStore
 
 
@@ -27,10 +27,11 @@ class Reply:
 
 
 class Assistant:
-    def __init__(self, store: VectorStore, catalog: Catalog):
+    def __init__(self, store: VectorStore, catalog: Catalog, resolver: CatalogDrugResolver | None = None):
         self.store = store
         self.catalog = catalog
-        self.resolver = CatalogDrugResolver(catalog)
+        self.resolver = resolver or CatalogDrugResolver(catalog)
+        self.retrieval = RetrievalService(store)
 
     def ask(self, question: str) -> Reply:
         drug_ids = self.resolver.resolve_ids(question)
@@ -46,18 +47,8 @@ class Assistant:
                 f"Câu hỏi nêu nhiều thuốc; chỉ trả lời cho {self.resolver.by_id[drug_id].title} "
                 f"(chưa trả lời: {names}).",
             )
-        if section_key is None:
-            items = [
-                i
-                for i in self.store.find_by_drug(drug_id, chunk_kind="prose")
-                if i.section_key in INTRO_SECTIONS
-            ]
-            return Reply(question, drug_ids, None, decide(items), notes)
-        items = self.store.find_by_section(drug_id, section_key)
-        if not items:
-            bundle = EvidenceBundle(decision="ABSTAIN", reason="section_absent")
-            return Reply(question, drug_ids, section_key, bundle, notes)
-        return Reply(question, drug_ids, section_key, decide(items), notes)
+        bundle = self.retrieval.retrieve_framed(drug_id, section_key)
+        return Reply(question, drug_ids, section_key, bundle, notes)
 
 
 def render(reply: Reply, catalog: Catalog) -> str:

@@ -107,6 +107,22 @@ def cmd_convert_atc(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plugin(args: argparse.Namespace) -> int:
+    """`bench NAME` / `eval NAME`: each measurement is its own module with its own options."""
+    import importlib
+
+    package = {"bench": "duocthu.bench", "eval": "duocthu.evals"}[args.command]
+    module_name = args.name.replace("-", "_")
+    try:
+        module = importlib.import_module(f"{package}.{module_name}")
+    except ModuleNotFoundError as err:
+        if err.name != f"{package}.{module_name}":
+            raise
+        print(f"unknown {args.command} {args.name!r}", file=sys.stderr)
+        return 2
+    return int(module.main(args.rest))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="duocthu", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -137,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("csv")
     p.add_argument("out")
     p.set_defaults(func=cmd_convert_atc)
+    for name, text in (
+        ("bench", "run a benchmark (tables in docs/performance.md)"),
+        ("eval", "run a quality measurement (tables in docs/quality.md)"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("name")
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=cmd_plugin)
     return parser
 
 

@@ -18,6 +18,9 @@ class Settings(BaseModel):
         default=None, description="QDRANT_URL: use a Qdrant server instead of Edge"
     )
     qdrant_api_key: str | None = Field(default=None, description="QDRANT_API_KEY")
+    qdrant_api_key_secret_arn: str | None = Field(
+        default=None, description="QDRANT_API_KEY_SECRET_ARN: Secrets Manager secret holding the API key"
+    )
     qdrant_alias: str = Field(
         default="duocthu_chunks", description="QDRANT_COLLECTION: the alias readers use"
     )
@@ -30,6 +33,7 @@ class Settings(BaseModel):
             "data_dir": env.get("DUOCTHU_DATA_DIR"),
             "qdrant_url": env.get("QDRANT_URL") or None,
             "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
+            "qdrant_api_key_secret_arn": env.get("QDRANT_API_KEY_SECRET_ARN") or None,
             "qdrant_alias": env.get("QDRANT_COLLECTION"),
             "qdrant_timeout_s": env.get("QDRANT_TIMEOUT_S"),
         }

@@ -9,6 +9,15 @@ from duocthu.store.base import Manifest, NoIndex, StoreUnavailable, VectorStore
 __all__ = ["Manifest", "NoIndex", "StoreUnavailable", "VectorStore", "open_store"]
 
 
+def qdrant_api_key(settings: Settings) -> str | None:
+    """The key from the environment, else from Secrets Manager (cached by Powertools)."""
+    if settings.qdrant_api_key or not settings.qdrant_api_key_secret_arn:
+        return settings.qdrant_api_key
+    from aws_lambda_powertools.utilities.parameters import get_secret
+
+    return str(get_secret(settings.qdrant_api_key_secret_arn))
+
+
 def open_store(settings: Settings) -> VectorStore:
     if settings.qdrant_url:
         from qdrant_client import QdrantClient
@@ -16,7 +25,7 @@ def open_store(settings: Settings) -> VectorStore:
         from duocthu.store.server import ServerStore
 
         client = QdrantClient(
-            url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=int(settings.qdrant_timeout_s)
+            url=settings.qdrant_url, api_key=qdrant_api_key(settings), timeout=int(settings.qdrant_timeout_s)
         )
         return ServerStore(client, alias=settings.qdrant_alias)
     from duocthu.store.edge import EdgeStore

@@ -27,6 +27,7 @@ from duocthu.store.base import (
     Manifest,
     NoIndex,
     Progress,
+    StoreUnavailable,
     book_order,
     item_from_payload,
     part_order,
@@ -136,7 +137,10 @@ class EdgeStore:
             raise NoIndex(f"no index in {self.data_dir}: run `duocthu ingest`")
         if self._shard is None or self._shard_version != manifest.version:
             self.close()
-            self._shard = qe.EdgeShard.load(str(self.version_dir(manifest.version) / "shard"))
+            try:
+                self._shard = qe.EdgeShard.load(str(self.version_dir(manifest.version) / "shard"))
+            except Exception as err:  # the engine raises plain runtime errors for unreadable shards
+                raise StoreUnavailable(f"cannot open Edge shard {manifest.version}: {err}") from err
             self._shard_version = manifest.version
         return self._shard
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceItem
@@ -24,6 +25,7 @@ from duocthu.store.base import (
     Manifest,
     NoIndex,
     Progress,
+    StoreUnavailable,
     book_order,
     item_from_payload,
     part_order,
@@ -130,6 +132,12 @@ class ServerStore:
         return Manifest.model_validate(metadata["manifest"]) if "manifest" in metadata else None
 
     def scroll(self, flt: models.Filter) -> list[EvidenceItem]:
+        try:
+            return self._scroll(flt)
+        except (ResponseHandlingException, UnexpectedResponse) as err:  # transport / server errors
+            raise StoreUnavailable(f"qdrant server: {err}") from err
+
+    def _scroll(self, flt: models.Filter) -> list[EvidenceItem]:
         if self._aliased_collection() is None:
             raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
         items: list[EvidenceItem] = []

@@ -1,0 +1,60 @@
+"""Chat function: the public API. POST /v1/chat (one turn end to end), GET /v1/drugs?q=,
+GET /health. /v1/chat answers 200 for any well-formed request; a failed dependency becomes an
+ABSTAIN with its system_error, not a 5xx."""
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu import services
+from duocthu.api.http import create_app
+from duocthu.api.models import ChatRequest, ChatResponse
+from duocthu.runtime import get_runtime
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+app = create_app(logger)
+get_runtime()  # cold start
+
+
+@app.post("/v1/chat")
+@tracer.capture_method
+def chat(body: ChatRequest) -> ChatResponse:
+    response = services.chat(get_runtime(), body)
+    metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
+    return response
+
+
+@app.get("/v1/drugs")
+def drugs(q: Annotated[str, Query(min_length=1, max_length=200)]) -> dict[str, Any]:
+    _, resolver = get_runtime().ready()
+    return {
+        "query": q,
+        "drugs": [
+            {"drug_id": m.drug_id, "title": resolver.by_id[m.drug_id].title, "matched_text": m.matched_text}
+            for m in resolver.resolve(q)
+        ],
+    }
+
+
+@app.get("/health")
+def health() -> Response[str]:
+    body = services.health(get_runtime())
+    return Response(
+        status_code=200 if body.status == "ok" else 503,
+        content_type=content_types.APPLICATION_JSON,
+        body=body.model_dump_json(exclude_none=True),
+    )
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@metrics.log_metrics
+@tracer.capture_lambda_handler
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,52 @@
+"""Retrieve function: a QueryFrame (or drug + section) -> EvidenceBundle.
+
+HTTP: POST /v1/retrieve. Direct invoke (Step Functions): the same body as the event; a store
+failure raises DependencyUnavailable so the state machine retries, then catches it.
+"""
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu import services
+from duocthu.api.http import create_app, is_http_event
+from duocthu.api.models import RetrieveRequest
+from duocthu.errors import DependencyUnavailable
+from duocthu.evidence import EvidenceBundle
+from duocthu.runtime import NotReady, get_runtime
+from duocthu.store import StoreUnavailable
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+app = create_app(logger)
+get_runtime()  # cold start: open the index and load the catalogue once per container
+
+
+def _retrieve(request: RetrieveRequest) -> EvidenceBundle:
+    bundle = services.retrieve(get_runtime(), request)
+    metrics.add_metric(name=f"Decision_{bundle.decision}", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name=f"Reason_{bundle.reason}", unit=MetricUnit.Count, value=1)
+    return bundle
+
+
+@app.post("/v1/retrieve")
+@tracer.capture_method
+def retrieve(body: RetrieveRequest) -> EvidenceBundle:
+    return _retrieve(body)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@metrics.log_metrics
+@tracer.capture_lambda_handler
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if is_http_event(event):
+        return app.resolve(event, context)
+    request = RetrieveRequest.model_validate(event)  # a bad direct input is a program error
+    try:
+        return _retrieve(request).model_dump(mode="json")
+    except (StoreUnavailable, NotReady) as err:
+        metrics.add_metric(name="DependencyUnavailable", unit=MetricUnit.Count, value=1)
+        raise DependencyUnavailable("store_unavailable", str(err)) from err

@@ -1,0 +1,65 @@
+"""The Powertools HTTP resolver every function uses, with one error contract:
+422 invalid_request (with the validation details), 503 + Retry-After when a dependency is down."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from duocthu.api.models import ErrorBody
+from duocthu.errors import DependencyUnavailable
+from duocthu.runtime import NotReady
+from duocthu.store import StoreUnavailable
+
+RETRY_AFTER_S = "5"
+
+
+def error_response(status: int, error: str, message: str, detail: list[Any] | None = None) -> Response[str]:
+    headers = {"Retry-After": RETRY_AFTER_S} if status == 503 else None
+    body = ErrorBody(error=error, message=message, detail=detail).model_dump_json(exclude_none=True)
+    return Response(
+        status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers
+    )
+
+
+def _jsonable(errors: Any) -> list[Any]:
+    return [{k: v for k, v in err.items() if k in ("type", "loc", "msg")} for err in errors]
+
+
+def create_app(logger: Logger) -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver(enable_validation=True)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(err: RequestValidationError) -> Response[str]:
+        return error_response(
+            422, "invalid_request", "the request does not match the schema", _jsonable(err.errors())
+        )
+
+    @app.exception_handler(NotFoundError)
+    def _not_found(_: NotFoundError) -> Response[str]:
+        return error_response(404, "not_found", "no such route")
+
+    @app.exception_handler(NotReady)
+    def _not_ready(err: NotReady) -> Response[str]:
+        logger.error("index not ready", extra={"problem": str(err)})
+        return error_response(503, "index_unavailable", "the formulary index is not available")
+
+    @app.exception_handler(StoreUnavailable)
+    def _store(err: StoreUnavailable) -> Response[str]:
+        logger.exception("store unavailable")
+        return error_response(503, "store_unavailable", "the formulary store could not be reached")
+
+    @app.exception_handler(DependencyUnavailable)
+    def _dependency(err: DependencyUnavailable) -> Response[str]:
+        logger.exception("dependency unavailable")
+        return error_response(503, err.reason, "a dependency could not be reached")
+
+    return app
+
+
+def is_http_event(event: Any) -> bool:
+    return isinstance(event, dict) and "requestContext" in event and "routeKey" in event

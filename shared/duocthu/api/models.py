@@ -1,0 +1,71 @@
+"""Request and response bodies of the HTTP API and the direct invokes (OpenAPI is generated from these)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from duocthu.evidence import EvidenceBundle
+from duocthu.frame import QueryFrame
+
+MAX_MESSAGE_CHARS = 2000
+MAX_HISTORY = 20
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UnderstandRequest(_Request):
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    history: list[str] = Field(default_factory=list, max_length=MAX_HISTORY)
+    prior_frame: QueryFrame | None = None
+
+
+class RetrieveRequest(_Request):
+    """Either a frame, or the explicit form (drug_id + section_key / query / is_overview)."""
+
+    frame: QueryFrame | None = None
+    drug_id: str | None = Field(default=None, pattern=r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
+    section_key: str | None = None
+    query: str | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
+    is_overview: bool = False
+
+    @model_validator(mode="after")
+    def _one_form(self) -> RetrieveRequest:
+        if (self.frame is None) == (self.drug_id is None):
+            raise ValueError("give either `frame` or `drug_id`")
+        return self
+
+
+class ChatRequest(_Request):
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    session_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    subject_scope: Literal["human", "non_human"] = "human"
+
+
+class ChatResponse(BaseModel):
+    answer: str
+    decision: str
+    reason: str
+    frame: QueryFrame | None = None
+    bundle: EvidenceBundle
+    citations: list[str] = Field(default_factory=list)
+    session_id: str | None = None
+
+
+class ErrorBody(BaseModel):
+    error: str  # machine-readable reason
+    message: str
+    detail: list[Any] | None = None
+
+
+class HealthBody(BaseModel):
+    status: Literal["ok", "unavailable"]
+    reason: str | None = None
+    backend: str | None = None
+    index_version: str | None = None
+    corpus_hash: str | None = None
+    drugs: int | None = None
+    sample_data: bool | None = None

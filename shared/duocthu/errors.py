@@ -1,0 +1,12 @@
+"""Exceptions that cross the service boundary."""
+
+from __future__ import annotations
+
+
+class DependencyUnavailable(RuntimeError):
+    """A dependency (store, model provider) failed. Raised on direct invoke so that the state
+    machine can retry it and then catch it into an ABSTAIN; over HTTP it becomes a 503."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason

@@ -1,0 +1,70 @@
+"""What each function does, as plain functions over the runtime (handlers only parse and shape)."""
+
+from __future__ import annotations
+
+from duocthu.api.models import ChatRequest, ChatResponse, HealthBody, RetrieveRequest, UnderstandRequest
+from duocthu.assistant import Assistant, render
+from duocthu.evidence import EvidenceBundle
+from duocthu.frame import QueryFrame
+from duocthu.retrieval import RetrievalService
+from duocthu.runtime import Runtime
+from duocthu.understanding import understand_offline
+
+
+def understand(runtime: Runtime, request: UnderstandRequest) -> QueryFrame:
+    _, resolver = runtime.ready()
+    return understand_offline(request.message, resolver, request.history, request.prior_frame)
+
+
+def retrieve(runtime: Runtime, request: RetrieveRequest) -> EvidenceBundle:
+    catalog, _ = runtime.ready()
+    if request.frame is not None:
+        if not request.frame.drugs:
+            return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+        drug_id, section_key = request.frame.drugs[0], request.frame.attribute
+        overview = request.frame.turn_type == "drug_overview"
+    else:
+        assert request.drug_id is not None  # the request model guarantees one form
+        drug_id, section_key, overview = request.drug_id, request.section_key, request.is_overview
+    if drug_id not in {d.drug_id for d in catalog.drugs}:
+        return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+    return RetrievalService(runtime.store).retrieve_framed(drug_id, None if overview else section_key)
+
+
+def chat(runtime: Runtime, request: ChatRequest) -> ChatResponse:
+    catalog, resolver = runtime.ready()
+    if request.subject_scope == "non_human":
+        bundle = EvidenceBundle(decision="ABSTAIN", reason="non_human_subject")
+        answer = "Dược thư Quốc gia Việt Nam chỉ đề cập việc dùng thuốc cho người."
+        return ChatResponse(
+            answer=answer,
+            decision=bundle.decision,
+            reason=bundle.reason,
+            bundle=bundle,
+            session_id=request.session_id,
+        )
+    reply = Assistant(runtime.store, catalog, resolver).ask(request.message)
+    citations = list(
+        dict.fromkeys(ref.citation() for item in reply.bundle.evidence for ref in item.source_refs)
+    )
+    return ChatResponse(
+        answer=render(reply, catalog),
+        decision=reply.bundle.decision,
+        reason=reply.bundle.reason,
+        bundle=reply.bundle,
+        citations=citations,
+        session_id=request.session_id,
+    )
+
+
+def health(runtime: Runtime) -> HealthBody:
+    if runtime.problem or runtime.manifest is None or runtime.catalog is None:
+        return HealthBody(status="unavailable", reason=runtime.problem or "not initialised")
+    return HealthBody(
+        status="ok",
+        backend=runtime.store.backend,
+        index_version=runtime.manifest.version,
+        corpus_hash=runtime.manifest.corpus_hash,
+        drugs=len(runtime.catalog.drugs),
+        sample_data=runtime.catalog.sample_data,
+    )
