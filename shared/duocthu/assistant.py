@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from duocthu.catalog import Catalog, CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle
+from duocthu.generation import extractive_answer
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import SECTION_HEADINGS, resolve_section
 from duocthu.store import VectorStore
@@ -72,24 +73,4 @@ def render(reply: Reply, catalog: Catalog) -> str:
         else:
             lines.append(f"Không đủ bằng chứng từ Dược thư để trả lời ({bundle.reason}).")
         return "\n".join(lines)
-    lines += list(reply.notes)
-    if bundle.decision == "VERIFY_PDF":
-        lines.append(
-            "⚠ CẦN ĐỐI CHIẾU BẢN IN/PDF: một phần dưới đây là bảng/hình hoặc nội dung đang bị cách ly; "
-            "hãy kiểm tra trực tiếp các trang được trích dẫn trước khi dùng."
-        )
-    current: tuple[str, str] | None = None
-    for item in bundle.evidence:
-        if (item.drug_id, item.section_key) != current:
-            current = (item.drug_id, item.section_key)
-            ref = item.source_refs[0]
-            lines += [
-                "",
-                f"【{item.display_name}】 {SECTION_HEADINGS[item.section_key]}",
-                f"Nguồn: {ref.citation()}",
-            ]
-        flag = " [cần đối chiếu bản in]" if item.needs_visual_check else ""
-        lines.append(item.text + flag)
-    if catalog.sample_data:
-        lines += ["", "Lưu ý: đây là DỮ LIỆU MẪU do nhóm phát triển biên soạn, không dùng cho lâm sàng."]
-    return "\n".join(lines).strip()
+    return extractive_answer(bundle, sample_data=catalog.sample_data, preface=reply.notes).text

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from duocthu.policy.evidence import EvidencePolicy
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -25,6 +27,14 @@ class Settings(BaseModel):
         default="duocthu_chunks", description="QDRANT_COLLECTION: the alias readers use"
     )
     qdrant_timeout_s: float = Field(default=5.0, gt=0, description="QDRANT_TIMEOUT_S")
+    conversation_table: str | None = Field(
+        default=None,
+        description="CONVERSATION_TABLE: DynamoDB table for sessions (else files under data_dir)",
+    )
+    session_ttl_s: int = Field(default=24 * 3600, gt=0, description="SESSION_TTL_S")
+    evidence_policy: EvidencePolicy = Field(
+        default_factory=EvidencePolicy, description="EVIDENCE_*: retrieval limits (duocthu.policy.evidence)"
+    )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -36,6 +46,9 @@ class Settings(BaseModel):
             "qdrant_api_key_secret_arn": env.get("QDRANT_API_KEY_SECRET_ARN") or None,
             "qdrant_alias": env.get("QDRANT_COLLECTION"),
             "qdrant_timeout_s": env.get("QDRANT_TIMEOUT_S"),
+            "conversation_table": env.get("CONVERSATION_TABLE") or None,
+            "session_ttl_s": env.get("SESSION_TTL_S"),
+            "evidence_policy": EvidencePolicy.from_env(env),
         }
         return cls.model_validate({k: v for k, v in values.items() if v is not None})
 

@@ -4,13 +4,12 @@ from pathlib import Path
 
 import boto3
 import pytest
-from moto import mock_aws
-from pydantic import ValidationError
-
 from duocthu.settings import Settings
 from duocthu.store import open_store, qdrant_api_key
 from duocthu.store.edge import EdgeStore
 from duocthu.store.server import ServerStore
+from moto import mock_aws
+from pydantic import ValidationError
 
 
 def test_defaults_are_embedded() -> None:

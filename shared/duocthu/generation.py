@@ -1,0 +1,174 @@
+"""Answer text from evidence, and nothing else.
+
+Offline (the default): the extractive answer, the evidence itself quoted by drug and section in
+book order, each section with its citation line. With Bedrock configured: Converse over the packed
+evidence only, every sentence carrying a citation marker [n] that maps to an evidence item; the
+reply is checked and replaced by the extractive answer when the check fails (the reason is kept).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from duocthu.evidence import EvidenceBundle, EvidenceItem
+from duocthu.sections import SECTION_HEADINGS, SECTION_ORDER
+from duocthu.vocabulary import SystemError
+
+log = logging.getLogger(__name__)
+
+SAMPLE_NOTICE = "Lưu ý: đây là DỮ LIỆU MẪU do nhóm phát triển biên soạn, không dùng cho lâm sàng."
+VERIFY_NOTICE = (
+    "⚠ CẦN ĐỐI CHIẾU BẢN IN/PDF: phần được đánh dấu dưới đây là bảng/hình hoặc nội dung đang bị cách ly; "
+    "hãy kiểm tra trực tiếp các trang được trích dẫn trước khi dùng."
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    citations: tuple[str, ...]
+    method: str  # "extractive" | "bedrock"
+    fallback_reason: str | None = None
+    system_error: SystemError | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+def citations_of(evidence: Sequence[EvidenceItem]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ref.citation() for item in evidence for ref in item.source_refs))
+
+
+def _grouped(evidence: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, list[EvidenceItem]]]:
+    """(first item, items) per drug and section, drugs in order of first appearance, sections in
+    book order, parts in part order."""
+    drug_rank: dict[str, int] = {}
+    for item in evidence:
+        drug_rank.setdefault(item.drug_id, len(drug_rank))
+    ordered = sorted(
+        evidence, key=lambda i: (drug_rank[i.drug_id], SECTION_ORDER.get(i.section_key, 99), i.part_index)
+    )
+    groups: list[tuple[EvidenceItem, list[EvidenceItem]]] = []
+    for item in ordered:
+        if groups and (groups[-1][0].drug_id, groups[-1][0].section_key) == (item.drug_id, item.section_key):
+            groups[-1][1].append(item)
+        else:
+            groups.append((item, [item]))
+    return groups
+
+
+def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool, preface: Sequence[str] = ()) -> Answer:
+    """The formulary's own words, grouped by drug and section, each group with its source."""
+    lines: list[str] = list(preface)
+    if bundle.decision == "VERIFY_PDF":
+        lines.append(VERIFY_NOTICE)
+    for first, items in _grouped(bundle.evidence):
+        ref = first.source_refs[0]
+        lines += [
+            "",
+            f"【{first.display_name}】 {SECTION_HEADINGS.get(first.section_key, first.section_key)}",
+        ]
+        lines.append(f"Nguồn: {ref.citation()}")
+        for item in items:
+            flag = " [CẦN ĐỐI CHIẾU BẢN IN]" if item.needs_visual_check else ""
+            lines.append(item.text + flag)
+    if bundle.omitted_evidence_ids:
+        lines += [
+            "",
+            f"(Còn {len(bundle.omitted_evidence_ids)} đoạn liên quan không hiển thị vì giới hạn độ dài.)",
+        ]
+    if sample_data:
+        lines += ["", SAMPLE_NOTICE]
+    return Answer("\n".join(lines).strip(), citations_of(bundle.evidence), "extractive")
+
+
+# -- Bedrock --------------------------------------------------------------------------------------
+
+SYSTEM_PROMPT = """Bạn là trợ lý tra cứu Dược thư Quốc gia Việt Nam cho cán bộ y tế.
+Chỉ được dùng các đoạn BẰNG CHỨNG được cung cấp; không thêm bất kỳ dữ kiện nào khác, không suy luận
+liều, không tính toán liều. Mỗi câu trả lời phải kết thúc bằng dấu trích dẫn dạng [n] trỏ tới
+đoạn bằng chứng đã dùng (có thể nhiều dấu: [1][3]). Không có câu nào không có trích dẫn.
+Nếu bằng chứng không đủ để trả lời, hãy nói rõ là Dược thư không có thông tin này [n] của đoạn gần nhất.
+Trả lời bằng tiếng Việt, ngắn gọn, giữ nguyên thuật ngữ của Dược thư."""
+
+_MARKER = re.compile(r"\[(\d+)\]")
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
+
+
+def evidence_block(evidence: Sequence[EvidenceItem]) -> str:
+    parts = []
+    for n, item in enumerate(evidence, 1):
+        heading = SECTION_HEADINGS.get(item.section_key, item.section_key)
+        parts.append(f"[{n}] {item.display_name} — {heading} (phần {item.part_index + 1}):\n{item.text}")
+    return "\n\n".join(parts)
+
+
+def check_citations(text: str, evidence_count: int) -> str | None:
+    """None when every sentence carries a marker and every marker names a real evidence item;
+    otherwise why the answer cannot be used."""
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    if not sentences:
+        return "empty_answer"
+    for sentence in sentences:
+        markers = [int(m) for m in _MARKER.findall(sentence)]
+        if not markers:
+            return "uncited_sentence"
+        if any(not 1 <= m <= evidence_count for m in markers):
+            return "unknown_citation_marker"
+    return None
+
+
+class BedrockAnswerGenerator:
+    """Converse, constrained to the packed evidence (temperature 0)."""
+
+    def __init__(self, client: Any, model_id: str, max_tokens: int = 1024):
+        self.client = client  # boto3 bedrock-runtime client (timeouts and retries set by its Config)
+        self.model_id = model_id
+        self.max_tokens = max_tokens
+
+    def request(self, question: str, evidence: Sequence[EvidenceItem]) -> dict[str, Any]:
+        prompt = f"BẰNG CHỨNG:\n{evidence_block(evidence)}\n\nCÂU HỎI: {question}"
+        return {
+            "modelId": self.model_id,
+            "system": [{"text": SYSTEM_PROMPT}],
+            "messages": [{"role": "user", "content": [{"text": prompt}]}],
+            "inferenceConfig": {"maxTokens": self.max_tokens, "temperature": 0.0},
+        }
+
+    def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer:
+        fallback = extractive_answer(bundle, sample_data=sample_data)
+        if not bundle.evidence:
+            return fallback
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            response = self.client.converse(**self.request(question, bundle.evidence))
+        except (BotoCoreError, ClientError) as err:
+            log.warning("answer generation unavailable: %s", err)
+            return _replace(
+                fallback,
+                fallback_reason="generation_provider_unavailable",
+                system_error="generation_provider_unavailable",
+            )
+        blocks = response.get("output", {}).get("message", {}).get("content", [])
+        text = "".join(b.get("text", "") for b in blocks).strip()
+        problem = check_citations(text, len(bundle.evidence))
+        if problem:
+            log.warning("generated answer rejected: %s", problem)
+            return _replace(fallback, fallback_reason=problem)
+        lines = [VERIFY_NOTICE] if bundle.decision == "VERIFY_PDF" else []
+        lines.append(text)
+        lines += ["", "Nguồn:"] + [
+            f"[{n}] {item.source_refs[0].citation()}" for n, item in enumerate(bundle.evidence, 1)
+        ]
+        if sample_data:
+            lines += ["", SAMPLE_NOTICE]
+        return Answer("\n".join(lines), citations_of(bundle.evidence), "bedrock")
+
+
+def _replace(answer: Answer, **changes: Any) -> Answer:
+    from dataclasses import replace
+
+    return replace(answer, **changes)

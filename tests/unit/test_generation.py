@@ -1,0 +1,131 @@
+"""Answer text: the extractive answer, and Bedrock Converse pinned with botocore Stubber."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from duocthu.evidence import EvidenceItem, SourceRef
+from duocthu.generation import (
+    SAMPLE_NOTICE,
+    BedrockAnswerGenerator,
+    check_citations,
+    extractive_answer,
+)
+from duocthu.policy import decide
+
+MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
+
+
+def item(
+    section: str, part: int, text: str, *, drug: str = "ibuprofen", visual: bool = False
+) -> EvidenceItem:
+    ref = SourceRef(book="Dược thư", edition="3", section_heading=section, page_start=40, page_end=41)
+    return EvidenceItem(
+        id=f"{drug}-{section}-{part}",
+        drug_id=drug,
+        display_name=drug.title(),
+        section_key=section,
+        part_index=part,
+        chunk_kind="prose",
+        score=1.0,
+        text=text,
+        source_refs=(ref,),
+        requires_visual_check=visual,
+    )
+
+
+EVIDENCE = [
+    item("than_trong", 0, "Thận trọng ở người suy thận."),
+    item("chong_chi_dinh", 1, "Loét dạ dày tá tràng tiến triển."),
+    item("chong_chi_dinh", 0, "Quá mẫn với ibuprofen."),
+]
+
+
+def test_extractive_answer_groups_in_book_order_with_citations() -> None:
+    answer = extractive_answer(decide(EVIDENCE), sample_data=True)
+    text = answer.text
+    assert text.index("Chống chỉ định") < text.index("Thận trọng")  # book order, not evidence order
+    assert text.index("Quá mẫn") < text.index("Loét dạ dày") < text.index("suy thận")
+    assert text.count("Nguồn:") == 2 and answer.method == "extractive"
+    assert text.endswith(SAMPLE_NOTICE)
+
+
+def test_verify_pdf_answer_says_what_to_check() -> None:
+    answer = extractive_answer(
+        decide([*EVIDENCE, item("lieu_luong_va_cach_dung", 0, "Bảng", visual=True)]), sample_data=False
+    )
+    assert "CẦN ĐỐI CHIẾU BẢN IN/PDF" in answer.text and "Bảng [CẦN ĐỐI CHIẾU BẢN IN]" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Không dùng khi loét dạ dày [2]. Thận trọng khi suy thận [1].", None),
+        ("Không dùng khi loét dạ dày [2]. Thận trọng khi suy thận.", "uncited_sentence"),
+        ("Không dùng khi loét dạ dày [7].", "unknown_citation_marker"),
+        ("", "empty_answer"),
+    ],
+)
+def test_citation_check(text: str, problem: str | None) -> None:
+    assert check_citations(text, 3) == problem
+
+
+@pytest.fixture
+def bedrock() -> Iterator[tuple[Any, Stubber]]:
+    client = boto3.client(
+        "bedrock-runtime", region_name="ap-southeast-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    with Stubber(client) as stubber:
+        yield client, stubber
+
+
+def converse_response(text: str) -> dict[str, Any]:
+    return {
+        "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 10, "outputTokens": 10, "totalTokens": 20},
+        "metrics": {"latencyMs": 100},
+    }
+
+
+def test_grounded_answer_is_used_when_every_sentence_is_cited(bedrock: tuple[Any, Stubber]) -> None:
+    client, stubber = bedrock
+    generator = BedrockAnswerGenerator(client, MODEL)
+    bundle = decide(EVIDENCE)
+    stubber.add_response(
+        "converse",
+        converse_response("Chống chỉ định khi loét dạ dày tá tràng [2]."),
+        generator.request("ibuprofen chống chỉ định", bundle.evidence),
+    )
+    answer = generator.generate("ibuprofen chống chỉ định", bundle, sample_data=False)
+    assert answer.method == "bedrock" and answer.fallback_reason is None
+    assert "[2]" in answer.text and "Nguồn:" in answer.text
+    stubber.assert_no_pending_responses()
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ("Dùng được cho mọi người.", "uncited_sentence"),
+        ("Chống chỉ định khi loét [9].", "unknown_citation_marker"),
+    ],
+)
+def test_bad_citations_fall_back_to_the_extractive_answer(
+    bedrock: tuple[Any, Stubber], reply: str, reason: str
+) -> None:
+    client, stubber = bedrock
+    stubber.add_response("converse", converse_response(reply))
+    answer = BedrockAnswerGenerator(client, MODEL).generate("q", decide(EVIDENCE), sample_data=False)
+    assert (answer.method, answer.fallback_reason, answer.system_error) == ("extractive", reason, None)
+    assert "Quá mẫn với ibuprofen." in answer.text
+
+
+def test_throttling_falls_back_with_a_system_error(bedrock: tuple[Any, Stubber]) -> None:
+    client, stubber = bedrock
+    stubber.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
+    answer = BedrockAnswerGenerator(client, MODEL).generate("q", decide(EVIDENCE), sample_data=False)
+    assert answer.system_error == "generation_provider_unavailable" and answer.method == "extractive"
