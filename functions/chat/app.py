@@ -11,7 +11,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu import services
-from duocthu.api.http import create_app
+from duocthu.api.http import create_app, resolve_http
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.runtime import get_runtime
 
@@ -57,4 +57,4 @@ def health() -> Response[str]:
 @metrics.log_metrics
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return resolve_http(app, event, context)

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from duocthu.api.models import ErrorBody
 from duocthu.errors import DependencyUnavailable
@@ -63,3 +66,23 @@ def create_app(logger: Logger) -> APIGatewayHttpResolver:
 
 def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "requestContext" in event and "routeKey" in event
+
+
+def resolve_http(
+    app: APIGatewayHttpResolver, event: dict[str, Any], context: LambdaContext
+) -> dict[str, Any]:
+    """app.resolve, except that a body that is not UTF-8 text is a 422 (API Gateway passes such a
+    body base64-encoded, and the resolver's validation would fail on it with a 500)."""
+    body = event.get("body")
+    if event.get("isBase64Encoded") and body:
+        try:
+            base64.b64decode(body, validate=True).decode("utf-8")
+        except (UnicodeDecodeError, binascii.Error):
+            response = error_response(422, "invalid_request", "the request body is not valid UTF-8 text")
+            return {
+                "statusCode": 422,
+                "headers": {"Content-Type": content_types.APPLICATION_JSON},
+                "body": response.body,
+                "isBase64Encoded": False,
+            }
+    return app.resolve(event, context)
