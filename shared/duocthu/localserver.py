@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes) -> 
 
 
 class _Handler(BaseHTTPRequestHandler):
-    modules: dict[str, ModuleType] = {}
+    modules: ClassVar[dict[str, ModuleType]] = {}
     timeout_s = 29.0
 
     def _dispatch(self) -> None:

@@ -16,7 +16,8 @@ from tests.integration.test_handlers import env  # noqa: F401 - fixture
 
 
 @pytest.fixture
-def server(env: None) -> Iterator[str]:
+def server(request: pytest.FixtureRequest) -> Iterator[str]:
+    request.getfixturevalue("env")  # the sample index, Powertools settings
     httpd = make_server(port=0)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
