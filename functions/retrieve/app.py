@@ -7,16 +7,17 @@ failure raises DependencyUnavailable so the state machine retries, then catches 
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu import services
-from duocthu.api.http import create_app, is_http_event
+from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
 from duocthu.api.models import RetrieveRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.evidence import EvidenceBundle
 from duocthu.runtime import NotReady, get_runtime
-from duocthu.store import StoreUnavailable
+from duocthu.store import NoIndex, StoreUnavailable
 
 logger = Logger()
 tracer = Tracer()
@@ -29,7 +30,18 @@ def _retrieve(request: RetrieveRequest) -> EvidenceBundle:
     bundle = services.retrieve(get_runtime(), request)
     metrics.add_metric(name=f"Decision_{bundle.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{bundle.reason}", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "retrieved",
+        extra={"decision": bundle.decision, "reason": bundle.reason, "evidence": len(bundle.evidence)},
+    )
     return bundle
+
+
+@app.exception_handler(NoIndex)
+def _no_index(err: NoIndex) -> Response[str]:
+    # The active index vanished after cold start (a pointer switched to nothing): a dependency fault.
+    logger.error("no active index", extra={"problem": str(err)})
+    return error_response(503, "index_unavailable", "the formulary index is not available")
 
 
 @app.post("/v1/retrieve")
@@ -43,10 +55,10 @@ def retrieve(body: RetrieveRequest) -> EvidenceBundle:
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
-        return app.resolve(event, context)
+        return resolve_http(app, event, context)
     request = RetrieveRequest.model_validate(event)  # a bad direct input is a program error
     try:
         return _retrieve(request).model_dump(mode="json")
-    except (StoreUnavailable, NotReady) as err:
+    except (StoreUnavailable, NotReady, NoIndex) as err:
         metrics.add_metric(name="DependencyUnavailable", unit=MetricUnit.Count, value=1)
         raise DependencyUnavailable("store_unavailable", str(err)) from err

@@ -1,10 +1,14 @@
-"""The evidence decision: whether an answer may be given from this evidence, and how."""
+"""Evidence policy: the retrieval limits (`EvidencePolicy`) and the decision over a pool of
+evidence (`decide`): whether an answer may be given from it, and how."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from duocthu.evidence import EvidenceBundle, EvidenceItem
+from duocthu.policy.evidence import EvidencePolicy
+
+__all__ = ["EvidencePolicy", "decide"]
 
 
 def decide(evidence: Sequence[EvidenceItem], omitted_evidence_ids: Sequence[str] = ()) -> EvidenceBundle:

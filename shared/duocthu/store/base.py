@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
+from importlib import resources
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceItem, SourceRef
+from duocthu.lexical import SparseTerms, lexical_terms
 from duocthu.sections import SECTION_ORDER
+from duocthu.text import fold, words
 
 LEXICAL_VECTOR = "lexical"
 DENSE_VECTOR = "dense"
@@ -80,8 +86,26 @@ class VectorStore(Protocol):
     def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
         """Every part of one section, in part order: a filtered scroll to exhaustion."""
 
-    def find_by_drug(self, drug_id: str, chunk_kind: str | None = None) -> list[EvidenceItem]:
-        """Every part of one drug, in book order (section order, then part order)."""
+    def find_by_drug(
+        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
+    ) -> list[EvidenceItem]:
+        """Every part of one drug (of these sections only, when given), in book order (section
+        order, then part order)."""
+
+    def search_lexical(
+        self,
+        query: str,
+        *,
+        drug_id: str | None = None,
+        section_keys: Collection[str] | None = None,
+        exclude_sections: Collection[str] = (),
+        chunk_kind: str | None = None,
+        min_score: float | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        """Parts scored by the number of distinct query words (stop words left out) they contain,
+        best first, ties in book order. Scored inside Qdrant with the sparse `lexical` vector;
+        every filter is part of the query. Only parts with a score > 0 (and >= min_score)."""
 
     def count(self, drug_id: str | None = None) -> int: ...
 
@@ -111,3 +135,62 @@ def book_order(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
 def part_order(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
     # Scrolls come back in id order, not part order (uuid ids).
     return sorted(items, key=lambda i: i.part_index)
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """A payload filter, backend-neutral: each store turns it into its own client's Filter."""
+
+    equal: Mapping[str, str] = field(default_factory=dict)
+    any_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    none_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def conditions(
+    *,
+    drug_id: str | None = None,
+    section_key: str | None = None,
+    chunk_kind: str | None = None,
+    section_keys: Collection[str] | None = None,
+    exclude_sections: Collection[str] = (),
+) -> Conditions:
+    pairs = (("drug_id", drug_id), ("section_key", section_key), ("chunk_kind", chunk_kind))
+    return Conditions(
+        equal={k: v for k, v in pairs if v is not None},
+        any_of={"section_key": tuple(sorted(section_keys))} if section_keys is not None else {},
+        none_of={"section_key": tuple(sorted(exclude_sections))} if exclude_sections else {},
+    )
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """data/stop_words.txt: exact spellings (marks included) left out of a lexical query."""
+    text = resources.files("duocthu").joinpath("data", "stop_words.txt").read_text(encoding="utf-8")
+    return frozenset(
+        w for line in text.splitlines() if line.strip() and not line.startswith("#") for w in words(line)
+    )
+
+
+def lexical_query_tokens(query: str) -> list[str]:
+    """Distinct folded query words, in query order. Stop words are matched as written, before
+    folding: folded, "đã" would take "dạ" (dạ dày) with it."""
+    stops = stop_words()
+    return list(dict.fromkeys(fold(t) for t in words(query) if t not in stops))
+
+
+def lexical_query(query: str) -> SparseTerms:
+    return lexical_terms(lexical_query_tokens(query))
+
+
+def score_threshold(min_score: float | None) -> float | None:
+    """Qdrant's score_threshold keeps only scores strictly above it (verified on Edge and in
+    local mode); a lexical score is a whole count, so "at least min_score" is "above
+    ceil(min_score) - 0.5"."""
+    return None if min_score is None else math.ceil(min_score) - 0.5
+
+
+def rank_hits(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
+    """Best score first; Qdrant leaves the order of equal scores open, so ties go in book order."""
+    return sorted(
+        items, key=lambda i: (-i.score, i.drug_id, SECTION_ORDER.get(i.section_key, 99), i.part_index)
+    )

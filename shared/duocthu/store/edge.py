@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,18 @@ from duocthu.store.base import (
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
     UPSERT_BATCH,
+    Conditions,
     Manifest,
     NoIndex,
     Progress,
     StoreUnavailable,
     book_order,
+    conditions,
     item_from_payload,
+    lexical_query,
     part_order,
+    rank_hits,
+    score_threshold,
 )
 
 MANIFEST_FILE = "manifest.json"
@@ -47,8 +52,13 @@ def _index_params(kind: str) -> Any:
     }[kind]
 
 
-def _match(**conditions: str) -> qe.Filter:
-    return qe.Filter(must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in conditions.items()])
+def _filter(where: Conditions) -> qe.Filter:
+    must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in where.equal.items()]
+    must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.any_of.items()]
+    must_not: list[Any] = [
+        qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.none_of.items()
+    ]
+    return qe.Filter(must=must, must_not=must_not or None)
 
 
 class EdgeStore:
@@ -157,14 +167,48 @@ class EdgeStore:
                 return items
 
     def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
-        return part_order(self.scroll(_match(drug_id=drug_id, section_key=section_key)))
+        return part_order(self.scroll(_filter(conditions(drug_id=drug_id, section_key=section_key))))
 
-    def find_by_drug(self, drug_id: str, chunk_kind: str | None = None) -> list[EvidenceItem]:
-        conditions = {"drug_id": drug_id} | ({"chunk_kind": chunk_kind} if chunk_kind else {})
-        return book_order(self.scroll(_match(**conditions)))
+    def find_by_drug(
+        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
+    ) -> list[EvidenceItem]:
+        where = conditions(drug_id=drug_id, chunk_kind=chunk_kind, section_keys=section_keys)
+        return book_order(self.scroll(_filter(where)))
+
+    def search_lexical(
+        self,
+        query: str,
+        *,
+        drug_id: str | None = None,
+        section_keys: Collection[str] | None = None,
+        exclude_sections: Collection[str] = (),
+        chunk_kind: str | None = None,
+        min_score: float | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        terms = lexical_query(query)
+        if not terms.indices or (section_keys is not None and not section_keys):
+            return []
+        where = conditions(
+            drug_id=drug_id,
+            chunk_kind=chunk_kind,
+            section_keys=section_keys,
+            exclude_sections=exclude_sections,
+        )
+        vector = qe.SparseVector(indices=list(terms.indices), values=list(terms.values))
+        hits = self._open().query(
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(vector, using=LEXICAL_VECTOR),
+                filter=_filter(where),
+                score_threshold=score_threshold(min_score),
+                with_payload=True,
+            )
+        )
+        return rank_hits(item_from_payload(h.id, h.payload, float(h.score)) for h in hits if h.score > 0)
 
     def count(self, drug_id: str | None = None) -> int:
-        flt = _match(drug_id=drug_id) if drug_id else None
+        flt = _filter(conditions(drug_id=drug_id)) if drug_id else None
         return int(self._open().count(qe.CountRequest(filter=flt)))
 
     def close(self) -> None:

@@ -7,8 +7,8 @@ Tests run this class against the client's local mode, which executes the same cl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -22,14 +22,21 @@ from duocthu.store.base import (
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
     UPSERT_BATCH,
+    Conditions,
     Manifest,
     NoIndex,
     Progress,
     StoreUnavailable,
     book_order,
+    conditions,
     item_from_payload,
+    lexical_query,
     part_order,
+    rank_hits,
+    score_threshold,
 )
+
+T = TypeVar("T")
 
 _SCHEMA: dict[str, Any] = {
     "keyword": models.PayloadSchemaType.KEYWORD,
@@ -44,10 +51,17 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def _match(**conditions: str) -> models.Filter:
-    return models.Filter(
-        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in conditions.items()]
-    )
+def _filter(where: Conditions) -> models.Filter:
+    must: list[Any] = [
+        models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equal.items()
+    ]
+    must += [
+        models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.any_of.items()
+    ]
+    must_not: list[Any] = [
+        models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.none_of.items()
+    ]
+    return models.Filter(must=must, must_not=must_not or None)
 
 
 class ServerStore:
@@ -131,15 +145,19 @@ class ServerStore:
         metadata = self.client.get_collection(name).config.metadata or {}
         return Manifest.model_validate(metadata["manifest"]) if "manifest" in metadata else None
 
-    def scroll(self, flt: models.Filter) -> list[EvidenceItem]:
+    def _read(self, call: Callable[[], T]) -> T:
+        """Every read: a missing alias is NoIndex; transport and server errors are StoreUnavailable."""
         try:
-            return self._scroll(flt)
-        except (ResponseHandlingException, UnexpectedResponse) as err:  # transport / server errors
+            if self._aliased_collection() is None:
+                raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
+            return call()
+        except (ResponseHandlingException, UnexpectedResponse) as err:
             raise StoreUnavailable(f"qdrant server: {err}") from err
 
+    def scroll(self, flt: models.Filter) -> list[EvidenceItem]:
+        return self._read(lambda: self._scroll(flt))
+
     def _scroll(self, flt: models.Filter) -> list[EvidenceItem]:
-        if self._aliased_collection() is None:
-            raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
         items: list[EvidenceItem] = []
         offset: Any = None
         while True:  # to exhaustion: a truncated section would read as a complete one
@@ -151,15 +169,53 @@ class ServerStore:
                 return items
 
     def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
-        return part_order(self.scroll(_match(drug_id=drug_id, section_key=section_key)))
+        return part_order(self.scroll(_filter(conditions(drug_id=drug_id, section_key=section_key))))
 
-    def find_by_drug(self, drug_id: str, chunk_kind: str | None = None) -> list[EvidenceItem]:
-        conditions = {"drug_id": drug_id} | ({"chunk_kind": chunk_kind} if chunk_kind else {})
-        return book_order(self.scroll(_match(**conditions)))
+    def find_by_drug(
+        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
+    ) -> list[EvidenceItem]:
+        where = conditions(drug_id=drug_id, chunk_kind=chunk_kind, section_keys=section_keys)
+        return book_order(self.scroll(_filter(where)))
+
+    def search_lexical(
+        self,
+        query: str,
+        *,
+        drug_id: str | None = None,
+        section_keys: Collection[str] | None = None,
+        exclude_sections: Collection[str] = (),
+        chunk_kind: str | None = None,
+        min_score: float | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        terms = lexical_query(query)
+        if not terms.indices or (section_keys is not None and not section_keys):
+            return []
+        where = conditions(
+            drug_id=drug_id,
+            chunk_kind=chunk_kind,
+            section_keys=section_keys,
+            exclude_sections=exclude_sections,
+        )
+        vector = models.SparseVector(indices=list(terms.indices), values=list(terms.values))
+        hits = self._read(
+            lambda: self.client.query_points(
+                self.alias,
+                query=vector,
+                using=LEXICAL_VECTOR,
+                query_filter=_filter(where),
+                score_threshold=score_threshold(min_score),
+                limit=limit,
+                with_payload=True,
+            ).points
+        )
+        return rank_hits(
+            item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits if h.score > 0
+        )
 
     def count(self, drug_id: str | None = None) -> int:
-        flt = _match(drug_id=drug_id) if drug_id else None
-        return int(self.client.count(self.alias, count_filter=flt, exact=True).count)
+        flt = _filter(conditions(drug_id=drug_id)) if drug_id else None
+        return self._read(lambda: int(self.client.count(self.alias, count_filter=flt, exact=True).count))
 
     def close(self) -> None:
         self.client.close()

@@ -1,0 +1,187 @@
+"""`duocthu eval routing`: does the question's own section name beat similarity at choosing the
+section? Reference 09 measured similarity at hit@1 0.544 overall and 0.05 on chong_chi_dinh.
+
+Two pipelines, end to end, over a team-written gold file of section-naming questions
+(`tests/gold/routing.jsonl`: id, split, question, drug_id, section_key; 8 per section key, split
+dev / held-out before anything was measured; evaluation data, never shipped in the layer):
+
+- routed:     question -> offline understanding -> retrieve_framed (section route, or the
+              overview when no section was understood) -> the first evidence part;
+- similarity: question -> the nearest part by lexical score (distinct matched words, inside
+              Qdrant), within the drug understanding resolved -> that part.
+
+Both see the same resolved drug, so the comparison is about choosing the section. hit@1: the
+part's (drug_id, section_key) equals the gold pair. Similarity ties go in book order (what
+`search_lexical` returns). Dense similarity joins once an embedding provider exists.
+
+    duocthu eval routing                      # tables for dev, heldout and all
+    duocthu eval routing --split heldout --misses
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from duocthu.catalog import CatalogDrugResolver
+from duocthu.evidence import EvidenceItem
+from duocthu.ingest import ingest_records, load_active_catalog
+from duocthu.retrieval import RetrievalService
+from duocthu.sections import SECTION_KEYS
+from duocthu.settings import Settings
+from duocthu.source import load_source, sample_formulary_path
+from duocthu.store import VectorStore
+from duocthu.store.edge import EdgeStore
+from duocthu.understanding import understand_offline
+
+SPLITS = ("dev", "heldout")
+HELD_OUT_TARGET = 0.98
+SIMILARITY_POOL = 50  # enough for every tied part of one drug to be ranked, not cut by Qdrant
+
+
+@dataclass(frozen=True, slots=True)
+class GoldRow:
+    id: str
+    split: str
+    question: str
+    drug_id: str
+    section_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    row: GoldRow
+    routed: tuple[str, str] | None  # (drug_id, section_key) of the first part, None if no part
+    similar: tuple[str, str] | None
+
+    @property
+    def gold(self) -> tuple[str, str]:
+        return self.row.drug_id, self.row.section_key
+
+    @property
+    def routed_hit(self) -> bool:
+        return self.routed == self.gold
+
+    @property
+    def similar_hit(self) -> bool:
+        return self.similar == self.gold
+
+
+def default_gold() -> Path:
+    return Path(__file__).resolve().parents[3] / "tests" / "gold" / "routing.jsonl"
+
+
+def load_gold(path: Path) -> list[GoldRow]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = GoldRow(**json.loads(line))
+        if row.split not in SPLITS or row.section_key not in SECTION_KEYS:
+            raise ValueError(f"{path}:{number}: bad split or section key in {row}")
+        rows.append(row)
+    return rows
+
+
+def _first(items: Sequence[EvidenceItem]) -> tuple[str, str] | None:
+    return (items[0].drug_id, items[0].section_key) if items else None
+
+
+def run(rows: Iterable[GoldRow], store: VectorStore, resolver: CatalogDrugResolver) -> list[Outcome]:
+    service = RetrievalService(store)
+    outcomes = []
+    for row in rows:
+        frame = understand_offline(row.question, resolver)
+        drug = frame.drugs[0] if frame.drugs else None
+        routed = None
+        if drug:
+            overview = frame.turn_type == "drug_overview"
+            bundle = service.retrieve_framed(
+                drug, None if overview else frame.attribute, query=row.question, is_overview=overview
+            )
+            routed = _first(bundle.evidence)
+        similar = _first(store.search_lexical(row.question, drug_id=drug, limit=SIMILARITY_POOL))
+        outcomes.append(Outcome(row, routed, similar))
+    return outcomes
+
+
+def _rate(hits: Sequence[bool]) -> str:
+    return f"{sum(hits) / len(hits):.3f}" if hits else "–"
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    """Markdown: hit@1 per section and overall, routed vs similarity, for each split."""
+    header = "| section | n | " + " | ".join(f"routed {s} | similarity {s}" for s in SPLITS) + " |"
+    lines = [header, "|" + "---|" * (2 + 2 * len(SPLITS))]
+    for key in [*SECTION_KEYS, None]:
+        chosen = [o for o in outcomes if key is None or o.row.section_key == key]
+        cells = []
+        for split in SPLITS:
+            part = [o for o in chosen if o.row.split == split]
+            cells += [_rate([o.routed_hit for o in part]), _rate([o.similar_hit for o in part])]
+        name = f"`{key}`" if key else "**overall**"
+        lines.append(f"| {name} | {len(chosen)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def misses(outcomes: Sequence[Outcome]) -> str:
+    lines = []
+    for o in outcomes:
+        if not o.routed_hit:
+            lines.append(f"routed miss {o.row.id} [{o.row.split}] {o.row.question!r}: {o.routed} != {o.gold}")
+    for o in outcomes:
+        if not o.similar_hit:
+            lines.append(f"similarity miss {o.row.id} [{o.row.split}] {o.row.question!r}: {o.similar}")
+    return "\n".join(lines)
+
+
+def _index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
+    if data_dir is None:  # a fresh index of the sample formulary: the run never reads .duocthu
+        settings = Settings(data_dir=workdir)
+        store: VectorStore = EdgeStore(workdir)
+        ingest_records(load_source(sample_formulary_path()), store, settings)
+    else:
+        settings = Settings(data_dir=data_dir)
+        store = EdgeStore(data_dir)
+    _, catalog = load_active_catalog(store, settings)
+    return store, CatalogDrugResolver(catalog)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(prog="duocthu eval routing", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gold", type=Path, help="JSONL gold file (default: tests/gold/routing.jsonl)")
+    parser.add_argument("--data-dir", type=Path, help="an Edge index to use (default: a fresh sample index)")
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    parser.add_argument("--misses", action="store_true", help="list every miss")
+    args = parser.parse_args(list(argv))
+    gold = args.gold or default_gold()
+    rows = load_gold(gold)
+    if args.split != "all":
+        rows = [r for r in rows if r.split == args.split]
+    with tempfile.TemporaryDirectory(prefix="duocthu-eval-routing-") as tmp:
+        store, resolver = _index(args.data_dir, Path(tmp))
+        try:
+            outcomes = run(rows, store, resolver)
+        finally:
+            store.close()
+    print(f"hit@1 of the first evidence part, {len(outcomes)} questions (gold: {gold})")
+    print()
+    print(table(outcomes))
+    held = [o.routed_hit for o in outcomes if o.row.split == "heldout"]
+    if held:
+        rate = sum(held) / len(held)
+        verdict = "meets" if rate >= HELD_OUT_TARGET else "MISSES"
+        print(f"\nrouted held-out hit@1 {rate:.3f} {verdict} the target {HELD_OUT_TARGET}")
+    if args.misses:
+        print()
+        print(misses(outcomes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
