@@ -17,18 +17,23 @@ def understand(runtime: Runtime, request: UnderstandRequest) -> QueryFrame:
 
 
 def retrieve(runtime: Runtime, request: RetrieveRequest) -> EvidenceBundle:
-    catalog, _ = runtime.ready()
+    _, resolver = runtime.ready()
     if request.frame is not None:
-        if not request.frame.drugs:
+        frame = request.frame
+        if not frame.drugs:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-        drug_id, section_key = request.frame.drugs[0], request.frame.attribute
-        overview = request.frame.turn_type == "drug_overview"
+        drug_id, section_key, query = frame.drugs[0], frame.attribute, frame.standalone_query
+        overview = frame.turn_type == "drug_overview"
     else:
         assert request.drug_id is not None  # the request model guarantees one form
-        drug_id, section_key, overview = request.drug_id, request.section_key, request.is_overview
-    if drug_id not in {d.drug_id for d in catalog.drugs}:
+        drug_id, section_key, query = request.drug_id, request.section_key, request.query
+        overview = request.is_overview
+    if drug_id not in resolver.by_id:
         return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-    return RetrievalService(runtime.store).retrieve_framed(drug_id, None if overview else section_key)
+    service = RetrievalService(runtime.store, runtime.settings.evidence_policy)
+    return service.retrieve_framed(
+        drug_id, None if overview else section_key, query=query, is_overview=overview
+    )
 
 
 def chat(runtime: Runtime, request: ChatRequest) -> ChatResponse:
