@@ -1,16 +1,20 @@
 """Understand function: a turn (+ history, prior frame) -> QueryFrame.
 
-HTTP: POST /v1/understand. Direct invoke (Step Functions): the same body as the event.
+HTTP: POST /v1/understand. 200 with the frame; 422 for a bad body; 503 + Retry-After when the
+model provider is unavailable; 502 when it answered with something that is not a frame.
+Direct invoke (Step Functions): the same body as the event; a provider fault raises
+DependencyUnavailable (its reason is the frame's system_error) so the state machine can retry it.
 """
 
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu import services
-from duocthu.api.http import create_app, is_http_event
+from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
 from duocthu.api.models import UnderstandRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.frame import QueryFrame
@@ -23,18 +27,45 @@ app = create_app(logger)
 get_runtime()  # cold start: the resolver and its alias index are built once per container
 
 
-def _understand(request: UnderstandRequest) -> QueryFrame:
-    frame = services.understand(get_runtime(), request)
+class MalformedProviderOutput(DependencyUnavailable):
+    """The model answered with something that is not a frame (HTTP 502)."""
+
+
+@app.exception_handler(MalformedProviderOutput)
+def _malformed(err: MalformedProviderOutput) -> Response[str]:
+    logger.error("understanding provider gave malformed output", extra={"reason": err.reason})
+    return error_response(502, err.reason, "the language model's answer could not be used")
+
+
+def _understand(request: UnderstandRequest, context: LambdaContext | None) -> QueryFrame:
+    frame = services.understand(get_runtime(), request, context)
     metrics.add_metric(name=f"TurnType_{frame.turn_type}", unit=MetricUnit.Count, value=1)
+    if frame.needs_clarify:
+        metrics.add_metric(name="Clarify", unit=MetricUnit.Count, value=1)
     if frame.system_error:
         metrics.add_metric(name=f"SystemError_{frame.system_error}", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "understood",
+        extra={
+            "turn_type": frame.turn_type,
+            "drugs": list(frame.drugs),
+            "attribute": frame.attribute,
+            "needs_clarify": frame.needs_clarify,
+            "system_error": frame.system_error,
+        },
+    )
     return frame
 
 
 @app.post("/v1/understand")
 @tracer.capture_method
 def understand(body: UnderstandRequest) -> QueryFrame:
-    return _understand(body)
+    frame = _understand(body, app.lambda_context)
+    if frame.system_error == "understanding_malformed_output":
+        raise MalformedProviderOutput(frame.system_error)
+    if frame.system_error:
+        raise DependencyUnavailable(frame.system_error)  # 503 + Retry-After (duocthu.api.http)
+    return frame
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
@@ -42,9 +73,12 @@ def understand(body: UnderstandRequest) -> QueryFrame:
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
-        return app.resolve(event, context)
-    request = UnderstandRequest.model_validate(event)
+        return resolve_http(app, event, context)
+    request = UnderstandRequest.model_validate(event)  # a bad direct input is a program error
     try:
-        return _understand(request).model_dump(mode="json")
+        frame = _understand(request, context)
     except NotReady as err:
         raise DependencyUnavailable("store_unavailable", str(err)) from err
+    if frame.system_error:
+        raise DependencyUnavailable(frame.system_error)
+    return frame.model_dump(mode="json")

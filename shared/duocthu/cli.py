@@ -89,10 +89,17 @@ def cmd_drugs(args: argparse.Namespace) -> int:
         store.close()
     resolver = CatalogDrugResolver(catalog)
     matches = resolver.resolve(args.query)
+    suggestions = resolver.suggest(args.query)
     if not matches:
         print("no drug named (exact alias match)")
     for match in matches:
-        print(f"{match.drug_id}\t{resolver.by_id[match.drug_id].title}\tmatched “{match.matched_text}”")
+        title = resolver.by_id[match.drug_id].title
+        print(f"exact\t{match.drug_id}\t1.000\t{title}\tmatched “{match.matched_text}”")
+    for s in suggestions:
+        title = resolver.by_id[s.drug_id].title
+        print(f"suggest\t{s.drug_id}\t{s.score:.3f}\t{title}\t“{s.matched_text}” resembles “{s.alias}”")
+    if not matches and not suggestions:
+        print("no close catalogue name either")
     return 0
 
 

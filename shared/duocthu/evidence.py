@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from duocthu.vocabulary import CandidateStatus, Decision, Reason, SystemError
@@ -62,10 +64,24 @@ class RankedDrug(_Model):
     evidence_ids: tuple[str, ...] = ()
 
 
+# Stage-2 safety facets (duocthu.safety): each a separate search with its own query and sections.
+SafetyFacet = Literal["interaction", "warnings", "dosage", "pregnancy", "breastfeeding"]
+
+
+class FacetAssessment(_Model):
+    """What one facet found for one candidate: INSUFFICIENT_EVIDENCE when it found nothing (never
+    "safe"). The status counts every matching part; evidence_ids are the parts kept within the caps."""
+
+    facet: SafetyFacet
+    status: CandidateStatus
+    evidence_ids: tuple[str, ...] = ()
+
+
 class CandidateAssessment(_Model):
     drug_id: str
     status: CandidateStatus
     evidence_ids: tuple[str, ...] = ()
+    facets: tuple[FacetAssessment, ...] = ()
 
 
 class EvidenceBundle(_Model):

@@ -22,6 +22,7 @@ from duocthu.vocabulary import (
     ContextAction,
     Population,
     Route,
+    SubjectScope,
     SystemError,
     TurnType,
 )
@@ -102,6 +103,8 @@ class QueryFrame(_Model):
     clarify_reason: str | None = None
     quick_replies: tuple[str, ...] = ()
     system_error: SystemError | None = None
+    # non_human: the question is about an animal; it is answered as out of scope (non_human_subject)
+    subject_scope: SubjectScope = "human"
     raw: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
     @model_validator(mode="before")

@@ -172,3 +172,10 @@ def _replace(answer: Answer, **changes: Any) -> Answer:
     from dataclasses import replace
 
     return replace(answer, **changes)
+
+
+class ExtractiveGenerator:
+    """The offline default: the evidence quoted, nothing generated."""
+
+    def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer:
+        return extractive_answer(bundle, sample_data=sample_data)

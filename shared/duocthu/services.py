@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+from duocthu import understanding
 from duocthu.api.models import ChatRequest, ChatResponse, HealthBody, RetrieveRequest, UnderstandRequest
 from duocthu.assistant import Assistant, render
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
+from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.retrieval import RetrievalService
 from duocthu.runtime import Runtime
-from duocthu.understanding import understand_offline
 
 
-def understand(runtime: Runtime, request: UnderstandRequest) -> QueryFrame:
+def understand(
+    runtime: Runtime, request: UnderstandRequest, context: LambdaContextLike | None = None
+) -> QueryFrame:
+    """The turn's frame, from the provider the settings choose, within the invocation's deadline.
+    A provider fault is a frame with system_error; the caller decides what that means (the
+    understand function answers 503/502, chat abstains)."""
     _, resolver = runtime.ready()
-    return understand_offline(request.message, resolver, request.history, request.prior_frame)
+    settings = runtime.settings
+    deadline = Deadline.for_invocation(
+        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
+    )
+    return understanding.understand(
+        request.message,
+        resolver,
+        get_frame_provider(settings),
+        deadline,
+        request.history,
+        request.prior_frame,
+        request.subject_scope,
+    )
 
 
 def retrieve(runtime: Runtime, request: RetrieveRequest) -> EvidenceBundle:

@@ -6,10 +6,15 @@ import os
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from duocthu.policy.evidence import EvidencePolicy
+
+# Claude Haiku 4.5 through Bedrock's global cross-Region inference profile: Converse with a forced
+# tool choice (`toolChoice.tool`) is supported by Anthropic Claude 3+ and Amazon Nova models only.
+DEFAULT_UNDERSTANDING_MODEL_ID = "global.anthropic.claude-haiku-4-5-20251001-v1:0"
 
 
 class Settings(BaseModel):
@@ -35,6 +40,44 @@ class Settings(BaseModel):
     evidence_policy: EvidencePolicy = Field(
         default_factory=EvidencePolicy, description="EVIDENCE_*: retrieval limits (duocthu.policy.evidence)"
     )
+    # Query understanding (duocthu.providers): the offline provider unless a model is configured.
+    understanding_provider: Literal["offline", "bedrock"] | None = Field(
+        default=None,
+        description="UNDERSTANDING_PROVIDER: offline | bedrock (default: bedrock when "
+        "UNDERSTANDING_MODEL_ID is set, else offline)",
+    )
+    understanding_model_id: str | None = Field(
+        default=None,
+        description="UNDERSTANDING_MODEL_ID: Bedrock model id or inference-profile id/ARN "
+        f"(with UNDERSTANDING_PROVIDER=bedrock and none set: {DEFAULT_UNDERSTANDING_MODEL_ID})",
+    )
+    bedrock_region: str | None = Field(
+        default=None, description="BEDROCK_REGION: Bedrock Runtime region (default: AWS_REGION)"
+    )
+    bedrock_connect_timeout_s: float = Field(default=2.0, gt=0, description="BEDROCK_CONNECT_TIMEOUT_S")
+    bedrock_read_timeout_s: float = Field(
+        default=20.0, gt=0, description="BEDROCK_READ_TIMEOUT_S: per attempt, capped by the turn's deadline"
+    )
+    bedrock_max_attempts: int = Field(default=3, ge=1, le=10, description="BEDROCK_MAX_ATTEMPTS")
+    bedrock_retry_mode: Literal["standard", "adaptive", "legacy"] = Field(
+        default="standard", description="BEDROCK_RETRY_MODE: botocore retry mode"
+    )
+    understanding_max_tokens: int = Field(default=1024, gt=0, description="UNDERSTANDING_MAX_TOKENS")
+    understanding_deadline_margin_ms: int = Field(
+        default=1500,
+        ge=0,
+        description="UNDERSTANDING_DEADLINE_MARGIN_MS: kept back from the Lambda's remaining time",
+    )
+    understanding_timeout_s: float = Field(
+        default=25.0, gt=0, description="UNDERSTANDING_TIMEOUT_S: the turn's budget outside Lambda"
+    )
+
+    @property
+    def understanding_backend(self) -> Literal["offline", "bedrock"]:
+        """The one place the provider is chosen: offline unless a model is configured."""
+        if self.understanding_provider is not None:
+            return self.understanding_provider
+        return "bedrock" if self.understanding_model_id else "offline"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -49,6 +92,16 @@ class Settings(BaseModel):
             "conversation_table": env.get("CONVERSATION_TABLE") or None,
             "session_ttl_s": env.get("SESSION_TTL_S"),
             "evidence_policy": EvidencePolicy.from_env(env),
+            "understanding_provider": env.get("UNDERSTANDING_PROVIDER") or None,
+            "understanding_model_id": env.get("UNDERSTANDING_MODEL_ID") or None,
+            "bedrock_region": env.get("BEDROCK_REGION") or env.get("AWS_REGION") or None,
+            "bedrock_connect_timeout_s": env.get("BEDROCK_CONNECT_TIMEOUT_S"),
+            "bedrock_read_timeout_s": env.get("BEDROCK_READ_TIMEOUT_S"),
+            "bedrock_max_attempts": env.get("BEDROCK_MAX_ATTEMPTS"),
+            "bedrock_retry_mode": env.get("BEDROCK_RETRY_MODE"),
+            "understanding_max_tokens": env.get("UNDERSTANDING_MAX_TOKENS"),
+            "understanding_deadline_margin_ms": env.get("UNDERSTANDING_DEADLINE_MARGIN_MS"),
+            "understanding_timeout_s": env.get("UNDERSTANDING_TIMEOUT_S"),
         }
         return cls.model_validate({k: v for k, v in values.items() if v is not None})
 

@@ -1,32 +1,361 @@
-"""Turn -> QueryFrame. The offline provider: deterministic, from the resolver and section phrases.
+"""A turn (+ history, prior frame) -> QueryFrame. Intent only: nothing here answers a question.
 
-(The Bedrock provider, candidate bounding, cues and the prior-frame merge of reference 08 build
-on this module.)
+The pipeline, the same for every provider:
+
+1. subject scope (`policy.scope`): a question about an animal is out of scope before any model runs;
+2. candidate bounding (`candidates`): the drug_ids this turn may name, fixed before the provider;
+3. the provider (`providers`): Bedrock Converse with the frame as a forced tool, or the offline rules;
+   a failure becomes a frame with `system_error`, never an exception or a silent fallback;
+4. validation: `_resolve_id` keeps only shown drug_ids (anything else is an unknown drug), and the
+   frame's own validators drop out-of-vocabulary values;
+5. four deterministic post-conditions: narrow, knowledge-free rewrites of surface forms on which a
+   model reverses the requested relation;
+6. the prior-frame merge, a backstop for a dropped fact, with its three guards;
+7. `looks_non_human` before any clarifying question.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from typing import Any
 
+from pydantic import ValidationError
+
+from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.frame import QueryFrame
-from duocthu.sections import resolve_section
+from duocthu.cues import ConditionMention, Cue, TurnCues, find_conditions, scan_cues
+from duocthu.frame import ConditionQuery, PatientContext, QueryFrame
+from duocthu.policy.scope import looks_non_human, resolve_subject_scope
+from duocthu.prompt import MODEL_EXCLUDED_FIELDS
+from duocthu.providers import Deadline, FrameProvider, MalformedOutput, ProviderUnavailable
+from duocthu.providers.offline import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
+from duocthu.sections import SECTION_HEADINGS
+from duocthu.text import fold
+from duocthu.vocabulary import SubjectScope, SystemError
+
+log = logging.getLogger(__name__)
+
+OFFLINE_BUDGET_S = 5.0
+UNAVAILABLE_REASON = "Hệ thống tạm thời chưa phân tích được câu hỏi. Vui lòng thử lại sau giây lát."
+# The section a reverse lookup searches for each relation (vocabulary, not drug knowledge).
+RELATION_SECTIONS = {
+    "indication": "chi_dinh",
+    "adverse_effect": "tac_dung_khong_mong_muon",
+    "contraindication": "chong_chi_dinh",
+}
+# Words that close a question and are not part of the condition it names.
+_TRAILING = frozenset(fold(w) for w in ("không", "gì", "nào", "vậy", "ạ", "nhỉ", "là", "được", "thì", "sao"))
+_NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
+
+
+# --- 4. Validation ---------------------------------------------------------------------------
+
+
+def _id_key(text: str) -> str:
+    """A drug_id as a model may write it: case, spaces, hyphens and diacritics do not matter."""
+    return "_".join(fold(text).replace("-", " ").replace("_", " ").split())
+
+
+def _resolve_id(raw: str, shown: Sequence[str]) -> str | None:
+    """The shown drug_id a model's output names, or None. Only ids of the shown set are accepted
+    (written with underscores or spaces); anything else is an unknown drug, never the nearest id."""
+    return {_id_key(d): d for d in shown}.get(_id_key(raw))
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
+
+
+def frame_from_output(data: Any, turn: Turn) -> QueryFrame:
+    """Validate a provider's raw frame against the turn's shown candidates.
+
+    A drug outside the shown set goes to unknown_drugs. A field of the wrong shape is dropped (one
+    bad field must not fail the turn); output that is not a frame at all is MalformedOutput.
+    """
+    if not isinstance(data, dict):
+        raise MalformedOutput(f"the frame is a {type(data).__name__}, not an object")
+    shown = turn.candidates.ids
+    clean = {k: v for k, v in data.items() if k not in MODEL_EXCLUDED_FIELDS}
+    if not isinstance(clean.get("drugs", []), list | tuple | str | None):
+        raise MalformedOutput(f"drugs is a {type(clean['drugs']).__name__}, not a list")
+    drugs: list[str] = []
+    unknown = [str(u) for u in _as_list(clean.get("unknown_drugs"))]
+    for item in _as_list(clean.get("drugs")):
+        drug_id = _resolve_id(str(item), shown)
+        if drug_id:
+            drugs.append(drug_id)
+        else:
+            unknown.append(str(item))
+    clean["drugs"], clean["unknown_drugs"] = drugs, unknown
+    if isinstance(clean.get("condition"), str):
+        clean["condition"] = {"text": clean["condition"]}
+    for _ in range(3):
+        try:
+            return QueryFrame.model_validate({**clean, "raw": data})
+        except ValidationError as err:
+            bad = {str(e["loc"][0]) for e in err.errors() if e["loc"]}
+            if not bad or "turn_type" in bad or "drugs" in bad:
+                raise MalformedOutput(f"the frame does not validate: {err}") from err
+            log.warning("dropping invalid frame fields %s", sorted(bad))
+            clean = {k: v for k, v in clean.items() if k not in bad}
+    raise MalformedOutput("the frame does not validate")
+
+
+# --- 5. Post-conditions ---------------------------------------------------------------------------
+
+
+def _condition_after(
+    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> ConditionQuery | None:
+    """The condition a cue introduces: a known condition after it, else the words that follow it."""
+    for condition in conditions:
+        if condition.start >= cue.end:
+            return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
+        return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    tail = list(cues.tokens[cue.end :])
+    while tail and fold(tail[-1]) in _TRAILING:
+        tail.pop()
+    while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
+        tail.pop(0)
+    return ConditionQuery(text=" ".join(tail)) if tail else None
+
+
+def _reverse(
+    frame: QueryFrame, turn_type: str, relation: str, condition: ConditionQuery | None
+) -> QueryFrame:
+    update: dict[str, Any] = {
+        "turn_type": turn_type,
+        "drugs": (),
+        "condition_relation": relation,
+        "attribute": RELATION_SECTIONS.get(relation),
+        "needs_clarify": False,
+        "clarify_reason": None,
+        "quick_replies": (),
+        "context_action": "new" if frame.context_action == "continue" else frame.context_action,
+        "depends_on_previous_turn": False,
+    }
+    if condition is not None:
+        update["condition"] = frame.condition or condition
+    if relation == "indication":
+        update["indication"] = frame.indication or (
+            condition.normalized or condition.text if condition else None
+        )
+    else:
+        update["indication"] = None
+    return frame.model_copy(update=update)
+
+
+def _apply_reverse_relation_cues(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+    """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
+    exclude X - never an indication lookup."""
+    cue = cues.first("reverse_relation")
+    if named or frame.unknown_drugs or cue is None:
+        return frame
+    condition = _condition_after(cue, cues, find_conditions(" ".join(cues.tokens)))
+    return _reverse(frame, "condition_relation", cue.value, condition)
+
+
+def _apply_condition_candidate_cue(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+    """A known condition + "dùng thuốc gì" with no named drug: which drugs are indicated for it."""
+    cue = cues.first("candidate")
+    conditions = find_conditions(" ".join(cues.tokens))
+    if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
+        return frame
+    first = conditions[0]
+    kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
+    return _reverse(frame, kind, "indication", ConditionQuery(text=first.text, normalized=first.normalized))
+
+
+def _apply_broad_condition_cue(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+    """No named drug + "thuốc điều trị X": a disease -> drugs question."""
+    cue = cues.first("broad_condition")
+    reverse_already = frame.turn_type in ("symptom_to_drug", "condition_to_drug")
+    if named or frame.unknown_drugs or cue is None or cues.has("reverse_relation") or reverse_already:
+        return frame
+    conditions = find_conditions(" ".join(cues.tokens))
+    condition = _condition_after(cue, cues, conditions)
+    if condition is None:
+        return frame
+    symptom = any(c.kind == "symptom" and c.normalized == condition.normalized for c in conditions)
+    return _reverse(frame, "symptom_to_drug" if symptom else "condition_to_drug", "indication", condition)
+
+
+def _apply_named_drug_cues(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+    """A named drug + "có tác dụng gì" (what is it for) or + "gây X" / "có chống chỉ định": the
+    relation the phrase asks, not an overview."""
+    if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
+        return frame
+    for cue in cues.all("named_drug"):
+        turn_type, _, rest = cue.value.partition(":")
+        attribute, _, relation = rest.partition(":")
+        if frame.attribute not in (None, attribute):
+            continue
+        update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
+        if relation:
+            update["condition_relation"] = relation
+            condition = _condition_after(cue, cues, find_conditions(" ".join(cues.tokens)))
+            if condition is not None and frame.condition is None and cue.end < len(cues.tokens):
+                update["condition"] = condition
+        if turn_type == "drug_to_condition":
+            update["section_overview"] = False
+        return frame.model_copy(update=update)
+    return frame
+
+
+def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """The four rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
+    if frame.system_error:
+        return frame
+    cues = scan_cues(turn.message)
+    named = turn.candidates.named_ids
+    for rule in (
+        _apply_reverse_relation_cues,
+        _apply_condition_candidate_cue,
+        _apply_broad_condition_cue,
+        _apply_named_drug_cues,
+    ):
+        frame = rule(frame, named, cues)
+    return frame
+
+
+# --- 6. Prior-frame merge ----------------------------------------------------------------------
+
+
+def _merge_context(own: PatientContext, prior: PatientContext) -> PatientContext:
+    update: dict[str, Any] = {}
+    for name, value in prior:
+        mine = getattr(own, name)
+        if isinstance(value, tuple):
+            update[name] = tuple(dict.fromkeys((*value, *mine)))
+        elif mine is None and value is not None:
+            update[name] = value
+    return own.model_copy(update=update)
+
+
+def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> QueryFrame:
+    """Carry forward what the prior frame established and this frame left empty.
+
+    Guards: (1) the turn continues the case (context_action continue, depends_on_previous_turn,
+    or the prior turn was a clarifying question); (2) context_action is not new; (3) this turn's
+    drugs agree with the prior's (either is empty, or they are the same). A turn naming another
+    drug is a new topic and inherits nothing: without this guard a headache question was answered
+    about the omeprazol of the turn before.
+    """
+    if prior is None or frame.system_error or frame.turn_type in _NO_CARRY:
+        return frame
+    continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
+    if not continuing or frame.context_action == "new":
+        return frame
+    if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
+        return frame
+    update: dict[str, Any] = {}
+    if not frame.drugs and prior.drugs and frame.turn_type in DRUG_TURN_TYPES:
+        update["drugs"] = prior.drugs
+    for name in (
+        "attribute",
+        "population",
+        "weight_kg",
+        "age_text",
+        "route",
+        "indication",
+        "condition",
+        "condition_relation",
+    ):
+        if getattr(frame, name) is None and getattr(prior, name) is not None:
+            update[name] = getattr(prior, name)
+    context = _merge_context(frame.patient_context, prior.patient_context)
+    if context != frame.patient_context:
+        update["patient_context"] = context
+    if update.get("attribute") and frame.turn_type == "drug_overview":
+        update["turn_type"] = "drug_attribute"  # the name answers "which drug?" for a section asked before
+    if frame.needs_clarify and update.get("drugs") and frame.clarify_reason in (None, ASK_FOR_DRUG):
+        update.update(needs_clarify=False, clarify_reason=None, quick_replies=())
+    return frame.model_copy(update=update) if update else frame
+
+
+# --- The pipeline ------------------------------------------------------------------------------
+
+
+def failed_frame(error: SystemError) -> QueryFrame:
+    """Fail closed: no drugs, no section, a clarifying abstention that says it was a fault."""
+    return QueryFrame(
+        turn_type="out_of_scope", needs_clarify=True, clarify_reason=UNAVAILABLE_REASON, system_error=error
+    )
+
+
+def non_human_frame(message: str) -> QueryFrame:
+    """A question about an animal: out of scope (reason non_human_subject downstream), no drugs, no
+    clarifying question."""
+    return QueryFrame(turn_type="out_of_scope", standalone_query=message, subject_scope="non_human")
+
+
+def _standalone(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """A follow-up turn's drugs come from earlier turns: say them in the standalone query (unless
+    the provider already rewrote the turn)."""
+    carried = frame.depends_on_previous_turn or frame.context_action == "continue"
+    if not carried or not frame.drugs or turn.candidates.named_ids:
+        return frame
+    if frame.standalone_query not in (None, turn.message):
+        return frame
+    names = ", ".join(turn.candidates.names.get(d, (d,))[0] for d in frame.drugs)
+    topic = f"{SECTION_HEADINGS[frame.attribute]} của {names}" if frame.attribute else names
+    return frame.model_copy(update={"standalone_query": f"{turn.message} ({topic})"})
+
+
+def understand_turn(
+    turn: Turn, provider: FrameProvider, deadline: Deadline, claimed_scope: SubjectScope | None = None
+) -> QueryFrame:
+    if resolve_subject_scope(turn.message, claimed_scope) == "non_human":
+        return non_human_frame(turn.message)
+    try:
+        frame = frame_from_output(provider.propose(turn, deadline), turn)
+    except ProviderUnavailable as err:
+        log.error("understanding provider %s unavailable: %s", provider.name, err, exc_info=err)
+        return failed_frame("understanding_provider_unavailable")
+    except MalformedOutput as err:
+        log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
+        return failed_frame("understanding_malformed_output")
+    frame = apply_postconditions(frame, turn)
+    frame = _standalone(merge_with_prior_frame(frame, turn.prior), turn)
+    if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
+        return non_human_frame(turn.message)
+    return frame
+
+
+def understand(
+    message: str,
+    resolver: CatalogDrugResolver,
+    provider: FrameProvider,
+    deadline: Deadline,
+    history: Sequence[str] = (),
+    prior: QueryFrame | None = None,
+    claimed_scope: SubjectScope | None = None,
+) -> QueryFrame:
+    """One turn with the given provider: bound the candidates, then run the pipeline."""
+    candidates = bound_candidates(resolver, message, history, prior)
+    turn = Turn(message, tuple(history), prior, candidates)
+    return understand_turn(turn, provider, deadline, claimed_scope)
 
 
 def understand_offline(
     message: str, resolver: CatalogDrugResolver, history: Sequence[str] = (), prior: QueryFrame | None = None
 ) -> QueryFrame:
-    drugs = resolver.resolve_ids(message)
-    attribute = resolve_section(message)
-    if drugs and attribute:
-        return QueryFrame(
-            turn_type="drug_attribute", drugs=drugs, attribute=attribute, standalone_query=message
-        )
-    if drugs:
-        return QueryFrame(turn_type="drug_overview", drugs=drugs, standalone_query=message)
-    return QueryFrame(
-        turn_type="out_of_scope",
-        attribute=attribute,
-        needs_clarify=True,
-        clarify_reason="Không nhận ra tên thuốc trong câu hỏi. Bạn hỏi về thuốc nào?",
+    """The offline provider end to end (no model, no network): the embedded default."""
+    return understand(
+        message, resolver, OfflineFrameProvider(), Deadline.after(OFFLINE_BUDGET_S), history, prior
     )
+
+
+__all__ = [
+    "apply_postconditions",
+    "failed_frame",
+    "frame_from_output",
+    "merge_with_prior_frame",
+    "understand",
+    "understand_offline",
+    "understand_turn",
+]

@@ -1,8 +1,22 @@
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+from unittest.mock import patch
+
+import boto3
 import pytest
-from duocthu.catalog import Catalog, CatalogDrugResolver
+from duocthu import catalog as catalog_module
+from duocthu.catalog import (
+    AliasIndex,
+    Catalog,
+    CatalogDrug,
+    CatalogDrugResolver,
+    load_catalog_from_s3,
+    load_resolver,
+)
 from duocthu.source import Monograph, corpus_hash
+from moto import mock_aws
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +40,92 @@ def test_exact_alias_lookup(resolver: CatalogDrugResolver, text: str, expected: 
     assert resolver.resolve_ids(text) == expected
 
 
-def test_catalog_round_trip(tmp_path: pytest.TempPathFactory, sample_records: list[Monograph]) -> None:
+def test_catalog_round_trip(tmp_path: Path, sample_records: list[Monograph]) -> None:
     catalog = Catalog.from_records(sample_records, "abc")
-    path = tmp_path / "catalog.json"  # type: ignore[operator]
+    path = tmp_path / "catalog.json"
     catalog.write(path)
     assert Catalog.read(path) == catalog
     assert catalog.sample_data
+
+
+# --- cold start ------------------------------------------------------------------------------
+
+
+def test_cold_start_deserialises_the_alias_index(tmp_path: Path, sample_records: list[Monograph]) -> None:
+    # Given the artifact as ingest writes it
+    path = tmp_path / "catalog.json"
+    Catalog.from_records(sample_records, "abc").write(path)
+    # When a process loads it, nothing is derived again
+    with patch.object(AliasIndex, "build", side_effect=AssertionError("re-derived at load")):
+        resolver = load_resolver(path)
+    # Then it resolves and suggests
+    assert resolver.resolve_ids("Liều Panadol cho trẻ") == ("paracetamol",)
+    assert [s.drug_id for s in resolver.suggest("paracetamon")] == ["paracetamol"]
+
+
+def test_an_index_from_other_rules_is_derived_again_and_logged(
+    tmp_path: Path, sample_records: list[Monograph], caplog: pytest.LogCaptureFixture
+) -> None:
+    # Given an artifact whose alias index was derived under another word list
+    catalog = Catalog.from_records(sample_records, "abc")
+    assert catalog.alias_index is not None
+    stale = catalog.alias_index.model_copy(update={"rules": "0000000000000000"})
+    path = tmp_path / "catalog.json"
+    path.write_text(catalog.model_copy(update={"alias_index": stale}).model_dump_json(), encoding="utf-8")
+    # When it is loaded
+    with caplog.at_level(logging.WARNING, logger="duocthu.catalog"):
+        resolver = load_resolver(path)
+    # Then the stale tables are not served
+    assert "re-deriving" in caplog.text
+    assert resolver.resolve_ids("Panadol") == ("paracetamol",)
+
+
+def test_an_index_from_other_names_is_not_used(sample_records: list[Monograph]) -> None:
+    catalog = Catalog.from_records(sample_records, "abc")
+    renamed = tuple(d.model_copy(update={"aliases": ("Hapacolix",)}) if d.drug_id == "paracetamol" else d
+                    for d in catalog.drugs)
+    resolver = CatalogDrugResolver(catalog.model_copy(update={"drugs": renamed}))
+    assert resolver.resolve_ids("Panadol") == ()
+    assert resolver.resolve_ids("Hapacolix") == ("paracetamol",)
+
+
+def test_write_adds_the_alias_index(tmp_path: Path) -> None:
+    catalog = Catalog(corpus_hash="x", drugs=(CatalogDrug(drug_id="paracetamol", title="Paracetamol"),))
+    assert catalog.alias_index is None
+    path = tmp_path / "catalog.json"
+    catalog.write(path)
+    assert Catalog.read(path).alias_index == AliasIndex.build(catalog.drugs)
+
+
+@pytest.fixture
+def s3_client_cache() -> object:
+    catalog_module._s3_client.cache_clear()  # the client is created inside the mock, not before
+    yield None
+    catalog_module._s3_client.cache_clear()
+
+
+@mock_aws
+def test_catalog_from_s3(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sample_records: list[Monograph], s3_client_cache: object
+) -> None:
+    # Given the artifact in a bucket (CATALOG_S3_URI)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-southeast-1")
+    catalog = Catalog.from_records(sample_records, "abc")
+    path = tmp_path / "catalog.json"
+    catalog.write(path)
+    s3 = boto3.client("s3")
+    s3.create_bucket(
+        Bucket="duocthu-artifacts", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"}
+    )
+    s3.put_object(Bucket="duocthu-artifacts", Key="v1/catalog.json", Body=path.read_bytes())
+    # When it is loaded from there
+    loaded = load_catalog_from_s3("s3://duocthu-artifacts/v1/catalog.json")
+    # Then it is the same catalogue, alias index included
+    assert loaded == catalog
+    assert CatalogDrugResolver(loaded).resolve_ids("Panadol") == ("paracetamol",)
+
+
+@pytest.mark.parametrize("uri", ["duocthu-artifacts/catalog.json", "s3://duocthu-artifacts", "s3:///key"])
+def test_s3_uri_names_a_bucket_and_a_key(uri: str) -> None:
+    with pytest.raises(ValueError, match="s3://bucket/key"):
+        load_catalog_from_s3(uri)

@@ -21,6 +21,9 @@ class UnderstandRequest(_Request):
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     history: list[str] = Field(default_factory=list, max_length=MAX_HISTORY)
     prior_frame: QueryFrame | None = None
+    subject_scope: Literal["human", "non_human"] | None = Field(
+        default=None, description="the caller's claim; it can narrow the scope, never widen it"
+    )
 
 
 class RetrieveRequest(_Request):

@@ -1,0 +1,239 @@
+"""One chat turn end to end: session -> scope -> frame -> route by turn type -> evidence ->
+answer -> session. Everything runs in-process (the chat function never calls the other Lambdas).
+
+An abstention always says why, in plain Vietnamese, and never implies that a drug is safe.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from duocthu.catalog import Catalog
+from duocthu.conversation import (
+    ConversationState,
+    ConversationStore,
+    ConversationUnavailable,
+    new_session_id,
+    valid_session_id,
+)
+from duocthu.evidence import EvidenceBundle
+from duocthu.frame import QueryFrame
+from duocthu.generation import Answer, citations_of
+from duocthu.retrieval import RetrievalService
+from duocthu.sections import SECTION_HEADINGS
+from duocthu.store import StoreUnavailable
+from duocthu.vocabulary import Reason, SubjectScope, SystemError
+
+log = logging.getLogger(__name__)
+
+# (message, history of user turns, prior frame, caller's subject-scope claim) -> frame
+Understand = Callable[[str, Sequence[str], QueryFrame | None, SubjectScope], QueryFrame]
+
+
+class Generator(Protocol):
+    def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer: ...
+
+
+SMALLTALK_REPLY = (
+    "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam: hãy hỏi về một thuốc, ví dụ "
+    "“Chống chỉ định của amoxicilin?” hoặc “Liều paracetamol cho trẻ em?”."
+)
+ABSTAIN_REPLIES: dict[str, str] = {
+    "out_of_scope": "Câu hỏi này nằm ngoài nội dung Dược thư Quốc gia Việt Nam, nên tôi không trả lời.",
+    "non_human_subject": (
+        "Dược thư Quốc gia Việt Nam chỉ đề cập việc dùng thuốc cho người; tôi không trả lời câu hỏi "
+        "về thú y hoặc động vật."
+    ),
+    "unknown_drug": "Không tìm thấy thuốc được hỏi trong Dược thư, nên tôi không có thông tin để trả lời.",
+    "dependency_unavailable": (
+        "Hệ thống tạm thời không truy cập được dữ liệu cần thiết. Xin thử lại sau ít phút; "
+        "đây không phải là câu trả lời về thuốc."
+    ),
+    "insufficient_retrieval_score": (
+        "Dược thư không có đoạn nào đủ liên quan để trả lời câu hỏi này. Điều đó không có nghĩa là "
+        "thuốc an toàn hay không tương tác; hãy tra trực tiếp chuyên luận."
+    ),
+    "parent_hydration_failed": "Không lấy được nội dung chuyên luận để trả lời. Hãy tra trực tiếp Dược thư.",
+    "missing_provenance": (
+        "Nội dung tìm được không có thông tin nguồn (trang) nên không thể trích dẫn; "
+        "hãy tra trực tiếp Dược thư."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    session_id: str
+    answer: str
+    bundle: EvidenceBundle
+    frame: QueryFrame | None = None
+    citations: tuple[str, ...] = ()
+    quick_replies: tuple[str, ...] = ()
+    system_error: SystemError | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def decision(self) -> str:
+        return self.bundle.decision
+
+    @property
+    def reason(self) -> str:
+        return self.bundle.reason
+
+
+def abstain(reason: Reason, system_error: SystemError | None = None) -> EvidenceBundle:
+    return EvidenceBundle(decision="ABSTAIN", reason=reason, system_error=system_error)
+
+
+class ChatService:
+    def __init__(
+        self,
+        catalog: Catalog,
+        retrieval: RetrievalService,
+        understand: Understand,
+        generator: Generator,
+        conversations: ConversationStore | None = None,
+    ):
+        self.catalog = catalog
+        self.titles = {d.drug_id: d.title for d in catalog.drugs}
+        self.retrieval = retrieval
+        self.understand = understand
+        self.generator = generator
+        self.conversations = conversations
+
+    # -- session ----------------------------------------------------------------------------
+    def _load(self, session_id: str) -> tuple[ConversationState, SystemError | None]:
+        if self.conversations is None:
+            return ConversationState(session_id=session_id), None
+        try:
+            return self.conversations.load(session_id) or ConversationState(session_id=session_id), None
+        except ConversationUnavailable as err:
+            log.warning("conversation store unavailable, answering statelessly: %s", err)
+            return ConversationState(session_id=session_id), "conversation_store_unavailable"
+
+    def _save(self, state: ConversationState) -> SystemError | None:
+        if self.conversations is None:
+            return None
+        try:
+            self.conversations.save(state)
+        except ConversationUnavailable as err:
+            log.warning("conversation store unavailable, turn not saved: %s", err)
+            return "conversation_store_unavailable"
+        return None
+
+    # -- the turn ---------------------------------------------------------------------------
+    def turn(
+        self,
+        message: str,
+        session_id: str | None = None,
+        subject_scope: SubjectScope = "human",
+        history: Sequence[str] | None = None,
+    ) -> ChatTurn:
+        """One turn. With `history` given (batch), the session store is not used."""
+        if session_id is None or not valid_session_id(session_id):
+            session_id = new_session_id()
+        state, store_error = (
+            (ConversationState(session_id=session_id), None)
+            if history is not None
+            else self._load(session_id)
+        )
+        frame = self.understand(
+            message,
+            list(history if history is not None else state.history()),
+            state.prior_frame,
+            subject_scope,
+        )
+        try:
+            result = self._route(message, frame)
+        except StoreUnavailable as err:
+            log.error("store unavailable: %s", err)
+            result = self._abstain_turn(
+                session_id, frame, abstain("dependency_unavailable", "store_unavailable")
+            )
+        result = replace(result, session_id=session_id, frame=frame)
+        if history is None:
+            save_error = self._save(state.with_turn(message, result.answer, frame))
+            store_error = store_error or save_error
+        system_error = frame.system_error or result.bundle.system_error or result.system_error or store_error
+        return replace(result, system_error=system_error)
+
+    def _abstain_turn(
+        self, session_id: str, frame: QueryFrame, bundle: EvidenceBundle, text: str | None = None
+    ) -> ChatTurn:
+        reply = text or ABSTAIN_REPLIES.get(bundle.reason, "Không đủ bằng chứng từ Dược thư để trả lời.")
+        return ChatTurn(session_id, reply, bundle, frame, quick_replies=frame.quick_replies)
+
+    def _route(self, message: str, frame: QueryFrame) -> ChatTurn:
+        if frame.subject_scope == "non_human":
+            return self._abstain_turn("", frame, abstain("non_human_subject"))
+        if frame.system_error in ("understanding_provider_unavailable", "understanding_malformed_output"):
+            return self._abstain_turn("", frame, abstain("dependency_unavailable", frame.system_error))
+        if frame.turn_type == "smalltalk":
+            return ChatTurn("", SMALLTALK_REPLY, abstain("smalltalk"), frame)
+        if frame.turn_type == "out_of_scope" and not frame.needs_clarify:
+            return self._abstain_turn("", frame, abstain("out_of_scope"))
+        if frame.needs_clarify:
+            question = frame.clarify_reason or "Bạn có thể nói rõ hơn câu hỏi không?"
+            return self._abstain_turn("", frame, abstain("needs_clarification"), question)
+        if not frame.drugs:
+            if frame.unknown_drugs:
+                names = ", ".join(frame.unknown_drugs)
+                text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
+                return self._abstain_turn("", frame, abstain("unknown_drug"), text)
+            return self._abstain_turn("", frame, abstain("unknown_drug"))
+        return self._drug_route(message, frame)
+
+    def _drug_route(self, message: str, frame: QueryFrame) -> ChatTurn:
+        drug_id = frame.drugs[0]
+        preface: list[str] = []
+        if len(frame.drugs) > 1 and frame.turn_type != "interaction":
+            others = ", ".join(self.titles.get(d, d) for d in frame.drugs[1:])
+            preface.append(
+                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.titles.get(drug_id)} "
+                f"(chưa trả lời cho: {others})."
+            )
+        section = frame.attribute
+        if frame.turn_type == "drug_overview":
+            bundle = self.retrieval.overview(drug_id)
+        elif frame.turn_type == "dosing_calc":
+            section = "lieu_luong_va_cach_dung"
+            bundle = self.retrieval.by_section(drug_id, section)
+            preface.append(self._dosing_echo(frame))
+        elif frame.turn_type == "drug_to_condition":
+            section = "chi_dinh"
+            bundle = self.retrieval.by_section(drug_id, section)
+        elif section:
+            bundle = self.retrieval.by_section(drug_id, section, query=message)
+        else:
+            bundle = self.retrieval.overview(drug_id)
+        if bundle.decision == "ABSTAIN":
+            text = None
+            if bundle.reason == "section_absent" and section:
+                text = (
+                    f"Chuyên luận {self.titles.get(drug_id, drug_id)} trong Dược thư không có mục "
+                    f"“{SECTION_HEADINGS[section]}”, nên tôi không có thông tin để trả lời. "
+                    "Điều này không có nghĩa là an toàn."
+                )
+            return self._abstain_turn("", frame, bundle, text)
+        answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)
+        text = "\n".join([*preface, answer.text]) if preface else answer.text
+        return ChatTurn(
+            "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error
+        )
+
+    @staticmethod
+    def _dosing_echo(frame: QueryFrame) -> str:
+        # No dose arithmetic: the formulary's dosing text is quoted, the stated facts echoed.
+        facts = []
+        if frame.weight_kg is not None:
+            facts.append(f"cân nặng {frame.weight_kg:g} kg")
+        if frame.age_text:
+            facts.append(f"tuổi: {frame.age_text}")
+        stated = f" Thông tin bạn nêu: {', '.join(facts)}." if facts else ""
+        return (
+            "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
+            f"bạn đối chiếu.{stated}"
+        )

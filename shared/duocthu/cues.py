@@ -1,0 +1,205 @@
+"""Cue phrases: the question forms query understanding reacts to, read from data tables.
+
+`data/understanding_cues.tsv` holds the question-form cues (kind, phrase, value) and
+`data/condition_phrases.tsv` the condition names. Both are matched on whole words under the
+diacritics rule of `duocthu.text`, so "thuoc nao gay" matches "thuốc nào gây" while "thuốc nào
+gãy" does not. Adding a phrasing is adding a row.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal, get_args
+
+from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
+from duocthu.text import PhraseIndex, PhraseMatch, longest_spans, words
+from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
+
+CueKind = Literal[
+    "smalltalk",
+    "not_covered",
+    "overview",
+    "section",
+    "candidate",
+    "broad_condition",
+    "reverse_relation",
+    "named_drug",
+    "interaction",
+    "continue_lead",
+    "continue",
+    "new_topic",
+    "medicine",
+    "dose",
+    "current_medication",
+    "allergy",
+    "comorbidity",
+    "population",
+    "route",
+    "renal",
+    "hepatic",
+    "pregnancy",
+    "breastfeeding",
+    "name_slot",
+    "not_a_name",
+]
+CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
+
+
+def _read_tsv(name: str) -> list[dict[str, str]]:
+    text = resources.files("duocthu").joinpath("data", name).read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    kind: str
+    value: str
+    start: int  # token position in the turn
+    length: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+
+def _check_value(kind: str, value: str) -> None:
+    if kind == "population" and value not in POPULATIONS:
+        raise ValueError(f"understanding_cues.tsv: unknown population {value!r}")
+    if kind == "route" and value not in ROUTES:
+        raise ValueError(f"understanding_cues.tsv: unknown route {value!r}")
+    if kind == "section" and value not in SECTION_ORDER:
+        raise ValueError(f"understanding_cues.tsv: unknown section key {value!r}")
+    if kind == "reverse_relation" and value not in CONDITION_RELATIONS:
+        raise ValueError(f"understanding_cues.tsv: unknown relation {value!r}")
+    if kind == "named_drug":
+        turn_type, _, rest = value.partition(":")
+        attribute, _, relation = rest.partition(":")
+        if (
+            turn_type not in TURN_TYPES
+            or (attribute and attribute not in SECTION_ORDER)
+            or (relation and relation not in CONDITION_RELATIONS)
+        ):
+            raise ValueError(f"understanding_cues.tsv: bad named_drug value {value!r}")
+
+
+@lru_cache(maxsize=1)
+def _cue_index() -> PhraseIndex[tuple[str, str]]:
+    index: PhraseIndex[tuple[str, str]] = PhraseIndex()
+    for row in _read_tsv("understanding_cues.tsv"):
+        kind, value = row["kind"], (row.get("value") or "").strip()
+        if kind not in CUE_KINDS:
+            raise ValueError(f"understanding_cues.tsv: unknown kind {kind!r}")
+        _check_value(kind, value)
+        index.add(row["phrase"], (kind, value))
+    return index
+
+
+@dataclass(frozen=True)
+class TurnCues:
+    """Every cue found in one turn, by kind (within a kind, longest non-overlapping matches)."""
+
+    tokens: tuple[str, ...]
+    by_kind: dict[str, tuple[Cue, ...]]
+
+    def all(self, kind: CueKind) -> tuple[Cue, ...]:
+        return self.by_kind.get(kind, ())
+
+    def has(self, kind: CueKind) -> bool:
+        return bool(self.by_kind.get(kind))
+
+    def first(self, kind: CueKind) -> Cue | None:
+        found = self.by_kind.get(kind)
+        return found[0] if found else None
+
+    def leads(self, kind: CueKind) -> bool:
+        """A cue of this kind opens the turn."""
+        return any(cue.start == 0 for cue in self.all(kind))
+
+    def covered(self) -> frozenset[int]:
+        """Token positions inside any cue (they are question words, never a product name)."""
+        return frozenset(i for cues in self.by_kind.values() for c in cues for i in range(c.start, c.end))
+
+
+@lru_cache(maxsize=4096)
+def scan_cues(text: str) -> TurnCues:
+    tokens = tuple(words(text))
+    grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
+    for match in _cue_index().matches(tokens):
+        grouped.setdefault(match.value[0], []).append(match)
+    by_kind = {
+        kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
+        for kind, found in grouped.items()
+    }
+    return TurnCues(tokens, by_kind)
+
+
+@lru_cache(maxsize=4096)
+def resolve_attribute(text: str) -> str | None:
+    """The section a question asks for: the longest phrase across the section names
+    (`sections.SECTION_PHRASES`) and the question-form cues of kind `section` ("dùng theo đường
+    nào"); on a tie a section name beats a question form, then the earliest wins. As in
+    `sections.resolve_section`, a wrongly marked phrase that folds to a longer phrase of another
+    section ("chông chỉ định") makes the reading ambiguous: None.
+    """
+    tokens = words(text)
+    named = [(m, 0) for m in SECTION_PHRASES.matches(tokens)]
+    forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in scan_cues(text).all("section")]
+    if not named and not forms:
+        return None
+    # Longest first; on a tie the section's own name ("cho con bú") beats a question form
+    # ("không nên sử dụng"), then the earliest.
+    best, _ = min(named + forms, key=lambda pair: (-pair[0].length, pair[1], pair[0].start))
+    for loose in SECTION_PHRASES.matches(tokens, folded_only=True):
+        if loose.length > best.length and loose.value != best.value:
+            return None
+    return best.value
+
+
+def named_drug_attribute(cues: TurnCues) -> str | None:
+    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR)."""
+    for cue in cues.all("named_drug"):
+        attribute = cue.value.split(":")[1] if ":" in cue.value else ""
+        if attribute:
+            return attribute
+    return None
+
+
+# --- Conditions -------------------------------------------------------------------------------
+
+ConditionKind = Literal["symptom", "disease"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionMention:
+    text: str  # the span as the user wrote it (case-folded tokens)
+    normalized: str
+    kind: ConditionKind
+    start: int
+    length: int
+
+
+@lru_cache(maxsize=1)
+def _condition_index() -> PhraseIndex[tuple[str, ConditionKind]]:
+    index: PhraseIndex[tuple[str, ConditionKind]] = PhraseIndex()
+    for row in _read_tsv("condition_phrases.tsv"):
+        kind = row["kind"]
+        if kind not in ("symptom", "disease"):
+            raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
+        index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
+    return index
+
+
+@lru_cache(maxsize=4096)
+def find_conditions(text: str) -> tuple[ConditionMention, ...]:
+    """Conditions named in the text, longest phrase first on overlaps, in text order."""
+    tokens = words(text)
+    return tuple(
+        ConditionMention(
+            " ".join(tokens[m.start : m.start + m.length]), m.value[0], m.value[1], m.start, m.length
+        )
+        for m in longest_spans(_condition_index().matches(tokens))
+    )

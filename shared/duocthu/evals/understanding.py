@@ -1,0 +1,285 @@
+"""`duocthu eval understanding`: frames scored against gold questions, and real ViMedAQA questions.
+
+    duocthu eval understanding --questions tests/gold/understanding_heldout.jsonl
+    duocthu eval understanding --questions tests/gold/understanding_dev.jsonl --failures 20
+    duocthu eval understanding --vimedaqa ../shared/eval/vimedaqa-drug-validation.jsonl \\
+        --title-map tests/gold/vimedaqa_titles.tsv
+
+Gold file (JSON lines): {"id", "category", "message", "history"?, "prior"?, "expect"}. Only the
+fields present in `expect` are scored: turn_type, drugs (as a set), attribute, unknown_drugs_contains
+(each string inside some unknown drug, folded), never_drugs, population, weight_kg, route,
+condition_relation, non_human (the subject scope; a non-human turn must also be out_of_scope with no
+clarifying question), needs_clarify. A question is correct when every scored field is.
+
+ViMedAQA: each row's `title` is mapped (a data file) to what it asks: section keys (any is right),
+`overview` (no section, or an intro section, is right), `none` (no section is right) or `-`
+(unmapped, not scored). Attribute accuracy is over the mapped rows; the false-drug rate is over all
+rows: a frame drug none of whose catalogue names occurs in the question as whole words. Rows are
+split by the parity of their question number (even: dev, odd: held-out); both halves are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from duocthu.catalog import Catalog, CatalogDrugResolver
+from duocthu.frame import QueryFrame
+from duocthu.policy.scope import resolve_subject_scope
+from duocthu.providers import Deadline, FrameProvider, frame_provider
+from duocthu.providers.offline import OfflineFrameProvider
+from duocthu.sections import INTRO_SECTIONS, SECTION_ORDER
+from duocthu.settings import Settings
+from duocthu.source import load_source, sample_formulary_path
+from duocthu.text import contains_phrase, fold
+from duocthu.understanding import understand
+
+FIELDS = (
+    "turn_type",
+    "drugs",
+    "attribute",
+    "unknown_drugs_contains",
+    "never_drugs",
+    "population",
+    "weight_kg",
+    "route",
+    "condition_relation",
+    "non_human",
+    "needs_clarify",
+)
+TURN_BUDGET_S = 30.0
+Understander = Callable[[str, Sequence[str], QueryFrame | None], QueryFrame]
+
+
+# --- Gold questions ------------------------------------------------------------------------------
+
+
+def _field_ok(name: str, want: Any, frame: QueryFrame, message: str) -> bool:
+    if name == "drugs":
+        return set(frame.drugs) == set(want)
+    if name == "never_drugs":
+        return not set(frame.drugs) & set(want)
+    if name == "unknown_drugs_contains":
+        have = [fold(u) for u in frame.unknown_drugs]
+        return all(any(fold(w) in h for h in have) for w in want)
+    if name == "weight_kg":
+        return (frame.weight_kg is None) if want is None else frame.weight_kg == float(want)
+    if name == "non_human":
+        scope_ok = (resolve_subject_scope(message, "human") == "non_human") == bool(want)
+        return scope_ok and (not want or (frame.turn_type == "out_of_scope" and not frame.needs_clarify))
+    return bool(getattr(frame, name) == want)
+
+
+@dataclass
+class GoldReport:
+    questions: int = 0
+    correct: int = 0
+    by_field: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_category: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    failures: list[tuple[dict[str, Any], QueryFrame, list[str]]] = field(default_factory=list)
+
+
+def score_gold(rows: Iterable[dict[str, Any]], understander: Understander) -> GoldReport:
+    report = GoldReport()
+    for row in rows:
+        prior = QueryFrame.model_validate(row["prior"]) if row.get("prior") else None
+        frame = understander(row["message"], tuple(row.get("history") or ()), prior)
+        wrong = []
+        for name, want in row["expect"].items():
+            if name not in FIELDS:
+                raise ValueError(f"{row.get('id')}: unknown expect field {name!r}")
+            ok = _field_ok(name, want, frame, row["message"])
+            report.by_field[name][0] += ok
+            report.by_field[name][1] += 1
+            if not ok:
+                wrong.append(name)
+        category = report.by_category[row.get("category", "-")]
+        category[0] += not wrong
+        category[1] += 1
+        report.questions += 1
+        report.correct += not wrong
+        if wrong:
+            report.failures.append((row, frame, wrong))
+    return report
+
+
+def _pct(hit: int, total: int) -> str:
+    return f"{hit / total:.3f} ({hit}/{total})" if total else "-"
+
+
+def gold_table(name: str, report: GoldReport) -> str:
+    right = _pct(report.correct, report.questions)
+    lines = [f"#### {name}: {report.questions} questions, all fields right {right}", ""]
+    lines += ["| field | accuracy |", "|---|---|"]
+    lines += [f"| {f} | {_pct(*report.by_field[f])} |" for f in FIELDS if f in report.by_field]
+    lines += ["", "| category | questions right |", "|---|---|"]
+    lines += [f"| {c} | {_pct(*report.by_category[c])} |" for c in sorted(report.by_category)]
+    return "\n".join(lines)
+
+
+# --- ViMedAQA ----------------------------------------------------------------------------------
+
+
+def read_title_map(path: Path) -> dict[str, str]:
+    lines = [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")
+    ]
+    mapping = {
+        row["title"]: row["label"] for row in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    }
+    for title, label in mapping.items():
+        for part in label.split("|"):
+            if part not in SECTION_ORDER and part not in ("overview", "none", "-"):
+                raise ValueError(f"{path}: unknown label {part!r} for {title!r}")
+    return mapping
+
+
+def attribute_ok(label: str, frame: QueryFrame) -> bool:
+    if label == "none":
+        return frame.attribute is None
+    accepted = set(label.split("|"))
+    if frame.attribute in accepted:
+        return True
+    return "overview" in accepted and (frame.attribute is None or frame.attribute in INTRO_SECTIONS)
+
+
+def false_drugs(question: str, frame: QueryFrame, catalog: Catalog) -> list[str]:
+    """Frame drugs that the question does not name by any of their catalogue names."""
+    by_id = {d.drug_id: d for d in catalog.drugs}
+    return [d for d in frame.drugs if not any(contains_phrase(question, n) for n in by_id[d].names())]
+
+
+@dataclass
+class VimedaqaReport:
+    rows: int = 0
+    mapped: int = 0
+    attribute_right: int = 0
+    with_false_drug: int = 0
+    with_drug: int = 0
+    clarify: int = 0
+    by_label: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    failures: list[tuple[dict[str, Any], str, QueryFrame]] = field(default_factory=list)
+    false_drug_rows: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+def _question_number(row: dict[str, Any]) -> int:
+    digits = re.findall(r"\d+", str(row.get("question_idx", "")))
+    return int(digits[-1]) if digits else 0
+
+
+def score_vimedaqa(
+    rows: Iterable[dict[str, Any]], titles: dict[str, str], understander: Understander, catalog: Catalog
+) -> dict[str, VimedaqaReport]:
+    reports = {"dev": VimedaqaReport(), "held-out": VimedaqaReport()}
+    for row in rows:
+        report = reports["dev" if _question_number(row) % 2 == 0 else "held-out"]
+        frame = understander(row["question"], (), None)
+        report.rows += 1
+        report.with_drug += bool(frame.drugs)
+        report.clarify += frame.needs_clarify
+        wrong_drugs = false_drugs(row["question"], frame, catalog)
+        if wrong_drugs:
+            report.with_false_drug += 1
+            report.false_drug_rows.append((row["question"], wrong_drugs))
+        label = titles.get(row["title"], "-")
+        if label == "-":
+            continue
+        ok = attribute_ok(label, frame)
+        report.mapped += 1
+        report.attribute_right += ok
+        key = "overview" if "overview" in label else ("none" if label == "none" else label.split("|")[0])
+        report.by_label[key][0] += ok
+        report.by_label[key][1] += 1
+        if not ok:
+            report.failures.append((row, label, frame))
+    return reports
+
+
+def vimedaqa_table(reports: dict[str, VimedaqaReport]) -> str:
+    lines = [
+        "| half | rows | mapped | attribute (mapped rows) | false-drug rate | rows with a drug | clarify |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, r in reports.items():
+        lines.append(
+            f"| {name} | {r.rows} | {r.mapped} | {_pct(r.attribute_right, r.mapped)} | "
+            f"{_pct(r.with_false_drug, r.rows)} | {r.with_drug} | {r.clarify} |"
+        )
+    lines += ["", "| asked (title) | dev | held-out |", "|---|---|---|"]
+    labels = sorted(set().union(*(r.by_label for r in reports.values())))
+    for label in labels:
+        lines.append(f"| {label} | " + " | ".join(_pct(*reports[h].by_label[label]) for h in reports) + " |")
+    return "\n".join(lines)
+
+
+# --- Command -----------------------------------------------------------------------------------
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def make_understander(resolver: CatalogDrugResolver, provider: FrameProvider) -> Understander:
+    def run(message: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
+        return understand(message, resolver, provider, Deadline.after(TURN_BUDGET_S), history, prior)
+
+    return run
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="duocthu eval understanding", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", action="append", default=[], help="gold JSONL file (repeatable)")
+    parser.add_argument("--vimedaqa", help="the kit's vimedaqa-drug-validation.jsonl")
+    parser.add_argument(
+        "--title-map", default="tests/gold/vimedaqa_titles.tsv", help="ViMedAQA title -> label"
+    )
+    parser.add_argument("--source", help="formulary source to build the catalogue from (default: the sample)")
+    parser.add_argument(
+        "--provider",
+        choices=("offline", "settings"),
+        default="offline",
+        help="offline (default), or the provider the environment configures",
+    )
+    parser.add_argument("--failures", type=int, default=0, help="print up to N wrong answers per file")
+    args = parser.parse_args(list(argv))
+    if not args.questions and not args.vimedaqa:
+        parser.error("give --questions FILE and/or --vimedaqa FILE")
+
+    records = load_source(Path(args.source) if args.source else sample_formulary_path())
+    catalog = Catalog.from_records(records, corpus_hash="eval")
+    resolver = CatalogDrugResolver(catalog)
+    provider = OfflineFrameProvider() if args.provider == "offline" else frame_provider(Settings.from_env())
+    understander = make_understander(resolver, provider)
+    print(f"provider: {provider.name}; catalogue: {len(catalog.drugs)} drugs\n")
+
+    for name in args.questions:
+        gold = score_gold(_read_jsonl(Path(name)), understander)
+        print(gold_table(Path(name).name, gold) + "\n")
+        for row, frame, wrong in gold.failures[: args.failures]:
+            shown = frame.model_dump(exclude_defaults=True, exclude={"standalone_query", "patient_context"})
+            print(
+                f"  ✗ {row['id']} [{', '.join(wrong)}] {row['message']!r}\n"
+                f"      want {row['expect']}\n      got  {shown}"
+            )
+    if args.vimedaqa:
+        titles = read_title_map(Path(args.title_map))
+        reports = score_vimedaqa(_read_jsonl(Path(args.vimedaqa)), titles, understander, catalog)
+        print("#### ViMedAQA (drug, validation)\n")
+        print(vimedaqa_table(reports) + "\n")
+        for half, report in reports.items():
+            for question, wrong_drugs in report.false_drug_rows:
+                print(f"  false drug ({half}): {wrong_drugs} in {question!r}")
+            for row, label, got in report.failures[: args.failures]:
+                print(
+                    f"  ✗ ({half}) want {label}, got {got.attribute} ({got.turn_type}): {row['question']!r}"
+                )
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,270 @@
+"""Small extractors: the patient facts a turn states (weight, age, population, route, kidney and
+liver function, pregnancy, breastfeeding, current medicines, allergies, conditions) and the
+product names it mentions that the catalogue does not know.
+
+Each is a narrow surface rule over the cue tables (`duocthu.cues`); none holds drug knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from duocthu.catalog import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
+from duocthu.cues import ConditionMention, Cue, TurnCues, find_conditions, scan_cues
+from duocthu.frame import MAX_WEIGHT_KG, PatientContext
+from duocthu.text import fold, nfc
+from duocthu.vocabulary import Population, Route
+
+# "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
+_WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
+_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
+_AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
+# Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
+# doses run to adolescence), 65 and over is elderly.
+CHILD_BELOW_YEARS = 18.0
+ELDERLY_FROM_YEARS = 65.0
+# Words that end the object of "đang dùng X" / "dị ứng với X".
+_OBJECT_STOP = frozenset(
+    fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
+)
+_RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
+_NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
+
+
+@dataclass(frozen=True)
+class Facts:
+    weight_kg: float | None = None
+    age_text: str | None = None
+    population: Population | None = None
+    route: Route | None = None
+    renal_function: str | None = None
+    hepatic_function: str | None = None
+    pregnancy: bool | None = None
+    breastfeeding: bool | None = None
+    current_medications: tuple[str, ...] = ()
+    allergies: tuple[str, ...] = ()
+    comorbidities: tuple[str, ...] = ()
+    conditions: tuple[ConditionMention, ...] = ()
+    comorbid: tuple[ConditionMention, ...] = ()  # the conditions the patient has ("bị hen")
+    current_medication_ids: tuple[str, ...] = ()  # catalogue drugs among current_medications
+    object_positions: frozenset[int] = field(default_factory=frozenset)  # tokens of allergy objects
+
+    def patient_context(self) -> PatientContext:
+        return PatientContext(
+            comorbidities=self.comorbidities,
+            allergies=self.allergies,
+            current_medications=self.current_medications,
+            renal_function=self.renal_function,
+            hepatic_function=self.hepatic_function,
+            pregnancy=self.pregnancy,
+            breastfeeding=self.breastfeeding,
+        )
+
+    @property
+    def states_patient(self) -> bool:
+        """The turn describes a particular patient (so the answer is a decision for that patient)."""
+        return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def extract_weight(text: str) -> float | None:
+    for match in _WEIGHT.finditer(fold(nfc(text))):
+        weight = _number(match.group(1))
+        if 0 < weight <= MAX_WEIGHT_KG:
+            return weight
+    return None
+
+
+def extract_age(text: str) -> tuple[str | None, float | None]:
+    """The age as stated ("5 tuổi", "3 tháng tuổi") and in years."""
+    match = _AGE.search(fold(nfc(text)))
+    if not match:
+        return None, None
+    value, unit = _number(match.group(1)), match.group(2)
+    years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
+    return f"{match.group(1)} {_AGE_WORDS[unit]}", years
+
+
+def clause_ids(text: str) -> list[int]:
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
+    ids: list[int] = []
+    clause = 0
+    for match in re.finditer(r"\w+|[,;.?!:]", nfc(text)):
+        if match.group(0)[0].isalnum() or match.group(0)[0] == "_":
+            ids.append(clause)
+        else:
+            clause += 1
+    return ids
+
+
+def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
+    """Token positions of the phrase a cue introduces: to the clause end, a stop word, or `limit`."""
+    end = cue.end
+    while (
+        end < len(tokens)
+        and end - cue.end < limit
+        and clauses[end] == clauses[cue.end - 1]
+        and fold(tokens[end]) not in _OBJECT_STOP
+    ):
+        end += 1
+    return range(cue.end, end)
+
+
+def _population(cues: TurnCues, years: float | None) -> Population | None:
+    found = cues.all("population")
+    if found:
+        return found[0].value  # type: ignore[return-value]  # checked against POPULATIONS at load
+    if years is None:
+        return None
+    if years < CHILD_BELOW_YEARS:
+        return "tre_em"
+    return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
+
+
+def _function(cue: Cue | None, tokens: Sequence[str]) -> str | None:
+    """The stated kidney/liver function: the cue and the qualifiers after it ("suy thận nặng")."""
+    if cue is None:
+        return None
+    end = cue.end
+    while (
+        end < len(tokens)
+        and end - cue.end < 3
+        and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
+    ):
+        end += 1
+    return " ".join(tokens[cue.start : end])
+
+
+def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
+    cues = scan_cues(text)
+    tokens = cues.tokens
+    clauses = clause_ids(text)
+    if len(clauses) != len(tokens):  # tokenisers disagree (exotic text): one clause
+        clauses = [0] * len(tokens)
+    age_text, years = extract_age(text)
+    route = cues.first("route")
+    starts = {m.start: m for m in named}
+
+    current: list[str] = []
+    current_ids: list[str] = []
+    for cue in cues.all("current_medication"):
+        span = _object_after(cue, tokens, clauses, limit=6)
+        drugs = [starts[i] for i in span if i in starts]
+        if drugs:
+            current += [m.matched_text for m in drugs]
+            current_ids += [m.drug_id for m in drugs]
+        elif len(span):
+            current.append(" ".join(tokens[i] for i in span))
+
+    allergies: list[str] = []
+    objects: set[int] = set()
+    for cue in cues.all("allergy"):
+        span = _object_after(cue, tokens, clauses)
+        if len(span):
+            allergies.append(" ".join(tokens[i] for i in span))
+            objects.update(span)
+
+    conditions = find_conditions(text)
+    comorbid_starts = {c.end for c in cues.all("comorbidity")}
+    functional = {"suy thận", "suy gan", "xơ gan"}
+    comorbid = [
+        c
+        for c in conditions
+        if c.start in comorbid_starts and c.normalized not in functional and c.start not in objects
+    ]
+    comorbidities = [c.normalized for c in comorbid]
+    return Facts(
+        weight_kg=extract_weight(text),
+        age_text=age_text,
+        population=_population(cues, years),
+        route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
+        renal_function=_function(cues.first("renal"), tokens),
+        hepatic_function=_function(cues.first("hepatic"), tokens),
+        pregnancy=True if cues.has("pregnancy") else None,
+        breastfeeding=True if cues.has("breastfeeding") else None,
+        current_medications=tuple(dict.fromkeys(current)),
+        allergies=tuple(dict.fromkeys(allergies)),
+        comorbidities=tuple(dict.fromkeys(comorbidities)),
+        conditions=conditions,
+        comorbid=tuple(comorbid),
+        current_medication_ids=tuple(dict.fromkeys(current_ids)),
+        object_positions=frozenset(objects),
+    )
+
+
+# --- Names the catalogue does not know ---------------------------------------------------------
+
+
+def _foreign(token: str) -> bool:
+    """A word that cannot be Vietnamese: three letters or more, not one syllable's shape, not listed."""
+    folded = fold(token)
+    if len(folded) < 3 or not folded.isalpha() or token.casefold() in common_words():
+        return False
+    return not is_vietnamese_syllable(folded)
+
+
+def unknown_names(
+    text: str,
+    named: Sequence[DrugMatch] = (),
+    suggestions: Sequence[Suggestion] = (),
+    facts: Facts | None = None,
+) -> tuple[str, ...]:
+    """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
+
+    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
+    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
+    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans
+    the resolver matched, cue phrases (the `not_a_name` rows among them), conditions and allergy
+    objects are never names. A fuzzy suggestion's span is a name too: it was not found as written.
+    """
+    raw = re.findall(r"\w+", nfc(text))
+    cues = scan_cues(text)
+    suggested = [s.matched_text for s in suggestions]
+    if len(raw) != len(cues.tokens):
+        return tuple(dict.fromkeys(suggested))
+    facts = facts or extract_facts(text, named)
+    blocked = set(cues.covered()) | set(facts.object_positions)
+    drug_starts = {m.start for m in named}
+    drug_ends = set()
+    for match in named:
+        end = match.start + len(match.matched_text.split())
+        blocked.update(range(match.start, end))
+        drug_ends.add(end)
+    for condition in facts.conditions:
+        blocked.update(range(condition.start, condition.start + condition.length))
+    slots = {cue.end for cue in cues.all("name_slot")}
+
+    def capitalised(i: int) -> bool:
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
+
+    def word(i: int, in_run: bool) -> bool:
+        if i in blocked:
+            return False
+        if _foreign(raw[i]):
+            return True
+        # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
+        return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
+
+    def strength(i: int) -> bool:
+        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
+
+    names: list[str] = []
+    i = 0
+    while i < len(raw):
+        if not word(i, in_run=False):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
+            j += 1
+        if i not in drug_ends:  # "Acyclovir Stella 800 mg": a maker or strength after a known name
+            names.append(" ".join(raw[i:j]))
+        i = j
+    found = [f" {fold(n)} " for n in names]
+    names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
+    return tuple(dict.fromkeys(names))

@@ -1,0 +1,195 @@
+"""The offline understanding provider: the frame built deterministically, without a model.
+
+It is the embedded default (no model configured) and a real provider, judged on real questions
+(`duocthu eval understanding`). Its inputs are the bounded candidates (only exact `resolve` hits
+become drugs; `suggest` hits become a clarifying question offering them), the longest-phrase
+section resolver, the cue tables and the extractors. Its output goes through the same validation,
+post-conditions and prior-frame merge as a model's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from duocthu.candidates import Turn
+from duocthu.cues import TurnCues, named_drug_attribute, resolve_attribute, scan_cues
+from duocthu.extractors import Facts, extract_facts, unknown_names
+from duocthu.frame import MAX_QUICK_REPLIES, QueryFrame
+from duocthu.providers import Deadline
+
+DOSE_SECTION = "lieu_luong_va_cach_dung"
+INTERACTION_SECTION = "tuong_tac_thuoc"
+CONTRAINDICATION_SECTION = "chong_chi_dinh"
+# Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
+DRUG_TURN_TYPES = frozenset(
+    {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
+)
+ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
+
+
+class OfflineFrameProvider:
+    name = "offline"
+
+    def propose(self, turn: Turn, deadline: Deadline) -> dict[str, Any]:
+        return offline_frame(turn)
+
+
+def _reverse_lookup(cues: TurnCues) -> bool:
+    """The turn asks which drugs (for / causing / contraindicated in) a condition."""
+    return cues.has("reverse_relation") or cues.has("candidate") or cues.has("broad_condition")
+
+
+def _dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryFrame | None) -> bool:
+    """A dose for a stated weight or age: a calculation, not a survey of the dosing section."""
+    if attribute not in (None, DOSE_SECTION) or not (facts.weight_kg or facts.age_text):
+        return False
+    asks_dose = attribute == DOSE_SECTION or cues.has("dose")
+    return asks_dose or (prior is not None and prior.turn_type == "dosing_calc")
+
+
+def _named_turn(products: int, attribute: str | None, cues: TurnCues, facts: Facts) -> tuple[str, str | None]:
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names)."""
+    if products >= 2 and (
+        attribute in (None, INTERACTION_SECTION) or cues.has("interaction") or facts.current_medication_ids
+    ):
+        return "interaction", INTERACTION_SECTION
+    if _dose_turn(attribute, cues, facts, None):
+        return "dosing_calc", DOSE_SECTION
+    if attribute is None and any(c.kind == "disease" for c in facts.comorbid):
+        # "người bị hen có nên dùng X?": whether X may be used at all is the contraindications
+        # section first (a decision for this patient; the patient context goes with it).
+        return "drug_attribute", CONTRAINDICATION_SECTION
+    if attribute or facts.states_patient:
+        # "dùng ... được không?" for a described patient: a decision for that patient.
+        return "drug_attribute", attribute
+    return "drug_overview", None
+
+
+def _continues(turn: Turn, cues: TurnCues, attribute: str | None, facts: Facts) -> bool:
+    """The turn names no drug but goes on about the drugs of the conversation."""
+    if cues.has("new_topic") or _reverse_lookup(cues):
+        return False
+    return bool(
+        cues.leads("continue_lead")
+        or cues.has("continue")
+        or attribute
+        or cues.has("dose")
+        or cues.has("medicine")
+        or facts.states_patient
+        or facts.population
+    )
+
+
+def _continued_turn(
+    turn: Turn, attribute: str | None, cues: TurnCues, facts: Facts
+) -> tuple[str, str | None]:
+    prior = turn.prior
+    if _dose_turn(attribute, cues, facts, prior):
+        return "dosing_calc", DOSE_SECTION
+    if attribute:
+        return "drug_attribute", attribute
+    if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
+        return prior.turn_type, None
+    return "drug_overview", None
+
+
+def _suggestion_question(turn: Turn) -> tuple[str, list[str]]:
+    suggestions = turn.candidates.turn.suggestions[:MAX_QUICK_REPLIES]
+    names = [turn.candidates.names.get(s.drug_id, (s.drug_id,))[0] for s in suggestions]
+    spans = list(dict.fromkeys(s.matched_text for s in suggestions))
+    offered = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " hay " + names[-1]
+    return f"Không tìm thấy “{', '.join(spans)}” trong Dược thư. Ý bạn là {offered}?", names
+
+
+def offline_frame(turn: Turn) -> dict[str, Any]:
+    text = turn.message
+    cues = scan_cues(text)
+    named = turn.candidates.turn.matches
+    facts = extract_facts(text, named)
+    attribute = resolve_attribute(text)
+    unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+    if attribute is None and (named or unknown):
+        attribute = named_drug_attribute(cues)
+    drugs = [m.drug_id for m in named]
+    prior = turn.prior
+    earlier = bool(prior and prior.drugs) or bool(turn.candidates.history_ids())
+    frame: dict[str, Any] = {
+        "drugs": drugs,
+        "unknown_drugs": unknown,
+        "population": facts.population,
+        "weight_kg": facts.weight_kg,
+        "age_text": facts.age_text,
+        "route": facts.route,
+        "patient_context": facts.patient_context().model_dump(),
+        "standalone_query": text,
+    }
+
+    if not drugs and not unknown and not attribute and not facts.conditions and cues.has("smalltalk"):
+        return {**frame, "turn_type": "smalltalk", "context_action": "new" if earlier else "none"}
+    uncovered = {cue.value for cue in cues.all("not_covered")}
+    if uncovered - {"purchase"} or (uncovered and attribute is None):
+        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying is
+        # weak evidence: "mua X có cần đơn không?" asks about the regulatory section.
+        return {**frame, "turn_type": "out_of_scope", "attribute": None}
+
+    if drugs:
+        turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts)
+        changed = bool(prior and prior.drugs and set(prior.drugs) != set(drugs))
+        answers_question = bool(prior and prior.needs_clarify)
+        return {
+            **frame,
+            "turn_type": turn_type,
+            "attribute": attribute,
+            "section_overview": turn_type == "drug_attribute" and not facts.states_patient,
+            "context_action": "new" if changed else ("continue" if answers_question else "none"),
+            "depends_on_previous_turn": answers_question,
+        }
+
+    if earlier and not unknown and _continues(turn, cues, attribute, facts):
+        turn_type, attribute = _continued_turn(turn, attribute, cues, facts)
+        carried = [] if prior and prior.drugs else list(turn.candidates.history_ids())
+        return {
+            **frame,
+            "turn_type": turn_type,
+            "drugs": carried,
+            "attribute": attribute,
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
+
+    context_action = "new" if earlier else "none"
+    if unknown:
+        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts)
+        asked: dict[str, Any] = {}
+        if turn.candidates.turn.suggestions:
+            reason, replies = _suggestion_question(turn)
+            asked = {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
+        return {
+            **frame,
+            "turn_type": turn_type,
+            "attribute": attribute,
+            "context_action": context_action,
+            **asked,
+        }
+    if facts.conditions and (not attribute or _reverse_lookup(cues)):
+        kind = "symptom_to_drug" if facts.conditions[0].kind == "symptom" else "condition_to_drug"
+        first = facts.conditions[0]
+        return {
+            **frame,
+            "turn_type": kind,
+            "attribute": None,
+            "condition": {"text": first.text, "normalized": first.normalized},
+            "condition_relation": "indication",
+            "indication": first.normalized,
+            "context_action": context_action,
+        }
+    if attribute or cues.has("medicine") or cues.has("dose") or _reverse_lookup(cues):
+        return {
+            **frame,
+            "turn_type": "drug_attribute" if attribute else "out_of_scope",
+            "attribute": attribute,
+            "needs_clarify": True,
+            "clarify_reason": ASK_FOR_DRUG,
+            "context_action": context_action,
+        }
+    return {**frame, "turn_type": "out_of_scope", "context_action": context_action}

@@ -1,0 +1,57 @@
+"""Subject scope: a keyword rule, the more conservative of the caller's claim and the scan."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.policy.scope import looks_non_human, resolve_subject_scope, scan_scope
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Liều paracetamol cho chó 10 kg?",
+        "lieu amoxicilin cho cho 5kg",  # "cho chó" typed without marks
+        "Mèo nhà tôi bị nôn, cho uống omeprazol được không?",
+        "Thuốc thú y amoxicilin",
+        "Gia súc bị tiêu chảy dùng thuốc gì?",
+        "Thú cưng bị sốt có dùng paracetamol được không",
+        "Heo con bị tiêu chảy",
+        "Con chó nhà tôi bị chó khác cắn, bôi thuốc gì?",  # the dog is the patient
+    ],
+)
+def test_animal_questions_are_non_human(question: str) -> None:
+    assert scan_scope(question) == "non_human"
+    assert resolve_subject_scope(question) == "non_human"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Liều paracetamol cho trẻ 12 kg?",
+        "lieu paracetamol cho tre em",  # bare "cho" is "for", never "chó"
+        "cho con bu dung fluconazol duoc khong",
+        "Bị chó cắn có cần tiêm kháng sinh amoxicilin không?",  # a person bitten
+        "Tôi bị dị ứng lông mèo, uống cetirizin được không?",
+        "Ăn thịt bò khi đang uống warfarin được không?",
+        "Mẹo uống thuốc đắng cho trẻ",
+    ],
+)
+def test_people_questions_stay_human(question: str) -> None:
+    assert scan_scope(question) == "human"
+
+
+def test_a_caller_can_narrow_but_never_widen() -> None:
+    # Given a question about a person and one about a dog
+    person, dog = "Chống chỉ định của ibuprofen?", "Liều ibuprofen cho chó?"
+    # Then a non_human claim narrows the person's question...
+    assert resolve_subject_scope(person, "non_human") == "non_human"
+    # ...while a human claim (the web client always sends one) cannot widen the dog's
+    assert resolve_subject_scope(dog, "human") == "non_human"
+    assert resolve_subject_scope(person, "human") == "human"
+    assert resolve_subject_scope(person, None) == "human"
+
+
+def test_looks_non_human_reads_the_whole_conversation() -> None:
+    assert looks_non_human(["Con mèo nhà tôi 4 kg", "Liều bao nhiêu?"])
+    assert not looks_non_human(["Trẻ 12 kg", "Liều bao nhiêu?"])
+    assert looks_non_human("Liều cho chó?")
