@@ -25,7 +25,7 @@ get_runtime()  # cold start
 @app.post("/v1/chat")
 @tracer.capture_method
 def chat(body: ChatRequest) -> ChatResponse:
-    response = services.chat(get_runtime(), body)
+    response = services.chat(get_runtime(), body, app.lambda_context)
     metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
     return response

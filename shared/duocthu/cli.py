@@ -8,9 +8,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from duocthu.assistant import Assistant, render
+from duocthu import services
 from duocthu.catalog import CatalogDrugResolver
 from duocthu.ingest import ingest_path, load_active_catalog
+from duocthu.runtime import build_runtime
 from duocthu.settings import Settings
 from duocthu.source import SourceError, sample_formulary_path
 from duocthu.store import open_store
@@ -69,14 +70,24 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    store = open_store(settings)
+    runtime = build_runtime(_settings(args))
     try:
-        _, catalog = load_active_catalog(store, settings)
-        reply = Assistant(store, catalog).ask(args.question)
-        print(render(reply, catalog))
+        if runtime.problem:
+            print(f"index not ready: {runtime.problem}", file=sys.stderr)
+            return 1
+        turn = services.chat_service(runtime).turn(args.question, args.session)
+        if args.json:
+            print(services.chat_response(turn).model_dump_json(indent=2))
+        else:
+            print(turn.answer)
+            if turn.system_error:
+                print(f"\n[system_error: {turn.system_error}]", file=sys.stderr)
+            print(
+                f"\n(session: {turn.session_id} · {turn.bundle.decision} · {turn.bundle.reason})",
+                file=sys.stderr,
+            )
     finally:
-        store.close()
+        runtime.store.close()
     return 0
 
 
@@ -146,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="ask a question (embedded defaults, offline)")
     p.add_argument("question")
+    p.add_argument("--session", help="continue a conversation (the id printed by an earlier ask)")
+    p.add_argument("--json", action="store_true", help="print the whole response as JSON")
     p.add_argument("--data-dir")
     p.set_defaults(func=cmd_ask)
 

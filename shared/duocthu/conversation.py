@@ -12,6 +12,7 @@ import re
 import tempfile
 import time
 import uuid
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -148,3 +149,9 @@ def open_conversation_store(settings: Settings) -> ConversationStore:
         table = boto3.resource("dynamodb").Table(settings.conversation_table)
         return DynamoConversationStore(table, settings.session_ttl_s)
     return FileConversationStore(settings.data_dir / "sessions", settings.session_ttl_s)
+
+
+@lru_cache(maxsize=4)
+def get_conversation_store(settings: Settings) -> ConversationStore:
+    """One store (and boto3 resource) per process."""
+    return open_conversation_store(settings)

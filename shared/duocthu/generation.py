@@ -12,10 +12,12 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from duocthu.evidence import EvidenceBundle, EvidenceItem
 from duocthu.sections import SECTION_HEADINGS, SECTION_ORDER
+from duocthu.settings import Settings
 from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
@@ -179,3 +181,17 @@ class ExtractiveGenerator:
 
     def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer:
         return extractive_answer(bundle, sample_data=sample_data)
+
+
+def answer_generator(settings: Settings) -> ExtractiveGenerator | BedrockAnswerGenerator:
+    if not settings.generation_model_id:
+        return ExtractiveGenerator()
+    from duocthu.providers.bedrock import bedrock_runtime_client
+
+    client = bedrock_runtime_client(settings)(int(settings.bedrock_read_timeout_s))
+    return BedrockAnswerGenerator(client, settings.generation_model_id)
+
+
+@lru_cache(maxsize=4)
+def get_answer_generator(settings: Settings) -> ExtractiveGenerator | BedrockAnswerGenerator:
+    return answer_generator(settings)

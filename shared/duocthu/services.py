@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from duocthu import understanding
 from duocthu.api.models import ChatRequest, ChatResponse, HealthBody, RetrieveRequest, UnderstandRequest
-from duocthu.assistant import Assistant, render
+from duocthu.chat import ChatService, ChatTurn
+from duocthu.conversation import get_conversation_store
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
+from duocthu.generation import get_answer_generator
 from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.retrieval import RetrievalService
 from duocthu.runtime import Runtime
+from duocthu.vocabulary import SubjectScope
 
 
 def understand(
@@ -54,29 +59,45 @@ def retrieve(runtime: Runtime, request: RetrieveRequest) -> EvidenceBundle:
     )
 
 
-def chat(runtime: Runtime, request: ChatRequest) -> ChatResponse:
+def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> ChatService:
+    """The turn's service: the process's long-lived parts, this invocation's deadline."""
     catalog, resolver = runtime.ready()
-    if request.subject_scope == "non_human":
-        bundle = EvidenceBundle(decision="ABSTAIN", reason="non_human_subject")
-        answer = "Dược thư Quốc gia Việt Nam chỉ đề cập việc dùng thuốc cho người."
-        return ChatResponse(
-            answer=answer,
-            decision=bundle.decision,
-            reason=bundle.reason,
-            bundle=bundle,
-            session_id=request.session_id,
-        )
-    reply = Assistant(runtime.store, catalog, resolver).ask(request.message)
-    citations = list(
-        dict.fromkeys(ref.citation() for item in reply.bundle.evidence for ref in item.source_refs)
+    settings = runtime.settings
+    deadline = Deadline.for_invocation(
+        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
     )
+    provider = get_frame_provider(settings)
+
+    def understand_turn(
+        message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
+    ) -> QueryFrame:
+        return understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+
+    return ChatService(
+        catalog,
+        RetrievalService(runtime.store, settings.evidence_policy),
+        understand_turn,
+        get_answer_generator(settings),
+        get_conversation_store(settings),
+    )
+
+
+def chat(runtime: Runtime, request: ChatRequest, context: LambdaContextLike | None = None) -> ChatResponse:
+    turn = chat_service(runtime, context).turn(request.message, request.session_id, request.subject_scope)
+    return chat_response(turn)
+
+
+def chat_response(turn: ChatTurn) -> ChatResponse:
     return ChatResponse(
-        answer=render(reply, catalog),
-        decision=reply.bundle.decision,
-        reason=reply.bundle.reason,
-        bundle=reply.bundle,
-        citations=citations,
-        session_id=request.session_id,
+        session_id=turn.session_id,
+        answer=turn.answer,
+        decision=turn.bundle.decision,
+        reason=turn.bundle.reason,
+        citations=list(turn.citations),
+        frame=turn.frame,
+        quick_replies=list(turn.quick_replies),
+        system_error=turn.system_error,
+        bundle=turn.bundle,
     )
 
 

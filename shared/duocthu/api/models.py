@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
+from duocthu.vocabulary import Decision, Reason, SystemError
 
 MAX_MESSAGE_CHARS = 2000
 MAX_HISTORY = 20
@@ -49,13 +50,15 @@ class ChatRequest(_Request):
 
 
 class ChatResponse(BaseModel):
+    session_id: str
     answer: str
-    decision: str
-    reason: str
-    frame: QueryFrame | None = None
-    bundle: EvidenceBundle
+    decision: Decision
+    reason: Reason
     citations: list[str] = Field(default_factory=list)
-    session_id: str | None = None
+    frame: QueryFrame | None = None
+    quick_replies: list[str] = Field(default_factory=list)
+    system_error: SystemError | None = None
+    bundle: EvidenceBundle
 
 
 class ErrorBody(BaseModel):

@@ -1,0 +1,166 @@
+"""One chat turn end to end on the sample index, route by route."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from duocthu import understanding
+from duocthu.catalog import Catalog, CatalogDrugResolver
+from duocthu.chat import ChatService
+from duocthu.conversation import ConversationState, ConversationUnavailable, FileConversationStore
+from duocthu.frame import QueryFrame
+from duocthu.generation import ExtractiveGenerator
+from duocthu.retrieval import RetrievalService
+from duocthu.settings import Settings
+from duocthu.store import StoreUnavailable
+from duocthu.store.edge import EdgeStore
+from duocthu.vocabulary import SubjectScope
+
+
+def offline(resolver: CatalogDrugResolver) -> Any:
+    def understand(
+        message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
+    ) -> QueryFrame:
+        return (
+            understanding.understand_offline(message, resolver, history, prior)
+            if scope == "human"
+            else (understanding.non_human_frame(message))
+        )
+
+    return understand
+
+
+@pytest.fixture
+def service(sample_index: tuple[EdgeStore, Catalog, Settings], tmp_path: Path) -> ChatService:
+    store, catalog, _ = sample_index
+    resolver = CatalogDrugResolver(catalog)
+    return ChatService(
+        catalog,
+        RetrievalService(store),
+        offline(resolver),
+        ExtractiveGenerator(),
+        FileConversationStore(tmp_path / "sessions"),
+    )
+
+
+def test_drug_attribute_answers_the_whole_section_with_citations(service: ChatService) -> None:
+    turn = service.turn("Chống chỉ định của ibuprofen?")
+    assert (turn.decision, turn.reason) == ("ANSWERABLE", "grounded_evidence_available")
+    assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
+    assert "loét dạ dày" in turn.answer and turn.citations and "DỮ LIỆU MẪU" in turn.answer
+
+
+def test_overview_is_intro_sections_only(service: ChatService) -> None:
+    turn = service.turn("omeprazol")
+    assert turn.frame is not None and turn.frame.turn_type == "drug_overview"
+    assert {e.section_key for e in turn.bundle.evidence} <= {
+        "ten_chung_quoc_te",
+        "loai_thuoc",
+        "chi_dinh",
+        "duoc_ly_va_co_che_tac_dung",
+    }
+
+
+def test_dosing_quotes_the_formulary_and_does_no_arithmetic(service: ChatService) -> None:
+    turn = service.turn("paracetamol cho trẻ 12 kg liều bao nhiêu?")
+    assert turn.decision == "VERIFY_PDF"  # the weight table must be checked against the page
+    assert "không tự tính liều" in turn.answer and "12 kg" in turn.answer
+    assert {e.section_key for e in turn.bundle.evidence} == {"lieu_luong_va_cach_dung"}
+    assert "180 mg" not in turn.answer.split("Nguồn:")[0]  # nothing computed before the quoted text
+
+
+def test_quarantined_section_surfaces_verify_pdf(service: ChatService) -> None:
+    turn = service.turn("Tương tác thuốc của amiodaron?")
+    assert turn.decision == "VERIFY_PDF" and "CẦN ĐỐI CHIẾU" in turn.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "reason", "phrase"),
+    [
+        ("xin chào", "smalltalk", "Xin chào"),
+        ("Thuốc trị ghẻ cho chó là gì?", "non_human_subject", "cho người"),
+        ("Chống chỉ định của aspirinol?", "unknown_drug", "Không tìm thấy"),
+    ],
+)
+def test_fixed_replies(service: ChatService, message: str, reason: str, phrase: str) -> None:
+    turn = service.turn(message)
+    assert (turn.decision, turn.reason) == ("ABSTAIN", reason) and phrase in turn.answer
+    assert not turn.citations
+
+
+def test_clarify_offers_quick_replies(service: ChatService) -> None:
+    turn = service.turn("Liều amoxicilline cho người lớn?")
+    assert turn.reason == "needs_clarification" and "Amoxicilin" in " ".join(turn.quick_replies)
+
+
+def test_continuation_and_topic_change_share_a_session(service: ChatService) -> None:
+    first = service.turn("Chống chỉ định của metformin?")
+    follow = service.turn("còn thận trọng thì sao?", session_id=first.session_id)
+    assert follow.frame is not None and follow.frame.drugs == ("metformin",)
+    assert {e.section_key for e in follow.bundle.evidence} >= {"than_trong"}
+    change = service.turn("Chỉ định của losartan?", session_id=first.session_id)
+    assert change.frame is not None and change.frame.drugs == ("losartan",)
+
+
+def test_understanding_failure_abstains_with_its_system_error(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, catalog, _ = sample_index
+
+    def down(*_: Any) -> QueryFrame:
+        return understanding.failed_frame("understanding_provider_unavailable")
+
+    turn = ChatService(catalog, RetrievalService(store), down, ExtractiveGenerator()).turn(
+        "Chỉ định của warfarin?"
+    )
+    assert (turn.decision, turn.reason, turn.system_error) == (
+        "ABSTAIN",
+        "dependency_unavailable",
+        "understanding_provider_unavailable",
+    )
+    assert "không phải là câu trả lời về thuốc" in turn.answer
+
+
+def test_store_failure_abstains_and_never_implies_safety(
+    sample_index: tuple[EdgeStore, Catalog, Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, catalog, _ = sample_index
+    service = ChatService(
+        catalog, RetrievalService(store), offline(CatalogDrugResolver(catalog)), ExtractiveGenerator()
+    )
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise StoreUnavailable("down")
+
+    monkeypatch.setattr(store, "find_by_section", broken)
+    turn = service.turn("Chống chỉ định của warfarin?")
+    assert (turn.reason, turn.system_error) == ("dependency_unavailable", "store_unavailable")
+
+
+class _BrokenSessions:
+    backend = "broken"
+
+    def load(self, session_id: str) -> ConversationState | None:
+        raise ConversationUnavailable("dynamodb down")
+
+    def save(self, state: ConversationState) -> None:
+        raise ConversationUnavailable("dynamodb down")
+
+
+def test_conversation_store_failure_degrades_to_stateless(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, catalog, _ = sample_index
+    service = ChatService(
+        catalog,
+        RetrievalService(store),
+        offline(CatalogDrugResolver(catalog)),
+        ExtractiveGenerator(),
+        _BrokenSessions(),
+    )
+    turn = service.turn("Chỉ định của captopril?", session_id="abc")
+    assert turn.decision == "ANSWERABLE" and turn.system_error == "conversation_store_unavailable"
+    assert turn.session_id == "abc"
