@@ -91,6 +91,76 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_batch(args: argparse.Namespace) -> int:
+    from duocthu.batch import run_batch
+
+    runtime = build_runtime(_settings(args))
+    if runtime.problem:
+        print(f"index not ready: {runtime.problem}", file=sys.stderr)
+        return 1
+    service = services.chat_service(runtime)
+
+    def answer(message: str, history: list[str]) -> dict[str, object]:
+        turn = service.turn(message, history=history)
+        return {
+            "frame": turn.frame.model_dump(mode="json") if turn.frame else None,
+            "decision": turn.bundle.decision,
+            "reason": turn.bundle.reason,
+            "evidence": [
+                {
+                    "id": e.id,
+                    "drug_id": e.drug_id,
+                    "section_key": e.section_key,
+                    "part_index": e.part_index,
+                    "score": e.score,
+                }
+                for e in turn.bundle.evidence
+            ],
+            "answer": turn.answer,
+            "system_error": turn.system_error,
+        }
+
+    try:
+        for line in run_batch(sys.stdin, answer):
+            print(line, flush=True)
+    finally:
+        runtime.store.close()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from duocthu.localserver import make_server
+
+    if args.data_dir:
+        os.environ["DUOCTHU_DATA_DIR"] = args.data_dir  # the handlers read settings from the environment
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "DuocthuLocal")
+    os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "duocthu")
+    server = make_server(port=args.port)
+    host, port = server.server_address[:2]
+    print(
+        f"serving the HTTP API on http://{host}:{port} (POST /v1/chat, /v1/understand, /v1/retrieve; "
+        "GET /v1/drugs?q=, /health); Ctrl-C stops",
+        file=sys.stderr,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def cmd_openapi(args: argparse.Namespace) -> int:
+    from duocthu.api.openapi import openapi_json
+
+    sys.stdout.write(openapi_json())
+    return 0
+
+
 def cmd_drugs(args: argparse.Namespace) -> int:
     settings = _settings(args)
     store = open_store(settings)
@@ -161,6 +231,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the whole response as JSON")
     p.add_argument("--data-dir")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("batch", help="JSON lines in (stdin), JSON lines out (stdout), one process")
+    p.add_argument("--data-dir")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("serve", help="the HTTP API on loopback, through the Lambda handlers")
+    p.add_argument("--port", type=int, default=3000)
+    p.add_argument("--data-dir")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("openapi", help="print the HTTP API's OpenAPI document (docs/openapi.json)")
+    p.set_defaults(func=cmd_openapi)
 
     p = sub.add_parser("drugs", help="which catalogue drugs a text names")
     p.add_argument("query")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -61,3 +62,30 @@ def test_ask_json_and_session_continuation(data_dir: Path, capsys: pytest.Captur
     )
     assert second["session_id"] == first["session_id"]
     assert second["frame"]["drugs"] == ["warfarin"] and second["frame"]["attribute"] == "thoi_ky_mang_thai"
+
+
+def test_batch_answers_each_line_in_order(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [
+        {"id": "a", "message": "Chống chỉ định của ibuprofen?"},
+        "not json",
+        {
+            "id": 3,
+            "message": "còn thận trọng?",
+            "history": [{"role": "user", "content": "Chống chỉ định của metformin?"}],
+        },
+        {"id": 4, "message": ""},
+    ]
+    stdin = "\n".join(
+        line if isinstance(line, str) else json.dumps(line, ensure_ascii=False) for line in lines
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin + "\n"))
+    assert main(["batch", "--data-dir", str(data_dir)]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["id"] for o in out] == ["a", None, 3, None]
+    assert out[0]["decision"] == "ANSWERABLE" and out[0]["evidence"][0]["section_key"] == "chong_chi_dinh"
+    assert set(out[0]["frame"]) >= {"turn_type", "drugs", "attribute", "patient_context", "system_error"}
+    assert out[1]["error"] == out[3]["error"] == "invalid_input"
+    assert out[2]["frame"]["drugs"] == ["metformin"] and out[2]["frame"]["attribute"] == "than_trong"
+    assert all("elapsed_ms" in o for o in out)
