@@ -122,10 +122,12 @@ def main(argv: list[str]) -> int:
         print(json.dumps({"rows": rows, "cold": cold}))
         return 0
     print(
-        f"Chat turn latency, ms ({cpus}; offline providers, Edge, sample formulary, n={args.n} per question)\n"
+        f"Chat turn latency, ms ({cpus}; offline providers, Edge, sample formulary, "
+        f"n={args.n} per question)\n"
     )
     print(
-        "| turn type | p50 | p95 | baseline p50 (index + catalogue per request) | baseline p95 | speed-up p50 |"
+        "| turn type | p50 | p95 | baseline p50 (index + catalogue per request) | baseline p95 "
+        "| speed-up p50 |"
     )
     print("|---|---|---|---|---|---|")
     for _, turn_type, p50, p95, b50, b95 in rows:
