@@ -26,13 +26,21 @@ app = create_app(logger)
 get_runtime()  # cold start: open the index and load the catalogue once per container
 
 
-def _retrieve(request: RetrieveRequest) -> EvidenceBundle:
-    bundle = services.retrieve(get_runtime(), request)
+def _retrieve(request: RetrieveRequest, context: LambdaContext | None) -> EvidenceBundle:
+    bundle = services.retrieve(get_runtime(), request, context)  # the deadline bounds a rerank
     metrics.add_metric(name=f"Decision_{bundle.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{bundle.reason}", unit=MetricUnit.Count, value=1)
+    if bundle.system_error:  # e.g. rerank_unavailable: answered, lexically ordered, and counted
+        metrics.add_metric(name=f"SystemError_{bundle.system_error}", unit=MetricUnit.Count, value=1)
     logger.info(
         "retrieved",
-        extra={"decision": bundle.decision, "reason": bundle.reason, "evidence": len(bundle.evidence)},
+        extra={
+            "decision": bundle.decision,
+            "reason": bundle.reason,
+            "evidence": len(bundle.evidence),
+            "ordering": bundle.ordering,
+            "system_error": bundle.system_error,
+        },
     )
     return bundle
 
@@ -47,7 +55,7 @@ def _no_index(err: NoIndex) -> Response[str]:
 @app.post("/v1/retrieve")
 @tracer.capture_method
 def retrieve(body: RetrieveRequest) -> EvidenceBundle:
-    return _retrieve(body)
+    return _retrieve(body, app.lambda_context)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
@@ -58,7 +66,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return resolve_http(app, event, context)
     request = RetrieveRequest.model_validate(event)  # a bad direct input is a program error
     try:
-        return _retrieve(request).model_dump(mode="json")
+        return _retrieve(request, context).model_dump(mode="json")
     except (StoreUnavailable, NotReady, NoIndex) as err:
         metrics.add_metric(name="DependencyUnavailable", unit=MetricUnit.Count, value=1)
         raise DependencyUnavailable("store_unavailable", str(err)) from err

@@ -139,9 +139,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "DuocthuLocal")
     os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "duocthu")
     server = make_server(port=args.port)
-    host, port = server.server_address[:2]
+    port = server.server_address[1]
     print(
-        f"serving the HTTP API on http://{host}:{port} (POST /v1/chat, /v1/understand, /v1/retrieve; "
+        f"serving the HTTP API on http://127.0.0.1:{port} (POST /v1/chat, /v1/understand, /v1/retrieve; "
         "GET /v1/drugs?q=, /health); Ctrl-C stops",
         file=sys.stderr,
     )

@@ -14,9 +14,12 @@ from pathlib import Path
 
 from duocthu.catalog import Catalog
 from duocthu.chunking import Chunk, chunk_monograph
+from duocthu.providers.embeddings import Embedder, get_embedder
+from duocthu.reverse import Calibration, dense_vectors
 from duocthu.settings import Settings
 from duocthu.source import Monograph, corpus_hash, load_source
 from duocthu.store import Manifest, VectorStore
+from duocthu.store.base import dense_size
 
 log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.json"
@@ -30,6 +33,7 @@ class IngestReport:
     sections: int
     points: int
     backend: str
+    calibration: Calibration | None = None  # with an embedding provider: the dense threshold's basis
 
 
 def catalog_path(settings: Settings, version: str) -> Path:
@@ -46,18 +50,33 @@ def ingest_records(
     settings: Settings,
     on_start: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> IngestReport:
+    """With an embedding provider (`embedder`, else the one the settings configure), the parts
+    the dense fallback reads get vectors, and the manifest records the model, the dimension and the
+    discard threshold calibrated for it (duocthu.reverse)."""
     digest = corpus_hash(records)
     chunks: list[Chunk] = [c for r in records for c in chunk_monograph(r)]
     version = new_version_name(digest)
+    embedder = embedder or get_embedder(settings)
+    dense, calibration = dense_vectors(chunks, embedder) if embedder else (None, None)
+    if calibration:
+        log.info("dense threshold calibrated: %s", calibration.summary())
     if on_start:
         on_start(len(chunks))
-    store.build_version(version, chunks, progress=progress)
+    store.build_version(version, chunks, dense=dense if calibration else None, progress=progress)
     path = catalog_path(settings, version)
     path.parent.mkdir(parents=True, exist_ok=True)
     Catalog.from_records(records, digest).write(path)
     manifest = Manifest(
-        version=version, corpus_hash=digest, created_at=Manifest.now(), points=len(chunks), drugs=len(records)
+        version=version,
+        corpus_hash=digest,
+        created_at=Manifest.now(),
+        points=len(chunks),
+        drugs=len(records),
+        embedding_model=calibration.model if calibration else None,
+        dense_dim=dense_size(dense) if calibration else None,
+        dense_threshold=calibration.threshold if calibration else None,
     )
     store.activate(manifest)
     log.info("activated index version %s (%d drugs, %d points)", version, len(records), len(chunks))
@@ -68,13 +87,18 @@ def ingest_records(
         sections=sum(len(r.sections) for r in records),
         points=len(chunks),
         backend=store.backend,
+        calibration=calibration,
     )
 
 
 def ingest_path(
-    source: Path, store: VectorStore, settings: Settings, **hooks: Callable[[int], None]
+    source: Path,
+    store: VectorStore,
+    settings: Settings,
+    on_start: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
-    return ingest_records(load_source(source), store, settings, **hooks)
+    return ingest_records(load_source(source), store, settings, on_start=on_start, progress=progress)
 
 
 def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:

@@ -12,15 +12,25 @@ pharmacology section sits close to almost any question. Routes here:
 - the drug overview: prose parts in book order, the intro sections only for a drug_overview turn
   (the whole monograph for a bare drug name once made answers too long to generate).
 
-Ordering and packing of a free-form question's candidates are the free-form route's (issue 7).
+- the free-form route (duocthu.freeform): a question naming no section, about one drug; its
+  prose parts ordered by a reranker or lexically (never book order), packed to a token budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle, EvidenceItem
+from duocthu.frame import QueryFrame
+from duocthu.freeform import free_form
+from duocthu.interactions import interaction_evidence
 from duocthu.policy import EvidencePolicy, decide
+from duocthu.providers import Deadline
+from duocthu.providers.embeddings import Embedder
+from duocthu.providers.rerank import Reranker
+from duocthu.reverse import Rerank, retrieve_by_indication
+from duocthu.safety import with_patient_safety
 from duocthu.sections import INTRO_SECTIONS, SECTION_HEADINGS
 from duocthu.store import VectorStore
 
@@ -41,9 +51,19 @@ def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
 
 
 class RetrievalService:
-    def __init__(self, store: VectorStore, policy: EvidencePolicy | None = None):
+    def __init__(
+        self,
+        store: VectorStore,
+        policy: EvidencePolicy | None = None,
+        embedder: Embedder | None = None,
+        rerank: Rerank | None = None,
+        reranker: Reranker | None = None,
+    ):
         self.store = store
         self.policy = policy or EvidencePolicy()
+        self.embedder = embedder  # reverse lookup's dense fallback only
+        self.rerank = rerank  # reverse lookup's optional drug rerank
+        self.reranker = reranker  # the free-form route's part rerank (None: lexical order)
 
     # -- section route ----------------------------------------------------------------------
     def by_section(self, drug_id: str, section_key: str, query: str | None = None) -> EvidenceBundle:
@@ -86,6 +106,20 @@ class RetrievalService:
             return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
         return decide(label_sections(items))
 
+    # -- free-form question (duocthu.freeform) -----------------------------------------------
+    def free_form(self, drug_id: str, query: str, deadline: Deadline | None = None) -> EvidenceBundle:
+        """The drug's prose parts ordered for the question (reranked, else lexically), the top
+        `rerank_top_k` packed to `max_context_tokens`; the bundle names the ordering used."""
+        return free_form(self.store, drug_id, query, self.policy, self.reranker, deadline)
+
+    # -- reverse lookup (duocthu.reverse) -----------------------------------------------------
+    def by_indication(self, indication: str | None, deadline: Deadline | None = None) -> EvidenceBundle:
+        """Condition -> drugs: the chỉ định keyword pass, the dense fallback only when it finds
+        nothing; ranked drugs (max score per drug) with their evidence, capped by the policy."""
+        return retrieve_by_indication(
+            self.store, indication, self.policy, embedder=self.embedder, rerank=self.rerank, deadline=deadline
+        )
+
     # -- entry point ------------------------------------------------------------------------
     def retrieve_framed(
         self,
@@ -93,10 +127,26 @@ class RetrievalService:
         section_key: str | None,
         query: str | None = None,
         is_overview: bool = True,
+        deadline: Deadline | None = None,
     ) -> EvidenceBundle:
         """A named section takes the section route. Without one: the intro overview for a
-        drug_overview turn (is_overview, the default: a bare drug name), else every prose
-        section in book order, until the free-form route orders and packs them."""
+        drug_overview turn (is_overview, the default: a bare drug name); else the free-form route
+        for the question, or, with no question to order by, every prose section in book order."""
         if section_key:
             return self.by_section(drug_id, section_key, query)
+        if not is_overview and query and query.strip():
+            return self.free_form(drug_id, query, deadline)
         return self.overview(drug_id, intro_only=is_overview)
+
+    # -- interactions and patient safety (issue 9) --------------------------------------------
+    def interaction(self, drug_ids: Sequence[str], resolver: CatalogDrugResolver) -> EvidenceBundle:
+        """Two or more named drugs: each one's interaction section searched for the others'
+        names, pooled, decided by decide() (duocthu.interactions)."""
+        return interaction_evidence(self.store, resolver, drug_ids)
+
+    def with_patient_safety(
+        self, stage_one: EvidenceBundle, frame: QueryFrame, resolver: CatalogDrugResolver
+    ) -> EvidenceBundle:
+        """A reverse lookup's bundle plus the stage-2 safety facets of its ranked drugs for the
+        patient the frame describes (duocthu.safety); stage one as it is without a patient."""
+        return with_patient_safety(stage_one, self.store, resolver, frame, self.policy)

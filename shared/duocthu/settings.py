@@ -89,12 +89,43 @@ class Settings(BaseModel):
         default=5.0, gt=0, description="EMBEDDING_TIMEOUT_S: a query embedding's budget"
     )
 
+    # Free-form ordering (duocthu.providers.rerank): off unless a reranker is configured.
+    rerank_provider: Literal["off", "cohere", "bedrock"] | None = Field(
+        default=None,
+        description="RERANK_PROVIDER: off | cohere | bedrock (default: cohere when COHERE_API_KEY or "
+        "COHERE_API_KEY_SECRET_ARN is set, else off)",
+    )
+    rerank_model_id: str | None = Field(
+        default=None,
+        description="RERANK_MODEL_ID (default: rerank-v3.5 on the Cohere API, cohere.rerank-v3-5:0 "
+        "on Bedrock)",
+    )
+    cohere_api_key: str | None = Field(default=None, description="COHERE_API_KEY")
+    cohere_api_key_secret_arn: str | None = Field(
+        default=None, description="COHERE_API_KEY_SECRET_ARN: Secrets Manager secret holding the Cohere key"
+    )
+    rerank_timeout_s: float = Field(
+        default=2.0, gt=0, description="RERANK_TIMEOUT_S: one attempt, no retries, capped by the deadline"
+    )
+    retrieve_deadline_margin_ms: int = Field(
+        default=1000,
+        ge=0,
+        description="RETRIEVE_DEADLINE_MARGIN_MS: kept back from the Lambda's remaining time when reranking",
+    )
+
     @property
     def understanding_backend(self) -> Literal["offline", "bedrock"]:
         """The one place the provider is chosen: offline unless a model is configured."""
         if self.understanding_provider is not None:
             return self.understanding_provider
         return "bedrock" if self.understanding_model_id else "offline"
+
+    @property
+    def rerank_backend(self) -> Literal["off", "cohere", "bedrock"]:
+        """The one place the reranker is chosen: off unless one is configured."""
+        if self.rerank_provider is not None:
+            return self.rerank_provider
+        return "cohere" if self.cohere_api_key or self.cohere_api_key_secret_arn else "off"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -123,6 +154,12 @@ class Settings(BaseModel):
             "embedding_provider": env.get("EMBEDDING_PROVIDER") or None,
             "embedding_model_id": env.get("EMBEDDING_MODEL_ID") or None,
             "embedding_timeout_s": env.get("EMBEDDING_TIMEOUT_S"),
+            "rerank_provider": env.get("RERANK_PROVIDER") or None,
+            "rerank_model_id": env.get("RERANK_MODEL_ID") or None,
+            "cohere_api_key": env.get("COHERE_API_KEY") or None,
+            "cohere_api_key_secret_arn": env.get("COHERE_API_KEY_SECRET_ARN") or None,
+            "rerank_timeout_s": env.get("RERANK_TIMEOUT_S"),
+            "retrieve_deadline_margin_ms": env.get("RETRIEVE_DEADLINE_MARGIN_MS"),
         }
         return cls.model_validate({k: v for k, v in values.items() if v is not None})
 

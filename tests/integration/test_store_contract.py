@@ -206,3 +206,78 @@ def test_server_errors_are_store_unavailable(tmp_path: Any) -> None:
     with pytest.raises(StoreUnavailable):
         store.find_by_section("thuoc_a", "chong_chi_dinh")
     store.close()
+
+
+# -- reverse lookup: phrase candidates and dense search (issue 8) --------------------------------
+
+PHRASE_DOCS = {
+    ("thuoc_a", "chi_dinh", 0): "Điều trị viêm loét dạ dày tá tràng và trào ngược dạ dày – thực quản.",
+    ("thuoc_a", "chi_dinh", 1): "Loét do thuốc chống viêm; viêm dạ dày.",
+    ("thuoc_b", "chi_dinh", 0): "Tăng huyết áp; suy tim.",
+    ("thuoc_b", "chong_chi_dinh", 0): "Loét dạ dày tá tràng tiến triển.",
+}
+
+
+def phrase_corpus(with_dense: bool = False) -> tuple[list[Chunk], list[list[float] | None] | None]:
+    chunks = [make_chunk(d, k, p, text) for (d, k, p), text in PHRASE_DOCS.items()]
+    if not with_dense:
+        return chunks, None
+    # Vectors only on chi_dinh parts, as ingest stores them; the others carry none.
+    vectors: dict[tuple[str, str, int], list[float]] = {
+        ("thuoc_a", "chi_dinh", 0): [1.0, 0.0, 0.0],
+        ("thuoc_a", "chi_dinh", 1): [0.8, 0.6, 0.0],
+        ("thuoc_b", "chi_dinh", 0): [0.0, 0.0, 1.0],
+    }
+    return chunks, [vectors.get(key) for key in PHRASE_DOCS]
+
+
+def test_phrase_candidates_are_contiguous_folded_words(empty_store: tuple[Any, Settings]) -> None:
+    # Given parts in and out of chi_dinh
+    store, _ = empty_store
+    chunks, _ = phrase_corpus()
+    publish(store, "v1", chunks)
+
+    def found(phrase: str, section: str | None = "chi_dinh") -> list[tuple[str, int]]:
+        hits = store.find_by_phrase(phrase, section_key=section, chunk_kind="prose")
+        return sorted((h.drug_id, h.part_index) for h in hits)
+
+    # Then a phrase matches as a contiguous run of whole words, marks and case folded
+    assert found("loét dạ dày") == [("thuoc_a", 0)]
+    assert found("LOET DA DAY") == [("thuoc_a", 0)]
+    assert found("loét dạ dày", section=None) == [("thuoc_a", 0), ("thuoc_b", 0)]
+    # not as a token subset (every word is in part 1, not in that order), not inside a word
+    assert found("dạ dày loét") == []
+    assert found("viêm dạ dày") == [("thuoc_a", 1)]
+    assert found("huyết") == [("thuoc_b", 0)] and found("huy") == []
+    # across punctuation the words still run on (the en dash is no word)
+    assert found("dạ dày thực quản") == [("thuoc_a", 0)]
+    assert found("") == [] and found("?!") == []
+    assert all(h.score == 1.0 for h in store.find_by_phrase("suy tim", section_key="chi_dinh"))
+
+
+def test_dense_search_is_cosine_over_parts_with_vectors(empty_store: tuple[Any, Settings]) -> None:
+    # Given a version where only the chi_dinh parts carry a 3-d dense vector
+    store, _ = empty_store
+    chunks, dense = phrase_corpus(with_dense=True)
+    store.build_version("v1", chunks, dense=dense)
+    store.activate(
+        Manifest(
+            version="v1",
+            corpus_hash="h",
+            created_at=Manifest.now(),
+            points=len(chunks),
+            drugs=2,
+            embedding_model="test-model",
+            dense_dim=3,
+            dense_threshold=0.5,
+        )
+    )
+    # When searched with a query vector
+    hits = store.search_dense([1.0, 0.0, 0.0], section_key="chi_dinh", chunk_kind="prose", limit=10)
+    # Then the scores are cosines, best first, and parts without a vector never come back
+    assert [(h.drug_id, h.part_index) for h in hits] == [("thuoc_a", 0), ("thuoc_a", 1), ("thuoc_b", 0)]
+    assert [round(h.score, 4) for h in hits] == [1.0, 0.8, 0.0]
+    assert len(store.search_dense([0.0, 0.0, 2.0], limit=1)) == 1
+    assert store.search_dense([1.0, 0.0, 0.0], section_key="chong_chi_dinh") == []
+    assert store.active_manifest().embedding_model == "test-model"
+    assert store.find_by_section("thuoc_b", "chong_chi_dinh")[0].text.startswith("Loét")

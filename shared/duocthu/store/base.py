@@ -73,10 +73,11 @@ class VectorStore(Protocol):
         self,
         version: str,
         chunks: Sequence[Chunk],
-        dense: Sequence[Sequence[float]] | None = None,
+        dense: Sequence[Sequence[float] | None] | None = None,
         progress: Progress | None = None,
     ) -> None:
-        """Create a new, inactive index version holding exactly these chunks."""
+        """Create a new, inactive index version holding exactly these chunks (with `dense`, the
+        dense vector of each chunk, in order; None for a chunk that carries none)."""
 
     def activate(self, manifest: Manifest) -> None:
         """Atomically point readers at `manifest.version` (built before)."""
@@ -106,6 +107,24 @@ class VectorStore(Protocol):
         """Parts scored by the number of distinct query words (stop words left out) they contain,
         best first, ties in book order. Scored inside Qdrant with the sparse `lexical` vector;
         every filter is part of the query. Only parts with a score > 0 (and >= min_score)."""
+
+    def find_by_phrase(
+        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
+    ) -> list[EvidenceItem]:
+        """Every part whose folded text holds the folded phrase as a contiguous run of whole words
+        (Qdrant's phrase match on `text_norm`), read to exhaustion, score 1.0. A candidate set:
+        reverse lookup applies its own, stricter rules to it."""
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        *,
+        section_key: str | None = None,
+        chunk_kind: str | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        """The parts nearest to `vector` by cosine (the score), best first, among the parts that
+        carry a dense vector."""
 
     def count(self, drug_id: str | None = None) -> int: ...
 
@@ -187,6 +206,11 @@ def score_threshold(min_score: float | None) -> float | None:
     local mode); a lexical score is a whole count, so "at least min_score" is "above
     ceil(min_score) - 0.5"."""
     return None if min_score is None else math.ceil(min_score) - 0.5
+
+
+def dense_size(dense: Sequence[Sequence[float] | None] | None) -> int | None:
+    """The dimension of a build's dense vectors; None when no chunk carries one."""
+    return next((len(v) for v in dense or () if v is not None), None)
 
 
 def rank_hits(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,15 +32,47 @@ from duocthu.store.base import (
     StoreUnavailable,
     book_order,
     conditions,
+    dense_size,
     item_from_payload,
     lexical_query,
     part_order,
     rank_hits,
     score_threshold,
 )
+from duocthu.text import folded_words
 
 MANIFEST_FILE = "manifest.json"
 KEEP_VERSIONS = 2  # the active one and its predecessor
+
+
+# An Edge shard admits one open handle per process (it locks its WAL), so every EdgeStore of
+# this process shares one handle per shard folder, closed when the last store lets go.
+_OPEN_SHARDS: dict[str, list[Any]] = {}  # path -> [shard, users]
+_OPEN_LOCK = threading.Lock()
+
+
+def _acquire(path: str, version: str) -> Any:
+    with _OPEN_LOCK:
+        entry = _OPEN_SHARDS.get(path)
+        if entry is None:
+            try:
+                shard = qe.EdgeShard.load(path)
+            except Exception as err:  # the engine raises plain runtime errors for unreadable shards
+                raise StoreUnavailable(f"cannot open Edge shard {version}: {err}") from err
+            entry = _OPEN_SHARDS[path] = [shard, 0]
+        entry[1] += 1
+        return entry[0]
+
+
+def _release(path: str) -> None:
+    with _OPEN_LOCK:
+        entry = _OPEN_SHARDS.get(path)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            entry[0].close()
+            del _OPEN_SHARDS[path]
 
 
 def _index_params(kind: str) -> Any:
@@ -52,8 +85,9 @@ def _index_params(kind: str) -> Any:
     }[kind]
 
 
-def _filter(where: Conditions) -> qe.Filter:
+def _filter(where: Conditions, *extra: Any) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in where.equal.items()]
+    must += extra
     must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.any_of.items()]
     must_not: list[Any] = [
         qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.none_of.items()
@@ -84,18 +118,15 @@ class EdgeStore:
         self,
         version: str,
         chunks: Sequence[Chunk],
-        dense: Sequence[Sequence[float]] | None = None,
+        dense: Sequence[Sequence[float] | None] | None = None,
         progress: Progress | None = None,
     ) -> None:
         folder = self.version_dir(version)
         if folder.exists():  # a leftover of an interrupted build: never active, safe to replace
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        vectors = (
-            {DENSE_VECTOR: qe.EdgeVectorParams(size=len(dense[0]), distance=qe.Distance.Cosine)}
-            if dense
-            else {}
-        )
+        size = dense_size(dense)
+        vectors = {DENSE_VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)} if size else {}
         shard = qe.EdgeShard.create(
             str(folder / "shard"),
             qe.EdgeConfig(vectors=vectors, sparse_vectors={LEXICAL_VECTOR: qe.EdgeSparseVectorParams()}),
@@ -113,8 +144,9 @@ class EdgeStore:
                             indices=list(terms.indices), values=list(terms.values)
                         )
                     }
-                    if dense:
-                        vector[DENSE_VECTOR] = list(dense[start + offset])
+                    own = dense[start + offset] if dense else None
+                    if own is not None:
+                        vector[DENSE_VECTOR] = list(own)
                     points.append(qe.Point(id=chunk.id, vector=vector, payload=chunk.payload()))
                 shard.update(qe.UpdateOperation.upsert_points(points))
                 if progress:
@@ -147,10 +179,7 @@ class EdgeStore:
             raise NoIndex(f"no index in {self.data_dir}: run `duocthu ingest`")
         if self._shard is None or self._shard_version != manifest.version:
             self.close()
-            try:
-                self._shard = qe.EdgeShard.load(str(self.version_dir(manifest.version) / "shard"))
-            except Exception as err:  # the engine raises plain runtime errors for unreadable shards
-                raise StoreUnavailable(f"cannot open Edge shard {manifest.version}: {err}") from err
+            self._shard = _acquire(str(self.version_dir(manifest.version) / "shard"), manifest.version)
             self._shard_version = manifest.version
         return self._shard
 
@@ -207,12 +236,40 @@ class EdgeStore:
         )
         return rank_hits(item_from_payload(h.id, h.payload, float(h.score)) for h in hits if h.score > 0)
 
+    def find_by_phrase(
+        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
+    ) -> list[EvidenceItem]:
+        folded = " ".join(folded_words(phrase))
+        if not folded:
+            return []
+        # text_norm's index has phrase_matching on (without it MatchPhrase silently finds nothing)
+        phrase_match = qe.FieldCondition(key="text_norm", match=qe.MatchPhrase(folded))
+        return self.scroll(_filter(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase_match))
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        *,
+        section_key: str | None = None,
+        chunk_kind: str | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        hits = self._open().query(
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(list(vector), using=DENSE_VECTOR),
+                filter=_filter(conditions(section_key=section_key, chunk_kind=chunk_kind)),
+                with_payload=True,
+            )
+        )
+        return rank_hits(item_from_payload(h.id, h.payload, float(h.score)) for h in hits)
+
     def count(self, drug_id: str | None = None) -> int:
         flt = _filter(conditions(drug_id=drug_id)) if drug_id else None
         return int(self._open().count(qe.CountRequest(filter=flt)))
 
     def close(self) -> None:
-        if self._shard is not None:
-            self._shard.close()
-            self._shard = None
-            self._shard_version = None
+        if self._shard is not None and self._shard_version is not None:
+            _release(str(self.version_dir(self._shard_version) / "shard"))
+        self._shard = None
+        self._shard_version = None

@@ -29,12 +29,14 @@ from duocthu.store.base import (
     StoreUnavailable,
     book_order,
     conditions,
+    dense_size,
     item_from_payload,
     lexical_query,
     part_order,
     rank_hits,
     score_threshold,
 )
+from duocthu.text import folded_words
 
 T = TypeVar("T")
 
@@ -51,10 +53,11 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def _filter(where: Conditions) -> models.Filter:
+def _filter(where: Conditions, *extra: Any) -> models.Filter:
     must: list[Any] = [
         models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equal.items()
     ]
+    must += extra
     must += [
         models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.any_of.items()
     ]
@@ -78,16 +81,15 @@ class ServerStore:
         self,
         version: str,
         chunks: Sequence[Chunk],
-        dense: Sequence[Sequence[float]] | None = None,
+        dense: Sequence[Sequence[float] | None] | None = None,
         progress: Progress | None = None,
     ) -> None:
         name = self.collection(version)
         if self.client.collection_exists(name):  # leftover of an interrupted build, never aliased
             self.client.delete_collection(name)
+        size = dense_size(dense)
         vectors = (
-            {DENSE_VECTOR: models.VectorParams(size=len(dense[0]), distance=models.Distance.COSINE)}
-            if dense
-            else {}
+            {DENSE_VECTOR: models.VectorParams(size=size, distance=models.Distance.COSINE)} if size else {}
         )
         self.client.create_collection(
             name, vectors_config=vectors, sparse_vectors_config={LEXICAL_VECTOR: models.SparseVectorParams()}
@@ -104,8 +106,9 @@ class ServerStore:
                         indices=list(terms.indices), values=list(terms.values)
                     )
                 }
-                if dense:
-                    vector[DENSE_VECTOR] = list(dense[start + offset])
+                own = dense[start + offset] if dense else None
+                if own is not None:
+                    vector[DENSE_VECTOR] = list(own)
                 points.append(models.PointStruct(id=chunk.id, vector=vector, payload=chunk.payload()))
             self.client.upsert(name, points=points, wait=True)
             if progress:
@@ -212,6 +215,36 @@ class ServerStore:
         return rank_hits(
             item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits if h.score > 0
         )
+
+    def find_by_phrase(
+        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
+    ) -> list[EvidenceItem]:
+        folded = " ".join(folded_words(phrase))
+        if not folded:
+            return []
+        phrase_match = models.FieldCondition(key="text_norm", match=models.MatchPhrase(phrase=folded))
+        return self.scroll(_filter(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase_match))
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        *,
+        section_key: str | None = None,
+        chunk_kind: str | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        where = _filter(conditions(section_key=section_key, chunk_kind=chunk_kind))
+        hits = self._read(
+            lambda: self.client.query_points(
+                self.alias,
+                query=list(vector),
+                using=DENSE_VECTOR,
+                query_filter=where,
+                limit=limit,
+                with_payload=True,
+            ).points
+        )
+        return rank_hits(item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits)
 
     def count(self, drug_id: str | None = None) -> int:
         flt = _filter(conditions(drug_id=drug_id)) if drug_id else None

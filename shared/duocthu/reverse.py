@@ -1,0 +1,363 @@
+"""Reverse lookup: a condition or indication -> the drugs whose chỉ định covers it (reference 09 §5).
+
+Keyword first. `find_by_indication` reads every chi_dinh prose part that holds the phrase and
+keeps a part only when the phrase stands in it as a contiguous run of whole words: never a
+substring (with the diacritics stripped, short words sit inside unrelated ones), never a token
+subset (a phrase of common filler words, each present somewhere in a real chỉ định, once matched
+that way and reached generation). A part scores `1 + 1/(1 + position) + 1/(1 + words/40)`: an
+early, concise mention ranks first.
+
+Only when the keyword pass finds nothing does `search_indication` try dense similarity, on chi_dinh
+prose only, discarding every hit below the threshold calibrated at ingest for the index's embedding
+model (`calibrate`). Dense search always returns neighbours (a made-up phrase once got 8 unrelated
+"matches" live), and e5-family cosines for unrelated text sit far above reference 09's 0.12, so a
+threshold carried over from another model would discard nothing.
+
+`rank_drugs` groups the chunk pool by drug, scores a drug by its best part (never a sum or a count:
+a drug with more parts must not win), optionally reranks the groups, and caps the answer at
+`indication_candidate_limit` drugs x `indication_evidence_per_drug` parts.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from duocthu.chunking import Chunk
+from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.frame import QueryFrame
+from duocthu.policy import EvidencePolicy, decide
+from duocthu.providers import Deadline
+from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
+from duocthu.store import Manifest, NoIndex, VectorStore
+from duocthu.store.base import rank_hits, stop_words
+from duocthu.text import find_phrase, has_diacritics, token_matches, words
+from duocthu.vocabulary import SystemError
+
+log = logging.getLogger(__name__)
+
+INDICATION_SECTION = "chi_dinh"
+PROSE = "prose"
+# The turns answered by a reverse lookup (a condition_relation turn asks which drugs cause or
+# exclude a condition: another section, another route).
+REVERSE_TURNS = frozenset({"condition_to_drug", "symptom_to_drug"})
+# Above the best-scoring calibration nonsense phrase, by this much: room for nonsense not in the table.
+CALIBRATION_MARGIN = 0.01
+DEFAULT_QUERY_BUDGET_S = 5.0
+
+
+def indication_of(frame: QueryFrame) -> str | None:
+    """The phrase a frame asks drugs for: its indication, else its condition as normalised, else
+    as the user wrote it."""
+    if frame.indication:
+        return frame.indication
+    condition = frame.condition
+    return (condition.normalized or condition.text) if condition else None
+
+
+# -- keyword pass ------------------------------------------------------------------------------
+
+
+def indication_score(position: int, words_in_part: int) -> float:
+    """Reference 09's score: rewards an early (position, in words) and concise mention."""
+    return 1 + 1 / (1 + position) + 1 / (1 + words_in_part / 40)
+
+
+def _lenient_position(tokens: Sequence[str], phrase: Sequence[str]) -> int:
+    n = len(phrase)
+    for i in range(len(tokens) - n + 1):
+        if all(token_matches(q, t) for q, t in zip(phrase, tokens[i : i + n], strict=True)):
+            return i
+    return -1
+
+
+def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
+    """Word index of the phrase's first contiguous occurrence in the text, -1 if none. Exact: word
+    for word as written (marks included, case ignored). Lenient: the diacritics rule, word by word
+    (a word typed without marks matches the folded word)."""
+    tokens = words(text)
+    return _lenient_position(tokens, phrase) if lenient else find_phrase(tokens, phrase)
+
+
+def allows_lenient(phrase: Sequence[str]) -> bool:
+    """Whether an unmarked word may match through folding: only inside a phrase of two or more
+    words. Folded, the one word "ho" (cough) would find hô hấp and hỗ trợ in every monograph."""
+    return len(phrase) > 1 and any(not has_diacritics(t) for t in phrase)
+
+
+def is_searchable(indication: str) -> bool:
+    """A phrase made of stop words only ("có là được không") names nothing."""
+    stops = stop_words()
+    return any(t not in stops for t in words(indication))
+
+
+def find_by_indication(
+    store: VectorStore, indication: str, *, section_key: str = INDICATION_SECTION, limit: int | None = None
+) -> list[EvidenceItem]:
+    """Prose parts of `section_key` holding the indication, scored, best first (ties in book
+    order), at most `limit`. The phrase is matched exactly first; only when no part holds it as
+    written, and the phrase allows it, word by word under the diacritics rule."""
+    phrase = words(indication)
+    if not phrase or not is_searchable(indication):
+        return []
+    candidates = store.find_by_phrase(indication, section_key=section_key, chunk_kind=PROSE)
+    hits: list[EvidenceItem] = []
+    for lenient in (False, True):
+        if lenient and (hits or not allows_lenient(phrase)):
+            break
+        for item in candidates:
+            position = phrase_position(item.text, phrase, lenient)
+            if position >= 0:
+                score = indication_score(position, len(words(item.text)))
+                hits.append(item.model_copy(update={"score": score}))
+    ranked = rank_hits(hits)
+    return ranked if limit is None else ranked[:limit]
+
+
+# -- dense fallback ----------------------------------------------------------------------------
+
+
+def dense_threshold(manifest: Manifest | None, embedder: Embedder) -> float:
+    """The index's calibrated threshold for this embedder's model; querying vectors of another
+    model (or an index built without any) is an error, never a silent comparison."""
+    if manifest is None:
+        raise NoIndex("no index: run `duocthu ingest`")
+    if manifest.embedding_model is None or manifest.dense_threshold is None:
+        raise EmbeddingModelMismatch(
+            f"index {manifest.version} has no dense vectors; re-ingest with {embedder.model_id} "
+            "to use the dense fallback"
+        )
+    if manifest.embedding_model != embedder.model_id:
+        raise EmbeddingModelMismatch(
+            f"index {manifest.version} was embedded with {manifest.embedding_model}, "
+            f"the configured model is {embedder.model_id}"
+        )
+    return manifest.dense_threshold
+
+
+def search_indication(
+    store: VectorStore,
+    embedder: Embedder,
+    indication: str,
+    *,
+    limit: int,
+    deadline: Deadline | None = None,
+    section_key: str = INDICATION_SECTION,
+) -> list[EvidenceItem]:
+    """Nearest prose parts of `section_key` by cosine, every hit below the index's calibrated
+    threshold discarded (a weak top hit discards them all)."""
+    manifest = store.active_manifest()
+    threshold = dense_threshold(manifest, embedder)
+    vector = embedder.embed_query(indication, deadline or Deadline.after(DEFAULT_QUERY_BUDGET_S))
+    if manifest is not None and manifest.dense_dim is not None and len(vector) != manifest.dense_dim:
+        raise EmbeddingModelMismatch(f"{len(vector)}-d query against {manifest.dense_dim}-d vectors")
+    hits = store.search_dense(vector, section_key=section_key, chunk_kind=PROSE, limit=limit)
+    return [hit for hit in hits if hit.score >= threshold]
+
+
+# -- grouping ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DrugGroup:
+    drug_id: str
+    display_name: str
+    score: float  # the drug's best part
+    items: tuple[EvidenceItem, ...]  # best first
+
+
+# A reranker sees the indication and the groups (best first) and returns them in its order; it may
+# leave some out. A failing reranker is skipped (fail-open), never a reason to answer nothing.
+Rerank = Callable[[str, Sequence[DrugGroup]], Sequence[DrugGroup]]
+
+
+def group_by_drug(hits: Sequence[EvidenceItem]) -> list[DrugGroup]:
+    by_drug: dict[str, list[EvidenceItem]] = {}
+    for hit in rank_hits(hits):
+        by_drug.setdefault(hit.drug_id, []).append(hit)
+    groups = [
+        DrugGroup(drug_id, items[0].display_name, max(i.score for i in items), tuple(items))
+        for drug_id, items in by_drug.items()
+    ]
+    return sorted(groups, key=lambda g: (-g.score, g.drug_id))
+
+
+@dataclass(frozen=True, slots=True)
+class RankedGroups:
+    groups: tuple[DrugGroup, ...]
+    reranked: bool
+    system_error: SystemError | None = None
+
+
+def rank_drugs(
+    indication: str, hits: Sequence[EvidenceItem], policy: EvidencePolicy, rerank: Rerank | None = None
+) -> RankedGroups:
+    """Groups by drug (max score per drug), optionally reranked, capped at
+    indication_candidate_limit drugs x indication_evidence_per_drug parts each."""
+    groups = group_by_drug(hits)
+    reranked = False
+    error: SystemError | None = None
+    if rerank is not None and groups:
+        try:
+            given = {g.drug_id: g for g in groups}
+            order = dict.fromkeys(g.drug_id for g in rerank(indication, groups) if g.drug_id in given)
+            groups, reranked = [given[d] for d in order], True
+        except Exception:  # fail-open by design: the hook may wrap any remote service
+            log.warning("indication rerank failed; keeping the max-score order", exc_info=True)
+            error = "rerank_unavailable"
+    per_drug = policy.indication_evidence_per_drug
+    capped = tuple(
+        DrugGroup(g.drug_id, g.display_name, g.score, g.items[:per_drug])
+        for g in groups[: policy.indication_candidate_limit]
+    )
+    return RankedGroups(capped, reranked, error)
+
+
+# -- the route ---------------------------------------------------------------------------------
+
+
+def _bundle(ranked: RankedGroups, route: str, error: SystemError | None) -> EvidenceBundle:
+    evidence = [item for group in ranked.groups for item in group.items]
+    bundle = decide(evidence)
+    drugs = tuple(
+        RankedDrug(
+            drug_id=g.drug_id,
+            display_name=g.display_name,
+            score=g.score,
+            evidence_ids=tuple(i.id for i in g.items),
+        )
+        for g in ranked.groups
+    )
+    return bundle.model_copy(
+        update={
+            "ranked_drugs": drugs,
+            "ordering": f"{route}+rerank" if ranked.reranked else route,
+            "system_error": error or ranked.system_error,
+        }
+    )
+
+
+def retrieve_by_indication(
+    store: VectorStore,
+    indication: str | None,
+    policy: EvidencePolicy | None = None,
+    *,
+    embedder: Embedder | None = None,
+    rerank: Rerank | None = None,
+    deadline: Deadline | None = None,
+    section_key: str = INDICATION_SECTION,
+) -> EvidenceBundle:
+    """Keyword pass; the dense fallback only when it finds nothing. Without an embedder the
+    fallback is reported (`embedding_unavailable`), and a provider that fails is a dependency
+    fault (`dependency_unavailable`), never an empty answer that looks like "no drug"."""
+    policy = policy or EvidencePolicy()
+    if not indication or not words(indication):
+        return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
+    limit = policy.indication_retrieval_limit
+    hits = find_by_indication(store, indication, section_key=section_key, limit=limit)
+    if hits:
+        return _bundle(rank_drugs(indication, hits, policy, rerank), "keyword", None)
+    if embedder is None:
+        return EvidenceBundle(
+            decision="ABSTAIN", reason="insufficient_retrieval_score", system_error="embedding_unavailable"
+        )
+    try:
+        hits = search_indication(
+            store, embedder, indication, limit=limit, deadline=deadline, section_key=section_key
+        )
+    except EmbeddingUnavailable as err:
+        log.error("embedding provider unavailable: %s", err)
+        return EvidenceBundle(
+            decision="ABSTAIN", reason="dependency_unavailable", system_error="embedding_unavailable"
+        )
+    if not hits:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    return _bundle(rank_drugs(indication, hits, policy, rerank), "dense", None)
+
+
+# -- ingest: dense vectors and the calibrated threshold ----------------------------------------
+
+
+def in_dense_scope(chunk: Chunk) -> bool:
+    """Only the parts the dense route can return get a vector (chỉ định prose): embedding every
+    part would cost ~14x the time (1,237 parts vs 89 in the sample) for vectors nothing queries."""
+    return chunk.section_key == INDICATION_SECTION and chunk.chunk_kind == PROSE
+
+
+@lru_cache(maxsize=1)
+def calibration_phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(indication phrases, nonsense phrases) of data/indication_calibration.tsv."""
+    text = resources.files("duocthu").joinpath("data", "indication_calibration.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    kinds: dict[str, list[str]] = {"indication": [], "nonsense": []}
+    for phrase, kind in rows[1:]:  # the first row is the header
+        kinds[kind.strip()].append(phrase.strip())
+    return tuple(kinds["indication"]), tuple(kinds["nonsense"])
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What the threshold rests on: each calibration phrase's best cosine over the indexed parts."""
+
+    model: str
+    threshold: float
+    indication_scores: tuple[float, ...]
+    nonsense_scores: tuple[float, ...]
+
+    @property
+    def indication_recall(self) -> float:
+        """Share of the indication phrases whose best part clears the threshold."""
+        kept = [s for s in self.indication_scores if s >= self.threshold]
+        return len(kept) / len(self.indication_scores) if self.indication_scores else 0.0
+
+    def summary(self) -> str:
+        ind, non = sorted(self.indication_scores), sorted(self.nonsense_scores)
+        return (
+            f"{self.model}: threshold {self.threshold:.3f} (best nonsense {non[-1]:.3f} + margin "
+            f"{CALIBRATION_MARGIN}); nonsense top cosines {non[0]:.3f}..{non[-1]:.3f}, "
+            f"indication top cosines {ind[0]:.3f}..{ind[-1]:.3f} (median {ind[len(ind) // 2]:.3f}); "
+            f"{self.indication_recall:.2f} of {len(ind)} indication phrases kept"
+        )
+
+
+def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.asarray(matrix / np.where(norms == 0, 1, norms))
+
+
+def calibrate(embedder: Embedder, passages: Sequence[Sequence[float]]) -> Calibration:
+    """The discard threshold for this model over these passages: just above the best cosine any
+    calibration nonsense phrase reaches, so none of them would survive the dense fallback."""
+    indications, nonsense = calibration_phrases()
+    deadline = Deadline.after(600.0)  # ingest, not a request
+    docs = _unit_rows(passages)
+
+    def best(phrases: Sequence[str]) -> tuple[float, ...]:
+        queries = _unit_rows([embedder.embed_query(p, deadline) for p in phrases])
+        return tuple(float(s) for s in (queries @ docs.T).max(axis=1))
+
+    nonsense_scores = best(nonsense)
+    threshold = math.ceil((max(nonsense_scores) + CALIBRATION_MARGIN) * 1000) / 1000
+    return Calibration(embedder.model_id, threshold, best(indications), nonsense_scores)
+
+
+def dense_vectors(
+    chunks: Sequence[Chunk], embedder: Embedder
+) -> tuple[list[list[float] | None], Calibration | None]:
+    """Each chunk's dense vector (None outside the dense scope) and the calibration over them;
+    (all None, None) when no chunk is in scope (a source without chỉ định)."""
+    scope = [i for i, c in enumerate(chunks) if in_dense_scope(c)]
+    vectors: list[list[float] | None] = [None] * len(chunks)
+    if not scope:
+        return vectors, None
+    embedded = embedder.embed_passages([chunks[i].text for i in scope])
+    for i, vector in zip(scope, embedded, strict=True):
+        vectors[i] = vector
+    return vectors, calibrate(embedder, embedded)

