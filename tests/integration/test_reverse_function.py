@@ -4,7 +4,6 @@ the dense fallback's absence and faults, and the measurement commands of issue 8
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import math
 from collections.abc import Iterator, Sequence
@@ -13,7 +12,6 @@ from typing import Any
 
 import pytest
 from duocthu import services
-from duocthu.catalog import Catalog
 from duocthu.cli import main as cli
 from duocthu.errors import DependencyUnavailable
 from duocthu.ingest import ingest_records
@@ -29,18 +27,7 @@ from tests.conftest import ATC_CSV
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function
 from tests.integration.test_handlers import env as env  # the fixture: sample index, Powertools env
 
-
-@pytest.fixture(autouse=True)
-def _one_handle_per_shard(env: None, sample_index: tuple[EdgeStore, Catalog, Settings]) -> Iterator[None]:
-    """Edge allows one open handle per shard folder. The session's sample store may hold it (a
-    test that read through it directly), or a runtime an earlier test left behind: release both
-    before the function's runtime opens its own, and close that one afterwards."""
-    sample_index[0].close()
-    gc.collect()  # a dropped runtime's store releases its handle when collected
-    yield
-    if get_runtime.cache_info().currsize:
-        get_runtime().store.close()
-
+pytestmark = pytest.mark.usefixtures("env")
 
 HYPERTENSION = {"amlodipin", "captopril", "enalapril", "furosemid", "losartan", "spironolacton"}
 
