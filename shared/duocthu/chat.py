@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from duocthu.catalog import Catalog
+from duocthu.catalog import Catalog, CatalogDrugResolver
 from duocthu.conversation import (
     ConversationState,
     ConversationStore,
@@ -36,6 +36,18 @@ Understand = Callable[[str, Sequence[str], QueryFrame | None, SubjectScope], Que
 class Generator(Protocol):
     def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer: ...
 
+
+# turns whose evidence is not one named drug's monograph
+DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
+RELATION_HEADINGS = {"adverse_effect": "Tác dụng không mong muốn (ADR)", "contraindication": "Chống chỉ định"}
+STATUS_TEXT = {
+    "CONTRAINDICATED": "mục Chống chỉ định có nêu tình trạng của người bệnh (xem trích dẫn).",
+    "CAUTION": "Dược thư có lưu ý thận trọng liên quan đến tình trạng của người bệnh (xem trích dẫn).",
+    "SUPPORTED": "có bằng chứng phù hợp trong Dược thư (xem trích dẫn).",
+    "INSUFFICIENT_EVIDENCE": (
+        "không tìm thấy đoạn nào về tình trạng của người bệnh; điều này KHÔNG có nghĩa là an toàn."
+    ),
+}
 
 SMALLTALK_REPLY = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam: hãy hỏi về một thuốc, ví dụ "
@@ -92,12 +104,14 @@ class ChatService:
     def __init__(
         self,
         catalog: Catalog,
+        resolver: CatalogDrugResolver,
         retrieval: RetrievalService,
         understand: Understand,
         generator: Generator,
         conversations: ConversationStore | None = None,
     ):
         self.catalog = catalog
+        self.resolver = resolver
         self.titles = {d.drug_id: d.title for d in catalog.drugs}
         self.retrieval = retrieval
         self.understand = understand
@@ -178,51 +192,70 @@ class ChatService:
         if frame.needs_clarify:
             question = frame.clarify_reason or "Bạn có thể nói rõ hơn câu hỏi không?"
             return self._abstain_turn("", frame, abstain("needs_clarification"), question)
-        if not frame.drugs:
+        if not frame.drugs and frame.turn_type not in DRUGLESS_TURNS:
             if frame.unknown_drugs:
                 names = ", ".join(frame.unknown_drugs)
                 text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
                 return self._abstain_turn("", frame, abstain("unknown_drug"), text)
             return self._abstain_turn("", frame, abstain("unknown_drug"))
-        return self._drug_route(message, frame)
-
-    def _drug_route(self, message: str, frame: QueryFrame) -> ChatTurn:
-        drug_id = frame.drugs[0]
-        preface: list[str] = []
-        if len(frame.drugs) > 1 and frame.turn_type != "interaction":
-            others = ", ".join(self.titles.get(d, d) for d in frame.drugs[1:])
-            preface.append(
-                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.titles.get(drug_id)} "
-                f"(chưa trả lời cho: {others})."
-            )
-        section = frame.attribute
-        if frame.turn_type == "drug_overview":
-            bundle = self.retrieval.overview(drug_id)
-        elif frame.turn_type == "dosing_calc":
-            section = "lieu_luong_va_cach_dung"
-            bundle = self.retrieval.by_section(drug_id, section)
-            preface.append(self._dosing_echo(frame))
-        elif frame.turn_type == "drug_to_condition":
-            section = "chi_dinh"
-            bundle = self.retrieval.by_section(drug_id, section)
-        elif section:
-            bundle = self.retrieval.by_section(drug_id, section, query=message)
-        else:
-            bundle = self.retrieval.overview(drug_id)
+        bundle = self.retrieval.for_frame(frame, self.resolver, message)
         if bundle.decision == "ABSTAIN":
-            text = None
-            if bundle.reason == "section_absent" and section:
-                text = (
-                    f"Chuyên luận {self.titles.get(drug_id, drug_id)} trong Dược thư không có mục "
-                    f"“{SECTION_HEADINGS[section]}”, nên tôi không có thông tin để trả lời. "
-                    "Điều này không có nghĩa là an toàn."
-                )
-            return self._abstain_turn("", frame, bundle, text)
+            return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle))
         answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)
+        preface = self._preface(frame, bundle)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
         return ChatTurn(
             "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error
         )
+
+    def _names(self, drug_ids: Sequence[str]) -> str:
+        return ", ".join(self.titles.get(d, d) for d in drug_ids)
+
+    def _abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle) -> str | None:
+        if bundle.reason == "section_absent" and frame.drugs:
+            section = {"drug_to_condition": "chi_dinh", "dosing_calc": "lieu_luong_va_cach_dung"}.get(
+                frame.turn_type, frame.attribute or "tuong_tac_thuoc"
+            )
+            return (
+                f"Chuyên luận {self._names(frame.drugs[:1])} trong Dược thư không có mục "
+                f"“{SECTION_HEADINGS[section]}”, nên tôi không có thông tin để trả lời. "
+                "Điều này không có nghĩa là an toàn."
+            )
+        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type == "interaction":
+            return (
+                f"Mục Tương tác thuốc của {self._names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
+                "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
+            )
+        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type in DRUGLESS_TURNS:
+            return (
+                "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
+                "là không có thuốc phù hợp hay thuốc nào cũng an toàn; hãy diễn đạt lại hoặc tra cứu thêm."
+            )
+        if bundle.reason == "needs_clarification":
+            return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
+        return None
+
+    def _preface(self, frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+        lines: list[str] = []
+        if len(frame.drugs) > 1 and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
+            lines.append(
+                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self._names(frame.drugs[:1])} "
+                f"(chưa trả lời cho: {self._names(frame.drugs[1:])})."
+            )
+        if frame.turn_type == "dosing_calc":
+            lines.append(self._dosing_echo(frame))
+        if bundle.ranked_drugs:
+            section = RELATION_HEADINGS.get(frame.condition_relation or "", "Chỉ định")
+            if frame.turn_type != "condition_relation":
+                section = "Chỉ định"
+            names = ", ".join(d.display_name for d in bundle.ranked_drugs)
+            lines.append(
+                f"Các thuốc mà mục “{section}” trong Dược thư có nêu tình trạng này: {names}. "
+                "Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc."
+            )
+        for status in bundle.candidate_statuses:
+            lines.append(f"- {self._names([status.drug_id])}: {STATUS_TEXT[status.status]}")
+        return lines
 
     @staticmethod
     def _dosing_echo(frame: QueryFrame) -> str:

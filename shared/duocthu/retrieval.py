@@ -24,13 +24,13 @@ from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle, EvidenceItem
 from duocthu.frame import QueryFrame
 from duocthu.freeform import free_form
-from duocthu.interactions import interaction_evidence
+from duocthu.interactions import interacting_drugs, interaction_evidence
 from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
 from duocthu.providers.rerank import Reranker
-from duocthu.reverse import Rerank, retrieve_by_indication
-from duocthu.safety import with_patient_safety
+from duocthu.reverse import REVERSE_TURNS, Rerank, indication_of, retrieve_by_indication, retrieve_by_relation
+from duocthu.safety import PATIENT_SAFETY_TURNS, with_patient_safety
 from duocthu.sections import INTRO_SECTIONS, SECTION_HEADINGS
 from duocthu.store import VectorStore
 
@@ -150,3 +150,45 @@ class RetrievalService:
         """A reverse lookup's bundle plus the stage-2 safety facets of its ranked drugs for the
         patient the frame describes (duocthu.safety); stage one as it is without a patient."""
         return with_patient_safety(stage_one, self.store, resolver, frame, self.policy)
+
+    # -- a frame -> its route (the one routing table; chat and the retrieve function share it) ----
+    def for_frame(
+        self,
+        frame: QueryFrame,
+        resolver: CatalogDrugResolver,
+        question: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> EvidenceBundle:
+        """Interaction -> the interaction pool; condition/symptom -> the reverse lookup (plus the
+        patient's safety facets when the frame describes one); condition_relation -> that
+        relation's own section across drugs; a named drug -> its section, overview or free-form
+        route. `question` orders a free-form answer and drives pooling."""
+        query = question or frame.standalone_query
+        if frame.turn_type == "interaction":
+            drugs = interacting_drugs(frame, resolver)
+            if len(drugs) >= 2:
+                return self.interaction(drugs, resolver)
+            if len(drugs) == 1:  # one drug named: its whole interaction section
+                return self.by_section(drugs[0], "tuong_tac_thuoc")
+            return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
+        if frame.turn_type in REVERSE_TURNS:
+            stage_one = self.by_indication(indication_of(frame), deadline)
+            if frame.turn_type in PATIENT_SAFETY_TURNS:
+                return self.with_patient_safety(stage_one, frame, resolver)
+            return stage_one
+        if frame.turn_type == "condition_relation":
+            return retrieve_by_relation(
+                self.store, indication_of(frame), frame.condition_relation, self.policy, rerank=self.rerank
+            )
+        if not frame.drugs or frame.drugs[0] not in resolver.by_id:
+            return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+        drug_id = frame.drugs[0]
+        if frame.turn_type == "drug_to_condition":
+            return self.by_section(drug_id, "chi_dinh")
+        if frame.turn_type == "dosing_calc":
+            return self.by_section(drug_id, "lieu_luong_va_cach_dung")
+        if frame.turn_type == "drug_overview":
+            return self.overview(drug_id)
+        return self.retrieve_framed(
+            drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
+        )

@@ -281,6 +281,35 @@ def retrieve_by_indication(
     return _bundle(rank_drugs(indication, hits, policy, rerank), "dense", None)
 
 
+# Which drugs cause / exclude a condition is answered from that relation's own section, never
+# from chỉ định: "thuốc nào gây ho khan" must not list the drugs that treat a cough.
+RELATION_SECTIONS: dict[str, str] = {
+    "adverse_effect": "tac_dung_khong_mong_muon",
+    "contraindication": "chong_chi_dinh",
+    "indication": INDICATION_SECTION,
+}
+
+
+def retrieve_by_relation(
+    store: VectorStore,
+    condition: str | None,
+    relation: str | None,
+    policy: EvidencePolicy | None = None,
+    *,
+    rerank: Rerank | None = None,
+) -> EvidenceBundle:
+    """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
+    of the reverse lookup over that section. No dense fallback (only chỉ định is embedded)."""
+    policy = policy or EvidencePolicy()
+    section = RELATION_SECTIONS.get(relation or "")
+    if section is None or not condition or not words(condition):
+        return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
+    hits = find_by_indication(store, condition, section_key=section, limit=policy.indication_retrieval_limit)
+    if not hits:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    return _bundle(rank_drugs(condition, hits, policy, rerank), f"keyword:{section}", None)
+
+
 # -- ingest: dense vectors and the calibrated threshold ----------------------------------------
 
 

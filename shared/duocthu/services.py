@@ -12,14 +12,11 @@ from duocthu.errors import DependencyUnavailable
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
 from duocthu.generation import get_answer_generator
-from duocthu.interactions import interacting_drugs
 from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import INDICATION_SECTION, REVERSE_TURNS, indication_of
 from duocthu.runtime import Runtime
-from duocthu.safety import PATIENT_SAFETY_TURNS
 from duocthu.vocabulary import SubjectScope
 
 
@@ -45,52 +42,44 @@ def understand(
     )
 
 
-def retrieve(
-    runtime: Runtime, request: RetrieveRequest, context: LambdaContextLike | None = None
-) -> EvidenceBundle:
-    _, resolver = runtime.ready()
-    if request.frame is not None:
-        frame = request.frame
-        # Issue 9: an interaction pools both drugs' sections; a condition question about a stated
-        # patient adds the safety facets of the drugs the reverse lookup ranked (never others).
-        safety = RetrievalService(runtime.store, runtime.settings.evidence_policy)
-        if frame.turn_type == "interaction" and len(pair := interacting_drugs(frame, resolver)) >= 2:
-            return safety.interaction(pair, resolver)
-        if frame.turn_type in REVERSE_TURNS:  # issue 8: which drugs is the condition an indication of
-            stage_one = _by_indication(runtime, frame)
-            if frame.turn_type in PATIENT_SAFETY_TURNS:
-                return safety.with_patient_safety(stage_one, frame, resolver)
-            return stage_one
-        if not frame.drugs:
-            return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-        drug_id, section_key, query = frame.drugs[0], frame.attribute, frame.standalone_query
-        if frame.turn_type == "drug_to_condition":  # what the drug is for: its chỉ định
-            section_key = INDICATION_SECTION
-        overview = frame.turn_type == "drug_overview"
-    else:
-        assert request.drug_id is not None  # the request model guarantees one form
-        drug_id, section_key, query = request.drug_id, request.section_key, request.query
-        overview = request.is_overview
-    if drug_id not in resolver.by_id:
-        return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-    # Issue 7: no section and not an overview -> the free-form route (reranked when configured,
-    # inside the invocation's deadline; else lexical), packed to the token budget.
+def retrieval_service(runtime: Runtime) -> RetrievalService:
+    """Retrieval with the providers the settings choose (each built once per process)."""
     settings = runtime.settings
-    service = RetrievalService(runtime.store, settings.evidence_policy, reranker=get_reranker(settings))
-    deadline = Deadline.for_invocation(context, settings.retrieve_deadline_margin_ms, 0) if context else None
-    return service.retrieve_framed(
-        drug_id, None if overview else section_key, query=query, is_overview=overview, deadline=deadline
+    return RetrievalService(
+        runtime.store,
+        settings.evidence_policy,
+        embedder=get_embedder(settings),
+        reranker=get_reranker(settings),
     )
 
 
-def _by_indication(runtime: Runtime, frame: QueryFrame) -> EvidenceBundle:
-    """The reverse lookup; a configured embedding provider that fails is a dependency fault (HTTP
-    503, a typed error on direct invoke), not an answer."""
+def retrieve(
+    runtime: Runtime, request: RetrieveRequest, context: LambdaContextLike | None = None
+) -> EvidenceBundle:
+    """A frame goes through the one routing table (RetrievalService.for_frame); the explicit form
+    names its drug and section. A configured provider that failed (an embedding model for the
+    reverse lookup) is a dependency fault: 503 over HTTP, a typed error on direct invoke."""
+    _, resolver = runtime.ready()
     settings = runtime.settings
-    service = RetrievalService(runtime.store, settings.evidence_policy, embedder=get_embedder(settings))
-    bundle = service.by_indication(indication_of(frame), Deadline.after(settings.embedding_timeout_s))
+    service = retrieval_service(runtime)
+    deadline = Deadline.for_invocation(
+        context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
+    )
+    if request.frame is not None:
+        bundle = service.for_frame(request.frame, resolver, request.query, deadline)
+    elif request.drug_id not in resolver.by_id:
+        return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+    else:
+        assert request.drug_id is not None  # the request model guarantees one form
+        bundle = service.retrieve_framed(
+            request.drug_id,
+            None if request.is_overview else request.section_key,
+            query=request.query,
+            is_overview=request.is_overview,
+            deadline=deadline,
+        )
     if bundle.reason == "dependency_unavailable":
-        raise DependencyUnavailable(bundle.system_error or "embedding_unavailable")
+        raise DependencyUnavailable(bundle.system_error or "dependency_unavailable")
     return bundle
 
 
@@ -110,7 +99,8 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
 
     return ChatService(
         catalog,
-        RetrievalService(runtime.store, settings.evidence_policy),
+        resolver,
+        retrieval_service(runtime),
         understand_turn,
         get_answer_generator(settings),
         get_conversation_store(settings),

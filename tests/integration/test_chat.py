@@ -39,6 +39,7 @@ def service(sample_index: tuple[EdgeStore, Catalog, Settings], tmp_path: Path) -
     resolver = CatalogDrugResolver(catalog)
     return ChatService(
         catalog,
+        resolver,
         RetrievalService(store),
         offline(resolver),
         ExtractiveGenerator(),
@@ -113,9 +114,9 @@ def test_understanding_failure_abstains_with_its_system_error(
     def down(*_: Any) -> QueryFrame:
         return understanding.failed_frame("understanding_provider_unavailable")
 
-    turn = ChatService(catalog, RetrievalService(store), down, ExtractiveGenerator()).turn(
-        "Chỉ định của warfarin?"
-    )
+    turn = ChatService(
+        catalog, CatalogDrugResolver(catalog), RetrievalService(store), down, ExtractiveGenerator()
+    ).turn("Chỉ định của warfarin?")
     assert (turn.decision, turn.reason, turn.system_error) == (
         "ABSTAIN",
         "dependency_unavailable",
@@ -128,8 +129,9 @@ def test_store_failure_abstains_and_never_implies_safety(
     sample_index: tuple[EdgeStore, Catalog, Settings], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, catalog, _ = sample_index
+    resolver = CatalogDrugResolver(catalog)
     service = ChatService(
-        catalog, RetrievalService(store), offline(CatalogDrugResolver(catalog)), ExtractiveGenerator()
+        catalog, resolver, RetrievalService(store), offline(resolver), ExtractiveGenerator()
     )
 
     def broken(*_: Any, **__: Any) -> Any:
@@ -154,13 +156,51 @@ def test_conversation_store_failure_degrades_to_stateless(
     sample_index: tuple[EdgeStore, Catalog, Settings],
 ) -> None:
     store, catalog, _ = sample_index
+    resolver = CatalogDrugResolver(catalog)
     service = ChatService(
         catalog,
+        resolver,
         RetrievalService(store),
-        offline(CatalogDrugResolver(catalog)),
+        offline(resolver),
         ExtractiveGenerator(),
         _BrokenSessions(),
     )
     turn = service.turn("Chỉ định của captopril?", session_id="abc")
     assert turn.decision == "ANSWERABLE" and turn.system_error == "conversation_store_unavailable"
     assert turn.session_id == "abc"
+
+
+def test_interaction_pools_both_monographs(service: ChatService) -> None:
+    turn = service.turn("Warfarin dùng chung với aspirin được không?")
+    assert turn.frame is not None and turn.frame.turn_type == "interaction"
+    assert {(e.drug_id, e.section_key) for e in turn.bundle.evidence} == {
+        ("warfarin", "tuong_tac_thuoc"),
+        ("acid_acetylsalicylic", "tuong_tac_thuoc"),
+    }
+
+
+def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService) -> None:
+    turn = service.turn("Digoxin tương tác với amiodaron không?")
+    assert turn.decision == "VERIFY_PDF" and "amiodaron" in {e.drug_id for e in turn.bundle.evidence}
+
+
+def test_condition_to_drug_lists_drugs_from_their_indications(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào dùng cho tăng huyết áp?")
+    ranked = {d.drug_id for d in turn.bundle.ranked_drugs}
+    assert {"amlodipin", "losartan"} <= ranked
+    assert {e.section_key for e in turn.bundle.evidence} == {"chi_dinh"}
+    assert "không phải khuyến cáo" in turn.answer
+
+
+def test_condition_relation_reads_the_relation_section_never_the_indication(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào gây ho khan?")
+    assert turn.frame is not None and turn.frame.condition_relation == "adverse_effect"
+    assert {e.section_key for e in turn.bundle.evidence} == {"tac_dung_khong_mong_muon"}
+    assert {"enalapril", "captopril"} <= {d.drug_id for d in turn.bundle.ranked_drugs}
+
+
+def test_patient_context_adds_safety_statuses_and_never_says_safe(service: ChatService) -> None:
+    turn = service.turn("bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì?")
+    assert turn.bundle.candidate_statuses
+    own_words = turn.answer.split("【")[0]  # the assistant's lines, before the quoted formulary text
+    assert "an toàn" not in own_words.replace("KHÔNG có nghĩa là an toàn", "")
