@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 ask: $(STAMP)
-	@$(BIN)/duocthu ingest --if-missing
+	@$(BIN)/duocthu ingest --if-stale
 	@$(BIN)/duocthu ask "$(Q)"
 
 ingest: $(STAMP)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from duocthu import services
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.ingest import ingest_path, load_active_catalog
+from duocthu.ingest import ingest_path, load_active_catalog, sample_index_is_stale
 from duocthu.runtime import build_runtime
 from duocthu.settings import Settings
 from duocthu.source import SourceError, sample_formulary_path
@@ -52,6 +52,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     settings = _settings(args)
     store = open_store(settings)
     if args.if_missing and store.active_manifest() is not None:
+        return 0
+    if args.if_stale and not sample_index_is_stale(store.active_manifest()):
         return 0
     source = Path(args.source) if args.source else sample_formulary_path()
     progress = _Progress(sys.stderr.isatty() and not args.quiet)
@@ -222,6 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--data-dir", help="embedded data folder (default: $DUOCTHU_DATA_DIR or .duocthu)")
     p.add_argument("--if-missing", action="store_true", help="do nothing when an index is already active")
+    p.add_argument(
+        "--if-stale",
+        action="store_true",
+        help="ingest only when there is no index or the active one is an older build of the sample",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 

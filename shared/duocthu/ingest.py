@@ -17,12 +17,13 @@ from duocthu.chunking import Chunk, chunk_monograph
 from duocthu.providers.embeddings import Embedder, get_embedder
 from duocthu.reverse import Calibration, dense_vectors
 from duocthu.settings import Settings
-from duocthu.source import Monograph, corpus_hash, load_source
+from duocthu.source import Monograph, corpus_hash, load_source, sample_formulary_path
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size
 
 log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.json"
+SAMPLE_SOURCE = "sample"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,7 @@ def ingest_records(
     on_start: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
     embedder: Embedder | None = None,
+    source_label: str | None = None,
 ) -> IngestReport:
     """With an embedding provider (`embedder`, else the one the settings configure), the parts
     the dense fallback reads get vectors, and the manifest records the model, the dimension and the
@@ -77,6 +79,7 @@ def ingest_records(
         embedding_model=calibration.model if calibration else None,
         dense_dim=dense_size(dense) if calibration else None,
         dense_threshold=calibration.threshold if calibration else None,
+        source=source_label,
     )
     store.activate(manifest)
     log.info("activated index version %s (%d drugs, %d points)", version, len(records), len(chunks))
@@ -98,7 +101,21 @@ def ingest_path(
     on_start: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
-    return ingest_records(load_source(source), store, settings, on_start=on_start, progress=progress)
+    label = SAMPLE_SOURCE if source.resolve() == sample_formulary_path().resolve() else str(source)
+    return ingest_records(
+        load_source(source), store, settings, on_start=on_start, progress=progress, source_label=label
+    )
+
+
+def sample_index_is_stale(manifest: Manifest | None) -> bool:
+    """True when there is no index, or the active one was built from the bundled sample formulary
+    and the sample has changed since (a developer pulled new monographs). An index built from any
+    other source is never replaced by the sample."""
+    if manifest is None:
+        return True
+    if manifest.source != SAMPLE_SOURCE:
+        return False
+    return manifest.corpus_hash != corpus_hash(load_source(sample_formulary_path()))
 
 
 def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:

@@ -26,8 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-
-import numpy as np
+from typing import Any
 
 from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug
@@ -355,7 +354,9 @@ class Calibration:
         )
 
 
-def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+def _unit_rows(vectors: Sequence[Sequence[float]]) -> Any:
+    import numpy as np  # ingest-time calibration only: kept off the request path's cold start
+
     matrix = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.asarray(matrix / np.where(norms == 0, 1, norms))

@@ -89,3 +89,22 @@ def test_batch_answers_each_line_in_order(
     assert out[1]["error"] == out[3]["error"] == "invalid_input"
     assert out[2]["frame"]["drugs"] == ["metformin"] and out[2]["frame"]["attribute"] == "than_trong"
     assert all("elapsed_ms" in o for o in out)
+
+
+def test_if_stale_rebuilds_only_an_outdated_sample_index(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0  # no index: builds
+    first = sorted(p.name for p in (data / "versions").iterdir())
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0  # current: nothing
+    assert sorted(p.name for p in (data / "versions").iterdir()) == first
+    manifest = data / "manifest.json"
+    outdated = json.loads(manifest.read_text())
+    outdated["corpus_hash"] = "0" * 64  # as if built from an older sample
+    manifest.write_text(json.dumps(outdated))
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0
+    assert json.loads(manifest.read_text())["source"] == "sample"
+    assert json.loads(manifest.read_text())["corpus_hash"] != "0" * 64
+    other = dict(json.loads(manifest.read_text()), source="/srv/formulary", corpus_hash="1" * 64)
+    manifest.write_text(json.dumps(other))  # another source's index is never replaced by the sample
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0
+    assert json.loads(manifest.read_text())["source"] == "/srv/formulary"

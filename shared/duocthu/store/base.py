@@ -60,6 +60,7 @@ class Manifest(BaseModel):
     embedding_model: str | None = None
     dense_dim: int | None = None
     dense_threshold: float | None = None
+    source: str | None = None  # "sample" for the bundled sample formulary, else the source path
 
     @staticmethod
     def now() -> str:
