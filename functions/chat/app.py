@@ -33,12 +33,24 @@ def chat(body: ChatRequest) -> ChatResponse:
 
 @app.get("/v1/drugs")
 def drugs(q: Annotated[str, Query(min_length=1, max_length=200)]) -> dict[str, Any]:
+    """Which catalogue drugs a text names (exact alias spans), and, when none, what it may mean."""
     _, resolver = get_runtime().ready()
+    exact = resolver.resolve(q)
+    suggestions = () if exact else resolver.suggest(q)
     return {
         "query": q,
         "drugs": [
             {"drug_id": m.drug_id, "title": resolver.by_id[m.drug_id].title, "matched_text": m.matched_text}
-            for m in resolver.resolve(q)
+            for m in exact
+        ],
+        "suggestions": [
+            {
+                "drug_id": s.drug_id,
+                "title": resolver.by_id[s.drug_id].title,
+                "alias": s.alias,
+                "score": s.score,
+            }
+            for s in suggestions
         ],
     }
 

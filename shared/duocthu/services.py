@@ -17,6 +17,8 @@ from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval import RetrievalService
 from duocthu.runtime import Runtime
+from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
+from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.vocabulary import SubjectScope
 
 
@@ -126,14 +128,52 @@ def chat_response(turn: ChatTurn) -> ChatResponse:
     )
 
 
+def providers_in_use(runtime: Runtime) -> dict[str, str]:
+    settings = runtime.settings
+    understanding_model = settings.understanding_model_id or DEFAULT_UNDERSTANDING_MODEL_ID
+    return {
+        "store": runtime.store.backend,
+        "understanding": "offline"
+        if settings.understanding_backend == "offline"
+        else f"bedrock:{understanding_model}",
+        "generation": f"bedrock:{settings.generation_model_id}"
+        if settings.generation_model_id
+        else "extractive",
+        "rerank": settings.rerank_backend,
+        "embeddings": settings.embedding_provider,
+        "conversations": "dynamodb" if settings.conversation_table else "file",
+    }
+
+
 def health(runtime: Runtime) -> HealthBody:
+    """Ready when the catalogue and the index were built from one corpus, the store answers, and
+    the configured embedding model is the one the index was built with."""
     if runtime.problem or runtime.manifest is None or runtime.catalog is None:
         return HealthBody(status="unavailable", reason=runtime.problem or "not initialised")
+    providers = providers_in_use(runtime)
+    problem: str | None = None
+    try:
+        runtime.store.count()
+    except (StoreUnavailable, NoIndex) as err:
+        problem = f"store_unavailable: {err}"
+    if problem is None and runtime.settings.embedding_provider != "none":
+        try:
+            embedder = get_embedder(runtime.settings)
+        except Exception as err:  # a provider that cannot even be built is misconfigured
+            problem = f"embedding_unavailable: {err}"
+        else:
+            indexed = runtime.manifest.embedding_model
+            if embedder is not None and indexed != embedder.model_id:
+                problem = (
+                    f"embedding_model_mismatch: index built with {indexed}, configured {embedder.model_id}"
+                )
     return HealthBody(
-        status="ok",
+        status="unavailable" if problem else "ok",
+        reason=problem,
         backend=runtime.store.backend,
         index_version=runtime.manifest.version,
         corpus_hash=runtime.manifest.corpus_hash,
         drugs=len(runtime.catalog.drugs),
         sample_data=runtime.catalog.sample_data,
+        providers=providers,
     )

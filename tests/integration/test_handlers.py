@@ -109,8 +109,11 @@ def test_health_and_drug_lookup(env: None) -> None:
     chat = load_function("chat")
     status, body, _ = call(chat, http_event("GET", "/health"))
     assert status == 200 and body["status"] == "ok" and body["drugs"] == 40 and body["sample_data"]
+    assert body["providers"]["understanding"] == "offline" and body["providers"]["rerank"] == "off"
     status, body, _ = call(chat, http_event("GET", "/v1/drugs", query="q=Panadol"))
     assert status == 200 and [d["drug_id"] for d in body["drugs"]] == ["paracetamol"]
+    status, body, _ = call(chat, http_event("GET", "/v1/drugs", query="q=amoxicilline"))
+    assert status == 200 and body["drugs"] == [] and body["suggestions"][0]["drug_id"] == "amoxicilin"
     status, body, _ = call(chat, http_event("GET", "/v1/drugs"))
     assert status == 422
 
@@ -168,3 +171,27 @@ def test_store_down_is_503_over_http_and_typed_on_direct_invoke(
     assert status == 503 and body["error"] == "store_unavailable" and headers["Retry-After"] == "5"
     with pytest.raises(DependencyUnavailable):
         retrieve.handler({"drug_id": "ibuprofen", "section_key": "than_trong"}, LambdaContext())
+
+
+def test_health_is_503_when_the_store_stops_answering(env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    chat = load_function("chat")
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise StoreUnavailable("connection refused")
+
+    monkeypatch.setattr(get_runtime().store, "count", down)
+    status, body, _ = call(chat, http_event("GET", "/health"))
+    assert status == 503 and body["reason"].startswith("store_unavailable")
+
+
+def test_health_is_503_when_the_index_was_built_with_another_embedding_model(
+    env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an index built without dense vectors and a Bedrock embedding model configured
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "bedrock")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-southeast-1")
+    get_settings.cache_clear()
+    get_runtime.cache_clear()
+    status, body, _ = call(load_function("chat"), http_event("GET", "/health"))
+    # Then the service says it is not ready, and why, instead of failing each reverse lookup
+    assert status == 503 and body["reason"].startswith("embedding_model_mismatch")

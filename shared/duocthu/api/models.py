@@ -75,3 +75,4 @@ class HealthBody(BaseModel):
     corpus_hash: str | None = None
     drugs: int | None = None
     sample_data: bool | None = None
+    providers: dict[str, str] | None = None
