@@ -68,6 +68,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"ingested {report.drugs} drugs, {report.sections} sections, {report.points} parts "
         f"into {report.backend} version {report.version} (corpus {report.corpus_hash[:12]})"
     )
+    if report.calibration:
+        print(f"dense fallback: {report.calibration.summary()}")
     return 0
 
 
