@@ -16,7 +16,7 @@ from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceItem, SourceRef
 from duocthu.lexical import SparseTerms, lexical_terms
 from duocthu.sections import SECTION_ORDER
-from duocthu.text import fold, words
+from duocthu.text import fold, folded_words, words
 
 LEXICAL_VECTOR = "lexical"
 DENSE_VECTOR = "dense"
@@ -219,3 +219,80 @@ def rank_hits(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
     return sorted(
         items, key=lambda i: (-i.score, i.drug_id, SECTION_ORDER.get(i.section_key, 99), i.part_index)
     )
+
+
+class FilteredReads:
+    """The read contract, written once over each backend's three primitives: a filtered scroll
+    to exhaustion, a nearest-vector query, a count. Backends differ only in their client calls."""
+
+    def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
+        raise NotImplementedError
+
+    def _nearest(
+        self,
+        using: str,
+        vector: SparseTerms | list[float],
+        where: Conditions,
+        limit: int,
+        threshold: float | None,
+    ) -> list[EvidenceItem]:
+        raise NotImplementedError
+
+    def _count(self, where: Conditions | None) -> int:
+        raise NotImplementedError
+
+    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
+        return part_order(self._scroll(conditions(drug_id=drug_id, section_key=section_key)))
+
+    def find_by_drug(
+        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
+    ) -> list[EvidenceItem]:
+        return book_order(
+            self._scroll(conditions(drug_id=drug_id, chunk_kind=chunk_kind, section_keys=section_keys))
+        )
+
+    def search_lexical(
+        self,
+        query: str,
+        *,
+        drug_id: str | None = None,
+        section_keys: Collection[str] | None = None,
+        exclude_sections: Collection[str] = (),
+        chunk_kind: str | None = None,
+        min_score: float | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        terms = lexical_query(query)
+        if not terms.indices or (section_keys is not None and not section_keys):
+            return []
+        where = conditions(
+            drug_id=drug_id,
+            chunk_kind=chunk_kind,
+            section_keys=section_keys,
+            exclude_sections=exclude_sections,
+        )
+        hits = self._nearest(LEXICAL_VECTOR, terms, where, limit, score_threshold(min_score))
+        return rank_hits(h for h in hits if h.score > 0)
+
+    def find_by_phrase(
+        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
+    ) -> list[EvidenceItem]:
+        folded = " ".join(folded_words(phrase))
+        if not folded:
+            return []
+        # text_norm's index has phrase_matching on (without it MatchPhrase silently finds nothing)
+        return self._scroll(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase=folded)
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        *,
+        section_key: str | None = None,
+        chunk_kind: str | None = None,
+        limit: int = 10,
+    ) -> list[EvidenceItem]:
+        where = conditions(section_key=section_key, chunk_kind=chunk_kind)
+        return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))
+
+    def count(self, drug_id: str | None = None) -> int:
+        return self._count(conditions(drug_id=drug_id) if drug_id else None)

@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import qdrant_edge as qe
 
 from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceItem
-from duocthu.lexical import lexical_vector
+from duocthu.lexical import SparseTerms, lexical_vector
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
@@ -26,20 +26,14 @@ from duocthu.store.base import (
     SCROLL_PAGE,
     UPSERT_BATCH,
     Conditions,
+    FilteredReads,
     Manifest,
     NoIndex,
     Progress,
     StoreUnavailable,
-    book_order,
-    conditions,
     dense_size,
     item_from_payload,
-    lexical_query,
-    part_order,
-    rank_hits,
-    score_threshold,
 )
-from duocthu.text import folded_words
 
 MANIFEST_FILE = "manifest.json"
 KEEP_VERSIONS = 2  # the active one and its predecessor
@@ -85,9 +79,10 @@ def _index_params(kind: str) -> Any:
     }[kind]
 
 
-def _filter(where: Conditions, *extra: Any) -> qe.Filter:
+def _filter(where: Conditions, phrase: str | None = None) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in where.equal.items()]
-    must += extra
+    if phrase:
+        must.append(qe.FieldCondition(key="text_norm", match=qe.MatchPhrase(phrase)))
     must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.any_of.items()]
     must_not: list[Any] = [
         qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.none_of.items()
@@ -95,7 +90,7 @@ def _filter(where: Conditions, *extra: Any) -> qe.Filter:
     return qe.Filter(must=must, must_not=must_not or None)
 
 
-class EdgeStore:
+class EdgeStore(FilteredReads):
     backend = "edge"
 
     def __init__(self, data_dir: Path):
@@ -183,8 +178,9 @@ class EdgeStore:
             self._shard_version = manifest.version
         return self._shard
 
-    def scroll(self, flt: qe.Filter) -> list[EvidenceItem]:
+    def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
         shard = self._open()
+        flt = _filter(where, phrase)
         items: list[EvidenceItem] = []
         offset = None
         while True:  # to exhaustion: a truncated section would read as a complete one
@@ -195,77 +191,32 @@ class EdgeStore:
             if offset is None:
                 return items
 
-    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
-        return part_order(self.scroll(_filter(conditions(drug_id=drug_id, section_key=section_key))))
-
-    def find_by_drug(
-        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
-    ) -> list[EvidenceItem]:
-        where = conditions(drug_id=drug_id, chunk_kind=chunk_kind, section_keys=section_keys)
-        return book_order(self.scroll(_filter(where)))
-
-    def search_lexical(
+    def _nearest(
         self,
-        query: str,
-        *,
-        drug_id: str | None = None,
-        section_keys: Collection[str] | None = None,
-        exclude_sections: Collection[str] = (),
-        chunk_kind: str | None = None,
-        min_score: float | None = None,
-        limit: int = 10,
+        using: str,
+        vector: SparseTerms | list[float],
+        where: Conditions,
+        limit: int,
+        threshold: float | None,
     ) -> list[EvidenceItem]:
-        terms = lexical_query(query)
-        if not terms.indices or (section_keys is not None and not section_keys):
-            return []
-        where = conditions(
-            drug_id=drug_id,
-            chunk_kind=chunk_kind,
-            section_keys=section_keys,
-            exclude_sections=exclude_sections,
+        query = (
+            qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
+            if isinstance(vector, SparseTerms)
+            else vector
         )
-        vector = qe.SparseVector(indices=list(terms.indices), values=list(terms.values))
         hits = self._open().query(
             qe.QueryRequest(
                 limit=limit,
-                query=qe.Query.Nearest(vector, using=LEXICAL_VECTOR),
+                query=qe.Query.Nearest(query, using=using),
                 filter=_filter(where),
-                score_threshold=score_threshold(min_score),
+                score_threshold=threshold,
                 with_payload=True,
             )
         )
-        return rank_hits(item_from_payload(h.id, h.payload, float(h.score)) for h in hits if h.score > 0)
+        return [item_from_payload(h.id, h.payload, float(h.score)) for h in hits]
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        folded = " ".join(folded_words(phrase))
-        if not folded:
-            return []
-        # text_norm's index has phrase_matching on (without it MatchPhrase silently finds nothing)
-        phrase_match = qe.FieldCondition(key="text_norm", match=qe.MatchPhrase(folded))
-        return self.scroll(_filter(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase_match))
-
-    def search_dense(
-        self,
-        vector: Sequence[float],
-        *,
-        section_key: str | None = None,
-        chunk_kind: str | None = None,
-        limit: int = 10,
-    ) -> list[EvidenceItem]:
-        hits = self._open().query(
-            qe.QueryRequest(
-                limit=limit,
-                query=qe.Query.Nearest(list(vector), using=DENSE_VECTOR),
-                filter=_filter(conditions(section_key=section_key, chunk_kind=chunk_kind)),
-                with_payload=True,
-            )
-        )
-        return rank_hits(item_from_payload(h.id, h.payload, float(h.score)) for h in hits)
-
-    def count(self, drug_id: str | None = None) -> int:
-        flt = _filter(conditions(drug_id=drug_id)) if drug_id else None
+    def _count(self, where: Conditions | None) -> int:
+        flt = _filter(where) if where else None
         return int(self._open().count(qe.CountRequest(filter=flt)))
 
     def close(self) -> None:

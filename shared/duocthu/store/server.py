@@ -7,7 +7,7 @@ Tests run this class against the client's local mode, which executes the same cl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient, models
@@ -15,7 +15,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from duocthu.chunking import Chunk
 from duocthu.evidence import EvidenceItem
-from duocthu.lexical import lexical_vector
+from duocthu.lexical import SparseTerms, lexical_vector
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
@@ -23,20 +23,14 @@ from duocthu.store.base import (
     SCROLL_PAGE,
     UPSERT_BATCH,
     Conditions,
+    FilteredReads,
     Manifest,
     NoIndex,
     Progress,
     StoreUnavailable,
-    book_order,
-    conditions,
     dense_size,
     item_from_payload,
-    lexical_query,
-    part_order,
-    rank_hits,
-    score_threshold,
 )
-from duocthu.text import folded_words
 
 T = TypeVar("T")
 
@@ -53,11 +47,12 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def _filter(where: Conditions, *extra: Any) -> models.Filter:
+def _filter(where: Conditions, phrase: str | None = None) -> models.Filter:
     must: list[Any] = [
         models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equal.items()
     ]
-    must += extra
+    if phrase:
+        must.append(models.FieldCondition(key="text_norm", match=models.MatchPhrase(phrase=phrase)))
     must += [
         models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.any_of.items()
     ]
@@ -67,12 +62,13 @@ def _filter(where: Conditions, *extra: Any) -> models.Filter:
     return models.Filter(must=must, must_not=must_not or None)
 
 
-class ServerStore:
+class ServerStore(FilteredReads):
     backend = "qdrant-server"
 
     def __init__(self, client: QdrantClient, alias: str = "duocthu_chunks"):
         self.client = client
         self.alias = alias
+        self._alias_seen = False
 
     def collection(self, version: str) -> str:
         return f"{self.alias}__{version}"
@@ -151,103 +147,62 @@ class ServerStore:
     def _read(self, call: Callable[[], T]) -> T:
         """Every read: a missing alias is NoIndex; transport and server errors are StoreUnavailable."""
         try:
-            if self._aliased_collection() is None:
-                raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
+            # checked until first seen, not per read: the alias is resolved by the server itself,
+            # and an extra round trip on every read would double a section route's latency
+            if not self._alias_seen:
+                if self._aliased_collection() is None:
+                    raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
+                self._alias_seen = True
             return call()
         except (ResponseHandlingException, UnexpectedResponse) as err:
             raise StoreUnavailable(f"qdrant server: {err}") from err
 
-    def scroll(self, flt: models.Filter) -> list[EvidenceItem]:
-        return self._read(lambda: self._scroll(flt))
+    def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
+        flt = _filter(where, phrase)
 
-    def _scroll(self, flt: models.Filter) -> list[EvidenceItem]:
-        items: list[EvidenceItem] = []
-        offset: Any = None
-        while True:  # to exhaustion: a truncated section would read as a complete one
-            records, offset = self.client.scroll(
-                self.alias, scroll_filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True
+        def scroll_all() -> list[EvidenceItem]:
+            items: list[EvidenceItem] = []
+            offset: Any = None
+            while True:  # to exhaustion: a truncated section would read as a complete one
+                records, offset = self.client.scroll(
+                    self.alias, scroll_filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True
+                )
+                items += [item_from_payload(r.id, r.payload or {}, 1.0) for r in records]
+                if offset is None:
+                    return items
+
+        return self._read(scroll_all)
+
+    def _nearest(
+        self,
+        using: str,
+        vector: SparseTerms | list[float],
+        where: Conditions,
+        limit: int,
+        threshold: float | None,
+    ) -> list[EvidenceItem]:
+        query: Any = (
+            models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+            if isinstance(vector, SparseTerms)
+            else vector
+        )
+        hits = self._read(
+            lambda: (
+                self.client.query_points(
+                    self.alias,
+                    query=query,
+                    using=using,
+                    query_filter=_filter(where),
+                    score_threshold=threshold,
+                    limit=limit,
+                    with_payload=True,
+                ).points
             )
-            items += [item_from_payload(r.id, r.payload or {}, 1.0) for r in records]
-            if offset is None:
-                return items
-
-    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
-        return part_order(self.scroll(_filter(conditions(drug_id=drug_id, section_key=section_key))))
-
-    def find_by_drug(
-        self, drug_id: str, chunk_kind: str | None = None, section_keys: Collection[str] | None = None
-    ) -> list[EvidenceItem]:
-        where = conditions(drug_id=drug_id, chunk_kind=chunk_kind, section_keys=section_keys)
-        return book_order(self.scroll(_filter(where)))
-
-    def search_lexical(
-        self,
-        query: str,
-        *,
-        drug_id: str | None = None,
-        section_keys: Collection[str] | None = None,
-        exclude_sections: Collection[str] = (),
-        chunk_kind: str | None = None,
-        min_score: float | None = None,
-        limit: int = 10,
-    ) -> list[EvidenceItem]:
-        terms = lexical_query(query)
-        if not terms.indices or (section_keys is not None and not section_keys):
-            return []
-        where = conditions(
-            drug_id=drug_id,
-            chunk_kind=chunk_kind,
-            section_keys=section_keys,
-            exclude_sections=exclude_sections,
         )
-        vector = models.SparseVector(indices=list(terms.indices), values=list(terms.values))
-        hits = self._read(
-            lambda: self.client.query_points(
-                self.alias,
-                query=vector,
-                using=LEXICAL_VECTOR,
-                query_filter=_filter(where),
-                score_threshold=score_threshold(min_score),
-                limit=limit,
-                with_payload=True,
-            ).points
-        )
-        return rank_hits(
-            item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits if h.score > 0
-        )
+        return [item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits]
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        folded = " ".join(folded_words(phrase))
-        if not folded:
-            return []
-        phrase_match = models.FieldCondition(key="text_norm", match=models.MatchPhrase(phrase=folded))
-        return self.scroll(_filter(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase_match))
-
-    def search_dense(
-        self,
-        vector: Sequence[float],
-        *,
-        section_key: str | None = None,
-        chunk_kind: str | None = None,
-        limit: int = 10,
-    ) -> list[EvidenceItem]:
-        where = _filter(conditions(section_key=section_key, chunk_kind=chunk_kind))
-        hits = self._read(
-            lambda: self.client.query_points(
-                self.alias,
-                query=list(vector),
-                using=DENSE_VECTOR,
-                query_filter=where,
-                limit=limit,
-                with_payload=True,
-            ).points
-        )
-        return rank_hits(item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits)
-
-    def count(self, drug_id: str | None = None) -> int:
-        flt = _filter(conditions(drug_id=drug_id)) if drug_id else None
+    def _count(self, where: Conditions | None) -> int:
+        flt = _filter(where) if where else None
         return self._read(lambda: int(self.client.count(self.alias, count_filter=flt, exact=True).count))
 
     def close(self) -> None:
