@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from duocthu.catalog import Catalog
+from duocthu.catalog import Catalog, load_catalog_from_s3
 from duocthu.chunking import Chunk, chunk_monograph
 from duocthu.providers.embeddings import Embedder, get_embedder
 from duocthu.reverse import Calibration, dense_vectors
@@ -123,7 +123,10 @@ def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifes
     manifest = store.active_manifest()
     if manifest is None:
         raise FileNotFoundError("no index: run `duocthu ingest`")
-    catalog = Catalog.read(catalog_path(settings, manifest.version))
+    if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
+        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
+    else:
+        catalog = Catalog.read(catalog_path(settings, manifest.version))
     if catalog.corpus_hash != manifest.corpus_hash:
         raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
     return manifest, catalog

@@ -43,6 +43,9 @@ def build_runtime(settings: Settings) -> Runtime:
         # Reported (health answers 503 with this reason), never silently served.
         log.error("index not ready: %s", err)
         return Runtime(settings, store, None, None, None, f"{type(err).__name__}: {err}")
+    except Exception as err:  # e.g. an unreadable S3 artifact: a 503 with its reason, not a crash at import
+        log.exception("index not ready")
+        return Runtime(settings, store, None, None, None, f"{type(err).__name__}: {err}")
     return Runtime(settings, store, manifest, catalog, CatalogDrugResolver(catalog), None)
 
 

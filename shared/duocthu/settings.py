@@ -32,6 +32,10 @@ class Settings(BaseModel):
         default="duocthu_chunks", description="QDRANT_COLLECTION: the alias readers use"
     )
     qdrant_timeout_s: float = Field(default=5.0, gt=0, description="QDRANT_TIMEOUT_S")
+    catalog_s3_uri: str | None = Field(
+        default=None,
+        description="CATALOG_S3_URI: s3://bucket/key of the catalogue artifact (else the data folder)",
+    )
     conversation_table: str | None = Field(
         default=None,
         description="CONVERSATION_TABLE: DynamoDB table for sessions (else files under data_dir)",
@@ -137,6 +141,7 @@ class Settings(BaseModel):
             "qdrant_api_key_secret_arn": env.get("QDRANT_API_KEY_SECRET_ARN") or None,
             "qdrant_alias": env.get("QDRANT_COLLECTION"),
             "qdrant_timeout_s": env.get("QDRANT_TIMEOUT_S"),
+            "catalog_s3_uri": env.get("CATALOG_S3_URI") or None,
             "conversation_table": env.get("CONVERSATION_TABLE") or None,
             "session_ttl_s": env.get("SESSION_TTL_S"),
             "evidence_policy": EvidencePolicy.from_env(env),

@@ -82,8 +82,10 @@ def test_an_index_from_other_rules_is_derived_again_and_logged(
 
 def test_an_index_from_other_names_is_not_used(sample_records: list[Monograph]) -> None:
     catalog = Catalog.from_records(sample_records, "abc")
-    renamed = tuple(d.model_copy(update={"aliases": ("Hapacolix",)}) if d.drug_id == "paracetamol" else d
-                    for d in catalog.drugs)
+    renamed = tuple(
+        d.model_copy(update={"aliases": ("Hapacolix",)}) if d.drug_id == "paracetamol" else d
+        for d in catalog.drugs
+    )
     resolver = CatalogDrugResolver(catalog.model_copy(update={"drugs": renamed}))
     assert resolver.resolve_ids("Panadol") == ()
     assert resolver.resolve_ids("Hapacolix") == ("paracetamol",)
@@ -129,3 +131,36 @@ def test_catalog_from_s3(
 def test_s3_uri_names_a_bucket_and_a_key(uri: str) -> None:
     with pytest.raises(ValueError, match="s3://bucket/key"):
         load_catalog_from_s3(uri)
+
+
+@mock_aws
+def test_runtime_reads_the_catalogue_from_s3_and_checks_its_hash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sample_records: list[Monograph], s3_client_cache: object
+) -> None:
+    from duocthu.ingest import ingest_records
+    from duocthu.runtime import build_runtime
+    from duocthu.settings import Settings
+    from duocthu.source import corpus_hash
+    from duocthu.store.edge import EdgeStore
+
+    # Given an index of two drugs, and in S3 the catalogue of that corpus and of another one
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-southeast-1")
+    records = sample_records[:2]
+    settings = Settings(data_dir=tmp_path / "data")
+    store = EdgeStore(settings.data_dir)
+    ingest_records(records, store, settings)
+    store.close()
+    s3 = boto3.client("s3")
+    s3.create_bucket(Bucket="artifacts", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"})
+    good = Catalog.from_records(records, corpus_hash(records)).model_dump_json()
+    stale = Catalog.from_records(sample_records[:3], corpus_hash(sample_records[:3])).model_dump_json()
+    s3.put_object(Bucket="artifacts", Key="good.json", Body=good.encode())
+    s3.put_object(Bucket="artifacts", Key="stale.json", Body=stale.encode())
+    # When the runtime starts with CATALOG_S3_URI
+    ready = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/good.json"}))
+    ready.store.close()
+    mismatch = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/stale.json"}))
+    mismatch.store.close()
+    # Then the matching catalogue serves, and the other is reported, never served
+    assert ready.problem is None and ready.catalog is not None and len(ready.catalog.drugs) == 2
+    assert mismatch.problem is not None and "CatalogMismatch" in mismatch.problem
