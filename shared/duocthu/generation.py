@@ -75,7 +75,8 @@ def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool, preface: Seq
         lines.append(f"Nguồn: {ref.citation()}")
         for item in items:
             flag = " [CẦN ĐỐI CHIẾU BẢN IN]" if item.needs_visual_check else ""
-            lines.append(item.text + flag)
+            # the overview's 【name】 label is for a model reading a pool; the group header says it here
+            lines.append(item.text.removeprefix(f"【{item.display_name}】 ") + flag)
     if bundle.omitted_evidence_ids:
         lines += [
             "",

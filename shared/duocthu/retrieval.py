@@ -31,21 +31,21 @@ from duocthu.providers.embeddings import Embedder
 from duocthu.providers.rerank import Reranker
 from duocthu.reverse import REVERSE_TURNS, Rerank, indication_of, retrieve_by_indication, retrieve_by_relation
 from duocthu.safety import PATIENT_SAFETY_TURNS, with_patient_safety
-from duocthu.sections import INTRO_SECTIONS, SECTION_HEADINGS
+from duocthu.sections import INTRO_SECTIONS
 from duocthu.store import VectorStore
 
 
 def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
-    """Prefix each section's first part with 【section heading】, so that a reader (or a model)
-    of the concatenated overview sees where one section ends and the next begins."""
+    """Prefix each section's first part with 【display name】 (reference 09's overview), so that a
+    model reading the concatenated parts always knows which drug a section is about, also when a
+    pool holds several drugs."""
     labelled: list[EvidenceItem] = []
     seen: set[tuple[str, str]] = set()
     for item in items:
         key = (item.drug_id, item.section_key)
         if key not in seen:
             seen.add(key)
-            heading = SECTION_HEADINGS.get(item.section_key, item.section_key)
-            item = item.model_copy(update={"text": f"【{heading}】 {item.text}"})
+            item = item.model_copy(update={"text": f"【{item.display_name}】 {item.text}"})
         labelled.append(item)
     return labelled
 

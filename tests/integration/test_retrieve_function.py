@@ -62,7 +62,7 @@ def test_explicit_overview_is_intro_prose_with_labels() -> None:
     assert set(keys) == {"ten_chung_quoc_te", "loai_thuoc", "duoc_ly_va_co_che_tac_dung", "chi_dinh"}
     assert all(e["chunk_kind"] == "prose" for e in bundle["evidence"])
     assert sum(e["text"].startswith("【") for e in bundle["evidence"]) == 4
-    assert bundle["evidence"][0]["text"].startswith("【Tên chung quốc tế】")
+    assert bundle["evidence"][0]["text"].startswith(f"【{bundle['evidence'][0]['display_name']}】")
 
 
 def test_drug_overview_frame_ignores_its_attribute_and_direct_invoke_matches_http() -> None:

