@@ -22,6 +22,7 @@ from duocthu.conversation import (
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
 from duocthu.generation import Answer, citations_of
+from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import StoreUnavailable
@@ -109,6 +110,7 @@ class ChatService:
         understand: Understand,
         generator: Generator,
         conversations: ConversationStore | None = None,
+        deadline: Deadline | None = None,
     ):
         self.catalog = catalog
         self.resolver = resolver
@@ -117,6 +119,9 @@ class ChatService:
         self.understand = understand
         self.generator = generator
         self.conversations = conversations
+        self.deadline = (
+            deadline  # the turn's budget (from the Lambda context): rerank and embeddings stay inside it
+        )
 
     # -- session ----------------------------------------------------------------------------
     def _load(self, session_id: str) -> tuple[ConversationState, SystemError | None]:
@@ -198,7 +203,7 @@ class ChatService:
                 text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
                 return self._abstain_turn("", frame, abstain("unknown_drug"), text)
             return self._abstain_turn("", frame, abstain("unknown_drug"))
-        bundle = self.retrieval.for_frame(frame, self.resolver, message)
+        bundle = self.retrieval.for_frame(frame, self.resolver, message, self.deadline)
         if bundle.decision == "ABSTAIN":
             return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle))
         answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)

@@ -106,6 +106,7 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
         understand_turn,
         get_answer_generator(settings),
         get_conversation_store(settings),
+        deadline,
     )
 
 
