@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from duocthu.evals.common import GOLD_DIR
 from duocthu.evidence import EvidenceItem
 from duocthu.freeform import DEFAULT_SCORING, SCORINGS, Scoring, lexical_order, reranked_order
 from duocthu.ingest import ingest_records
@@ -47,7 +48,6 @@ from duocthu.store.edge import EdgeStore
 SPLITS = ("dev", "heldout")
 K = 6  # the route keeps the ordering's top rerank_top_k (6) before packing
 HELD_OUT_TARGET = 0.9
-GOLD_DIR = Path(__file__).resolve().parents[3] / "tests" / "gold"
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog import CatalogDrugResolver
+from duocthu.evals.common import GOLD_DIR
 from duocthu.ingest import IngestReport, ingest_records, load_active_catalog
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
@@ -54,7 +55,6 @@ from duocthu.understanding import understand_offline
 SPLITS = ("heldout", "dev")
 KINDS = ("keyword", "paraphrase", "absent", "nonsense")
 MODES = ("end to end", "retrieval only")
-GOLD_DIR = Path(__file__).resolve().parents[3] / "tests" / "gold"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,17 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog import CatalogDrugResolver
+from duocthu.evals.common import GOLD_DIR, open_index
 from duocthu.evals.reverse import choose_embedder
 from duocthu.evidence import EvidenceItem
-from duocthu.ingest import ingest_records, load_active_catalog
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import SECTION_KEYS
-from duocthu.settings import Settings
-from duocthu.source import load_source, sample_formulary_path
 from duocthu.store import VectorStore
-from duocthu.store.edge import EdgeStore
 from duocthu.understanding import understand_offline
 
 SPLITS = ("dev", "heldout")
@@ -84,7 +81,7 @@ class Outcome:
 
 
 def default_gold() -> Path:
-    return Path(__file__).resolve().parents[3] / "tests" / "gold" / "routing.jsonl"
+    return GOLD_DIR / "routing.jsonl"
 
 
 def load_gold(path: Path) -> list[GoldRow]:
@@ -181,18 +178,6 @@ def misses(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def _index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
-    if data_dir is None:  # a fresh index of the sample formulary: the run never reads .duocthu
-        settings = Settings(data_dir=workdir)
-        store: VectorStore = EdgeStore(workdir)
-        ingest_records(load_source(sample_formulary_path()), store, settings)
-    else:
-        settings = Settings(data_dir=data_dir)
-        store = EdgeStore(data_dir)
-    _, catalog = load_active_catalog(store, settings)
-    return store, CatalogDrugResolver(catalog)
-
-
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval routing", description=__doc__.split("\n\n")[0])
     parser.add_argument("--gold", type=Path, help="JSONL gold file (default: tests/gold/routing.jsonl)")
@@ -212,7 +197,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if args.split != "all":
         rows = [r for r in rows if r.split == args.split]
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-routing-") as tmp:
-        store, resolver = _index(args.data_dir, Path(tmp))
+        store, resolver = open_index(args.data_dir, Path(tmp))
         try:
             outcomes = run(rows, store, resolver, DenseBaseline(store, embedder) if embedder else None)
         finally:

@@ -35,15 +35,13 @@ from pathlib import Path
 from typing import Any, get_args
 
 from duocthu.catalog import CatalogDrugResolver
+from duocthu.evals.common import GOLD_DIR, open_index
 from duocthu.evidence import EvidenceBundle, SafetyFacet
 from duocthu.frame import PatientContext
-from duocthu.ingest import ingest_records, load_active_catalog
 from duocthu.policy import EvidencePolicy
 from duocthu.safety import PatientProfile, retrieve_patient_drug_context
 from duocthu.settings import Settings
-from duocthu.source import load_source, sample_formulary_path
 from duocthu.store import VectorStore
-from duocthu.store.edge import EdgeStore
 from duocthu.vocabulary import CandidateStatus
 
 SPLITS = ("heldout", "dev")
@@ -93,7 +91,7 @@ def _nfc(text: str) -> str:
 
 
 def default_gold(split: str) -> Path:
-    return Path(__file__).resolve().parents[3] / "tests" / "gold" / f"safety_{split}.jsonl"
+    return GOLD_DIR / f"safety_{split}.jsonl"
 
 
 def load_gold(path: Path) -> list[Case]:
@@ -195,18 +193,6 @@ def misses(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def _index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
-    if data_dir is None:  # a fresh index of the sample formulary: the run never reads .duocthu
-        settings = Settings(data_dir=workdir)
-        store: VectorStore = EdgeStore(workdir)
-        ingest_records(load_source(sample_formulary_path()), store, settings)
-    else:
-        settings = Settings(data_dir=data_dir)
-        store = EdgeStore(data_dir)
-    _, catalog = load_active_catalog(store, settings)
-    return store, CatalogDrugResolver(catalog)
-
-
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval safety", description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -221,7 +207,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if args.split != "all":
         cases = [c for c in cases if c.split == args.split]
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-safety-") as tmp:
-        store, resolver = _index(args.data_dir, Path(tmp))
+        store, resolver = open_index(args.data_dir, Path(tmp))
         try:
             outcomes = run(cases, store, resolver, Settings.from_env().evidence_policy)
         finally:

@@ -1,0 +1,29 @@
+"""What the evaluations share: where the team's gold sets live, and the index they run on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu.catalog import CatalogDrugResolver
+from duocthu.ingest import ingest_records, load_active_catalog
+from duocthu.settings import Settings
+from duocthu.source import load_source, sample_formulary_path
+from duocthu.store import VectorStore
+from duocthu.store.edge import EdgeStore
+
+# tests/gold in a source checkout (gold sets are evaluation data, not shipped in the layer)
+GOLD_DIR = Path(__file__).resolve().parents[3] / "tests" / "gold"
+
+
+def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
+    """An existing Edge index, or (None) a fresh index of the sample formulary in `workdir`, so
+    that a run never depends on what .duocthu happens to hold."""
+    if data_dir is None:
+        settings = Settings(data_dir=workdir)
+        store: VectorStore = EdgeStore(workdir)
+        ingest_records(load_source(sample_formulary_path()), store, settings)
+    else:
+        settings = Settings(data_dir=data_dir)
+        store = EdgeStore(data_dir)
+    _, catalog = load_active_catalog(store, settings)
+    return store, CatalogDrugResolver(catalog)
