@@ -10,10 +10,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu import services
 from duocthu.api.http import create_app, resolve_http
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.runtime import get_runtime
+from duocthu.services import chat as service
 
 logger = Logger()
 tracer = Tracer()
@@ -25,7 +25,7 @@ get_runtime()  # cold start
 @app.post("/v1/chat")
 @tracer.capture_method
 def chat(body: ChatRequest) -> ChatResponse:
-    response = services.chat(get_runtime(), body, app.lambda_context)
+    response = service.chat(get_runtime(), body, app.lambda_context)
     metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
     return response
@@ -57,7 +57,7 @@ def drugs(q: Annotated[str, Query(min_length=1, max_length=200)]) -> dict[str, A
 
 @app.get("/health")
 def health() -> Response[str]:
-    body = services.health(get_runtime())
+    body = service.health(get_runtime())
     return Response(
         status_code=200 if body.status == "ok" else 503,
         content_type=content_types.APPLICATION_JSON,

@@ -11,12 +11,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu import services
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
 from duocthu.api.models import RetrieveRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.evidence import EvidenceBundle
 from duocthu.runtime import NotReady, get_runtime
+from duocthu.services import retrieve as service
 from duocthu.store import NoIndex, StoreUnavailable
 
 logger = Logger()
@@ -27,7 +27,7 @@ get_runtime()  # cold start: open the index and load the catalogue once per cont
 
 
 def _retrieve(request: RetrieveRequest, context: LambdaContext | None) -> EvidenceBundle:
-    bundle = services.retrieve(get_runtime(), request, context)  # the deadline bounds a rerank
+    bundle = service.retrieve(get_runtime(), request, context)  # the deadline bounds a rerank
     metrics.add_metric(name=f"Decision_{bundle.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{bundle.reason}", unit=MetricUnit.Count, value=1)
     if bundle.system_error:  # e.g. rerank_unavailable: answered, lexically ordered, and counted

@@ -13,12 +13,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu import services
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
 from duocthu.api.models import UnderstandRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.frame import QueryFrame
 from duocthu.runtime import NotReady, get_runtime
+from duocthu.services import understand as service
 
 logger = Logger()
 tracer = Tracer()
@@ -38,7 +38,7 @@ def _malformed(err: MalformedProviderOutput) -> Response[str]:
 
 
 def _understand(request: UnderstandRequest, context: LambdaContext | None) -> QueryFrame:
-    frame = services.understand(get_runtime(), request, context)
+    frame = service.understand(get_runtime(), request, context)
     metrics.add_metric(name=f"TurnType_{frame.turn_type}", unit=MetricUnit.Count, value=1)
     if frame.needs_clarify:
         metrics.add_metric(name="Clarify", unit=MetricUnit.Count, value=1)

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from duocthu import services
 from duocthu.catalog import CatalogDrugResolver
 from duocthu.ingest import ingest_path, load_active_catalog, sample_index_is_stale
 from duocthu.runtime import build_runtime
+from duocthu.services import chat as chat_services
 from duocthu.settings import Settings
 from duocthu.source import SourceError, sample_formulary_path
 from duocthu.store import open_store
@@ -79,9 +79,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if runtime.problem:
             print(f"index not ready: {runtime.problem}", file=sys.stderr)
             return 1
-        turn = services.chat_service(runtime).turn(args.question, args.session)
+        turn = chat_services.chat_service(runtime).turn(args.question, args.session)
         if args.json:
-            print(services.chat_response(turn).model_dump_json(indent=2))
+            print(chat_services.chat_response(turn).model_dump_json(indent=2))
         else:
             print(turn.answer)
             if turn.system_error:
@@ -102,7 +102,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if runtime.problem:
         print(f"index not ready: {runtime.problem}", file=sys.stderr)
         return 1
-    service = services.chat_service(runtime)
+    service = chat_services.chat_service(runtime)
 
     def answer(message: str, history: list[str]) -> dict[str, object]:
         turn = service.turn(message, history=history)

@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from duocthu import services
 from duocthu.catalog import Catalog
 from duocthu.cli import main as cli
 from duocthu.providers.rerank import CohereReranker, Reranker
 from duocthu.runtime import get_runtime
+from duocthu.services import retrieve as services
 from duocthu.settings import Settings, get_settings
 from duocthu.store.edge import EdgeStore
 

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu import services
 from duocthu.cli import main as cli
 from duocthu.errors import DependencyUnavailable
 from duocthu.ingest import ingest_records
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.runtime import get_runtime
+from duocthu.services import retrieve as services
 from duocthu.settings import Settings, get_settings
 from duocthu.source import Monograph
 from duocthu.store.edge import EdgeStore

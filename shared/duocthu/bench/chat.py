@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from duocthu import services
 from duocthu.bench.timing import p50_p95, pin_one_cpu
 from duocthu.ingest import ingest_records
 from duocthu.runtime import build_runtime
+from duocthu.services import chat as services
 from duocthu.settings import Settings
 from duocthu.source import load_source, sample_formulary_path
 from duocthu.store.edge import EdgeStore

@@ -1,88 +1,22 @@
-"""What each function does, as plain functions over the runtime (handlers only parse and shape)."""
+"""The chat function: one turn end to end, and the service's health."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from duocthu import understanding
-from duocthu.api.models import ChatRequest, ChatResponse, HealthBody, RetrieveRequest, UnderstandRequest
+from duocthu.api.models import ChatRequest, ChatResponse, HealthBody
 from duocthu.chat import ChatService, ChatTurn
 from duocthu.conversation import get_conversation_store
-from duocthu.errors import DependencyUnavailable
-from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
 from duocthu.generation import get_answer_generator
 from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.providers.embeddings import get_embedder
-from duocthu.providers.rerank import get_reranker
-from duocthu.retrieval import RetrievalService
 from duocthu.runtime import Runtime
+from duocthu.services.retrieve import retrieval_service
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.vocabulary import SubjectScope
-
-
-def understand(
-    runtime: Runtime, request: UnderstandRequest, context: LambdaContextLike | None = None
-) -> QueryFrame:
-    """The turn's frame, from the provider the settings choose, within the invocation's deadline.
-    A provider fault is a frame with system_error; the caller decides what that means (the
-    understand function answers 503/502, chat abstains)."""
-    _, resolver = runtime.ready()
-    settings = runtime.settings
-    deadline = Deadline.for_invocation(
-        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
-    )
-    return understanding.understand(
-        request.message,
-        resolver,
-        get_frame_provider(settings),
-        deadline,
-        request.history,
-        request.prior_frame,
-        request.subject_scope,
-    )
-
-
-def retrieval_service(runtime: Runtime) -> RetrievalService:
-    """Retrieval with the providers the settings choose (each built once per process)."""
-    settings = runtime.settings
-    return RetrievalService(
-        runtime.store,
-        settings.evidence_policy,
-        embedder=get_embedder(settings),
-        reranker=get_reranker(settings),
-    )
-
-
-def retrieve(
-    runtime: Runtime, request: RetrieveRequest, context: LambdaContextLike | None = None
-) -> EvidenceBundle:
-    """A frame goes through the one routing table (RetrievalService.for_frame); the explicit form
-    names its drug and section. A configured provider that failed (an embedding model for the
-    reverse lookup) is a dependency fault: 503 over HTTP, a typed error on direct invoke."""
-    _, resolver = runtime.ready()
-    settings = runtime.settings
-    service = retrieval_service(runtime)
-    deadline = Deadline.for_invocation(
-        context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
-    )
-    if request.frame is not None:
-        bundle = service.for_frame(request.frame, resolver, request.query, deadline)
-    elif request.drug_id not in resolver.by_id:
-        return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-    else:
-        assert request.drug_id is not None  # the request model guarantees one form
-        bundle = service.retrieve_framed(
-            request.drug_id,
-            None if request.is_overview else request.section_key,
-            query=request.query,
-            is_overview=request.is_overview,
-            deadline=deadline,
-        )
-    if bundle.reason == "dependency_unavailable":
-        raise DependencyUnavailable(bundle.system_error or "dependency_unavailable")
-    return bundle
 
 
 def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> ChatService:
