@@ -146,9 +146,11 @@ class BedrockAnswerGenerator:
             return fallback
         from botocore.exceptions import BotoCoreError, ClientError
 
+        from duocthu.providers.bedrock import DeadlineExceeded
+
         try:
             response = self.client.converse(**self.request(question, bundle.evidence))
-        except (BotoCoreError, ClientError) as err:
+        except (BotoCoreError, ClientError, DeadlineExceeded) as err:
             log.warning("answer generation unavailable: %s", err)
             return _replace(
                 fallback,
