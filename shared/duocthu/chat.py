@@ -25,7 +25,7 @@ from duocthu.generation import Answer, citations_of
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import SECTION_HEADINGS
-from duocthu.store import StoreUnavailable
+from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
 
 log = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ class ChatService:
         )
         try:
             result = self._route(message, frame)
-        except StoreUnavailable as err:
+        except (StoreUnavailable, NoIndex) as err:
             log.error("store unavailable: %s", err)
             result = self._abstain_turn(
                 session_id, frame, abstain("dependency_unavailable", "store_unavailable")
