@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import SourceRef
+from duocthu.chunking import Chunk
 from duocthu.settings import Settings
 from duocthu.store import Manifest, StoreUnavailable
 from duocthu.store.base import lexical_query_tokens
@@ -16,25 +15,13 @@ from duocthu.text import folded_words
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import ResponseHandlingException
 
+from tests.factories import make_chunk as factory_chunk
+
 LONG_SECTION_PARTS = 300  # past Qdrant's default page of 256
 
 
 def make_chunk(drug_id: str, section_key: str, part: int, text: str | None = None) -> Chunk:
-    ref = SourceRef(book="Dược thư", edition="test", section_heading=section_key, page_start=1, page_end=1)
-    return Chunk(
-        id=point_id(drug_id, section_key, part),
-        drug_id=drug_id,
-        display_name=drug_id.title(),
-        section_key=section_key,
-        section_heading=section_key,
-        part_index=part,
-        chunk_kind="prose",
-        text=text or f"{drug_id} {section_key} phần {part}",
-        source_ref=ref,
-        requires_visual_check=False,
-        has_quarantined_content=False,
-        atc_codes=(),
-    )
+    return factory_chunk(drug_id, section_key, part, text or f"{drug_id} {section_key} phần {part}")
 
 
 def corpus(tag: str = "v1") -> list[Chunk]:
@@ -100,7 +87,6 @@ def test_failed_build_leaves_the_previous_version_serving(empty_store: tuple[Any
         store.build_version("v2", corpus("v2"), progress=broken_progress)
     assert store.active_manifest() == first
     assert store.find_by_section("thuoc_b", "chi_dinh")[0].text == "v1 b 0"
-
 
 
 # -- lexical search: the score is the count of distinct matched query words, inside Qdrant -------

@@ -13,20 +13,21 @@ from pathlib import Path
 
 import httpx
 import pytest
-from duocthu.chunking import Chunk, point_id
+from duocthu.chunking import Chunk
 from duocthu.evals.free_form import default_gold, load_gold
-from duocthu.evidence import EvidenceBundle, EvidenceItem, SourceRef
+from duocthu.evidence import EvidenceBundle, EvidenceItem
 from duocthu.freeform import free_form, lexical_order, scored_text
 from duocthu.packing import block_tokens
 from duocthu.policy import EvidencePolicy
 from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
 from duocthu.providers.rerank import CohereReranker, Ranked
 from duocthu.retrieval import RetrievalService
-from duocthu.sections import SECTION_HEADINGS, resolve_section
+from duocthu.sections import resolve_section
 from duocthu.source import load_source, sample_formulary_path
 from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 
+from tests.factories import make_chunk
 from tests.unit.test_rerank import cohere_client
 
 # zeta: a monograph whose first prose section in book order is the pharmacology attractor.
@@ -56,22 +57,15 @@ BETA_QUESTION = "Beta giảm đau dạ dày không?"
 def chunk(
     drug_id: str, key: str, part: int, text: str, kind: str = "prose", quarantined: bool = False
 ) -> Chunk:
-    ref = SourceRef(
-        book="Dược thư", edition="test", section_heading=SECTION_HEADINGS[key], page_start=3, page_end=3
-    )
-    return Chunk(
-        id=point_id(drug_id, key, part),
-        drug_id=drug_id,
+    return make_chunk(
+        drug_id,
+        key,
+        part,
+        text,
+        kind=kind,
+        quarantined=quarantined,
         display_name=drug_id.capitalize(),
-        section_key=key,
-        section_heading=SECTION_HEADINGS[key],
-        part_index=part,
-        chunk_kind=kind,
-        text=text,
-        source_ref=ref,
-        requires_visual_check=kind != "prose",
-        has_quarantined_content=quarantined,
-        atc_codes=(),
+        page=3,
     )
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
 from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import SourceRef
 from duocthu.frame import PatientContext, QueryFrame
 from duocthu.interactions import interacting_drugs, interaction_evidence, names_in, phrase_in
-from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
+
+from tests.factories import make_chunk
 
 KEY = "tuong_tac_thuoc"
 SECTIONS: dict[str, list[str]] = {
@@ -43,21 +43,8 @@ NAMES = {
 
 
 def chunk(drug_id: str, part: int, text: str) -> Chunk:
-    heading = SECTION_HEADINGS[KEY]
-    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
-    return Chunk(
-        id=point_id(drug_id, KEY, part),
-        drug_id=drug_id,
-        display_name=NAMES[drug_id][0],
-        section_key=KEY,
-        section_heading=heading,
-        part_index=part,
-        chunk_kind="prose",
-        text=text,
-        source_ref=ref,
-        requires_visual_check=False,
-        has_quarantined_content=drug_id in QUARANTINED,
-        atc_codes=(),
+    return make_chunk(
+        drug_id, KEY, part, text, quarantined=drug_id in QUARANTINED, display_name=NAMES[drug_id][0]
     )
 
 

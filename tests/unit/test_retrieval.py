@@ -8,13 +8,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import EvidenceItem, SourceRef
+from duocthu.chunking import Chunk
+from duocthu.evidence import EvidenceItem
 from duocthu.policy import EvidencePolicy
 from duocthu.retrieval import RetrievalService
-from duocthu.sections import INTRO_SECTIONS, SECTION_HEADINGS, SECTION_ORDER
+from duocthu.sections import INTRO_SECTIONS, SECTION_ORDER
 from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
+
+from tests.factories import make_chunk
 
 LONG = 300  # past Qdrant's default scroll page of 256
 
@@ -41,22 +43,7 @@ def chunk(
     kind: str = "prose",
     quarantined: bool = False,
 ) -> Chunk:
-    heading = SECTION_HEADINGS[section_key]
-    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
-    return Chunk(
-        id=point_id(drug_id, section_key, part),
-        drug_id=drug_id,
-        display_name=drug_id.upper(),
-        section_key=section_key,
-        section_heading=SECTION_HEADINGS[section_key],
-        part_index=part,
-        chunk_kind=kind,
-        text=text,
-        source_ref=ref,
-        requires_visual_check=kind != "prose",
-        has_quarantined_content=quarantined,
-        atc_codes=(),
-    )
+    return make_chunk(drug_id, section_key, part, text, kind=kind, quarantined=quarantined)
 
 
 def corpus() -> list[Chunk]:

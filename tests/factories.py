@@ -1,0 +1,37 @@
+"""Hand-made index parts for tests that build their own small corpus."""
+
+from __future__ import annotations
+
+from duocthu.chunking import Chunk, point_id
+from duocthu.evidence import SourceRef
+from duocthu.sections import SECTION_HEADINGS
+
+
+def make_chunk(
+    drug_id: str,
+    section_key: str,
+    part: int,
+    text: str,
+    *,
+    kind: str = "prose",
+    quarantined: bool = False,
+    display_name: str | None = None,
+    page: int = 1,
+) -> Chunk:
+    """A part as ingest would make it; a non-prose block requires a visual check."""
+    heading = SECTION_HEADINGS[section_key]
+    ref = SourceRef(book="Dược thư", edition="test", section_heading=heading, page_start=page, page_end=page)
+    return Chunk(
+        id=point_id(drug_id, section_key, part),
+        drug_id=drug_id,
+        display_name=display_name or drug_id.upper(),
+        section_key=section_key,
+        section_heading=heading,
+        part_index=part,
+        chunk_kind=kind,
+        text=text,
+        source_ref=ref,
+        requires_visual_check=kind != "prose",
+        has_quarantined_content=quarantined,
+        atc_codes=(),
+    )
