@@ -10,6 +10,7 @@ from duocthu.chunking import Chunk
 from duocthu.settings import Settings
 from duocthu.store import Manifest, StoreUnavailable
 from duocthu.store.base import lexical_query_tokens
+from duocthu.store.edge import EdgeStore
 from duocthu.store.server import ServerStore
 from duocthu.text import folded_words
 from qdrant_client import QdrantClient
@@ -74,6 +75,32 @@ def test_switch_is_atomic_and_manifest_round_trips(empty_store: tuple[Any, Setti
     second = publish(store, "v2", corpus("v2"))
     assert store.active_manifest() == second
     assert store.find_by_section("thuoc_b", "chi_dinh")[0].text == "v2 b 0"
+
+
+def test_a_reader_keeps_the_version_it_opened_until_it_restarts(empty_store: tuple[Any, Settings]) -> None:
+    # Given a reader (another process's store, say a warm Lambda) that has served v1
+    store, settings = empty_store
+    publish(store, "v1", corpus("v1"))
+    reader = (
+        EdgeStore(settings.data_dir)
+        if isinstance(store, EdgeStore)
+        else ServerStore(store.client, store.alias)
+    )
+    assert reader.find_by_section("thuoc_b", "chi_dinh")[0].text == "v1 b 0"
+    # When another store activates v2
+    publish(store, "v2", corpus("v2"))
+    # Then the reader stays on v1 (the catalogue it loaded with it stays consistent) until it
+    # starts again, and a fresh reader sees v2
+    assert reader.find_by_section("thuoc_b", "chi_dinh")[0].text == "v1 b 0"
+    fresh = (
+        EdgeStore(settings.data_dir)
+        if isinstance(store, EdgeStore)
+        else ServerStore(store.client, store.alias)
+    )
+    assert fresh.find_by_section("thuoc_b", "chi_dinh")[0].text == "v2 b 0"
+    if isinstance(store, EdgeStore):  # the server readers share the fixture's client
+        reader.close()
+        fresh.close()
 
 
 def test_failed_build_leaves_the_previous_version_serving(empty_store: tuple[Any, Settings]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -221,13 +222,15 @@ def rank_hits(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
     )
 
 
-class FilteredReads:
+class FilteredReads(ABC):
     """The read contract, written once over each backend's three primitives: a filtered scroll
     to exhaustion, a nearest-vector query, a count. Backends differ only in their client calls."""
 
+    @abstractmethod
     def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
-        raise NotImplementedError
+        """The backend primitive."""
 
+    @abstractmethod
     def _nearest(
         self,
         using: str,
@@ -236,10 +239,11 @@ class FilteredReads:
         limit: int,
         threshold: float | None,
     ) -> list[EvidenceItem]:
-        raise NotImplementedError
+        """The backend primitive."""
 
+    @abstractmethod
     def _count(self, where: Conditions | None) -> int:
-        raise NotImplementedError
+        """The backend primitive."""
 
     def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
         return part_order(self._scroll(conditions(drug_id=drug_id, section_key=section_key)))

@@ -159,6 +159,7 @@ class EdgeStore(FilteredReads):
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(manifest.model_dump_json(indent=2))
         os.replace(tmp, self.data_dir / MANIFEST_FILE)
+        self.close()  # the next read opens the version just activated
         self._prune(keep=manifest.version)
 
     def _prune(self, keep: str) -> None:
@@ -169,11 +170,14 @@ class EdgeStore(FilteredReads):
 
     # -- read -----------------------------------------------------------------------------
     def _open(self) -> Any:
-        manifest = self.active_manifest()
-        if manifest is None:
-            raise NoIndex(f"no index in {self.data_dir}: run `duocthu ingest`")
-        if self._shard is None or self._shard_version != manifest.version:
-            self.close()
+        # The manifest is read once, when the shard is first opened: a process keeps serving the
+        # version it started with (the catalogue it loaded with it stays consistent, and no read
+        # pays for a file read); `activate` in this process moves it, another process's ingest
+        # takes effect at the next start.
+        if self._shard is None:
+            manifest = self.active_manifest()
+            if manifest is None:
+                raise NoIndex(f"no index in {self.data_dir}: run `duocthu ingest`")
             self._shard = _acquire(str(self.version_dir(manifest.version) / "shard"), manifest.version)
             self._shard_version = manifest.version
         return self._shard

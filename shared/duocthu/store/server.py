@@ -68,7 +68,7 @@ class ServerStore(FilteredReads):
     def __init__(self, client: QdrantClient, alias: str = "duocthu_chunks"):
         self.client = client
         self.alias = alias
-        self._alias_seen = False
+        self._collection: str | None = None  # the version this process reads (pinned at first read)
 
     def collection(self, version: str) -> str:
         return f"{self.alias}__{version}"
@@ -127,6 +127,7 @@ class ServerStore(FilteredReads):
             )
         )
         self.client.update_collection_aliases(change_aliases_operations=operations)
+        self._collection = name
         for other in self.client.get_collections().collections:
             if other.name.startswith(f"{self.alias}__") and other.name not in {name, previous}:
                 self.client.delete_collection(other.name)
@@ -144,28 +145,29 @@ class ServerStore(FilteredReads):
         metadata = self.client.get_collection(name).config.metadata or {}
         return Manifest.model_validate(metadata["manifest"]) if "manifest" in metadata else None
 
-    def _read(self, call: Callable[[], T]) -> T:
-        """Every read: a missing alias is NoIndex; transport and server errors are StoreUnavailable."""
+    def _read(self, call: Callable[[str], T]) -> T:
+        """Every read, against the collection the alias named when this process first read: like
+        the Edge store, a process serves the version its catalogue was loaded with (a re-ingest
+        takes effect at the next start, and the previous version is kept for warm processes).
+        A missing alias is NoIndex; transport and server errors are StoreUnavailable."""
         try:
-            # checked until first seen, not per read: the alias is resolved by the server itself,
-            # and an extra round trip on every read would double a section route's latency
-            if not self._alias_seen:
-                if self._aliased_collection() is None:
+            if self._collection is None:
+                self._collection = self._aliased_collection()
+                if self._collection is None:
                     raise NoIndex(f"no collection behind alias {self.alias!r}: run `duocthu ingest`")
-                self._alias_seen = True
-            return call()
+            return call(self._collection)
         except (ResponseHandlingException, UnexpectedResponse) as err:
             raise StoreUnavailable(f"qdrant server: {err}") from err
 
     def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
         flt = _filter(where, phrase)
 
-        def scroll_all() -> list[EvidenceItem]:
+        def scroll_all(collection: str) -> list[EvidenceItem]:
             items: list[EvidenceItem] = []
             offset: Any = None
             while True:  # to exhaustion: a truncated section would read as a complete one
                 records, offset = self.client.scroll(
-                    self.alias, scroll_filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True
+                    collection, scroll_filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True
                 )
                 items += [item_from_payload(r.id, r.payload or {}, 1.0) for r in records]
                 if offset is None:
@@ -187,9 +189,9 @@ class ServerStore(FilteredReads):
             else vector
         )
         hits = self._read(
-            lambda: (
+            lambda collection: (
                 self.client.query_points(
-                    self.alias,
+                    collection,
                     query=query,
                     using=using,
                     query_filter=_filter(where),
@@ -203,7 +205,9 @@ class ServerStore(FilteredReads):
 
     def _count(self, where: Conditions | None) -> int:
         flt = _filter(where) if where else None
-        return self._read(lambda: int(self.client.count(self.alias, count_filter=flt, exact=True).count))
+        return self._read(
+            lambda collection: int(self.client.count(collection, count_filter=flt, exact=True).count)
+        )
 
     def close(self) -> None:
         self.client.close()
