@@ -30,6 +30,7 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from duocthu.bench.timing import p50_p95, pin_one_cpu
 from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver, load_resolver
 from duocthu.source import load_source, sample_formulary_path
 from duocthu.text import fold, words
@@ -166,14 +167,12 @@ class ReferenceBaseline:
 # --- measurement -----------------------------------------------------------------------------
 
 
-def _percentiles(samples: Sequence[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered), p95
-
-
-def _time_calls(call: Callable[[str], object], queries: Sequence[str], repeat: int,
-                before: Callable[[], None] = lambda: None) -> list[float]:
+def _time_calls(
+    call: Callable[[str], object],
+    queries: Sequence[str],
+    repeat: int,
+    before: Callable[[], None] = lambda: None,
+) -> list[float]:
     samples = []
     for _ in range(repeat):
         for query in queries:
@@ -248,12 +247,12 @@ def run(catalog_name: str, atc_csv: Path, repeat: int, load_runs: int) -> list[t
     base_resolve_ms = _time_calls(baseline.resolve, queries, 1)
     base_suggest_ms = _time_calls(baseline.suggest, queries, 1)
 
-    r50, r95 = _percentiles(resolve_ms)
-    s50, s95 = _percentiles(suggest_ms)
-    t50, t95 = _percentiles(typo_ms)
-    c50, _ = _percentiles(cached_ms)
-    br50, br95 = _percentiles(base_resolve_ms)
-    bs50, bs95 = _percentiles(base_suggest_ms)
+    r50, r95 = p50_p95(resolve_ms)
+    s50, s95 = p50_p95(suggest_ms)
+    t50, t95 = p50_p95(typo_ms)
+    c50, _ = p50_p95(cached_ms)
+    br50, br95 = p50_p95(base_resolve_ms)
+    bs50, bs95 = p50_p95(base_suggest_ms)
     l50, lmax = statistics.median(loads), max(loads)
     return [
         ("catalogue", catalog_name),
@@ -280,7 +279,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="duocthu bench resolver", description=__doc__.split("\n")[0])
     parser.add_argument("--catalog", choices=CATALOGS, default="synthetic-10k")
     parser.add_argument(
-        "--atc-csv", type=Path, default=DEFAULT_ATC_CSV,
+        "--atc-csv",
+        type=Path,
+        default=DEFAULT_ATC_CSV,
         help=f"the kit's ATC table for atc and synthetic-10k (default: {DEFAULT_ATC_CSV})",
     )
     parser.add_argument("--repeat", type=int, default=20, help="runs over the query set (default 20)")
@@ -294,11 +295,12 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    if hasattr(os, "sched_setaffinity"):  # one core, as the targets are stated (subprocesses inherit it)
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    pin_one_cpu()  # one core, as the targets are stated (subprocesses inherit it)
     rows = run(args.catalog, args.atc_csv, args.repeat, args.load_runs)
-    print(f"Python {platform.python_version()}, {platform.machine()}, one CPU, load average "
-          f"{os.getloadavg()[0]:.1f} at the end of the run\n")
+    print(
+        f"Python {platform.python_version()}, {platform.machine()}, one CPU, load average "
+        f"{os.getloadavg()[0]:.1f} at the end of the run\n"
+    )
     print("| measure | value |\n|---|---|")
     for label, value in rows:
         print(f"| {label} | {value} |")

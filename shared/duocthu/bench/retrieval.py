@@ -41,6 +41,7 @@ from pathlib import Path
 
 from qdrant_client import QdrantClient
 
+from duocthu.bench.timing import percentile, pin_one_cpu
 from duocthu.evidence import EvidenceBundle
 from duocthu.ingest import ingest_records
 from duocthu.policy import EvidencePolicy
@@ -71,8 +72,7 @@ ATC_REVERSE_PHRASES = (
     "chống lao",
 )
 ATC_POOL_QUESTION = (
-    "Chống chỉ định của {title} ở người quá mẫn, suy gan nặng, suy thận nặng, phụ nữ có thai "
-    "và trẻ em?"
+    "Chống chỉ định của {title} ở người quá mẫn, suy gan nặng, suy thận nặng, phụ nữ có thai và trẻ em?"
 )
 
 
@@ -85,11 +85,6 @@ class Row:
     p50_ms: float
     p95_ms: float
     mean_evidence: float
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 def time_route(call: Callable[[int], EvidenceBundle], n: int) -> tuple[list[float], float]:
@@ -148,8 +143,8 @@ def _routes(corpus: str, records: list[Monograph], backend: str, store: VectorSt
         "overview (all prose)": lambda i: service.overview(pick(i)[0], intro_only=False),
     }
     if corpus == "atc" and backend == "edge":
-        routes["reverse lookup, keyword pass (loai_thuoc standing in for chi_dinh)"] = (
-            lambda i: retrieve_by_indication(
+        routes["reverse lookup, keyword pass (loai_thuoc standing in for chi_dinh)"] = lambda i: (
+            retrieve_by_indication(
                 store, ATC_REVERSE_PHRASES[i % len(ATC_REVERSE_PHRASES)], policy, section_key="loai_thuoc"
             )
         )
@@ -196,8 +191,8 @@ def main(argv: Sequence[str] = ()) -> int:
     args = parser.parse_args(list(argv))
 
     warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
-    if not args.all_cores and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    if not args.all_cores:
+        pin_one_cpu()
     corpora: list[tuple[str, list[Monograph]]] = []
     if args.corpus in ("sample", "all"):
         corpora.append(("sample", load_source(sample_formulary_path())))
