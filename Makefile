@@ -44,8 +44,13 @@ $(SAM):
 validate: $(SAM)
 	$(SAM_ENV) $(SAM) validate --lint
 
-build: $(SAM)
-	$(SAM_ENV) $(SAM) build
+# The layer ships bytecode compiled by the Lambda runtime's Python (see shared/Makefile).
+LAYER_PYTHON ?= python3.12
+
+build: $(SAM) $(STAMP)
+	@$(LAYER_PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || { echo "make build needs Python 3.12 (the Lambda runtime's): put python3.12 on PATH or pass LAYER_PYTHON=/path/to/python3.12"; exit 2; }
+	LAYER_PYTHON=$(LAYER_PYTHON) $(SAM_ENV) $(SAM) build
+	$(BIN)/python infra/check_build.py .aws-sam/build
 
 # shared/requirements.txt (what the layer build installs) is generated from pyproject's pins.
 layer-requirements: $(STAMP)

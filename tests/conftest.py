@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from duocthu.catalog import Catalog
-from duocthu.ingest import ingest_records, load_active_catalog
+from duocthu.catalog import Catalog, load_active_catalog
+from duocthu.ingest import ingest_records
 from duocthu.settings import Settings
 from duocthu.source import Monograph, load_source, sample_formulary_path
 from duocthu.store.edge import EdgeStore

@@ -10,13 +10,14 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu.api.http import create_app, resolve_http
+from duocthu.api.http import create_app, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.runtime import get_runtime
 from duocthu.services import chat as service
+from duocthu.settings import get_settings
 
 logger = Logger()
-tracer = Tracer()
+tracer = Tracer(patch_modules=traced_libraries(get_settings()))
 metrics = Metrics()
 app = create_app(logger)
 get_runtime()  # cold start

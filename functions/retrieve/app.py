@@ -11,16 +11,17 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
+from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import RetrieveRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.evidence import EvidenceBundle
 from duocthu.runtime import NotReady, get_runtime
 from duocthu.services import retrieve as service
+from duocthu.settings import get_settings
 from duocthu.store import NoIndex, StoreUnavailable
 
 logger = Logger()
-tracer = Tracer()
+tracer = Tracer(patch_modules=traced_libraries(get_settings()))
 metrics = Metrics()
 app = create_app(logger)
 get_runtime()  # cold start: open the index and load the catalogue once per container

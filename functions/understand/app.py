@@ -13,15 +13,16 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu.api.http import create_app, error_response, is_http_event, resolve_http
+from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import UnderstandRequest
 from duocthu.errors import DependencyUnavailable
 from duocthu.frame import QueryFrame
 from duocthu.runtime import NotReady, get_runtime
 from duocthu.services import understand as service
+from duocthu.settings import get_settings
 
 logger = Logger()
-tracer = Tracer()
+tracer = Tracer(patch_modules=traced_libraries(get_settings()))
 metrics = Metrics()
 app = create_app(logger)
 get_runtime()  # cold start: the resolver and its alias index are built once per container

@@ -5,7 +5,7 @@ its title and aliases, carries the corpus hash of the index it was built with, a
 resolver's alias tables (`AliasIndex`), derived from the names when the artifact is made. A
 process loads it once at cold start (`load_resolver`, or `load_catalog_from_s3` when the layer does
 not ship it): loading is deserialisation, not a rebuild. Checking the corpus hash against the index
-manifest is `ingest.load_active_catalog`'s job.
+manifest is `load_active_catalog`'s job.
 
 The resolver bounds which drugs a language model may name (reference 08, F-04): `resolve` gives the
 drugs a text names exactly, `suggest` the few names it plausibly misspelt. Nothing else the text
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import process
@@ -32,6 +32,10 @@ from rapidfuzz.distance import OSA
 
 from duocthu.source import Monograph
 from duocthu.text import PhraseMatch, fold, has_diacritics, longest_spans, nfc, token_matches, words
+
+if TYPE_CHECKING:
+    from duocthu.settings import Settings
+    from duocthu.store import Manifest, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -568,3 +572,29 @@ def _s3_client() -> Any:
     import boto3  # only when the catalogue comes from S3: a cold start from the layer skips it
 
     return boto3.client("s3")
+
+
+CATALOG_FILE = "catalog.json"
+
+
+def catalog_path(settings: Settings, version: str) -> Path:
+    return settings.data_dir / "versions" / version / CATALOG_FILE
+
+
+def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
+    """The active manifest and its catalogue; raises when they were built from different corpora."""
+    manifest = store.active_manifest()
+    if manifest is None:
+        raise FileNotFoundError("no index: run `duocthu ingest`")
+    if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
+        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
+    else:
+        catalog = Catalog.read(catalog_path(settings, manifest.version))
+    if catalog.corpus_hash != manifest.corpus_hash:
+        raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
+    return manifest, catalog
+
+
+class CatalogMismatch(RuntimeError):
+    def __init__(self, index_hash: str, catalog_hash: str):
+        super().__init__(f"catalogue corpus hash {catalog_hash[:12]} != index corpus hash {index_hash[:12]}")

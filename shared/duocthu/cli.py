@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from duocthu.catalog import CatalogDrugResolver
-from duocthu.ingest import ingest_path, load_active_catalog, sample_index_is_stale
+from duocthu.catalog import CatalogDrugResolver, load_active_catalog
+from duocthu.ingest import ingest_path, sample_index_is_stale
 from duocthu.runtime import build_runtime
 from duocthu.services import chat as chat_services
 from duocthu.settings import Settings

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from duocthu.catalog import Catalog, load_catalog_from_s3
+from duocthu.catalog import Catalog, catalog_path
 from duocthu.chunking import Chunk, chunk_monograph
 from duocthu.providers.embeddings import Embedder, get_embedder
 from duocthu.reverse import Calibration, dense_vectors
@@ -22,7 +22,6 @@ from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size
 
 log = logging.getLogger(__name__)
-CATALOG_FILE = "catalog.json"
 SAMPLE_SOURCE = "sample"
 
 
@@ -35,10 +34,6 @@ class IngestReport:
     points: int
     backend: str
     calibration: Calibration | None = None  # with an embedding provider: the dense threshold's basis
-
-
-def catalog_path(settings: Settings, version: str) -> Path:
-    return settings.data_dir / "versions" / version / CATALOG_FILE
 
 
 def new_version_name(digest: str) -> str:
@@ -116,22 +111,3 @@ def sample_index_is_stale(manifest: Manifest | None) -> bool:
     if manifest.source != SAMPLE_SOURCE:
         return False
     return manifest.corpus_hash != corpus_hash(load_source(sample_formulary_path()))
-
-
-def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
-    """The active manifest and its catalogue; raises when they were built from different corpora."""
-    manifest = store.active_manifest()
-    if manifest is None:
-        raise FileNotFoundError("no index: run `duocthu ingest`")
-    if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
-        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
-    else:
-        catalog = Catalog.read(catalog_path(settings, manifest.version))
-    if catalog.corpus_hash != manifest.corpus_hash:
-        raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
-    return manifest, catalog
-
-
-class CatalogMismatch(RuntimeError):
-    def __init__(self, index_hash: str, catalog_hash: str):
-        super().__init__(f"catalogue corpus hash {catalog_hash[:12]} != index corpus hash {index_hash[:12]}")

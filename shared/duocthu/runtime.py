@@ -8,8 +8,7 @@ import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.ingest import CatalogMismatch, load_active_catalog
+from duocthu.catalog import Catalog, CatalogDrugResolver, CatalogMismatch, load_active_catalog
 from duocthu.settings import Settings, get_settings
 from duocthu.store import Manifest, NoIndex, StoreUnavailable, VectorStore, open_store
 

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from duocthu.catalog import load_active_catalog
 from duocthu.chunking import chunk_monograph
-from duocthu.ingest import ingest_path, ingest_records, load_active_catalog
+from duocthu.ingest import ingest_path, ingest_records
 from duocthu.scale_source import atc_monographs, iter_jsonl
 from duocthu.settings import Settings
 from duocthu.source import Monograph, SourceError

@@ -16,9 +16,21 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.models import ErrorBody
 from duocthu.errors import DependencyUnavailable
 from duocthu.runtime import NotReady
+from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
 
 RETRY_AFTER_S = "5"
+
+
+def traced_libraries(settings: Settings) -> tuple[str, ...]:
+    """The libraries X-Ray should patch: the ones this deployment makes outbound calls with.
+
+    Powertools' default patches every library X-Ray supports, importing each one installed, which
+    costs a cold start about 150 ms for libraries we never call. botocore carries Bedrock,
+    DynamoDB, S3 and Secrets Manager; httpx only a Qdrant server or the Cohere API.
+    """
+    uses_httpx = settings.qdrant_url is not None or settings.rerank_backend == "cohere"
+    return ("botocore", "httpx") if uses_httpx else ("botocore",)
 
 
 def error_response(status: int, error: str, message: str, detail: list[Any] | None = None) -> Response[str]:

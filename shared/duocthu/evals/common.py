@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from duocthu.catalog import CatalogDrugResolver
-from duocthu.ingest import ingest_records, load_active_catalog
+from duocthu.catalog import CatalogDrugResolver, load_active_catalog
+from duocthu.ingest import ingest_records
 from duocthu.settings import Settings
 from duocthu.source import load_source, sample_formulary_path
 from duocthu.store import VectorStore

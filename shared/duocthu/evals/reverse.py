@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu.catalog import CatalogDrugResolver
+from duocthu.catalog import CatalogDrugResolver, load_active_catalog
 from duocthu.evals.common import GOLD_DIR
-from duocthu.ingest import IngestReport, ingest_records, load_active_catalog
+from duocthu.ingest import IngestReport, ingest_records
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
 from duocthu.retrieval import RetrievalService

@@ -24,8 +24,13 @@ def open_store(settings: Settings) -> VectorStore:
 
         from duocthu.store.server import ServerStore
 
+        # No version check: qdrant-client would make it in a background thread at every cold
+        # start, and only warn. Whether the server answers is /health's question.
         client = QdrantClient(
-            url=settings.qdrant_url, api_key=qdrant_api_key(settings), timeout=int(settings.qdrant_timeout_s)
+            url=settings.qdrant_url,
+            api_key=qdrant_api_key(settings),
+            timeout=int(settings.qdrant_timeout_s),
+            check_compatibility=False,
         )
         return ServerStore(client, alias=settings.qdrant_alias)
     from duocthu.store.edge import EdgeStore
