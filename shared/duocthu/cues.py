@@ -4,6 +4,12 @@
 `data/condition_phrases.tsv` the condition names. Both are matched on whole words under the
 diacritics rule of `duocthu.text`, so "thuoc nao gay" matches "thuốc nào gây" while "thuốc nào
 gãy" does not. Adding a phrasing is adding a row.
+
+A section cue may have gaps: "uống … như thế nào" matches its parts in order with at most
+`MAX_GAP` words between them, because a product name (of any length) usually sits inside the
+question form ("uống Biginol như thế nào"). A gapped cue competes by the words it matched, not
+by the span it crosses, never marks the words in its gaps as question words, and is consulted
+only when no contiguous phrase names a section.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
-from duocthu.text import PhraseIndex, PhraseMatch, longest_spans, words
+from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -46,6 +52,8 @@ CueKind = Literal[
     "not_a_name",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
+GAP = "…"
+MAX_GAP = 6  # words between two parts of a gapped cue
 
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
@@ -86,16 +94,64 @@ def _check_value(kind: str, value: str) -> None:
             raise ValueError(f"understanding_cues.tsv: bad named_drug value {value!r}")
 
 
+@dataclass(frozen=True)
+class _CueTables:
+    contiguous: PhraseIndex[tuple[str, str]]
+    parts: PhraseIndex[tuple[int, int]]  # (gapped cue, part number)
+    gapped: tuple[tuple[int, str], ...]  # gapped cue -> (number of parts, section key)
+
+
 @lru_cache(maxsize=1)
-def _cue_index() -> PhraseIndex[tuple[str, str]]:
+def _cue_tables() -> _CueTables:
     index: PhraseIndex[tuple[str, str]] = PhraseIndex()
+    parts: PhraseIndex[tuple[int, int]] = PhraseIndex()
+    gapped: list[tuple[int, str]] = []
     for row in _read_tsv("understanding_cues.tsv"):
-        kind, value = row["kind"], (row.get("value") or "").strip()
+        kind, value, phrase = row["kind"], (row.get("value") or "").strip(), row["phrase"]
         if kind not in CUE_KINDS:
             raise ValueError(f"understanding_cues.tsv: unknown kind {kind!r}")
         _check_value(kind, value)
-        index.add(row["phrase"], (kind, value))
-    return index
+        if GAP not in phrase:
+            index.add(phrase, (kind, value))
+            continue
+        pieces = [p.strip() for p in phrase.split(GAP)]
+        if kind != "section" or len(pieces) < 2 or not all(words(p) for p in pieces):
+            raise ValueError(f"understanding_cues.tsv: a gapped phrase must be a section cue: {phrase!r}")
+        for number, piece in enumerate(pieces):
+            parts.add(piece, (len(gapped), number))
+        gapped.append((len(pieces), value))
+    return _CueTables(index, parts, tuple(gapped))
+
+
+@lru_cache(maxsize=4096)
+def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
+    """Gapped section cues in the text: start at the first part, length = words matched. A part
+    right after "không" is negated and does not count."""
+    tables = _cue_tables()
+    tokens = words(text)
+    found: dict[int, dict[int, list[PhraseMatch[tuple[int, int]]]]] = {}
+    for match in tables.parts.matches(tokens):
+        if match.start and fold(tokens[match.start - 1]) == "khong":
+            continue  # "không được dùng" is not "được dùng"
+        cue, number = match.value
+        found.setdefault(cue, {}).setdefault(number, []).append(match)
+    out = []
+    for cue, by_part in found.items():
+        count, section = tables.gapped[cue]
+        if len(by_part) < count:
+            continue
+        for first in by_part[0]:
+            chain, end = [first], first.start + first.length
+            for number in range(1, count):
+                following = [m for m in by_part[number] if end <= m.start <= end + MAX_GAP]
+                if not following:
+                    break
+                chain.append(following[0])
+                end = following[0].start + following[0].length
+            if len(chain) == count:
+                out.append(PhraseMatch(first.start, sum(m.length for m in chain), section))
+                break
+    return tuple(sorted(out, key=lambda m: m.start))
 
 
 @dataclass(frozen=True)
@@ -128,7 +184,7 @@ class TurnCues:
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
-    for match in _cue_index().matches(tokens):
+    for match in _cue_tables().contiguous.matches(tokens):
         grouped.setdefault(match.value[0], []).append(match)
     by_kind = {
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
@@ -148,6 +204,9 @@ def resolve_attribute(text: str) -> str | None:
     tokens = words(text)
     named = [(m, 0) for m in SECTION_PHRASES.matches(tokens)]
     forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in scan_cues(text).all("section")]
+    if not named and not forms:
+        # Gapped cues only when nothing contiguous names a section: they are looser.
+        forms = [(m, 1) for m in gapped_section_cues(text)]
     if not named and not forms:
         return None
     # Longest first; on a tie the section's own name ("cho con bú") beats a question form

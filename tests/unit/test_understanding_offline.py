@@ -9,7 +9,14 @@ from collections import Counter
 
 import pytest
 from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.cues import _cue_index, find_conditions, resolve_attribute, scan_cues
+from duocthu.cues import (
+    MAX_GAP,
+    _cue_tables,
+    find_conditions,
+    gapped_section_cues,
+    resolve_attribute,
+    scan_cues,
+)
 from duocthu.evals.understanding import FIELDS, attribute_ok, false_drugs, read_title_map
 from duocthu.extractors import extract_age, extract_facts, extract_weight, unknown_names
 from duocthu.frame import QueryFrame
@@ -180,7 +187,7 @@ def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
 
 
 def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
-    assert len(_cue_index()) > 300
+    assert len(_cue_tables().contiguous) > 300 and len(_cue_tables().gapped) > 100
     assert scan_cues("thuoc nao gay ho khan").first("reverse_relation") is not None
     assert scan_cues("thuốc nào gãy").first("reverse_relation") is None  # wrong marks: no match
     assert [c.normalized for c in find_conditions("bị ho khan và sốt cao")] == ["ho khan", "sốt"]
@@ -188,6 +195,34 @@ def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
     # a tie between a section's name and a question form goes to the name
     assert resolve_attribute("không nên dùng thuốc khi cho con bú") == "thoi_ky_cho_con_bu"
     assert resolve_attribute("chông chỉ định của ibuprofen") is None  # ambiguous marks
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        # the product name, of any length, sits inside the question form
+        ("Khi sử dụng Biginol, bạn nên uống thuốc như thế nào?", "lieu_luong_va_cach_dung"),
+        ("Dùng Calcium Corbiere Extra theo cách nào?", "lieu_luong_va_cach_dung"),
+        ("Trong những trường hợp nào thuốc Ngưu Hoàng được sử dụng?", "chi_dinh"),
+        ("Khi nào tôi không được sử dụng BoniDiabet?", "chong_chi_dinh"),
+        # "không được dùng" is not "được dùng": a negated part does not count
+        ("Mắc bệnh gì thì không được dùng Amoxicilin?", "chong_chi_dinh"),
+        # a contiguous phrase naming a section always wins over a gapped form
+        ("Khi dùng quá liều Cialis, quá trình dùng thuốc diễn ra như thế nào?", "qua_lieu_va_xu_tri"),
+        ("uong thuoc Biginol nhu the nao", "lieu_luong_va_cach_dung"),  # typed without marks
+    ],
+)
+def test_gapped_section_cues(text: str, section: str) -> None:
+    assert resolve_attribute(text) == section
+
+
+def test_gapped_cue_parts_must_be_close_and_in_order() -> None:
+    gap = " ".join(["chữ"] * MAX_GAP)
+    assert [m.value for m in gapped_section_cues(f"uống {gap} như thế nào")] == ["lieu_luong_va_cach_dung"]
+    assert gapped_section_cues(f"uống {gap} thêm như thế nào") == ()
+    assert gapped_section_cues("như thế nào thì uống") == ()
+    longest = max(gapped_section_cues("uống Biginol Plus Forte như thế nào"), key=lambda m: m.length)
+    assert (longest.start, longest.length) == (0, 4)  # it weighs the words it matched, not the gap
 
 
 # --- Gold files and scoring --------------------------------------------------------------------

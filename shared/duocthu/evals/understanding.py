@@ -248,7 +248,13 @@ def main(argv: Sequence[str]) -> int:
         default="offline",
         help="offline (default), or the provider the environment configures",
     )
-    parser.add_argument("--failures", type=int, default=0, help="print up to N wrong answers per file")
+    parser.add_argument(
+        "--failures",
+        type=int,
+        default=0,
+        help="print up to N wrong answers per file (ViMedAQA: the dev half only, so that tuning "
+        "never sees the held-out half)",
+    )
     args = parser.parse_args(list(argv))
     if not args.questions and not args.vimedaqa:
         parser.error("give --questions FILE and/or --vimedaqa FILE")
@@ -277,9 +283,7 @@ def main(argv: Sequence[str]) -> int:
         for half, report in reports.items():
             for question, wrong_drugs in report.false_drug_rows:
                 print(f"  false drug ({half}): {wrong_drugs} in {question!r}")
-            for row, label, got in report.failures[: args.failures]:
-                print(
-                    f"  ✗ ({half}) want {label}, got {got.attribute} ({got.turn_type}): {row['question']!r}"
-                )
+        for row, label, got in reports["dev"].failures[: args.failures]:
+            print(f"  ✗ (dev) want {label}, got {got.attribute} ({got.turn_type}): {row['question']!r}")
     sys.stdout.flush()
     return 0
