@@ -15,6 +15,7 @@ only when no contiguous phrase names a section.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -250,6 +251,17 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind]]:
             raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
         index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
     return index
+
+
+# Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
+# condition a question is about only when it names no other.
+ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
+
+
+def condition_asked(conditions: Sequence[ConditionMention]) -> ConditionMention:
+    """The condition a which-drug question is about: the first that is not an organ-function state
+    ("bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì" asks about tăng huyết áp)."""
+    return next((c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS), conditions[0])
 
 
 @lru_cache(maxsize=4096)

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from duocthu.catalog import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
-from duocthu.cues import ConditionMention, Cue, TurnCues, find_conditions, scan_cues
+from duocthu.cues import (
+    ORGAN_FUNCTION_CONDITIONS,
+    ConditionMention,
+    Cue,
+    TurnCues,
+    find_conditions,
+    scan_cues,
+)
 from duocthu.frame import MAX_WEIGHT_KG, PatientContext
 from duocthu.text import fold, nfc
 from duocthu.vocabulary import Population, Route
@@ -49,6 +56,7 @@ class Facts:
     conditions: tuple[ConditionMention, ...] = ()
     comorbid: tuple[ConditionMention, ...] = ()  # the conditions the patient has ("bị hen")
     current_medication_ids: tuple[str, ...] = ()  # catalogue drugs among current_medications
+    current_medication_starts: frozenset[int] = field(default_factory=frozenset)  # their mentions
     object_positions: frozenset[int] = field(default_factory=frozenset)  # tokens of allergy objects
 
     def patient_context(self) -> PatientContext:
@@ -152,12 +160,14 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
 
     current: list[str] = []
     current_ids: list[str] = []
+    current_starts: set[int] = set()
     for cue in cues.all("current_medication"):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
         if drugs:
             current += [m.matched_text for m in drugs]
             current_ids += [m.drug_id for m in drugs]
+            current_starts.update(m.start for m in drugs)
         elif len(span):
             current.append(" ".join(tokens[i] for i in span))
 
@@ -171,11 +181,12 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
 
     conditions = find_conditions(text)
     comorbid_starts = {c.end for c in cues.all("comorbidity")}
-    functional = {"suy thận", "suy gan", "xơ gan"}
     comorbid = [
         c
         for c in conditions
-        if c.start in comorbid_starts and c.normalized not in functional and c.start not in objects
+        if c.start in comorbid_starts
+        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
+        and c.start not in objects
     ]
     comorbidities = [c.normalized for c in comorbid]
     return Facts(
@@ -193,8 +204,15 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         conditions=conditions,
         comorbid=tuple(comorbid),
         current_medication_ids=tuple(dict.fromkeys(current_ids)),
+        current_medication_starts=frozenset(current_starts),
         object_positions=frozenset(objects),
     )
+
+
+def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """Every catalogue drug the turn names is named as a medicine the patient already takes:
+    in "đang dùng warfarin, bị đau đầu thì dùng thuốc gì?" warfarin is context, not the subject."""
+    return bool(named) and all(m.start in facts.current_medication_starts for m in named)
 
 
 # --- Names the catalogue does not know ---------------------------------------------------------

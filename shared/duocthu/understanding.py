@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.cues import ConditionMention, Cue, TurnCues, find_conditions, scan_cues
+from duocthu.cues import ConditionMention, Cue, TurnCues, condition_asked, find_conditions, scan_cues
+from duocthu.extractors import extract_facts, only_current_medications
 from duocthu.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.policy.scope import looks_non_human, resolve_subject_scope
 from duocthu.prompt import MODEL_EXCLUDED_FIELDS
@@ -165,7 +166,7 @@ def _apply_condition_candidate_cue(frame: QueryFrame, named: Sequence[str], cues
     conditions = find_conditions(" ".join(cues.tokens))
     if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
         return frame
-    first = conditions[0]
+    first = condition_asked(conditions)
     kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
     return _reverse(frame, kind, "indication", ConditionQuery(text=first.text, normalized=first.normalized))
 
@@ -212,6 +213,9 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         return frame
     cues = scan_cues(turn.message)
     named = turn.candidates.named_ids
+    matches = turn.candidates.turn.matches
+    if only_current_medications(extract_facts(turn.message, matches), matches):
+        named = ()  # the patient's own medicines are context, never the drug asked about
     for rule in (
         _apply_reverse_relation_cues,
         _apply_condition_candidate_cue,

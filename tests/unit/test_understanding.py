@@ -234,6 +234,21 @@ def test_named_drug_postconditions(
     assert fixed.drugs == drug
 
 
+def test_a_medicine_the_patient_takes_is_context_not_the_drug_asked_about(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # A model that reads the one named drug as the subject is corrected by the post-condition.
+    message = "Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?"
+    frame = QueryFrame(turn_type="drug_attribute", drugs=("warfarin",))
+    fixed = apply_postconditions(frame, _turn(resolver, message))
+    assert (fixed.turn_type, fixed.drugs, fixed.condition_relation) == ("symptom_to_drug", (), "indication")
+    assert fixed.condition is not None and fixed.condition.normalized == "đau đầu"
+    # ... and only when every named drug is one the patient already takes
+    both = "Đang dùng warfarin, có dùng aspirin được không?"
+    interaction = QueryFrame(turn_type="interaction", drugs=("warfarin", "acid_acetylsalicylic"))
+    assert apply_postconditions(interaction, _turn(resolver, both)) == interaction
+
+
 def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: CatalogDrugResolver) -> None:
     frame = QueryFrame(turn_type="drug_attribute", drugs=("ibuprofen",), attribute="than_trong")
     assert apply_postconditions(frame, _turn(resolver, "Ibuprofen cần thận trọng gì?")) == frame

@@ -198,6 +198,36 @@ def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "turn_type", "drugs", "condition"),
+    [
+        ("Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?", "symptom_to_drug", (), "đau đầu"),
+        # the organ-function state is a patient fact; the condition asked about is the other one
+        (
+            "bệnh nhân suy thận bị tăng huyết áp đang dùng spironolacton thì dùng thuốc gì",
+            "condition_to_drug",
+            (),
+            "tăng huyết áp",
+        ),
+        # a named drug that is also the subject stays the subject
+        ("Tôi đang dùng metformin, có cần lưu ý gì không?", "drug_attribute", ("metformin",), None),
+        (
+            "Đang dùng warfarin, có dùng aspirin được không?",
+            "interaction",
+            ("warfarin", "acid_acetylsalicylic"),
+            None,
+        ),
+    ],
+)
+def test_current_medicines_are_patient_context(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, drugs: tuple[str, ...], condition: str | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert (frame.turn_type, frame.drugs) == (turn_type, drugs)
+    assert frame.condition is None if condition is None else frame.condition.normalized == condition
+    assert frame.patient_context.current_medications  # the medicine is kept as context
+
+
+@pytest.mark.parametrize(
     ("text", "section"),
     [
         # the product name, of any length, sits inside the question form

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from duocthu.candidates import Turn
-from duocthu.cues import TurnCues, named_drug_attribute, resolve_attribute, scan_cues
-from duocthu.extractors import Facts, extract_facts, unknown_names
+from duocthu.cues import TurnCues, condition_asked, named_drug_attribute, resolve_attribute, scan_cues
+from duocthu.extractors import Facts, extract_facts, only_current_medications, unknown_names
 from duocthu.frame import MAX_QUICK_REPLIES, QueryFrame
 from duocthu.providers import Deadline
 
@@ -108,6 +108,10 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
     unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+    if named and not unknown and _reverse_lookup(cues) and only_current_medications(facts, named):
+        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì": the named medicine is the patient's
+        # (it stays in patient_context); the question is which drug, for the condition.
+        named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
     drugs = [m.drug_id for m in named]
@@ -172,8 +176,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             **asked,
         }
     if facts.conditions and (not attribute or _reverse_lookup(cues)):
-        kind = "symptom_to_drug" if facts.conditions[0].kind == "symptom" else "condition_to_drug"
-        first = facts.conditions[0]
+        first = condition_asked(facts.conditions)
+        kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
         return {
             **frame,
             "turn_type": kind,
