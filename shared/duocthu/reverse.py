@@ -5,7 +5,9 @@ keeps a part only when the phrase stands in it as a contiguous run of whole word
 substring (with the diacritics stripped, short words sit inside unrelated ones), never a token
 subset (a phrase of common filler words, each present somewhere in a real chỉ định, once matched
 that way and reached generation). A part scores `1 + 1/(1 + position) + 1/(1 + words/40)`: an
-early, concise mention ranks first.
+early, concise mention ranks first. In chỉ định text a mention that follows a negation in its
+sentence ("không phải là thuốc điều trị hen phế quản", data/indication_negations.tsv) is what
+the drug is not for, and does not count.
 
 Only when the keyword pass finds nothing does `search_indication` try dense similarity, on chi_dinh
 prose only, discarding every hit below the threshold calibrated at ingest for the index's embedding
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,7 +39,7 @@ from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
-from duocthu.text import find_phrase, has_diacritics, token_matches, words
+from duocthu.text import find_phrase, fold, has_diacritics, nfc, token_matches, words
 from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,67 @@ def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> 
     return _lenient_position(tokens, phrase) if lenient else find_phrase(tokens, phrase)
 
 
+_SENTENCE_TOKENS = re.compile(r"\w+|[.;:!?\n]")
+
+
+@lru_cache(maxsize=1)
+def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Negating phrases (data/indication_negations.tsv) as word tuples, by first word. Matched as
+    written: the formulary's own text carries its marks."""
+    text = resources.files("duocthu").joinpath("data", "indication_negations.tsv").read_text("utf-8")
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for line in text.splitlines():
+        phrase = tuple(words(line))
+        if phrase and not line.startswith("#") and phrase != ("phrase",):
+            by_first.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(phrases) for first, phrases in by_first.items()}
+
+
+def _either_way(tokens: Sequence[str], start: int) -> bool:
+    """ "có hoặc không kèm X": X or not, so nothing is negated."""
+    return start >= 2 and [fold(t) for t in tokens[start - 2 : start]] == ["co", "hoac"]
+
+
+def _sentence_ids(text: str) -> list[int]:
+    """For each word token of the text (as `words` splits it), the index of its sentence."""
+    ids: list[int] = []
+    sentence = 0
+    for match in _SENTENCE_TOKENS.finditer(nfc(text)):
+        if match.group(0)[0] in ".;:!?\n":
+            sentence += 1
+        else:
+            ids.append(sentence)
+    return ids
+
+
+def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
+    """As `phrase_position`, but skipping a mention that follows a negation in its sentence."""
+    tokens = words(text)
+    first = _lenient_position(tokens, phrase) if lenient else find_phrase(tokens, phrase)
+    if first < 0 or "không" not in tokens[:first]:
+        return first  # the common case: nothing before the mention can negate it
+    sentences = _sentence_ids(text)
+    negations = _negations()
+    negated_from: dict[int, int] = {}  # sentence -> the first word a negation in it reaches
+    for start, token in enumerate(tokens):
+        for negation in negations.get(token, ()):
+            end = start + len(negation)
+            if tuple(tokens[start:end]) == negation and not _either_way(tokens, start):
+                sid = sentences[start]
+                negated_from[sid] = min(negated_from.get(sid, len(tokens)), end)
+    n = len(phrase)
+    for i in range(first, len(tokens) - n + 1):
+        span = tokens[i : i + n]
+        hit = (
+            all(token_matches(q, t) for q, t in zip(phrase, span, strict=True))
+            if lenient
+            else span == list(phrase)
+        )
+        if hit and i < negated_from.get(sentences[i], len(tokens)):
+            return i
+    return -1
+
+
 def allows_lenient(phrase: Sequence[str]) -> bool:
     """Whether an unmarked word may match through folding: only inside a phrase of two or more
     words. Folded, the one word "ho" (cough) would find hô hấp and hỗ trợ in every monograph."""
@@ -111,7 +175,11 @@ def find_by_indication(
         if lenient and (hits or not allows_lenient(phrase)):
             break
         for item in candidates:
-            position = phrase_position(item.text, phrase, lenient)
+            position = (
+                affirmed_position(item.text, phrase, lenient)
+                if section_key == INDICATION_SECTION
+                else phrase_position(item.text, phrase, lenient)
+            )
             if position >= 0:
                 score = indication_score(position, len(words(item.text)))
                 hits.append(item.model_copy(update={"score": score}))

@@ -21,6 +21,7 @@ from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavai
 from duocthu.reverse import (
     CALIBRATION_MARGIN,
     DrugGroup,
+    affirmed_position,
     calibrate,
     calibration_phrases,
     dense_vectors,
@@ -125,6 +126,47 @@ def test_not_a_substring_and_not_a_lookalike_without_marks(store: EdgeStore) -> 
     assert drugs(find_by_indication(store, "sốt")) == ["thuoc_e"]
     assert find_by_indication(store, "bỏ sốt liều") == []
     assert find_by_indication(store, "huyết") != [] and find_by_indication(store, "huy") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "position"),
+    [
+        # what the drug is not for
+        ("Cetirizin không phải là thuốc điều trị hen phế quản.", "hen phế quản", -1),
+        ("Tiêu chảy nhẹ ở người lớn, không kèm sốt hay phân máu.", "sốt", -1),
+        ("Viêm niệu đạo không do lậu cầu.", "lậu cầu", -1),
+        ("Không được khuyến cáo để giảm đau cấp thông thường, hạ sốt.", "hạ sốt", -1),
+        # a negation reaches to the end of its sentence only
+        ("Không dùng để cắt cơn. Hen phế quản mạn.", "hen phế quản", 5),
+        # ... and never back: the condition before it is affirmed
+        ("Dự phòng huyết khối khi không dùng được thuốc chống đông khác.", "huyết khối", 2),
+        # the patient cannot take another drug: the indication after it still stands
+        ("Rung nhĩ ở người không dùng được thuốc kháng vitamin K để phòng huyết khối.", "huyết khối", 13),
+        # either way negates nothing; a drug class is not a negation
+        ("Rối loạn hoảng sợ có hoặc không kèm sợ khoảng trống.", "sợ khoảng trống", 8),
+        ("Phối hợp thuốc chống viêm không steroid trong viêm khớp.", "viêm khớp", 8),
+    ],
+)
+def test_a_mention_after_a_negation_is_not_an_indication(text: str, phrase: str, position: int) -> None:
+    assert affirmed_position(text, words(phrase)) == position
+
+
+def test_negation_applies_to_chi_dinh_only(tmp_path: Path) -> None:
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_x", 0, "Thuốc không phải là thuốc điều trị hen phế quản."),
+            chunk("thuoc_y", 0, "Cắt cơn hen phế quản cấp."),
+            chunk("thuoc_x", 1, "Không dùng cho người hen phế quản.", section_key="chong_chi_dinh"),
+        ],
+    )
+    try:
+        assert drugs(find_by_indication(edge, "hen phế quản")) == ["thuoc_y"]
+        found = find_by_indication(edge, "hen phế quản", section_key="chong_chi_dinh")
+        assert drugs(found) == ["thuoc_x"]  # the contraindication names it after "không dùng cho"
+    finally:
+        edge.close()
 
 
 def test_unmarked_phrase_matches_folded_only_when_nothing_matches_as_written(store: EdgeStore) -> None:
