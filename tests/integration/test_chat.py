@@ -184,6 +184,26 @@ def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService)
     assert turn.decision == "VERIFY_PDF" and "amiodaron" in {e.drug_id for e in turn.bundle.evidence}
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["metformin có dùng được cho người suy thận không", "Người suy thận dùng metformin được không?"],
+)
+def test_may_this_patient_take_it_reads_the_contraindications(service: ChatService, message: str) -> None:
+    # Whether a described patient may take a drug is never answered from thận trọng alone: a
+    # contraindication left out would read as "allowed with care".
+    turn = service.turn(message)
+    sections = {e.section_key for e in turn.bundle.evidence}
+    assert "chong_chi_dinh" in sections and turn.decision == "ANSWERABLE"
+
+
+def test_a_medicine_the_patient_takes_is_checked_against_each_candidate(service: ChatService) -> None:
+    turn = service.turn("Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?")
+    assert turn.frame is not None and (turn.frame.turn_type, turn.frame.drugs) == ("symptom_to_drug", ())
+    assert "paracetamol" in {d.drug_id for d in turn.bundle.ranked_drugs}
+    interaction_parts = [e for e in turn.bundle.evidence if e.section_key == "tuong_tac_thuoc"]
+    assert interaction_parts and all("warfarin" in e.text.lower() for e in interaction_parts)
+
+
 def test_condition_to_drug_lists_drugs_from_their_indications(service: ChatService) -> None:
     turn = service.turn("Thuốc nào dùng cho tăng huyết áp?")
     ranked = {d.drug_id for d in turn.bundle.ranked_drugs}

@@ -197,6 +197,13 @@ def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
     assert resolve_attribute("chông chỉ định của ibuprofen") is None  # ambiguous marks
 
 
+def test_a_population_question_is_a_decision_not_an_overview(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Dùng ciprofloxacin cho trẻ em được không?", resolver)
+    assert (frame.turn_type, frame.attribute, frame.population) == ("drug_attribute", None, "tre_em")
+    # an overview cue still asks for the overview
+    assert understand_offline("Cho tôi biết về amoxicilin cho trẻ em", resolver).turn_type == "drug_overview"
+
+
 @pytest.mark.parametrize(
     ("message", "turn_type", "drugs", "condition"),
     [

@@ -59,8 +59,9 @@ def _named_turn(products: int, attribute: str | None, cues: TurnCues, facts: Fac
         # "người bị hen có nên dùng X?": whether X may be used at all is the contraindications
         # section first (a decision for this patient; the patient context goes with it).
         return "drug_attribute", CONTRAINDICATION_SECTION
-    if attribute or facts.states_patient:
-        # "dùng ... được không?" for a described patient: a decision for that patient.
+    if attribute or facts.states_patient or (facts.population and not cues.has("overview")):
+        # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
+        # decision for them, answered from the parts that speak to them, never the intro sections.
         return "drug_attribute", attribute
     return "drug_overview", None
 
