@@ -30,6 +30,7 @@ CueKind = Literal[
     "not_covered",
     "overview",
     "section",
+    "modal_section",
     "candidate",
     "broad_condition",
     "reverse_relation",
@@ -80,7 +81,7 @@ def _check_value(kind: str, value: str) -> None:
         raise ValueError(f"understanding_cues.tsv: unknown population {value!r}")
     if kind == "route" and value not in ROUTES:
         raise ValueError(f"understanding_cues.tsv: unknown route {value!r}")
-    if kind == "section" and value not in SECTION_ORDER:
+    if kind in ("section", "modal_section") and value not in SECTION_ORDER:
         raise ValueError(f"understanding_cues.tsv: unknown section key {value!r}")
     if kind == "reverse_relation" and value not in CONDITION_RELATIONS:
         raise ValueError(f"understanding_cues.tsv: unknown relation {value!r}")
@@ -204,9 +205,13 @@ def resolve_attribute(text: str) -> str | None:
     """
     tokens = words(text)
     named = [(m, 0) for m in SECTION_PHRASES.matches(tokens)]
-    forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in scan_cues(text).all("section")]
+    cues = scan_cues(text)
+    forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("section")]
     if not named and not forms:
-        # Gapped cues only when nothing contiguous names a section: they are looser.
+        # A generic caution form ("lưu ý", "không nên dùng") only when nothing names a topic.
+        forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]
+    if not named and not forms:
+        # Gapped cues last: they are the loosest.
         forms = [(m, 1) for m in gapped_section_cues(text)]
     if not named and not forms:
         return None

@@ -253,6 +253,23 @@ def test_gapped_section_cues(text: str, section: str) -> None:
     assert resolve_attribute(text) == section
 
 
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        # a generic caution or avoidance form yields to the topic the question names
+        ("Lý do không nên sử dụng atenolol ở phụ nữ đang cho con bú?", "thoi_ky_cho_con_bu"),
+        ("Cần lưu ý gì khi bảo quản omeprazol?", "do_on_dinh_va_bao_quan"),
+        # ... and counts when nothing names a topic
+        ("Cần lưu ý gì khi dùng omeprazol?", "than_trong"),
+        ("Ai không nên dùng ibuprofen?", "chong_chi_dinh"),
+        # a section named outright is never a generic form
+        ("Chống chỉ định của ibuprofen ở phụ nữ cho con bú?", "chong_chi_dinh"),
+    ],
+)
+def test_generic_caution_forms_yield_to_a_named_topic(text: str, section: str) -> None:
+    assert resolve_attribute(text) == section
+
+
 def test_gapped_cue_parts_must_be_close_and_in_order() -> None:
     gap = " ".join(["chữ"] * MAX_GAP)
     assert [m.value for m in gapped_section_cues(f"uống {gap} như thế nào")] == ["lieu_luong_va_cach_dung"]
