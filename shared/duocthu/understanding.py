@@ -214,8 +214,9 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     cues = scan_cues(turn.message)
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
-    if only_current_medications(extract_facts(turn.message, matches), matches):
-        named = ()  # the patient's own medicines are context, never the drug asked about
+    facts = extract_facts(turn.message, matches)
+    if facts.conditions and only_current_medications(facts, matches):
+        named = ()  # a condition is asked about; the patient's own medicines are context
     for rule in (
         _apply_reverse_relation_cues,
         _apply_condition_candidate_cue,

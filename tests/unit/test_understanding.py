@@ -247,6 +247,10 @@ def test_a_medicine_the_patient_takes_is_context_not_the_drug_asked_about(
     both = "Đang dùng warfarin, có dùng aspirin được không?"
     interaction = QueryFrame(turn_type="interaction", drugs=("warfarin", "acid_acetylsalicylic"))
     assert apply_postconditions(interaction, _turn(resolver, both)) == interaction
+    # ... and only when a condition is asked about
+    about_it = "Bệnh nhân đang dùng warfarin, thuốc nào tương tác?"
+    own = QueryFrame(turn_type="drug_attribute", drugs=("warfarin",), attribute="tuong_tac_thuoc")
+    assert apply_postconditions(own, _turn(resolver, about_it)) == own
 
 
 def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: CatalogDrugResolver) -> None:

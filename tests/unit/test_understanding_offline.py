@@ -223,6 +223,8 @@ def test_a_population_question_is_a_decision_not_an_overview(resolver: CatalogDr
             ("warfarin", "acid_acetylsalicylic"),
             None,
         ),
+        # with no condition to look up, the medicine the patient takes is what the question is about
+        ("Bệnh nhân đang dùng warfarin, thuốc nào tương tác?", "drug_attribute", ("warfarin",), None),
     ],
 )
 def test_current_medicines_are_patient_context(

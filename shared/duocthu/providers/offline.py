@@ -109,9 +109,16 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
     unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
-    if named and not unknown and _reverse_lookup(cues) and only_current_medications(facts, named):
+    if (
+        named
+        and not unknown
+        and facts.conditions
+        and _reverse_lookup(cues)
+        and only_current_medications(facts, named)
+    ):
         # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì": the named medicine is the patient's
-        # (it stays in patient_context); the question is which drug, for the condition.
+        # (it stays in patient_context); the question is which drug, for the condition. Without a
+        # condition ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject.
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
