@@ -258,6 +258,12 @@ class ChatService:
                 f"Các thuốc mà mục “{section}” trong Dược thư có nêu tình trạng này: {names}. "
                 "Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc."
             )
+            if bundle.unlisted_drugs:
+                others = ", ".join(d.display_name for d in bundle.unlisted_drugs)
+                lines.append(
+                    f"Mục “{section}” của {len(bundle.unlisted_drugs)} thuốc khác cũng nêu tình trạng "
+                    f"này (không trích dẫn ở đây để câu trả lời không quá dài): {others}."
+                )
         for status in bundle.candidate_statuses:
             lines.append(f"- {self._names([status.drug_id])}: {STATUS_TEXT[status.status]}")
         return lines

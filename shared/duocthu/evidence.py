@@ -90,6 +90,9 @@ class EvidenceBundle(_Model):
     evidence: tuple[EvidenceItem, ...] = ()
     omitted_evidence_ids: tuple[str, ...] = ()
     ranked_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs a which-drugs route also found beyond its cap: named in the answer, never quoted, so a
+    # list is never cut short in silence.
+    unlisted_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None

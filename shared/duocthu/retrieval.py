@@ -29,7 +29,14 @@ from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
 from duocthu.providers.rerank import Reranker
-from duocthu.reverse import REVERSE_TURNS, Rerank, indication_of, retrieve_by_indication, retrieve_by_relation
+from duocthu.reverse import (
+    REVERSE_TURNS,
+    Rerank,
+    indication_of,
+    relation_phrases,
+    retrieve_by_indication,
+    retrieve_by_relation,
+)
 from duocthu.safety import PATIENT_SAFETY_TURNS, with_patient_safety
 from duocthu.sections import INTRO_SECTIONS
 from duocthu.store import VectorStore
@@ -178,7 +185,7 @@ class RetrievalService:
             return stage_one
         if frame.turn_type == "condition_relation":
             return retrieve_by_relation(
-                self.store, indication_of(frame), frame.condition_relation, self.policy, rerank=self.rerank
+                self.store, relation_phrases(frame), frame.condition_relation, self.policy, rerank=self.rerank
             )
         if not frame.drugs or frame.drugs[0] not in resolver.by_id:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")

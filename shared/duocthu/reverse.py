@@ -289,7 +289,19 @@ def rank_drugs(
 # -- the route ---------------------------------------------------------------------------------
 
 
-def _bundle(ranked: RankedGroups, route: str, error: SystemError | None) -> EvidenceBundle:
+def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
+    """The drugs among everything the search found that the capped answer does not show."""
+    shown = {g.drug_id for g in ranked.groups}
+    return tuple(
+        RankedDrug(drug_id=g.drug_id, display_name=g.display_name, score=g.score)
+        for g in group_by_drug(found)
+        if g.drug_id not in shown
+    )
+
+
+def _bundle(
+    ranked: RankedGroups, route: str, error: SystemError | None, found: Sequence[EvidenceItem] = ()
+) -> EvidenceBundle:
     evidence = [item for group in ranked.groups for item in group.items]
     bundle = decide(evidence)
     drugs = tuple(
@@ -304,6 +316,7 @@ def _bundle(ranked: RankedGroups, route: str, error: SystemError | None) -> Evid
     return bundle.model_copy(
         update={
             "ranked_drugs": drugs,
+            "unlisted_drugs": _unlisted(ranked, found),
             "ordering": f"{route}+rerank" if ranked.reranked else route,
             "system_error": error or ranked.system_error,
         }
@@ -327,9 +340,9 @@ def retrieve_by_indication(
     if not indication or not words(indication):
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
     limit = policy.indication_retrieval_limit
-    hits = find_by_indication(store, indication, section_key=section_key, limit=limit)
-    if hits:
-        return _bundle(rank_drugs(indication, hits, policy, rerank), "keyword", None)
+    found = find_by_indication(store, indication, section_key=section_key)
+    if found:
+        return _bundle(rank_drugs(indication, found[:limit], policy, rerank), "keyword", None, found)
     if embedder is None:
         return EvidenceBundle(
             decision="ABSTAIN", reason="insufficient_retrieval_score", system_error="embedding_unavailable"
@@ -357,24 +370,54 @@ RELATION_SECTIONS: dict[str, str] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _population_phrases() -> dict[str, tuple[str, ...]]:
+    text = resources.files("duocthu").joinpath("data", "population_phrases.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    by_population: dict[str, list[str]] = {}
+    for population, phrase in rows[1:]:
+        by_population.setdefault(population.strip(), []).append(phrase.strip())
+    return {k: tuple(v) for k, v in by_population.items()}
+
+
+def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
+    """What a which-drugs-cause/exclude question searches for: its condition; when it names no
+    known condition but a population ("không được dùng cho phụ nữ có thai"), the wordings the
+    formulary uses for that population (data/population_phrases.tsv)."""
+    condition = indication_of(frame)
+    known = frame.condition is not None and frame.condition.normalized
+    if not known and frame.population:
+        return _population_phrases().get(frame.population, ()) or ((condition,) if condition else ())
+    return (condition,) if condition else ()
+
+
 def retrieve_by_relation(
     store: VectorStore,
-    condition: str | None,
+    condition: str | Sequence[str] | None,
     relation: str | None,
     policy: EvidencePolicy | None = None,
     *,
     rerank: Rerank | None = None,
 ) -> EvidenceBundle:
     """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
-    of the reverse lookup over that section. No dense fallback (only chỉ định is embedded)."""
+    of the reverse lookup over that section. Several phrases (one population's wordings) count a
+    part that holds any of them. No dense fallback (only chỉ định is embedded)."""
     policy = policy or EvidencePolicy()
     section = RELATION_SECTIONS.get(relation or "")
-    if section is None or not condition or not words(condition):
+    phrases = [condition] if isinstance(condition, str) else list(condition or ())
+    phrases = [p for p in phrases if words(p)]
+    if section is None or not phrases:
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
-    hits = find_by_indication(store, condition, section_key=section, limit=policy.indication_retrieval_limit)
-    if not hits:
+    best: dict[str, EvidenceItem] = {}
+    for phrase in phrases:
+        for hit in find_by_indication(store, phrase, section_key=section):
+            if hit.id not in best or hit.score > best[hit.id].score:
+                best[hit.id] = hit
+    found = rank_hits(list(best.values()))
+    if not found:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
-    return _bundle(rank_drugs(condition, hits, policy, rerank), f"keyword:{section}", None)
+    hits = found[: policy.indication_retrieval_limit]
+    return _bundle(rank_drugs(" ".join(phrases), hits, policy, rerank), f"keyword:{section}", None, found)
 
 
 # -- ingest: dense vectors and the calibrated threshold ----------------------------------------

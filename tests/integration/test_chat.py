@@ -219,6 +219,17 @@ def test_condition_relation_reads_the_relation_section_never_the_indication(serv
     assert {"enalapril", "captopril"} <= {d.drug_id for d in turn.bundle.ranked_drugs}
 
 
+def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào không được dùng cho phụ nữ có thai?")
+    assert turn.frame is not None and turn.frame.condition_relation == "contraindication"
+    assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
+    everyone = {d.drug_id for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
+    assert {"losartan", "enalapril", "captopril"} <= everyone  # "3 tháng giữa và 3 tháng cuối của thai kỳ"
+    assert turn.bundle.unlisted_drugs and "thuốc khác cũng nêu" in turn.answer
+    for drug in turn.bundle.unlisted_drugs:
+        assert drug.display_name in turn.answer
+
+
 def test_patient_context_adds_safety_statuses_and_never_says_safe(service: ChatService) -> None:
     turn = service.turn("bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì?")
     assert turn.bundle.candidate_statuses

@@ -30,7 +30,9 @@ from duocthu.reverse import (
     indication_of,
     indication_score,
     rank_drugs,
+    relation_phrases,
     retrieve_by_indication,
+    retrieve_by_relation,
 )
 from duocthu.settings import Settings
 from duocthu.source import Monograph
@@ -226,6 +228,48 @@ def test_caps_are_eight_drugs_by_two_parts() -> None:
         "x", hits, EvidencePolicy(indication_candidate_limit=10, indication_evidence_per_drug=3)
     )
     assert len(wide.groups) == 10 and all(len(g.items) == 3 for g in wide.groups)
+
+
+def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
+    edge = EdgeStore(tmp_path)
+    publish(edge, [chunk(f"thuoc_{d}", 0, f"Tăng huyết áp nhóm {d}.") for d in range(5)])
+    try:
+        bundle = retrieve_by_indication(edge, "tăng huyết áp", EvidencePolicy(indication_candidate_limit=2))
+        shown = [d.drug_id for d in bundle.ranked_drugs]
+        unlisted = [d.drug_id for d in bundle.unlisted_drugs]
+        assert len(shown) == 2 and sorted(shown + unlisted) == [f"thuoc_{d}" for d in range(5)]
+        assert all(not d.evidence_ids for d in bundle.unlisted_drugs)  # named, not quoted
+        assert {e.drug_id for e in bundle.evidence} == set(shown)
+    finally:
+        edge.close()
+
+
+def test_a_population_question_searches_the_wordings_of_that_population(tmp_path: Path) -> None:
+    frame = QueryFrame(
+        turn_type="condition_relation",
+        condition_relation="contraindication",
+        condition=ConditionQuery(text="phụ nữ có thai"),
+        population="phu_nu_co_thai",
+    )
+    phrases = relation_phrases(frame)
+    assert {"mang thai", "thai kỳ"} <= set(phrases)
+    # a known condition is searched as it is, even with a population beside it
+    known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
+    assert relation_phrases(known) == ("ho khan",)
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_a", 0, "Phụ nữ mang thai.", section_key="chong_chi_dinh"),
+            chunk("thuoc_b", 0, "Ba tháng cuối thai kỳ.", section_key="chong_chi_dinh"),
+            chunk("thuoc_c", 0, "Suy gan nặng.", section_key="chong_chi_dinh"),
+        ],
+    )
+    try:
+        bundle = retrieve_by_relation(edge, phrases, "contraindication")
+        assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_b"]
+    finally:
+        edge.close()
 
 
 def test_rerank_reorders_groups_and_fails_open() -> None:
