@@ -133,6 +133,35 @@ def test_a_new_drug_is_a_topic_change(resolver: CatalogDrugResolver) -> None:
     assert frame.context_action == "new"
 
 
+def test_an_elliptical_turn_asks_the_same_section_of_the_new_drug(resolver: CatalogDrugResolver) -> None:
+    prior = QueryFrame(turn_type="drug_attribute", drugs=("ibuprofen",), attribute="than_trong", weight_kg=60)
+    frame = understand_offline("thế còn paracetamol?", resolver, (), prior)
+    assert (frame.turn_type, frame.drugs, frame.attribute) == (
+        "drug_attribute",
+        ("paracetamol",),
+        "than_trong",
+    )
+    assert frame.weight_kg is None and frame.context_action == "new"  # nothing else carries over
+    # a turn that is not elliptical, or asks for the overview, is its own question
+    assert understand_offline("paracetamol", resolver, (), prior).turn_type == "drug_overview"
+    assert understand_offline("thế còn cho tôi biết về paracetamol", resolver, (), prior).attribute is None
+
+
+def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
+    resolver: CatalogDrugResolver,
+) -> None:
+    prior = QueryFrame(turn_type="dosing_calc", drugs=("paracetamol",), attribute="lieu_luong_va_cach_dung")
+    frame = understand_offline("đang dùng warfarin thì có dùng được không?", resolver, (), prior)
+    assert (frame.turn_type, frame.drugs) == ("interaction", ("paracetamol", "warfarin"))
+    assert frame.patient_context.current_medications == ("warfarin",)
+    # asked something of its own, the named medicine is the subject
+    own = understand_offline("Tôi đang dùng warfarin, cần lưu ý gì?", resolver, (), prior)
+    assert (own.drugs, own.attribute) == (("warfarin",), "than_trong")
+    # with no drug under discussion, the named medicine is the subject
+    alone = understand_offline("đang dùng warfarin thì có dùng được không?", resolver)
+    assert alone.drugs == ("warfarin",)
+
+
 def test_patient_context(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline(
         "Bệnh nhân suy thận nặng đang dùng warfarin, dùng ibuprofen được không?", resolver

@@ -9,9 +9,11 @@ post-conditions and prior-frame merge as a model's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from duocthu.candidates import Turn
+from duocthu.catalog import DrugMatch
 from duocthu.cues import TurnCues, condition_asked, named_drug_attribute, resolve_attribute, scan_cues
 from duocthu.extractors import Facts, extract_facts, only_current_medications, unknown_names
 from duocthu.frame import MAX_QUICK_REPLIES, QueryFrame
@@ -94,6 +96,36 @@ def _continued_turn(
     return "drug_overview", None
 
 
+def _with_conversation_drug(
+    cues: TurnCues,
+    facts: Facts,
+    named: Sequence[DrugMatch],
+    unknown: Sequence[str],
+    attribute: str | None,
+    prior: QueryFrame | None,
+) -> list[str]:
+    """The conversation's drug, when a turn names only medicines the patient already takes and asks
+    nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
+    drug under discussion goes with them. Empty otherwise."""
+    if not named or unknown or attribute or prior is None or not prior.drugs or _reverse_lookup(cues):
+        return []
+    if not only_current_medications(facts, named) or set(prior.drugs) & {m.drug_id for m in named}:
+        return []
+    return list(prior.drugs[:1])
+
+
+def _same_question(cues: TurnCues, prior: QueryFrame | None) -> bool:
+    """An elliptical turn ("thế còn X?", "còn X thì sao?") after a question about one section."""
+    elliptical = cues.leads("continue_lead") or cues.has("continue")
+    return bool(
+        elliptical
+        and not cues.has("overview")
+        and prior is not None
+        and prior.turn_type == "drug_attribute"
+        and prior.attribute
+    )
+
+
 def _suggestion_question(turn: Turn) -> tuple[str, list[str]]:
     suggestions = turn.candidates.turn.suggestions[:MAX_QUICK_REPLIES]
     names = [turn.candidates.names.get(s.drug_id, (s.drug_id,))[0] for s in suggestions]
@@ -124,6 +156,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         attribute = named_drug_attribute(cues)
     drugs = [m.drug_id for m in named]
     prior = turn.prior
+    with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
     earlier = bool(prior and prior.drugs) or bool(turn.candidates.history_ids())
     frame: dict[str, Any] = {
         "drugs": drugs,
@@ -144,8 +177,23 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # weak evidence: "mua X có cần đơn không?" asks about the regulatory section.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
 
+    if with_prior:
+        # "đang dùng warfarin thì có dùng được không?" after a question about paracetamol: may the
+        # conversation's drug be taken with the medicine the patient already takes.
+        return {
+            **frame,
+            "drugs": [*with_prior, *drugs],
+            "turn_type": "interaction",
+            "attribute": INTERACTION_SECTION,
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
     if drugs:
         turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts)
+        if turn_type == "drug_overview" and _same_question(cues, prior):
+            # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
+            # the drug this turn names. Nothing else of the prior frame comes with it.
+            turn_type, attribute = "drug_attribute", prior.attribute if prior else None
         changed = bool(prior and prior.drugs and set(prior.drugs) != set(drugs))
         answers_question = bool(prior and prior.needs_clarify)
         return {
