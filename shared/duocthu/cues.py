@@ -15,6 +15,7 @@ only when no contiguous phrase names a section.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +23,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
-from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, words
+from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, nfc, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -52,10 +53,12 @@ CueKind = Literal[
     "breastfeeding",
     "name_slot",
     "not_a_name",
+    "condition_lead",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
+_WORD = re.compile(r"\w+")
 
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
@@ -271,11 +274,22 @@ def condition_asked(conditions: Sequence[ConditionMention]) -> ConditionMention:
 
 @lru_cache(maxsize=4096)
 def find_conditions(text: str) -> tuple[ConditionMention, ...]:
-    """Conditions named in the text, longest phrase first on overlaps, in text order."""
+    """Conditions named in the text, longest phrase first on overlaps, in text order: the table's
+    phrases, and an eponym after a `condition_lead` ("bệnh Crohn", "hội chứng Cushing")."""
     tokens = words(text)
-    return tuple(
+    found = [
         ConditionMention(
             " ".join(tokens[m.start : m.start + m.length]), m.value[0], m.value[1], m.start, m.length
         )
         for m in longest_spans(_condition_index().matches(tokens))
-    )
+    ]
+    taken = {i for c in found for i in range(c.start, c.start + c.length)}
+    raw = _WORD.findall(nfc(text))
+    for lead in scan_cues(text).all("condition_lead") if len(raw) == len(tokens) else ():
+        end = lead.end
+        while end < len(raw) and end - lead.end < 3 and raw[end][:1].isupper() and end not in taken:
+            end += 1
+        if end > lead.end and lead.start not in taken:
+            span = " ".join(tokens[lead.start : end])
+            found.append(ConditionMention(span, span, "disease", lead.start, end - lead.start))
+    return tuple(sorted(found, key=lambda c: c.start))

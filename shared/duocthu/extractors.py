@@ -21,7 +21,7 @@ from duocthu.cues import (
     scan_cues,
 )
 from duocthu.frame import MAX_WEIGHT_KG, PatientContext
-from duocthu.text import fold, nfc
+from duocthu.text import fold, nfc, words
 from duocthu.vocabulary import Population, Route
 
 # "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
@@ -164,6 +164,12 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     for cue in cues.all("current_medication"):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
+        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
+        end = span.stop
+        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
+            joined = starts[end + 1]
+            drugs.append(joined)
+            end = joined.start + len(words(joined.matched_text))
         if drugs:
             current += [m.matched_text for m in drugs]
             current_ids += [m.drug_id for m in drugs]
@@ -255,6 +261,12 @@ def unknown_names(
         drug_ends.add(end)
     for condition in facts.conditions:
         blocked.update(range(condition.start, condition.start + condition.length))
+    for lead in cues.all("condition_lead"):
+        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
+        end = lead.end
+        while end < len(raw) and end - lead.end < 3 and (_foreign(raw[end]) or raw[end][:1].isupper()):
+            end += 1
+        blocked.update(range(lead.end, end))
     slots = {cue.end for cue in cues.all("name_slot")}
 
     def capitalised(i: int) -> bool:

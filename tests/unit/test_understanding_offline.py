@@ -162,6 +162,31 @@ def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussi
     assert alone.drugs == ("warfarin",)
 
 
+def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -> None:
+    message = "Bệnh nhân 70 tuổi đang dùng warfarin và amiodaron, bị viêm phổi, dùng kháng sinh gì?"
+    frame = understand_offline(message, resolver)
+    assert frame.patient_context.current_medications == ("warfarin", "amiodaron")
+    assert (frame.turn_type, frame.drugs) == ("condition_to_drug", ())
+    assert frame.condition is not None and frame.condition.normalized == "viêm phổi"
+
+
+@pytest.mark.parametrize(
+    ("message", "condition"),
+    [
+        ("Thuốc nào có thể gây hội chứng Stevens-Johnson?", "hội chứng Stevens-Johnson"),
+        ("bệnh Crohn dùng thuốc gì", "bệnh crohn"),
+    ],
+)
+def test_an_eponym_names_a_disease_never_a_product(
+    resolver: CatalogDrugResolver, message: str, condition: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.unknown_drugs == () and frame.drugs == ()
+    assert frame.condition is not None and frame.condition.normalized == condition
+    # "Bệnh nhân" is a patient, not a disease named "nhân"
+    assert [c.text for c in find_conditions("Bệnh nhân bị hen dùng thuốc gì")] == ["hen"]
+
+
 def test_patient_context(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline(
         "Bệnh nhân suy thận nặng đang dùng warfarin, dùng ibuprofen được không?", resolver
