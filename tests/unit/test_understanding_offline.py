@@ -187,6 +187,23 @@ def test_an_eponym_names_a_disease_never_a_product(
     assert [c.text for c in find_conditions("Bệnh nhân bị hen dùng thuốc gì")] == ["hen"]
 
 
+@pytest.mark.parametrize(
+    ("message", "turn_type"),
+    [
+        ("Warfarin INR mục tiêu", "drug_attribute"),  # no section named: free-form over the monograph
+        ("Digoxin nồng độ điều trị là bao nhiêu?", "drug_attribute"),
+        ("omeprazol", "drug_overview"),  # a name alone, or asked about as a whole
+        ("Omeprazol là thuốc gì vậy?", "drug_overview"),
+        ("Cho tôi biết về warfarin INR", "drug_overview"),
+    ],
+)
+def test_a_question_no_section_names_is_free_form_not_the_overview(
+    resolver: CatalogDrugResolver, message: str, turn_type: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert (frame.turn_type, frame.attribute) == (turn_type, None)
+
+
 def test_patient_context(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline(
         "Bệnh nhân suy thận nặng đang dùng warfarin, dùng ibuprofen được không?", resolver

@@ -18,6 +18,8 @@ from duocthu.cues import TurnCues, condition_asked, named_drug_attribute, resolv
 from duocthu.extractors import Facts, extract_facts, only_current_medications, unknown_names
 from duocthu.frame import MAX_QUICK_REPLIES, QueryFrame
 from duocthu.providers import Deadline
+from duocthu.store.base import stop_words
+from duocthu.text import words
 
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
@@ -49,7 +51,9 @@ def _dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: Query
     return asks_dose or (prior is not None and prior.turn_type == "dosing_calc")
 
 
-def _named_turn(products: int, attribute: str | None, cues: TurnCues, facts: Facts) -> tuple[str, str | None]:
+def _named_turn(
+    products: int, attribute: str | None, cues: TurnCues, facts: Facts, asks_more: bool = False
+) -> tuple[str, str | None]:
     """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names)."""
     if products >= 2 and (
         attribute in (None, INTERACTION_SECTION) or cues.has("interaction") or facts.current_medication_ids
@@ -65,6 +69,10 @@ def _named_turn(products: int, attribute: str | None, cues: TurnCues, facts: Fac
         # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
         # decision for them, answered from the parts that speak to them, never the intro sections.
         return "drug_attribute", attribute
+    if asks_more and not cues.has("overview"):
+        # "Warfarin INR mục tiêu": a question no section phrase names; the free-form route orders
+        # the whole monograph for it, where the intro sections would not hold the answer.
+        return "drug_attribute", None
     return "drug_overview", None
 
 
@@ -112,6 +120,18 @@ def _with_conversation_drug(
     if not only_current_medications(facts, named) or set(prior.drugs) & {m.drug_id for m in named}:
         return []
     return list(prior.drugs[:1])
+
+
+def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
+    """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
+    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none)."""
+    taken = set(cues.covered())
+    for match in named:
+        taken.update(range(match.start, match.start + len(words(match.matched_text))))
+    stops = stop_words()
+    return any(
+        i not in taken and token not in stops and not token.isdigit() for i, token in enumerate(cues.tokens)
+    )
 
 
 def _same_question(cues: TurnCues, prior: QueryFrame | None) -> bool:
@@ -189,8 +209,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "depends_on_previous_turn": True,
         }
     if drugs:
-        turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts)
-        if turn_type == "drug_overview" and _same_question(cues, prior):
+        asks_more = _content_words(cues, named)
+        turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts, asks_more)
+        if turn_type in ("drug_overview", "drug_attribute") and not attribute and _same_question(cues, prior):
             # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
             # the drug this turn names. Nothing else of the prior frame comes with it.
             turn_type, attribute = "drug_attribute", prior.attribute if prior else None
