@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -39,7 +39,7 @@ from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
-from duocthu.text import find_phrase, fold, has_diacritics, nfc, token_matches, words
+from duocthu.text import fold, has_diacritics, nfc, token_matches, words
 from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
@@ -71,20 +71,52 @@ def indication_score(position: int, words_in_part: int) -> float:
     return 1 + 1 / (1 + position) + 1 / (1 + words_in_part / 40)
 
 
-def _lenient_position(tokens: Sequence[str], phrase: Sequence[str]) -> int:
+def _occurrences(tokens: Sequence[str], phrase: Sequence[str], lenient: bool) -> Iterator[int]:
     n = len(phrase)
     for i in range(len(tokens) - n + 1):
-        if all(token_matches(q, t) for q, t in zip(phrase, tokens[i : i + n], strict=True)):
-            return i
-    return -1
+        span = tokens[i : i + n]
+        if (
+            all(token_matches(q, t) for q, t in zip(phrase, span, strict=True))
+            if lenient
+            else list(span) == list(phrase)
+        ):
+            yield i
+
+
+_DASHES = "-–‐"
+
+
+def _compound_edges(text: str) -> tuple[set[int], set[int]]:
+    """Word indices joined by an unspaced dash to the word before (first set) or after (second):
+    "Wolff–Parkinson–White" is one name, and "Parkinson" inside it is not the disease."""
+    if not any(d in text for d in _DASHES):
+        return set(), set()
+    text = nfc(text)
+    spans = [m.span() for m in re.finditer(r"\w+", text)]
+    before = {
+        i for i, (a, _) in enumerate(spans) if a >= 2 and text[a - 1] in _DASHES and text[a - 2].isalnum()
+    }
+    after = {
+        i
+        for i, (_, b) in enumerate(spans)
+        if b + 1 < len(text) and text[b] in _DASHES and text[b + 1].isalnum()
+    }
+    return before, after
+
+
+def _mentions(text: str, tokens: Sequence[str], phrase: Sequence[str], lenient: bool) -> Iterator[int]:
+    """Where the phrase stands in the text as words of its own, never inside a dashed compound."""
+    before, after = _compound_edges(text)
+    n = len(phrase)
+    return (i for i in _occurrences(tokens, phrase, lenient) if i not in before and i + n - 1 not in after)
 
 
 def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
     """Word index of the phrase's first contiguous occurrence in the text, -1 if none. Exact: word
     for word as written (marks included, case ignored). Lenient: the diacritics rule, word by word
-    (a word typed without marks matches the folded word)."""
-    tokens = words(text)
-    return _lenient_position(tokens, phrase) if lenient else find_phrase(tokens, phrase)
+    (a word typed without marks matches the folded word). A run of words inside a dashed compound
+    name does not count."""
+    return next(_mentions(text, words(text), phrase, lenient), -1)
 
 
 _SENTENCE_TOKENS = re.compile(r"\w+|[.;:!?\n]")
@@ -123,7 +155,8 @@ def _sentence_ids(text: str) -> list[int]:
 def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
     """As `phrase_position`, but skipping a mention that follows a negation in its sentence."""
     tokens = words(text)
-    first = _lenient_position(tokens, phrase) if lenient else find_phrase(tokens, phrase)
+    mentions = _mentions(text, tokens, phrase, lenient)
+    first = next(mentions, -1)
     if first < 0 or "không" not in tokens[:first]:
         return first  # the common case: nothing before the mention can negate it
     sentences = _sentence_ids(text)
@@ -135,15 +168,8 @@ def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -
             if tuple(tokens[start:end]) == negation and not _either_way(tokens, start):
                 sid = sentences[start]
                 negated_from[sid] = min(negated_from.get(sid, len(tokens)), end)
-    n = len(phrase)
-    for i in range(first, len(tokens) - n + 1):
-        span = tokens[i : i + n]
-        hit = (
-            all(token_matches(q, t) for q, t in zip(phrase, span, strict=True))
-            if lenient
-            else span == list(phrase)
-        )
-        if hit and i < negated_from.get(sentences[i], len(tokens)):
+    for i in (first, *mentions):
+        if i < negated_from.get(sentences[i], len(tokens)):
             return i
     return -1
 

@@ -29,6 +29,7 @@ from duocthu.reverse import (
     group_by_drug,
     indication_of,
     indication_score,
+    phrase_position,
     rank_drugs,
     relation_phrases,
     retrieve_by_indication,
@@ -151,6 +152,14 @@ def test_not_a_substring_and_not_a_lookalike_without_marks(store: EdgeStore) -> 
 )
 def test_a_mention_after_a_negation_is_not_an_indication(text: str, phrase: str, position: int) -> None:
     assert affirmed_position(text, words(phrase)) == position
+
+
+def test_a_word_inside_a_dashed_compound_name_is_not_a_mention() -> None:
+    text = "Nhịp nhanh trong hội chứng Wolff–Parkinson–White. Bệnh Parkinson giai đoạn sớm."
+    assert phrase_position("Rung nhĩ ở hội chứng Wolff–Parkinson–White.", words("Parkinson")) == -1
+    assert phrase_position(text, words("Parkinson")) == 9  # the second, a disease of its own
+    assert phrase_position("Hội chứng Stevens-Johnson, hoại tử.", words("hội chứng Stevens-Johnson")) == 0
+    assert phrase_position("Hội chứng Stevens-Johnson.", words("Johnson")) == -1
 
 
 def test_negation_applies_to_chi_dinh_only(tmp_path: Path) -> None:
