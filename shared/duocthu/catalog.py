@@ -31,7 +31,15 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from duocthu.source import Monograph
-from duocthu.text import PhraseMatch, fold, has_diacritics, longest_spans, nfc, token_matches, words
+from duocthu.text import (
+    PhraseMatch,
+    fold,
+    has_diacritics,
+    longest_spans,
+    raw_words,
+    token_matches,
+    words,
+)
 
 if TYPE_CHECKING:
     from duocthu.settings import Settings
@@ -39,7 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_WORD = re.compile(r"\w+")  # duocthu.text's tokeniser, used here where letter case matters
 _INDEX_FORMAT = 1  # bump when AliasIndex's layout or derivation changes
 
 
@@ -229,7 +236,7 @@ class AliasIndex(BaseModel):
                 folded = [fold(t) for t in written]
                 kind = _kind(written, folded) if written else "word"
                 if kind == "word":
-                    raw = _WORD.findall(nfc(name))
+                    raw = raw_words(name)
                     if len(raw) == 1 and len(raw[0]) >= 2 and raw[0].isupper():
                         acronyms.setdefault(raw[0], {})[drug.drug_id] = None
                     else:
@@ -401,7 +408,7 @@ class CatalogDrugResolver:
         return found
 
     def _acronym_matches(self, text: str, n_tokens: int) -> Iterator[PhraseMatch[str]]:
-        raw = _WORD.findall(nfc(text))
+        raw = raw_words(text)
         if len(raw) != n_tokens:
             return  # case folding changed the tokens: no case information to trust
         lettered = [i for i, t in enumerate(raw) if any(c.isalpha() for c in t)]

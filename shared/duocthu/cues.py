@@ -15,7 +15,6 @@ only when no contiguous phrase names a section.
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,7 +22,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
-from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, nfc, words
+from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, raw_words, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -58,7 +57,6 @@ CueKind = Literal[
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
-_WORD = re.compile(r"\w+")
 
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
@@ -284,7 +282,7 @@ def find_conditions(text: str) -> tuple[ConditionMention, ...]:
         for m in longest_spans(_condition_index().matches(tokens))
     ]
     taken = {i for c in found for i in range(c.start, c.start + c.length)}
-    raw = _WORD.findall(nfc(text))
+    raw = raw_words(text)
     for lead in scan_cues(text).all("condition_lead") if len(raw) == len(tokens) else ():
         end = lead.end
         while end < len(raw) and end - lead.end < 3 and raw[end][:1].isupper() and end not in taken:

@@ -21,7 +21,7 @@ from duocthu.cues import (
     scan_cues,
 )
 from duocthu.frame import MAX_WEIGHT_KG, PatientContext
-from duocthu.text import fold, nfc, words
+from duocthu.text import fold, nfc, raw_words, segment_ids, words
 from duocthu.vocabulary import Population, Route
 
 # "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
@@ -100,14 +100,7 @@ def extract_age(text: str) -> tuple[str | None, float | None]:
 
 def clause_ids(text: str) -> list[int]:
     """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
-    ids: list[int] = []
-    clause = 0
-    for match in re.finditer(r"\w+|[,;.?!:]", nfc(text)):
-        if match.group(0)[0].isalnum() or match.group(0)[0] == "_":
-            ids.append(clause)
-        else:
-            clause += 1
-    return ids
+    return segment_ids(text, ",;.?!:")
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
@@ -246,7 +239,7 @@ def unknown_names(
     the resolver matched, cue phrases (the `not_a_name` rows among them), conditions and allergy
     objects are never names. A fuzzy suggestion's span is a name too: it was not found as written.
     """
-    raw = re.findall(r"\w+", nfc(text))
+    raw = raw_words(text)
     cues = scan_cues(text)
     suggested = [s.matched_text for s in suggestions]
     if len(raw) != len(cues.tokens):

@@ -39,7 +39,7 @@ from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
-from duocthu.text import fold, has_diacritics, nfc, token_matches, words
+from duocthu.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
 from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
@@ -119,9 +119,6 @@ def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> 
     return next(_mentions(text, words(text), phrase, lenient), -1)
 
 
-_SENTENCE_TOKENS = re.compile(r"\w+|[.;:!?\n]")
-
-
 @lru_cache(maxsize=1)
 def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
     """Negating phrases (data/indication_negations.tsv) as word tuples, by first word. Matched as
@@ -140,18 +137,6 @@ def _either_way(tokens: Sequence[str], start: int) -> bool:
     return start >= 2 and [fold(t) for t in tokens[start - 2 : start]] == ["co", "hoac"]
 
 
-def _sentence_ids(text: str) -> list[int]:
-    """For each word token of the text (as `words` splits it), the index of its sentence."""
-    ids: list[int] = []
-    sentence = 0
-    for match in _SENTENCE_TOKENS.finditer(nfc(text)):
-        if match.group(0)[0] in ".;:!?\n":
-            sentence += 1
-        else:
-            ids.append(sentence)
-    return ids
-
-
 def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
     """As `phrase_position`, but skipping a mention that follows a negation in its sentence."""
     tokens = words(text)
@@ -159,7 +144,7 @@ def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -
     first = next(mentions, -1)
     if first < 0 or "không" not in tokens[:first]:
         return first  # the common case: nothing before the mention can negate it
-    sentences = _sentence_ids(text)
+    sentences = segment_ids(text, ".;:!?\n")
     negations = _negations()
     negated_from: dict[int, int] = {}  # sentence -> the first word a negation in it reaches
     for start, token in enumerate(tokens):

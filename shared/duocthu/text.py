@@ -36,6 +36,25 @@ def words(text: str) -> list[str]:
     return _WORD.findall(nfc(text).casefold())
 
 
+def raw_words(text: str) -> list[str]:
+    """Word tokens as written (NFC, case kept), position for position with `words`: for rules
+    where letter case matters (a capitalised product name)."""
+    return _WORD.findall(nfc(text))
+
+
+def segment_ids(text: str, marks: str) -> list[int]:
+    """For each word token of the text (as `words` splits it), the index of its segment: segments
+    end at any character of `marks` (clauses at ",;.?!:", sentences at ".;:!?\n")."""
+    ids: list[int] = []
+    segment = 0
+    for match in re.finditer(rf"\w+|[{re.escape(marks)}]", nfc(text)):
+        if match.group(0)[0] in marks:
+            segment += 1
+        else:
+            ids.append(segment)
+    return ids
+
+
 def folded_words(text: str) -> list[str]:
     return _WORD.findall(fold(nfc(text)))
 
