@@ -55,3 +55,14 @@ def empty_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
         store = ServerStore(QdrantClient(path=str(tmp_path / "qdrant-local")), alias="test_chunks")
     yield store, settings
     store.close()
+
+
+@pytest.fixture
+def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake credentials and a region, so boto3 builds clients for Stubber and moto offline."""
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "ap-southeast-1",
+    }.items():
+        monkeypatch.setenv(name, value)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from duocthu.chunking import Chunk, point_id
 from duocthu.evidence import SourceRef
 from duocthu.sections import SECTION_HEADINGS
+from duocthu.store import Manifest, VectorStore
 
 
 def make_chunk(
@@ -34,4 +37,28 @@ def make_chunk(
         requires_visual_check=kind != "prose",
         has_quarantined_content=quarantined,
         atc_codes=(),
+    )
+
+
+def publish(
+    store: VectorStore,
+    chunks: Sequence[Chunk],
+    dense: Sequence[Sequence[float] | None] | None = None,
+    model: str | None = None,
+    threshold: float | None = None,
+) -> None:
+    """Builds version v1 from the parts and makes it the active index."""
+    store.build_version("v1", chunks, dense=dense)
+    dim = next((len(v) for v in dense or () if v is not None), None)
+    store.activate(
+        Manifest(
+            version="v1",
+            corpus_hash="test",
+            created_at=Manifest.now(),
+            points=len(chunks),
+            drugs=len({c.drug_id for c in chunks}),
+            embedding_model=model,
+            dense_dim=dim,
+            dense_threshold=threshold,
+        )
     )

@@ -17,6 +17,7 @@ from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import ResponseHandlingException
 
 from tests.factories import make_chunk as factory_chunk
+from tests.factories import publish as publish_v1
 
 LONG_SECTION_PARTS = 300  # past Qdrant's default page of 256
 
@@ -272,19 +273,7 @@ def test_dense_search_is_cosine_over_parts_with_vectors(empty_store: tuple[Any, 
     # Given a version where only the chi_dinh parts carry a 3-d dense vector
     store, _ = empty_store
     chunks, dense = phrase_corpus(with_dense=True)
-    store.build_version("v1", chunks, dense=dense)
-    store.activate(
-        Manifest(
-            version="v1",
-            corpus_hash="h",
-            created_at=Manifest.now(),
-            points=len(chunks),
-            drugs=2,
-            embedding_model="test-model",
-            dense_dim=3,
-            dense_threshold=0.5,
-        )
-    )
+    publish_v1(store, chunks, dense=dense, model="test-model", threshold=0.5)
     # When searched with a query vector
     hits = store.search_dense([1.0, 0.0, 0.0], section_key="chi_dinh", chunk_kind="prose", limit=10)
     # Then the scores are cosines, best first, and parts without a vector never come back

@@ -121,13 +121,11 @@ def test_the_turn_deadline_comes_from_the_lambda_context(monkeypatch: pytest.Mon
 
 
 @pytest.fixture
-def bedrock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stubber]:
+def bedrock(monkeypatch: pytest.MonkeyPatch, aws_env: None) -> Iterator[Stubber]:
     """UNDERSTANDING_MODEL_ID set (so Bedrock is the provider), its client stubbed."""
     for name, value in {
         "UNDERSTANDING_MODEL_ID": MODEL,
         "BEDROCK_REGION": "ap-southeast-1",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
     }.items():
         monkeypatch.setenv(name, value)
     get_settings.cache_clear()

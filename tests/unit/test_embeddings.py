@@ -30,13 +30,7 @@ COHERE = "cohere.embed-multilingual-v3"
 
 
 @pytest.fixture
-def stubbed(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Stubber]]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "ap-southeast-1",
-    }.items():
-        monkeypatch.setenv(name, value)
+def stubbed(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
     client = boto3.client("bedrock-runtime", region_name="ap-southeast-1")
     with Stubber(client) as stubber:
         yield client, stubber

@@ -24,10 +24,9 @@ from duocthu.providers.rerank import CohereReranker, Ranked
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import resolve_section
 from duocthu.source import load_source, sample_formulary_path
-from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 
-from tests.factories import make_chunk
+from tests.factories import make_chunk, publish
 from tests.unit.test_rerank import cohere_client
 
 # zeta: a monograph whose first prose section in book order is the pharmacology attractor.
@@ -89,10 +88,7 @@ def corpus() -> list[Chunk]:
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("freeform")))
     chunks = corpus()
-    edge.build_version("v1", chunks)
-    edge.activate(
-        Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=4)
-    )
+    publish(edge, chunks)
     yield edge
     edge.close()
 

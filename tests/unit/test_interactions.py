@@ -11,11 +11,10 @@ from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
 from duocthu.chunking import Chunk, point_id
 from duocthu.frame import PatientContext, QueryFrame
 from duocthu.interactions import interacting_drugs, interaction_evidence, names_in, phrase_in
-from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
 
-from tests.factories import make_chunk
+from tests.factories import make_chunk, publish
 
 KEY = "tuong_tac_thuoc"
 SECTIONS: dict[str, list[str]] = {
@@ -52,9 +51,7 @@ def chunk(drug_id: str, part: int, text: str) -> Chunk:
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("interactions")))
     chunks = [chunk(d, i, t) for d, texts in SECTIONS.items() for i, t in enumerate(texts)]
-    edge.build_version("v1", chunks)
-    manifest = Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=4)
-    edge.activate(manifest)
+    publish(edge, chunks)
     yield edge
     edge.close()
 

@@ -13,10 +13,9 @@ from duocthu.evidence import EvidenceItem
 from duocthu.policy import EvidencePolicy
 from duocthu.retrieval import RetrievalService
 from duocthu.sections import INTRO_SECTIONS, SECTION_ORDER
-from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 
-from tests.factories import make_chunk
+from tests.factories import make_chunk, publish
 
 LONG = 300  # past Qdrant's default scroll page of 256
 
@@ -35,42 +34,31 @@ POOL_DRUG = {
 }
 
 
-def chunk(
-    drug_id: str,
-    section_key: str,
-    part: int,
-    text: str,
-    kind: str = "prose",
-    quarantined: bool = False,
-) -> Chunk:
-    return make_chunk(drug_id, section_key, part, text, kind=kind, quarantined=quarantined)
-
-
 def corpus() -> list[Chunk]:
-    chunks = [chunk("thuoc_l", "chong_chi_dinh", i, f"Chống chỉ định mục {i}.") for i in range(LONG)]
+    chunks = [make_chunk("thuoc_l", "chong_chi_dinh", i, f"Chống chỉ định mục {i}.") for i in range(LONG)]
     for key, texts in POOL_DRUG.items():
-        chunks += [chunk("thuoc_p", key, i, text) for i, text in enumerate(texts)]
+        chunks += [make_chunk("thuoc_p", key, i, text) for i, text in enumerate(texts)]
     # the same drug shape, quarantined adverse reactions: pooled only when the cap admits them
     for key, texts in POOL_DRUG.items():
         quarantined = key == "tac_dung_khong_mong_muon"
-        chunks += [chunk("thuoc_v", key, i, t, quarantined=quarantined) for i, t in enumerate(texts)]
+        chunks += [make_chunk("thuoc_v", key, i, t, quarantined=quarantined) for i, t in enumerate(texts)]
     # another drug whose interaction text matches the question on every word: never pooled into P
-    chunks.append(chunk("thuoc_q", "tuong_tac_thuoc", 0, QUESTION))
+    chunks.append(make_chunk("thuoc_q", "tuong_tac_thuoc", 0, QUESTION))
     # a drug without than_trong, although its contraindications match strongly
-    chunks.append(chunk("thuoc_r", "chong_chi_dinh", 0, POOL_DRUG["tuong_tac_thuoc"][0]))
+    chunks.append(make_chunk("thuoc_r", "chong_chi_dinh", 0, POOL_DRUG["tuong_tac_thuoc"][0]))
     # the overview drug: intro and other sections, a table block inside chi_dinh
     chunks += [
-        chunk("thuoc_o", "lieu_luong_va_cach_dung", 0, "Người lớn: 1 viên."),
-        chunk("thuoc_o", "chi_dinh", 2, "Đau nửa đầu."),
-        chunk("thuoc_o", "chi_dinh", 1, "Bảng liều theo chỉ định.", kind="block"),
-        chunk("thuoc_o", "chi_dinh", 0, "Đau nhẹ và vừa."),
-        chunk("thuoc_o", "duoc_ly_va_co_che_tac_dung", 1, "Hạ sốt."),
-        chunk("thuoc_o", "duoc_ly_va_co_che_tac_dung", 0, "Ức chế COX."),
-        chunk("thuoc_o", "chong_chi_dinh", 0, "Quá mẫn."),
-        chunk("thuoc_o", "loai_thuoc", 0, "Giảm đau."),
-        chunk("thuoc_o", "ten_chung_quoc_te", 0, "Thuốc O."),
+        make_chunk("thuoc_o", "lieu_luong_va_cach_dung", 0, "Người lớn: 1 viên."),
+        make_chunk("thuoc_o", "chi_dinh", 2, "Đau nửa đầu."),
+        make_chunk("thuoc_o", "chi_dinh", 1, "Bảng liều theo chỉ định.", kind="block"),
+        make_chunk("thuoc_o", "chi_dinh", 0, "Đau nhẹ và vừa."),
+        make_chunk("thuoc_o", "duoc_ly_va_co_che_tac_dung", 1, "Hạ sốt."),
+        make_chunk("thuoc_o", "duoc_ly_va_co_che_tac_dung", 0, "Ức chế COX."),
+        make_chunk("thuoc_o", "chong_chi_dinh", 0, "Quá mẫn."),
+        make_chunk("thuoc_o", "loai_thuoc", 0, "Giảm đau."),
+        make_chunk("thuoc_o", "ten_chung_quoc_te", 0, "Thuốc O."),
     ]
-    chunks.append(chunk("thuoc_t", "chi_dinh", 0, "Chỉ có bảng.", kind="block"))
+    chunks.append(make_chunk("thuoc_t", "chi_dinh", 0, "Chỉ có bảng.", kind="block"))
     random.Random(6).shuffle(chunks)  # insertion order must not matter
     return chunks
 
@@ -79,9 +67,7 @@ def corpus() -> list[Chunk]:
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("retrieval")))
     chunks = corpus()
-    edge.build_version("v1", chunks)
-    manifest = Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=7)
-    edge.activate(manifest)
+    publish(edge, chunks)
     yield edge
     edge.close()
 

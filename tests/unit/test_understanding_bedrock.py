@@ -45,16 +45,6 @@ def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
 
 
 @pytest.fixture
-def aws_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "ap-southeast-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-
-
-@pytest.fixture
 def stubbed(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
     client = boto3.client("bedrock-runtime", region_name="ap-southeast-1")
     with Stubber(client) as stubber:
