@@ -24,6 +24,7 @@ from duocthu.frame import QueryFrame
 from duocthu.generation import Answer, citations_of
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
+from duocthu.reverse import RELATION_SECTIONS, advice_sections
 from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
@@ -40,7 +41,6 @@ class Generator(Protocol):
 
 # turns whose evidence is not one named drug's monograph
 DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
-RELATION_HEADINGS = {"adverse_effect": "Tác dụng không mong muốn (ADR)", "contraindication": "Chống chỉ định"}
 STATUS_TEXT = {
     "CONTRAINDICATED": "mục Chống chỉ định có nêu tình trạng của người bệnh (xem trích dẫn).",
     "CAUTION": "Dược thư có lưu ý thận trọng liên quan đến tình trạng của người bệnh (xem trích dẫn).",
@@ -250,22 +250,45 @@ class ChatService:
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs:
-            section = RELATION_HEADINGS.get(frame.condition_relation or "", "Chỉ định")
-            if frame.turn_type != "condition_relation":
-                section = "Chỉ định"
-            names = ", ".join(d.display_name for d in bundle.ranked_drugs)
-            lines.append(
-                f"Các thuốc mà mục “{section}” trong Dược thư có nêu tình trạng này: {names}. "
-                "Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc."
-            )
-            if bundle.unlisted_drugs:
-                others = ", ".join(d.display_name for d in bundle.unlisted_drugs)
-                lines.append(
-                    f"Mục “{section}” của {len(bundle.unlisted_drugs)} thuốc khác cũng nêu tình trạng "
-                    f"này (không trích dẫn ở đây để câu trả lời không quá dài): {others}."
-                )
+            lines += self._which_drugs(frame, bundle)
         for status in bundle.candidate_statuses:
             lines.append(f"- {self._names([status.drug_id])}: {STATUS_TEXT[status.status]}")
+        return lines
+
+    @staticmethod
+    def _which_drugs(frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+        """The drugs a which-drugs route found, by the section that put each on the list: the
+        quoted ones, then every one found beyond the cap, so no list is cut short in silence."""
+        fallback = (
+            "chi_dinh"
+            if frame.turn_type != "condition_relation"
+            else RELATION_SECTIONS.get(frame.condition_relation or "", "chi_dinh")
+        )
+        by_section: dict[str, tuple[list[str], list[str]]] = {}
+        for shown, drugs in ((0, bundle.ranked_drugs), (1, bundle.unlisted_drugs)):
+            for drug in drugs:
+                by_section.setdefault(drug.section_key or fallback, ([], []))[shown].append(drug.display_name)
+        lines = []
+        for section_key, (quoted, unquoted) in by_section.items():
+            heading = SECTION_HEADINGS[section_key]
+            advice = section_key in advice_sections()
+            what = "khuyên không dùng hoặc tránh dùng thuốc" if advice else "nêu tình trạng này"
+            if quoted:
+                lines.append(
+                    f"Các thuốc mà mục “{heading}” trong Dược thư {'' if advice else 'có '}{what}: "
+                    f"{', '.join(quoted)}."
+                )
+            if unquoted:
+                lines.append(
+                    f"Mục “{heading}” của {len(unquoted)} thuốc khác cũng {what} (không trích dẫn ở đây "
+                    f"để câu trả lời không quá dài): {', '.join(unquoted)}."
+                )
+            if advice:
+                lines.append(
+                    f"Lời khuyên trong mục “{heading}” có khi chỉ áp dụng cho một liều hay một giai đoạn; "
+                    "hãy đọc nguyên văn mục đó của từng thuốc."
+                )
+        lines.append("Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.")
         return lines
 
     @staticmethod

@@ -61,6 +61,9 @@ class RankedDrug(_Model):
     drug_id: str
     display_name: str
     score: float
+    # The section whose text put the drug on the list (chi_dinh for an indication lookup); a
+    # relation lookup may draw on two (chong_chi_dinh, then thoi_ky_mang_thai).
+    section_key: str | None = None
     evidence_ids: tuple[str, ...] = ()
 
 

@@ -33,7 +33,7 @@ from duocthu.reverse import (
     REVERSE_TURNS,
     Rerank,
     indication_of,
-    relation_phrases,
+    relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
 )
@@ -184,9 +184,7 @@ class RetrievalService:
                 return self.with_patient_safety(stage_one, frame, resolver)
             return stage_one
         if frame.turn_type == "condition_relation":
-            return retrieve_by_relation(
-                self.store, relation_phrases(frame), frame.condition_relation, self.policy, rerank=self.rerank
-            )
+            return retrieve_by_relation(self.store, relation_searches(frame), self.policy, rerank=self.rerank)
         if not frame.drugs or frame.drugs[0] not in resolver.by_id:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
         drug_id = frame.drugs[0]

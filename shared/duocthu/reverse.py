@@ -304,7 +304,9 @@ def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[Rank
     """The drugs among everything the search found that the capped answer does not show."""
     shown = {g.drug_id for g in ranked.groups}
     return tuple(
-        RankedDrug(drug_id=g.drug_id, display_name=g.display_name, score=g.score)
+        RankedDrug(
+            drug_id=g.drug_id, display_name=g.display_name, score=g.score, section_key=g.items[0].section_key
+        )
         for g in group_by_drug(found)
         if g.drug_id not in shown
     )
@@ -320,6 +322,7 @@ def _bundle(
             drug_id=g.drug_id,
             display_name=g.display_name,
             score=g.score,
+            section_key=g.items[0].section_key,
             evidence_ids=tuple(i.id for i in g.items),
         )
         for g in ranked.groups
@@ -381,14 +384,47 @@ RELATION_SECTIONS: dict[str, str] = {
 }
 
 
+def _data_rows(name: str) -> list[list[str]]:
+    """A data file's rows after its header, comments and blank lines left out."""
+    text = resources.files("duocthu").joinpath("data", name).read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [[cell.strip() for cell in row] for row in rows[1:]]
+
+
 @lru_cache(maxsize=1)
 def _population_phrases() -> dict[str, tuple[str, ...]]:
-    text = resources.files("duocthu").joinpath("data", "population_phrases.tsv").read_text("utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
     by_population: dict[str, list[str]] = {}
-    for population, phrase in rows[1:]:
-        by_population.setdefault(population.strip(), []).append(phrase.strip())
+    for population, phrase in _data_rows("population_phrases.tsv"):
+        by_population.setdefault(population, []).append(phrase)
     return {k: tuple(v) for k, v in by_population.items()}
+
+
+@lru_cache(maxsize=1)
+def _population_advice() -> dict[str, RelationSearch]:
+    """Population -> its own section and the wordings there that advise against use."""
+    rows: dict[str, tuple[str, list[str]]] = {}
+    for population, section_key, wording in _data_rows("population_advice.tsv"):
+        rows.setdefault(population, (section_key, []))[1].append(wording)
+    return {k: RelationSearch(key, tuple(wordings), advice=True) for k, (key, wordings) in rows.items()}
+
+
+def advice_sections() -> frozenset[str]:
+    """The population sections whose avoidance wordings a relation lookup reads."""
+    return frozenset(search.section_key for search in _population_advice().values())
+
+
+_NEGATORS = frozenset({"không", "chưa"})
+
+
+@dataclass(frozen=True, slots=True)
+class RelationSearch:
+    """One section searched across drugs for any of `phrases`. `advice`: the phrases are the
+    section's own avoidance wordings ("không nên dùng"), matched as written, stop words and all;
+    otherwise they are what the user asked about, searched like an indication."""
+
+    section_key: str
+    phrases: tuple[str, ...]
+    advice: bool = False
 
 
 def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
@@ -402,33 +438,82 @@ def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
     return (condition,) if condition else ()
 
 
+def relation_searches(frame: QueryFrame) -> tuple[RelationSearch, ...]:
+    """The relation's own section for its phrases; for a contraindication question about a
+    population that has a section of its own (pregnancy, breastfeeding), that section too, for
+    its avoidance wordings (data/population_advice.tsv): a drug whose "Thời kỳ mang thai" says
+    "không nên dùng" while its chống chỉ định is silent must not drop out of the list."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    phrases = relation_phrases(frame)
+    if section is None or not phrases:
+        return ()
+    searches = [RelationSearch(section, phrases)]
+    known = frame.condition is not None and frame.condition.normalized
+    advice = _population_advice().get(frame.population or "")
+    if frame.condition_relation == "contraindication" and not known and advice is not None:
+        searches.append(advice)
+    return tuple(searches)
+
+
+def find_wording(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+    """Prose parts of `section_key` where a data-file wording stands as written (marks and case
+    aside), scored like an indication mention. No stop-word test: "không nên dùng" is made of
+    stop words, and is the point. Right after "không" or "chưa" it does not count: "không cần
+    ngừng cho con bú" advises nothing against the drug."""
+    phrase = words(wording)
+    hits = []
+    for item in store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE):
+        tokens = words(item.text)
+        mentions = _mentions(item.text, tokens, phrase, False)
+        position = next((p for p in mentions if p == 0 or tokens[p - 1] not in _NEGATORS), -1)
+        if position >= 0:
+            hits.append(item.model_copy(update={"score": indication_score(position, len(tokens))}))
+    return rank_hits(hits)
+
+
 def retrieve_by_relation(
     store: VectorStore,
-    condition: str | Sequence[str] | None,
-    relation: str | None,
+    searches: Sequence[RelationSearch],
     policy: EvidencePolicy | None = None,
     *,
     rerank: Rerank | None = None,
 ) -> EvidenceBundle:
     """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
-    of the reverse lookup over that section. Several phrases (one population's wordings) count a
-    part that holds any of them. No dense fallback (only chỉ định is embedded)."""
+    of the reverse lookup over that section. A part counts when it holds any of a search's
+    phrases. Searches are answered in order and a drug counts once, under the first section that
+    names it, so every listed drug says which section it comes from. No dense fallback (only chỉ
+    định is embedded)."""
     policy = policy or EvidencePolicy()
-    section = RELATION_SECTIONS.get(relation or "")
-    phrases = [condition] if isinstance(condition, str) else list(condition or ())
-    phrases = [p for p in phrases if words(p)]
-    if section is None or not phrases:
+    if not searches:
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
-    best: dict[str, EvidenceItem] = {}
-    for phrase in phrases:
-        for hit in find_by_indication(store, phrase, section_key=section):
-            if hit.id not in best or hit.score > best[hit.id].score:
-                best[hit.id] = hit
-    found = rank_hits(list(best.values()))
-    if not found:
+    limit = policy.indication_retrieval_limit
+    groups: list[DrugGroup] = []
+    found: list[EvidenceItem] = []
+    reranked, error = False, None
+    for search in searches:
+        best: dict[str, EvidenceItem] = {}
+        for phrase in search.phrases:
+            hits = (
+                find_wording(store, phrase, search.section_key)
+                if search.advice
+                else find_by_indication(store, phrase, section_key=search.section_key)
+            )
+            for hit in hits:
+                if hit.id not in best or hit.score > best[hit.id].score:
+                    best[hit.id] = hit
+        counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+        hits = [h for h in rank_hits(list(best.values())) if h.drug_id not in counted]
+        if not hits:
+            continue
+        ranked = rank_drugs(" ".join(search.phrases), hits[:limit], policy, rerank)
+        groups.extend(ranked.groups)
+        found.extend(hits)
+        reranked, error = reranked or ranked.reranked, error or ranked.system_error
+    if not groups:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
-    hits = found[: policy.indication_retrieval_limit]
-    return _bundle(rank_drugs(" ".join(phrases), hits, policy, rerank), f"keyword:{section}", None, found)
+    capped = RankedGroups(tuple(groups[: policy.indication_candidate_limit]), reranked, error)
+    route = "keyword:" + "+".join(dict.fromkeys(s.section_key for s in searches))
+    return _bundle(capped, route, None, found)
 
 
 # -- ingest: dense vectors and the calibrated threshold ----------------------------------------

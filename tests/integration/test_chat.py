@@ -228,6 +228,21 @@ def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatServic
     assert turn.bundle.unlisted_drugs and "thuốc khác cũng nêu" in turn.answer
     for drug in turn.bundle.unlisted_drugs:
         assert drug.display_name in turn.answer
+    # chống chỉ định silent, "Thời kỳ mang thai" says "không nên dùng": still named, under its section
+    by_section = {d.drug_id: d.section_key for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
+    assert by_section["clopidogrel"] == by_section["loperamid"] == "thoi_ky_mang_thai"
+    assert by_section["warfarin"] == "chong_chi_dinh"
+    assert "Mục “Thời kỳ mang thai” của" in turn.answer and "đọc nguyên văn" in turn.answer
+
+
+def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào không dùng được khi đang cho con bú?")
+    assert turn.frame is not None and turn.frame.population == "phu_nu_cho_con_bu"
+    listed = {d.drug_id: d.section_key for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
+    assert listed["methotrexat"] == "chong_chi_dinh"
+    assert listed["esomeprazol"] == listed["diazepam"] == "thoi_ky_cho_con_bu"  # "không nên dùng"
+    # "có thể tiếp tục cho con bú", "có thể dùng": nothing against the drug
+    assert not {"paracetamol", "warfarin", "digoxin", "omeprazol"} & set(listed)
 
 
 def test_patient_context_adds_safety_statuses_and_never_says_safe(service: ChatService) -> None:

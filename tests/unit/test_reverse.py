@@ -21,6 +21,7 @@ from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavai
 from duocthu.reverse import (
     CALIBRATION_MARGIN,
     DrugGroup,
+    RelationSearch,
     affirmed_position,
     calibrate,
     calibration_phrases,
@@ -32,6 +33,7 @@ from duocthu.reverse import (
     phrase_position,
     rank_drugs,
     relation_phrases,
+    relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
 )
@@ -229,13 +231,18 @@ def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
         edge.close()
 
 
-def test_a_population_question_searches_the_wordings_of_that_population(tmp_path: Path) -> None:
-    frame = QueryFrame(
+def avoid_question(text: str, population: str) -> QueryFrame:
+    """The frame of "thuốc nào không được dùng cho <population>?"."""
+    return QueryFrame(
         turn_type="condition_relation",
         condition_relation="contraindication",
-        condition=ConditionQuery(text="phụ nữ có thai"),
-        population="phu_nu_co_thai",
+        condition=ConditionQuery(text=text),
+        population=population,
     )
+
+
+def test_a_population_question_searches_the_wordings_of_that_population(tmp_path: Path) -> None:
+    frame = avoid_question("phụ nữ có thai", "phu_nu_co_thai")
     phrases = relation_phrases(frame)
     assert {"mang thai", "thai kỳ"} <= set(phrases)
     # a known condition is searched as it is, even with a population beside it
@@ -251,8 +258,66 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
         ],
     )
     try:
-        bundle = retrieve_by_relation(edge, phrases, "contraindication")
+        bundle = retrieve_by_relation(edge, [RelationSearch("chong_chi_dinh", phrases)])
         assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_b"]
+    finally:
+        edge.close()
+
+
+def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: Path) -> None:
+    frame = avoid_question("phụ nữ có thai", "phu_nu_co_thai")
+    searches = relation_searches(frame)
+    assert [s.section_key for s in searches] == ["chong_chi_dinh", "thoi_ky_mang_thai"]
+    # a named condition, or a population without a section of its own, reads chống chỉ định only
+    known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
+    assert [s.section_key for s in relation_searches(known)] == ["chong_chi_dinh"]
+    children = frame.model_copy(update={"population": "tre_em", "condition": ConditionQuery(text="trẻ em")})
+    assert [s.section_key for s in relation_searches(children)] == ["chong_chi_dinh"]
+    adverse = frame.model_copy(update={"condition_relation": "adverse_effect"})
+    assert [s.section_key for s in relation_searches(adverse)] == ["tac_dung_khong_mong_muon"]
+
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_a", 0, "Phụ nữ mang thai.", section_key="chong_chi_dinh"),
+            chunk("thuoc_a", 1, "Không dùng trong thời kỳ mang thai.", section_key="thoi_ky_mang_thai"),
+            chunk("thuoc_b", 0, "Suy gan nặng.", section_key="chong_chi_dinh"),
+            chunk(
+                "thuoc_b",
+                1,
+                "Để thận trọng, không nên dùng thuốc khi mang thai.",
+                section_key="thoi_ky_mang_thai",
+            ),
+            # advice that is not against use, and a wording that merely cites the other section
+            chunk("thuoc_c", 0, "Có thể dùng khi có chỉ định rõ ràng.", section_key="thoi_ky_mang_thai"),
+            chunk("thuoc_d", 0, "Phải tuân thủ các chống chỉ định đã nêu.", section_key="thoi_ky_mang_thai"),
+        ],
+    )
+    try:
+        bundle = retrieve_by_relation(edge, searches)
+        listed = [(d.drug_id, d.section_key) for d in bundle.ranked_drugs]
+        # each drug once, under the first section that names it
+        assert listed == [("thuoc_a", "chong_chi_dinh"), ("thuoc_b", "thoi_ky_mang_thai")]
+        assert {(e.drug_id, e.section_key) for e in bundle.evidence} == set(listed)
+        assert bundle.ordering == "keyword:chong_chi_dinh+thoi_ky_mang_thai"
+    finally:
+        edge.close()
+
+
+def test_an_advice_wording_after_a_negation_does_not_count(tmp_path: Path) -> None:
+    frame = avoid_question("cho con bú", "phu_nu_cho_con_bu")
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_a", 0, "Không cần ngừng cho con bú.", section_key="thoi_ky_cho_con_bu"),
+            chunk("thuoc_b", 0, "Nên ngừng cho con bú trong khi điều trị.", section_key="thoi_ky_cho_con_bu"),
+        ],
+    )
+    try:
+        bundle = retrieve_by_relation(edge, relation_searches(frame))
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_b"]
     finally:
         edge.close()
 
