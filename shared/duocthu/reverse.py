@@ -171,16 +171,57 @@ def is_searchable(indication: str) -> bool:
     return any(t not in stops for t in words(indication))
 
 
+@lru_cache(maxsize=1)
+def _wording_rows() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    return tuple(tuple(tuple(words(w)) for w in row if w) for row in _data_rows("formulary_wordings.tsv"))
+
+
+def _find_run(tokens: Sequence[str], run: Sequence[str]) -> int:
+    """Where `run` (marked, as the data file writes it) stands in the user's tokens, under the
+    diacritics rule; -1 if nowhere."""
+    n = len(run)
+    for i in range(len(tokens) - n + 1):
+        if all(token_matches(t, r) for t, r in zip(tokens[i : i + n], run, strict=True)):
+            return i
+    return -1
+
+
+@lru_cache(maxsize=4096)
+def wordings_of(phrase: str) -> tuple[str, ...]:
+    """The phrase first, then each variant with a wording of data/formulary_wordings.tsv replaced
+    by the other wordings of its row: "hạ kali máu" is also "hạ kali huyết"."""
+    variants = [tuple(words(phrase))]
+    for row in _wording_rows():
+        for variant in list(variants):
+            for wording in row:
+                at = _find_run(variant, wording)
+                if at >= 0:
+                    variants += [(*variant[:at], *other, *variant[at + len(wording) :]) for other in row]
+                    break
+    return tuple(" ".join(v) for v in dict.fromkeys(variants))
+
+
 def find_by_indication(
     store: VectorStore, indication: str, *, section_key: str = INDICATION_SECTION, limit: int | None = None
 ) -> list[EvidenceItem]:
-    """Prose parts of `section_key` holding the indication, scored, best first (ties in book
-    order), at most `limit`. The phrase is matched exactly first; only when no part holds it as
-    written, and the phrase allows it, word by word under the diacritics rule."""
-    phrase = words(indication)
-    if not phrase or not is_searchable(indication):
+    """Prose parts of `section_key` holding the indication in any of its wordings (`wordings_of`),
+    scored, best first (ties in book order), at most `limit`. Each wording is matched exactly
+    first; only when no part holds it as written, and the wording allows it, word by word under
+    the diacritics rule."""
+    best: dict[str, EvidenceItem] = {}
+    for wording in wordings_of(indication) if is_searchable(indication) else ():
+        for hit in _find_wording_as_asked(store, wording, section_key):
+            if hit.id not in best or hit.score > best[hit.id].score:
+                best[hit.id] = hit
+    ranked = rank_hits(list(best.values()))
+    return ranked if limit is None else ranked[:limit]
+
+
+def _find_wording_as_asked(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+    phrase = words(wording)
+    if not phrase:
         return []
-    candidates = store.find_by_phrase(indication, section_key=section_key, chunk_kind=PROSE)
+    candidates = store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE)
     hits: list[EvidenceItem] = []
     for lenient in (False, True):
         if lenient and (hits or not allows_lenient(phrase)):
@@ -194,8 +235,7 @@ def find_by_indication(
             if position >= 0:
                 score = indication_score(position, len(words(item.text)))
                 hits.append(item.model_copy(update={"score": score}))
-    ranked = rank_hits(hits)
-    return ranked if limit is None else ranked[:limit]
+    return hits
 
 
 # -- dense fallback ----------------------------------------------------------------------------
@@ -528,11 +568,9 @@ def in_dense_scope(chunk: Chunk) -> bool:
 @lru_cache(maxsize=1)
 def calibration_phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(indication phrases, nonsense phrases) of data/indication_calibration.tsv."""
-    text = resources.files("duocthu").joinpath("data", "indication_calibration.tsv").read_text("utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
     kinds: dict[str, list[str]] = {"indication": [], "nonsense": []}
-    for phrase, kind in rows[1:]:  # the first row is the header
-        kinds[kind.strip()].append(phrase.strip())
+    for phrase, kind in _data_rows("indication_calibration.tsv"):
+        kinds[kind].append(phrase)
     return tuple(kinds["indication"]), tuple(kinds["nonsense"])
 
 

@@ -219,6 +219,19 @@ def test_condition_relation_reads_the_relation_section_never_the_indication(serv
     assert {"enalapril", "captopril"} <= {d.drug_id for d in turn.bundle.ranked_drugs}
 
 
+def test_a_lay_word_finds_the_formularys_word(service: ChatService) -> None:
+    # users write "máu", "men gan"; the formulary writes "huyết", "transaminase"
+    hyperkalaemia = service.turn("Thuốc nào gây tăng kali máu?")
+    everyone = {d.drug_id for d in (*hyperkalaemia.bundle.ranked_drugs, *hyperkalaemia.bundle.unlisted_drugs)}
+    assert {"spironolacton", "captopril", "enalapril", "losartan"} <= everyone
+    hyponatraemia = service.turn("Thuốc nào gây hạ natri máu?")
+    assert hyponatraemia.frame is not None and not hyponatraemia.frame.unknown_drugs  # "natri" is no product
+    assert hyponatraemia.bundle.decision == "ANSWERABLE"
+    candida = service.turn("Thuốc nào trị nấm Candida?")
+    assert candida.frame is not None and candida.frame.turn_type == "condition_to_drug"
+    assert "fluconazol" in {d.drug_id for d in candida.bundle.ranked_drugs}
+
+
 def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatService) -> None:
     turn = service.turn("Thuốc nào không được dùng cho phụ nữ có thai?")
     assert turn.frame is not None and turn.frame.condition_relation == "contraindication"

@@ -36,6 +36,7 @@ from duocthu.reverse import (
     relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
+    wordings_of,
 )
 from duocthu.settings import Settings
 from duocthu.source import Monograph
@@ -227,6 +228,33 @@ def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
         assert len(shown) == 2 and sorted(shown + unlisted) == [f"thuoc_{d}" for d in range(5)]
         assert all(not d.evidence_ids for d in bundle.unlisted_drugs)  # named, not quoted
         assert {e.drug_id for e in bundle.evidence} == set(shown)
+    finally:
+        edge.close()
+
+
+def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
+    assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết")
+    assert "tăng transaminase" in wordings_of("tăng men gan")
+    # typed without marks, the row still applies; the rest of the phrase stays as typed
+    assert "tang kali huyết" in wordings_of("tang kali mau")
+    assert wordings_of("sốt") == ("sốt",)
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk(
+                "thuoc_a",
+                0,
+                "Thường gặp: tăng kali huyết, chóng mặt.",
+                section_key="tac_dung_khong_mong_muon",
+            ),
+            chunk("thuoc_b", 0, "Ít gặp: tăng kali máu.", section_key="tac_dung_khong_mong_muon"),
+            chunk("thuoc_c", 0, "Hạ kali huyết.", section_key="tac_dung_khong_mong_muon"),
+        ],
+    )
+    try:
+        found = find_by_indication(edge, "tăng kali máu", section_key="tac_dung_khong_mong_muon")
+        assert sorted({h.drug_id for h in found}) == ["thuoc_a", "thuoc_b"]
     finally:
         edge.close()
 

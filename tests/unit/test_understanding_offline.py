@@ -175,6 +175,8 @@ def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -
     [
         ("Thuốc nào có thể gây hội chứng Stevens-Johnson?", "hội chứng Stevens-Johnson"),
         ("bệnh Crohn dùng thuốc gì", "bệnh crohn"),
+        ("Thuốc nào trị nấm Candida?", "Candida"),
+        ("Thuốc nào gây hạ natri máu?", "hạ natri máu"),
     ],
 )
 def test_an_eponym_names_a_disease_never_a_product(
@@ -185,6 +187,23 @@ def test_an_eponym_names_a_disease_never_a_product(
     assert frame.condition is not None and frame.condition.normalized == condition
     # "Bệnh nhân" is a patient, not a disease named "nhân"
     assert [c.text for c in find_conditions("Bệnh nhân bị hen dùng thuốc gì")] == ["hen"]
+
+
+@pytest.mark.parametrize(
+    ("message", "attribute"),
+    [
+        ("Atorvastatin làm tăng ALT AST không?", None),  # a lab test: free-form, never an interaction
+        ("Amiodaron có cần theo dõi ECG không?", "than_trong"),
+        ("Có thể nghiền viên omeprazol cho bệnh nhân đặt sonde không?", "lieu_luong_va_cach_dung"),
+        ("Salbutamol dạng MDI dùng thế nào?", "lieu_luong_va_cach_dung"),
+    ],
+)
+def test_a_clinical_abbreviation_is_never_a_second_product(
+    resolver: CatalogDrugResolver, message: str, attribute: str | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.unknown_drugs == () and len(frame.drugs) == 1
+    assert frame.turn_type == "drug_attribute" and frame.attribute == attribute
 
 
 @pytest.mark.parametrize(
