@@ -205,9 +205,17 @@ def resolve_attribute(text: str) -> str | None:
     section ("chông chỉ định") makes the reading ambiguous: None.
     """
     tokens = words(text)
-    named = [(m, 0) for m in SECTION_PHRASES.matches(tokens)]
+    # A phrase cut out of a condition's name is not a section: "đường dùng" in "tiểu đường dùng".
+    conditions = [(m.start, m.start + m.length) for m in longest_spans(_condition_index().matches(tokens))]
+
+    def outside_conditions(match: PhraseMatch[str]) -> bool:
+        end = match.start + match.length
+        return all(end <= a or b <= match.start or (match.start <= a and b <= end) for a, b in conditions)
+
+    named = [(m, 0) for m in SECTION_PHRASES.matches(tokens) if outside_conditions(m)]
     cues = scan_cues(text)
     forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("section")]
+    forms = [(m, k) for m, k in forms if outside_conditions(m)]
     if not named and not forms:
         # A generic caution form ("lưu ý", "không nên dùng") only when nothing names a topic.
         forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]
