@@ -196,6 +196,20 @@ def scan_cues(text: str) -> TurnCues:
     return TurnCues(tokens, by_kind)
 
 
+# Words that may stand between "không" and the use it negates: "không được", "không nên",
+# "không được khuyến cáo".
+_MODALS = frozenset({"được", "nên", "thể", "phải", "cần", "khuyến", "cáo"})
+
+
+def _negated(tokens: Sequence[str], start: int) -> bool:
+    """Whether the word at `start` follows "không", directly or through modals ("không được",
+    "không nên", "không được khuyến cáo")."""
+    i = start - 1
+    while i >= 0 and start - i <= 3 and tokens[i] in _MODALS:
+        i -= 1
+    return i >= 0 and tokens[i] == "không"
+
+
 @lru_cache(maxsize=4096)
 def resolve_attribute(text: str) -> str | None:
     """The section a question asks for: the longest phrase across the section names
@@ -212,10 +226,23 @@ def resolve_attribute(text: str) -> str | None:
         end = match.start + match.length
         return all(end <= a or b <= match.start or (match.start <= a and b <= end) for a, b in conditions)
 
-    named = [(m, 0) for m in SECTION_PHRASES.matches(tokens) if outside_conditions(m)]
+    def as_asked(match: PhraseMatch[str]) -> PhraseMatch[str]:
+        # "không được dùng trong những trường hợp nào", "không được chỉ định cho ai": a use
+        # question under a negation asks when the drug must not be used.
+        if match.value == "chi_dinh" and _negated(tokens, match.start):
+            return PhraseMatch(match.start, match.length, "chong_chi_dinh")
+        return match
+
     cues = scan_cues(text)
-    forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("section")]
-    forms = [(m, k) for m, k in forms if outside_conditions(m)]
+    # nor is what an allergy names: "quá mẫn với thành phần của thuốc"
+    allergy_objects = {c.end for c in cues.all("allergy")}
+
+    def counts(match: PhraseMatch[str]) -> bool:
+        return outside_conditions(match) and match.start not in allergy_objects
+
+    named = [(as_asked(m), 0) for m in SECTION_PHRASES.matches(tokens) if counts(m)]
+    forms = [(as_asked(PhraseMatch(c.start, c.length, c.value)), 1) for c in cues.all("section")]
+    forms = [(m, k) for m, k in forms if counts(m)]
     if not named and not forms:
         # A generic caution form ("lưu ý", "không nên dùng") only when nothing names a topic.
         forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]

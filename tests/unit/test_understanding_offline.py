@@ -366,9 +366,17 @@ def test_gapped_section_cues(text: str, section: str) -> None:
         # a phrase cut out of a condition's name is no section: "đường dùng" in "tiểu đường dùng"
         ("Bệnh nhân tiểu đường dùng enalapril cần lưu ý điều gì?", "than_trong"),
         ("Metformin đường dùng là gì?", "lieu_luong_va_cach_dung"),
+        ("Khi phát hiện trẻ uống nhầm paracetamol, cần làm gì?", "qua_lieu_va_xu_tri"),
+        # a use question under a negation asks when the drug must not be used
+        ("Ibuprofen không được dùng trong những trường hợp nào?", "chong_chi_dinh"),
+        ("Methotrexat không được chỉ định cho ai?", "chong_chi_dinh"),
+        ("Domperidon không được khuyến cáo sử dụng trong những trường hợp nào?", "chong_chi_dinh"),
+        ("Domperidon được khuyến cáo sử dụng trong những trường hợp nào?", "chi_dinh"),
+        # what an allergy names is no section: a decision, left open
+        ("Người có tiền sử quá mẫn với thành phần của thuốc có dùng được cefuroxim không?", None),
     ],
 )
-def test_question_forms_of_real_users(text: str, section: str) -> None:
+def test_question_forms_of_real_users(text: str, section: str | None) -> None:
     assert resolve_attribute(text) == section
 
 
