@@ -198,16 +198,17 @@ def scan_cues(text: str) -> TurnCues:
 
 # Words that may stand between "không" and the use it negates: "không được", "không nên",
 # "không được khuyến cáo".
-_MODALS = frozenset({"được", "nên", "thể", "phải", "cần", "khuyến", "cáo"})
+_MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # folded
 
 
 def _negated(tokens: Sequence[str], start: int) -> bool:
     """Whether the word at `start` follows "không", directly or through modals ("không được",
     "không nên", "không được khuyến cáo")."""
-    i = start - 1
-    while i >= 0 and start - i <= 3 and tokens[i] in _MODALS:
+    folded = [fold(t) for t in tokens[max(0, start - 4) : start]]
+    i = len(folded) - 1
+    while i >= 0 and len(folded) - i <= 3 and folded[i] in _MODALS:
         i -= 1
-    return i >= 0 and tokens[i] == "không"
+    return i >= 0 and folded[i] == "khong"
 
 
 @lru_cache(maxsize=4096)

@@ -372,6 +372,8 @@ def test_gapped_section_cues(text: str, section: str) -> None:
         ("Methotrexat không được chỉ định cho ai?", "chong_chi_dinh"),
         ("Domperidon không được khuyến cáo sử dụng trong những trường hợp nào?", "chong_chi_dinh"),
         ("Domperidon được khuyến cáo sử dụng trong những trường hợp nào?", "chi_dinh"),
+        ("ibuprofen khong duoc dung trong truong hop nao", "chong_chi_dinh"),  # typed without marks
+        ("uong atorvastatin luc nao", "lieu_luong_va_cach_dung"),
         # what an allergy names is no section: a decision, left open
         ("Người có tiền sử quá mẫn với thành phần của thuốc có dùng được cefuroxim không?", None),
     ],
