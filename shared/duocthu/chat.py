@@ -251,9 +251,42 @@ class ChatService:
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs:
             lines += self._which_drugs(frame, bundle)
+        if bundle.candidate_statuses and not frame.patient_context.is_empty():
+            lines.append(f"Đối chiếu với người bệnh: {self._patient(frame)}.")
         for status in bundle.candidate_statuses:
             lines.append(f"- {self._names([status.drug_id])}: {STATUS_TEXT[status.status]}")
+        assessed = {status.drug_id for status in bundle.candidate_statuses}
+        unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
+        if assessed and unchecked:
+            # stage 2 assesses the first few candidates only: the rest must not look checked
+            lines.append(
+                f"- {', '.join(unchecked)}: CHƯA đối chiếu với người bệnh (mỗi câu trả lời chỉ đối chiếu "
+                f"{len(assessed)} thuốc đầu); hãy hỏi riêng về thuốc đó."
+            )
         return lines
+
+    @staticmethod
+    def _patient(frame: QueryFrame) -> str:
+        """The patient facts the safety statuses were checked against, so the user can see them
+        (some may come from an earlier turn)."""
+        context = frame.patient_context
+        listed = (
+            ("đang dùng", context.current_medications),
+            ("bệnh kèm theo:", context.comorbidities),
+            ("dị ứng:", context.allergies),
+            ("phản ứng có hại đã gặp:", context.adverse_reactions),
+            ("xét nghiệm:", context.labs),
+        )
+        facts = [f"{label} {', '.join(values)}" for label, values in listed if values]
+        if context.renal_function:
+            facts.append(f"chức năng thận: {context.renal_function}")
+        if context.hepatic_function:
+            facts.append(f"chức năng gan: {context.hepatic_function}")
+        if context.pregnancy:
+            facts.append("đang mang thai")
+        if context.breastfeeding:
+            facts.append("đang cho con bú")
+        return "; ".join(facts) or "không có thông tin cụ thể"
 
     @staticmethod
     def _which_drugs(frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:

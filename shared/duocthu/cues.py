@@ -44,6 +44,7 @@ CueKind = Literal[
     "current_medication",
     "allergy",
     "comorbidity",
+    "patient_lead",
     "population",
     "route",
     "renal",
@@ -300,10 +301,29 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind]]:
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
-def condition_asked(conditions: Sequence[ConditionMention]) -> ConditionMention:
-    """The condition a which-drug question is about: the first that is not an organ-function state
-    ("bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì" asks about tăng huyết áp)."""
-    return next((c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS), conditions[0])
+def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | None = None) -> ConditionMention:
+    """The condition a which-drug question is about, when it names several:
+
+    - an organ-function state only when nothing else is named ("bệnh nhân suy thận bị tăng huyết
+      áp thì dùng thuốc gì" asks about tăng huyết áp);
+    - the one right after "thuốc điều trị" / "thuốc nào gây";
+    - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
+      "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
+    - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
+      gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
+    """
+    asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
+    if cues is None or len(asked) == 1:
+        return asked[0]
+    leads = {c.end for kind in ("broad_condition", "reverse_relation") for c in cues.all(kind)}
+    led = [c for c in asked if c.start in leads]
+    if led:
+        return led[0]
+    background = {c.end for c in cues.all("patient_lead")}
+    asked = [c for c in asked if c.start not in background] or asked
+    question = cues.first("candidate")
+    before = [c for c in asked if question is not None and c.start < question.start]
+    return before[-1] if before else asked[0]
 
 
 @lru_cache(maxsize=4096)

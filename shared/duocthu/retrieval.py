@@ -37,9 +37,10 @@ from duocthu.reverse import (
     retrieve_by_indication,
     retrieve_by_relation,
 )
-from duocthu.safety import PATIENT_SAFETY_TURNS, with_patient_safety
+from duocthu.safety import with_patient_safety
 from duocthu.sections import INTRO_SECTIONS
 from duocthu.store import VectorStore
+from duocthu.vocabulary import PATIENT_SAFETY_TURNS
 
 
 def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:

@@ -57,7 +57,6 @@ from duocthu.text import PhraseIndex, words
 from duocthu.vocabulary import POPULATIONS, CandidateStatus, Population
 
 # Turns whose answer is a list of indicated drugs: with a stated patient, stage 2 follows stage 1.
-PATIENT_SAFETY_TURNS: frozenset[str] = frozenset({"condition_to_drug", "symptom_to_drug"})
 FACET_SECTIONS: Mapping[SafetyFacet, tuple[str, ...]] = {
     "interaction": (INTERACTION_SECTION,),
     "warnings": ("chong_chi_dinh", "than_trong"),

@@ -33,7 +33,7 @@ from duocthu.providers import Deadline, FrameProvider, MalformedOutput, Provider
 from duocthu.providers.offline import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
 from duocthu.sections import SECTION_HEADINGS
 from duocthu.text import fold
-from duocthu.vocabulary import SubjectScope, SystemError
+from duocthu.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def _apply_condition_candidate_cue(frame: QueryFrame, named: Sequence[str], cues
     conditions = find_conditions(" ".join(cues.tokens))
     if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
         return frame
-    first = condition_asked(conditions)
+    first = condition_asked(conditions, cues)
     kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
     return _reverse(frame, kind, "indication", ConditionQuery(text=first.text, normalized=first.normalized))
 
@@ -241,6 +241,20 @@ def _merge_context(own: PatientContext, prior: PatientContext) -> PatientContext
     return own.model_copy(update=update)
 
 
+def _same_patient(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
+    """A which-drug question on a new topic still concerns the patient the conversation described:
+    after "tôi đang dùng warfarin", "bị đau răng thì uống thuốc gì?" must check each candidate
+    against warfarin. Only the patient's facts come along (nothing of the prior question), and only
+    into the stage-2 safety facets, which can add warnings and never remove a candidate; the answer
+    says which facts it checked."""
+    if frame.turn_type not in PATIENT_SAFETY_TURNS:
+        return frame
+    context = _merge_context(frame.patient_context, prior.patient_context)
+    if context == frame.patient_context:
+        return frame
+    return frame.model_copy(update={"patient_context": context})
+
+
 def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> QueryFrame:
     """Carry forward what the prior frame established and this frame left empty.
 
@@ -254,7 +268,7 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
         return frame
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
     if not continuing or frame.context_action == "new":
-        return frame
+        return _same_patient(frame, prior)
     if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame
     update: dict[str, Any] = {}

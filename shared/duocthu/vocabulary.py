@@ -71,3 +71,6 @@ CONDITION_RELATIONS: frozenset[str] = frozenset(get_args(ConditionRelation))
 DECISIONS: frozenset[str] = frozenset(get_args(Decision))
 REASONS: frozenset[str] = frozenset(get_args(Reason))
 SYSTEM_ERRORS: frozenset[str] = frozenset(get_args(SystemError))
+# Which-drug questions for a condition: answered by the reverse lookup, with the safety facets of
+# the patient the conversation describes.
+PATIENT_SAFETY_TURNS: frozenset[str] = frozenset({"condition_to_drug", "symptom_to_drug"})

@@ -258,6 +258,32 @@ def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: Ch
     assert not {"paracetamol", "warfarin", "digoxin", "omeprazol"} & set(listed)
 
 
+def test_an_asthma_patient_with_a_headache_gets_the_nsaid_contraindications(service: ChatService) -> None:
+    turn = service.turn("Bệnh nhân hen bị đau đầu thì dùng thuốc gì?")
+    assert turn.frame is not None and turn.frame.indication == "đau đầu"  # never the drugs for asthma
+    statuses = {s.drug_id: s.status for s in turn.bundle.candidate_statuses}
+    assert statuses == {"acid_acetylsalicylic": "CONTRAINDICATED", "ibuprofen": "CONTRAINDICATED"}
+    assert "Đối chiếu với người bệnh: bệnh kèm theo: hen." in turn.answer
+    # stage 2 assesses the first candidates only: the others are said to be unchecked
+    assert "Paracetamol: CHƯA đối chiếu với người bệnh" in turn.answer
+
+
+def test_the_patient_described_earlier_is_checked_in_a_later_which_drug_question(
+    service: ChatService,
+) -> None:
+    first = service.turn("Tôi đang dùng warfarin")
+    turn = service.turn("Bị đau răng thì uống thuốc gì?", session_id=first.session_id)
+    assert turn.frame is not None and turn.frame.patient_context.current_medications == ("warfarin",)
+    assert "Đối chiếu với người bệnh: đang dùng warfarin." in turn.answer
+    interaction = {
+        f.facet: f.status
+        for s in turn.bundle.candidate_statuses
+        for f in s.facets
+        if s.drug_id == "ibuprofen"
+    }
+    assert interaction.get("interaction") in ("CAUTION", "CONTRAINDICATED")
+
+
 def test_patient_context_adds_safety_statuses_and_never_says_safe(service: ChatService) -> None:
     turn = service.turn("bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì?")
     assert turn.bundle.candidate_statuses

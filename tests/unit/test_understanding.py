@@ -340,6 +340,28 @@ def test_merge_guards(frame: QueryFrame, why: str) -> None:
     assert merge_with_prior_frame(frame, OMEPRAZOL) == frame, why
 
 
+def test_a_which_drug_question_on_a_new_topic_keeps_the_patient_only() -> None:
+    prior = QueryFrame(
+        turn_type="drug_attribute",
+        drugs=("warfarin",),
+        attribute="tuong_tac_thuoc",
+        patient_context={"current_medications": ["warfarin"], "comorbidities": ["hen"]},
+    )
+    which = QueryFrame(
+        turn_type="symptom_to_drug",
+        indication="đau răng",
+        condition_relation="indication",
+        context_action="new",
+    )
+    merged = merge_with_prior_frame(which, prior)
+    assert merged.patient_context.current_medications == ("warfarin",)
+    assert merged.patient_context.comorbidities == ("hen",)
+    assert merged.drugs == () and merged.attribute is None  # nothing of the prior question
+    # a question about a drug on a new topic inherits nothing, the patient included
+    other = QueryFrame(turn_type="drug_attribute", drugs=("paracetamol",), context_action="new")
+    assert merge_with_prior_frame(other, prior) == other
+
+
 def test_a_clarifying_prior_is_answered_without_a_continue_flag() -> None:
     prior = QueryFrame(
         turn_type="drug_attribute",

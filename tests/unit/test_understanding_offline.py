@@ -171,6 +171,31 @@ def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -
 
 
 @pytest.mark.parametrize(
+    ("message", "asked", "background"),
+    [
+        ("Bệnh nhân hen bị đau đầu thì dùng thuốc gì?", "đau đầu", ("hen",)),
+        ("Người bị hen phế quản, đau đầu nên uống thuốc gì?", "đau đầu", ("hen phế quản",)),
+        ("Bệnh nhân có tiền sử loét dạ dày bị đau khớp thì dùng thuốc gì?", "đau khớp", ("loét dạ dày",)),
+        ("Đau khớp ở người có tiền sử loét dạ dày thì dùng thuốc gì?", "đau khớp", ("loét dạ dày",)),
+        ("Tôi bị đau dạ dày, giờ bị sốt thì uống thuốc gì?", "sốt", ("đau dạ dày",)),
+        (
+            "Thuốc nào điều trị tăng huyết áp cho bệnh nhân đái tháo đường?",
+            "tăng huyết áp",
+            ("đái tháo đường",),
+        ),
+        ("Bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì?", "tăng huyết áp", ()),  # renal_function
+        ("Bị đau răng thì uống thuốc gì?", "đau răng", ()),  # the condition asked is never the patient's
+    ],
+)
+def test_a_which_drug_question_asks_about_the_complaint_not_the_background(
+    resolver: CatalogDrugResolver, message: str, asked: str, background: tuple[str, ...]
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type in ("symptom_to_drug", "condition_to_drug") and frame.indication == asked
+    assert frame.patient_context.comorbidities == background
+
+
+@pytest.mark.parametrize(
     ("message", "condition"),
     [
         ("Thuốc nào có thể gây hội chứng Stevens-Johnson?", "hội chứng Stevens-Johnson"),

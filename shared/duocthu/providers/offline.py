@@ -14,9 +14,17 @@ from typing import Any
 
 from duocthu.candidates import Turn
 from duocthu.catalog import DrugMatch
-from duocthu.cues import TurnCues, condition_asked, named_drug_attribute, resolve_attribute, scan_cues
+from duocthu.cues import (
+    ORGAN_FUNCTION_CONDITIONS,
+    ConditionMention,
+    TurnCues,
+    condition_asked,
+    named_drug_attribute,
+    resolve_attribute,
+    scan_cues,
+)
 from duocthu.extractors import Facts, extract_facts, only_current_medications, unknown_names
-from duocthu.frame import MAX_QUICK_REPLIES, QueryFrame
+from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.store.base import stop_words
 from duocthu.text import words
@@ -154,6 +162,22 @@ def _suggestion_question(turn: Turn) -> tuple[str, list[str]]:
     return f"Không tìm thấy “{', '.join(spans)}” trong Dược thư. Ý bạn là {offered}?", names
 
 
+def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
+    """The patient of a which-drug question: every condition it names except the one asked about
+    is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
+    about never is. Organ function is stated apart (renal_function, hepatic_function); what an
+    allergy names is an allergy."""
+    others = [
+        c.normalized
+        for c in facts.conditions
+        if c is not asked
+        and c.normalized != asked.normalized
+        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
+        and c.start not in facts.object_positions
+    ]
+    return facts.patient_context().model_copy(update={"comorbidities": tuple(dict.fromkeys(others))})
+
+
 def offline_frame(turn: Turn) -> dict[str, Any]:
     text = turn.message
     cues = scan_cues(text)
@@ -253,10 +277,11 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             **asked,
         }
     if facts.conditions and (not attribute or _reverse_lookup(cues)):
-        first = condition_asked(facts.conditions)
+        first = condition_asked(facts.conditions, cues)
         kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
         return {
             **frame,
+            "patient_context": _background(facts, first).model_dump(),
             "turn_type": kind,
             "attribute": None,
             "condition": {"text": first.text, "normalized": first.normalized},
