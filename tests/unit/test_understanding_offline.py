@@ -162,6 +162,24 @@ def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussi
     assert alone.drugs == ("warfarin",)
 
 
+def test_a_patient_described_without_a_question_is_asked_what_to_look_up(
+    resolver: CatalogDrugResolver,
+) -> None:
+    said = understand_offline("Tôi đang dùng warfarin", resolver)
+    assert said.needs_clarify and said.drugs == ()
+    assert said.patient_context.current_medications == ("warfarin",)
+    history = ("Tôi đang dùng warfarin",)
+    # the next turn is about that patient: a drug asked about is checked against warfarin ...
+    then = understand_offline("Có uống được paracetamol không?", resolver, history, said)
+    assert (then.turn_type, then.drugs) == ("interaction", ("paracetamol", "warfarin"))
+    # ... and a which-drug question carries warfarin into the safety facets
+    which = understand_offline("Bị đau răng thì uống thuốc gì?", resolver, history, said)
+    assert which.turn_type == "symptom_to_drug" and which.patient_context.current_medications == ("warfarin",)
+    # asked something of its own, the section question is about paracetamol alone
+    own = understand_offline("Liều paracetamol cho người lớn?", resolver, history, said)
+    assert own.drugs == ("paracetamol",) and own.attribute == "lieu_luong_va_cach_dung"
+
+
 def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -> None:
     message = "Bệnh nhân 70 tuổi đang dùng warfarin và amiodaron, bị viêm phổi, dùng kháng sinh gì?"
     frame = understand_offline(message, resolver)

@@ -27,7 +27,7 @@ from duocthu.extractors import Facts, extract_facts, only_current_medications, u
 from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.store.base import stop_words
-from duocthu.text import words
+from duocthu.text import fold, words
 
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
@@ -37,6 +37,10 @@ DRUG_TURN_TYPES = frozenset(
     {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
 )
 ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
+ASK_ABOUT_PATIENT = (
+    "Tôi đã ghi nhận người bệnh đang dùng {names}. Bạn muốn hỏi gì? Ví dụ: bị một triệu chứng thì dùng "
+    "thuốc nào, hoặc có dùng được một thuốc khác cùng {names} không."
+)
 
 
 class OfflineFrameProvider:
@@ -130,6 +134,30 @@ def _with_conversation_drug(
     return list(prior.drugs[:1])
 
 
+# A turn that ends in one of these (folded), or has a question mark, asks something.
+_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
+
+
+def _asks(text: str, cues: TurnCues) -> bool:
+    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
+    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
+
+
+def _with_patient_medicines(turn: Turn, named: Sequence[DrugMatch], attribute: str | None) -> list[str]:
+    """The medicines a patient described in the turn before takes, when this turn asks nothing
+    specific of one drug: "tôi đang dùng warfarin" (answered with a question), then "uống
+    paracetamol được không?" asks whether paracetamol goes with warfarin. Empty otherwise."""
+    prior = turn.prior
+    if prior is None or not prior.needs_clarify or attribute or len(named) != 1:
+        return []
+    taken = " ".join(fold(m) for m in prior.patient_context.current_medications)
+    last = next((line for line in reversed(turn.candidates.history) if line.matches), None)
+    if not taken or last is None:
+        return []
+    asked = named[0].drug_id
+    return [m.drug_id for m in last.matches if fold(m.matched_text) in taken and m.drug_id != asked]
+
+
 def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
     a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none)."""
@@ -221,6 +249,16 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # weak evidence: "mua X có cần đơn không?" asks about the regulatory section.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
 
+    taken = _with_patient_medicines(turn, named, attribute)
+    if taken:
+        return {
+            **frame,
+            "drugs": [*drugs, *taken],
+            "turn_type": "interaction",
+            "attribute": INTERACTION_SECTION,
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
     if with_prior:
         # "đang dùng warfarin thì có dùng được không?" after a question about paracetamol: may the
         # conversation's drug be taken with the medicine the patient already takes.
@@ -231,6 +269,27 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "attribute": INTERACTION_SECTION,
             "context_action": "continue",
             "depends_on_previous_turn": True,
+        }
+    if (
+        named
+        and not unknown
+        and attribute is None
+        and not facts.conditions
+        and only_current_medications(facts, named)
+        and not _reverse_lookup(cues)
+        and not cues.has("interaction")
+        and not _asks(text, cues)
+    ):
+        # "Tôi đang dùng warfarin": the patient, described; the question is still to come, and the
+        # next turn keeps this patient (a clarifying prior is always continued).
+        names = ", ".join(m.matched_text for m in named)
+        return {
+            **frame,
+            "drugs": [],
+            "turn_type": "out_of_scope",
+            "needs_clarify": True,
+            "clarify_reason": ASK_ABOUT_PATIENT.format(names=names),
+            "context_action": "new" if earlier else "none",
         }
     if drugs:
         asks_more = _content_words(cues, named)
