@@ -249,22 +249,15 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # weak evidence: "mua X có cần đơn không?" asks about the regulatory section.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
 
+    # May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
+    # không?" after a question about paracetamol (the conversation's drug first), or "uống
+    # paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first).
     taken = _with_patient_medicines(turn, named, attribute)
-    if taken:
+    together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
+    if together:
         return {
             **frame,
-            "drugs": [*drugs, *taken],
-            "turn_type": "interaction",
-            "attribute": INTERACTION_SECTION,
-            "context_action": "continue",
-            "depends_on_previous_turn": True,
-        }
-    if with_prior:
-        # "đang dùng warfarin thì có dùng được không?" after a question about paracetamol: may the
-        # conversation's drug be taken with the medicine the patient already takes.
-        return {
-            **frame,
-            "drugs": [*with_prior, *drugs],
+            "drugs": together,
             "turn_type": "interaction",
             "attribute": INTERACTION_SECTION,
             "context_action": "continue",
