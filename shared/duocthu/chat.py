@@ -242,10 +242,12 @@ class ChatService:
 
     def _preface(self, frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
         lines: list[str] = []
-        if len(frame.drugs) > 1 and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
+        answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
+        unanswered = [d for d in frame.drugs if d not in answered]
+        if answered and unanswered and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
             lines.append(
-                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self._names(frame.drugs[:1])} "
-                f"(chưa trả lời cho: {self._names(frame.drugs[1:])})."
+                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self._names(answered)} "
+                f"(chưa trả lời cho: {self._names(unanswered)})."
             )
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))

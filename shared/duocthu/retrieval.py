@@ -18,7 +18,7 @@ pharmacology section sits close to almost any question. Routes here:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle, EvidenceItem
@@ -82,6 +82,20 @@ class RetrievalService:
         pooled = self.pooled_neighbours(drug_id, section_key, query) if query else []
         # decide() sees the pooled parts too: a quarantined neighbour makes the answer VERIFY_PDF.
         return decide([*parts, *pooled])
+
+    def for_each_drug(
+        self, drug_ids: Sequence[str], resolver: CatalogDrugResolver, one: Callable[[str], EvidenceBundle]
+    ) -> EvidenceBundle:
+        """The same question of several named drugs ("tác dụng phụ của loratadin và cetirizin",
+        "paracetamol và ibuprofen dùng cho trẻ em được không"), at most `compared_drug_limit`,
+        each answered by `one` and the parts decided together. A drug that yields nothing adds
+        nothing, and the answer names it as unanswered."""
+        known = [d for d in drug_ids if d in resolver.by_id][: self.policy.compared_drug_limit]
+        bundles = [one(d) for d in known]
+        parts = [item for bundle in bundles for item in bundle.evidence]
+        if not parts:
+            return bundles[0] if bundles else EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+        return decide(parts, [i for bundle in bundles for i in bundle.omitted_evidence_ids])
 
     def pooled_neighbours(self, drug_id: str, section_key: str, query: str) -> list[EvidenceItem]:
         """Parts of at most `max_lexical_pooled_sections` other sections of the same drug that
@@ -189,6 +203,13 @@ class RetrievalService:
         if not frame.drugs or frame.drugs[0] not in resolver.by_id:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
         drug_id = frame.drugs[0]
+        if frame.turn_type == "drug_attribute" and len(frame.drugs) > 1:
+
+            def each(drug: str) -> EvidenceBundle:
+                attribute = frame.attribute
+                return self.retrieve_framed(drug, attribute, query, is_overview=False, deadline=deadline)
+
+            return self.for_each_drug(frame.drugs, resolver, each)
         if frame.turn_type == "drug_to_condition":
             return self.by_section(drug_id, "chi_dinh")
         if frame.turn_type == "dosing_calc":

@@ -258,6 +258,27 @@ def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: Ch
     assert not {"paracetamol", "warfarin", "digoxin", "omeprazol"} & set(listed)
 
 
+def test_one_section_of_several_drugs_quotes_each_up_to_the_limit(service: ChatService) -> None:
+    turn = service.turn("Chống chỉ định của loratadin, cetirizin, ibuprofen và diclofenac?")
+    assert list(dict.fromkeys(e.drug_id for e in turn.bundle.evidence)) == [
+        "loratadin",
+        "cetirizin",
+        "ibuprofen",
+    ]
+    assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
+    assert "chưa trả lời cho: Diclofenac" in turn.answer  # beyond compared_drug_limit, never silent
+
+
+def test_two_drugs_for_a_child_are_two_decisions_not_an_interaction(service: ChatService) -> None:
+    turn = service.turn("Paracetamol và ibuprofen dùng cho trẻ em được không?")
+    assert turn.frame is not None and turn.frame.turn_type == "drug_attribute"
+    assert {e.drug_id for e in turn.bundle.evidence} == {"paracetamol", "ibuprofen"}
+    assert "chong_chi_dinh" in {e.section_key for e in turn.bundle.evidence if e.drug_id == "ibuprofen"}
+    # said together, it is the interaction question
+    together = service.turn("Paracetamol và ibuprofen dùng chung cho trẻ em được không?")
+    assert together.frame is not None and together.frame.turn_type == "interaction"
+
+
 def test_an_asthma_patient_with_a_headache_gets_the_nsaid_contraindications(service: ChatService) -> None:
     turn = service.turn("Bệnh nhân hen bị đau đầu thì dùng thuốc gì?")
     assert turn.frame is not None and turn.frame.indication == "đau đầu"  # never the drugs for asthma

@@ -35,6 +35,7 @@ def test_defaults_are_the_reference_table() -> None:
         "evidence_limit": 3,
         "rerank_top_k": 6,
         "max_context_tokens": 6000,
+        "compared_drug_limit": 3,  # ours, not the reference's: one section of several named drugs
         "indication_candidate_limit": 8,
         "indication_retrieval_limit": 40,
         "indication_evidence_per_drug": 2,

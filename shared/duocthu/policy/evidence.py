@@ -32,6 +32,10 @@ class EvidencePolicy(BaseModel):
     # -- overview / free-form ordering and packing --------------------------------------------
     rerank_top_k: int = Field(default=6, ge=1)
     max_context_tokens: int = Field(default=6000, ge=1)
+    compared_drug_limit: int = Field(
+        default=3, ge=1, description="named drugs whose section one answer quotes ('A và B: tác dụng phụ')"
+    )
+
     # -- reverse lookup ------------------------------------------------------------------------
     indication_candidate_limit: int = Field(default=8, ge=1, description="drugs shown")
     indication_retrieval_limit: int = Field(default=40, ge=1, description="chunk pool before grouping")

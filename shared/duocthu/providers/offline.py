@@ -67,9 +67,15 @@ def _named_turn(
     products: int, attribute: str | None, cues: TurnCues, facts: Facts, asks_more: bool = False
 ) -> tuple[str, str | None]:
     """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names)."""
+    for_someone = bool(facts.population or facts.states_patient)
     if products >= 2 and (
-        attribute in (None, INTERACTION_SECTION) or cues.has("interaction") or facts.current_medication_ids
+        attribute == INTERACTION_SECTION
+        or cues.has("interaction")
+        or facts.current_medication_ids
+        or (attribute is None and not for_someone)
     ):
+        # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
+        # không?" asks about each for the child, unless it says together ("dùng chung", "cùng lúc").
         return "interaction", INTERACTION_SECTION
     if _dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
