@@ -239,6 +239,7 @@ def test_an_eponym_names_a_disease_never_a_product(
         ("Amiodaron có cần theo dõi ECG không?", "than_trong"),
         ("Có thể nghiền viên omeprazol cho bệnh nhân đặt sonde không?", "lieu_luong_va_cach_dung"),
         ("Salbutamol dạng MDI dùng thế nào?", "lieu_luong_va_cach_dung"),
+        ("Lasix gây mất kali không?", "tac_dung_khong_mong_muon"),  # an electrolyte, never a product
     ],
 )
 def test_a_clinical_abbreviation_is_never_a_second_product(
@@ -417,6 +418,9 @@ def test_gapped_section_cues(text: str, section: str) -> None:
         ("Domperidon được khuyến cáo sử dụng trong những trường hợp nào?", "chi_dinh"),
         ("ibuprofen khong duoc dung trong truong hop nao", "chong_chi_dinh"),  # typed without marks
         ("uong atorvastatin luc nao", "lieu_luong_va_cach_dung"),
+        ("Plavix ngưng trước mổ bao lâu?", "than_trong"),
+        ("Ventolin xịt mấy nhát?", "lieu_luong_va_cach_dung"),
+        ("Zithromax uống mấy ngày?", "lieu_luong_va_cach_dung"),
         # what an allergy names is no section: a decision, left open
         ("Người có tiền sử quá mẫn với thành phần của thuốc có dùng được cefuroxim không?", None),
     ],
