@@ -7,7 +7,9 @@ subset (a phrase of common filler words, each present somewhere in a real chỉ 
 that way and reached generation). A part scores `1 + 1/(1 + position) + 1/(1 + words/40)`: an
 early, concise mention ranks first. In chỉ định text a mention that follows a negation in its
 sentence ("không phải là thuốc điều trị hen phế quản", data/indication_negations.tsv) is what
-the drug is not for, and does not count.
+the drug is not for, and does not count; one right after "do" names a cause ("co giật do sốt")
+and ranks the drug below every direct mention. A phrase is also searched in the formulary's own
+wordings of it (data/formulary_wordings.tsv: "hạ kali máu" is "hạ kali huyết").
 
 Only when the keyword pass finds nothing does `search_indication` try dense similarity, on chi_dinh
 prose only, discarding every hit below the threshold calibrated at ingest for the index's embedding
@@ -137,13 +139,13 @@ def _either_way(tokens: Sequence[str], start: int) -> bool:
     return start >= 2 and [fold(t) for t in tokens[start - 2 : start]] == ["co", "hoac"]
 
 
-def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
-    """As `phrase_position`, but skipping a mention that follows a negation in its sentence."""
+def affirmed_positions(text: str, phrase: Sequence[str], lenient: bool = False) -> list[int]:
+    """Word indices of every mention of the phrase (as `phrase_position` finds them) that does not
+    follow a negation in its sentence."""
     tokens = words(text)
-    mentions = _mentions(text, tokens, phrase, lenient)
-    first = next(mentions, -1)
-    if first < 0 or "không" not in tokens[:first]:
-        return first  # the common case: nothing before the mention can negate it
+    mentions = list(_mentions(text, tokens, phrase, lenient))
+    if not mentions or "không" not in tokens[: mentions[-1]]:
+        return mentions  # the common case: nothing before a mention can negate it
     sentences = segment_ids(text, ".;:!?\n")
     negations = _negations()
     negated_from: dict[int, int] = {}  # sentence -> the first word a negation in it reaches
@@ -153,10 +155,12 @@ def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -
             if tuple(tokens[start:end]) == negation and not _either_way(tokens, start):
                 sid = sentences[start]
                 negated_from[sid] = min(negated_from.get(sid, len(tokens)), end)
-    for i in (first, *mentions):
-        if i < negated_from.get(sentences[i], len(tokens)):
-            return i
-    return -1
+    return [i for i in mentions if i < negated_from.get(sentences[i], len(tokens))]
+
+
+def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
+    """As `phrase_position`, but skipping a mention that follows a negation in its sentence."""
+    return next(iter(affirmed_positions(text, phrase, lenient)), -1)
 
 
 def allows_lenient(phrase: Sequence[str]) -> bool:
@@ -217,6 +221,12 @@ def find_by_indication(
     return ranked if limit is None else ranked[:limit]
 
 
+# A chỉ định mention right after "do" names a cause of what the drug treats ("co giật do sốt",
+# "bệnh thận do đái tháo đường"), so the drug ranks below every drug that names it directly. It is
+# still listed: after "do" may also stand the target itself ("viêm phổi do Pneumocystis").
+CAUSE_WEIGHT = 0.3
+
+
 def _find_wording_as_asked(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:
@@ -227,13 +237,18 @@ def _find_wording_as_asked(store: VectorStore, wording: str, section_key: str) -
         if lenient and (hits or not allows_lenient(phrase)):
             break
         for item in candidates:
-            position = (
-                affirmed_position(item.text, phrase, lenient)
-                if section_key == INDICATION_SECTION
-                else phrase_position(item.text, phrase, lenient)
-            )
+            tokens = words(item.text)
+            if section_key != INDICATION_SECTION:
+                position, weight = phrase_position(item.text, phrase, lenient), 1.0
+            else:
+                found = affirmed_positions(item.text, phrase, lenient)
+                direct = [i for i in found if i == 0 or tokens[i - 1] != "do"]
+                if direct or not found:
+                    position, weight = (direct[0] if direct else -1), 1.0
+                else:
+                    position, weight = found[0], CAUSE_WEIGHT
             if position >= 0:
-                score = indication_score(position, len(words(item.text)))
+                score = weight * indication_score(position, len(tokens))
                 hits.append(item.model_copy(update={"score": score}))
     return hits
 

@@ -232,6 +232,23 @@ def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
         edge.close()
 
 
+def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> None:
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_a", 0, "Cắt cơn co giật do sốt ở trẻ em."),
+            chunk("thuoc_b", 0, "Giảm đau nhẹ đến vừa và hạ sốt ở người lớn và trẻ em, dùng khi cần thiết."),
+        ],
+    )
+    try:
+        found = find_by_indication(edge, "sốt")
+        # both listed (after "do" may stand the target itself), the direct mention first
+        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_a"]
+    finally:
+        edge.close()
+
+
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
