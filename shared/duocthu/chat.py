@@ -39,6 +39,15 @@ class Generator(Protocol):
     def generate(self, question: str, bundle: EvidenceBundle, *, sample_data: bool) -> Answer: ...
 
 
+POPULATION_NAMES = {
+    "tre_em": "trẻ em",
+    "nguoi_lon": "người lớn",
+    "nguoi_cao_tuoi": "người cao tuổi",
+    "phu_nu_co_thai": "phụ nữ có thai",
+    "phu_nu_cho_con_bu": "phụ nữ cho con bú",
+    "suy_than": "suy thận",
+    "suy_gan": "suy gan",
+}
 # turns whose evidence is not one named drug's monograph
 DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
 STATUS_TEXT = {
@@ -253,7 +262,7 @@ class ChatService:
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs:
             lines += self._which_drugs(frame, bundle)
-        if bundle.candidate_statuses and not frame.patient_context.is_empty():
+        if bundle.candidate_statuses:
             lines.append(f"Đối chiếu với người bệnh: {self._patient(frame)}.")
         for status in bundle.candidate_statuses:
             lines.append(f"- {self._names([status.drug_id])}: {STATUS_TEXT[status.status]}")
@@ -272,14 +281,18 @@ class ChatService:
         """The patient facts the safety statuses were checked against, so the user can see them
         (some may come from an earlier turn)."""
         context = frame.patient_context
+        who = [POPULATION_NAMES[frame.population]] if frame.population else []
+        if frame.age_text:
+            who.append(frame.age_text)
         listed = (
+            ("", tuple(who)),
             ("đang dùng", context.current_medications),
             ("bệnh kèm theo:", context.comorbidities),
             ("dị ứng:", context.allergies),
             ("phản ứng có hại đã gặp:", context.adverse_reactions),
             ("xét nghiệm:", context.labs),
         )
-        facts = [f"{label} {', '.join(values)}" for label, values in listed if values]
+        facts = [f"{label} {', '.join(values)}".strip() for label, values in listed if values]
         if context.renal_function:
             facts.append(f"chức năng thận: {context.renal_function}")
         if context.hepatic_function:
