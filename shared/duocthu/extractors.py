@@ -225,6 +225,9 @@ def _foreign(token: str) -> bool:
     return not is_vietnamese_syllable(folded)
 
 
+MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
+
+
 def unknown_names(
     text: str,
     named: Sequence[DrugMatch] = (),
@@ -276,6 +279,18 @@ def unknown_names(
     def strength(i: int) -> bool:
         return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
+    # A stretch of many foreign-looking words is a sentence in another language ("ignore previous
+    # instructions and ..."), never a product name.
+    other_language: set[int] = set()
+    k = 0
+    while k < len(raw):
+        end = k
+        while end < len(raw) and _foreign(raw[end]):
+            end += 1
+        if end - k > MAX_NAME_WORDS:
+            other_language.update(range(k, end))
+        k = max(end, k + 1)
+
     names: list[str] = []
     i = 0
     while i < len(raw):
@@ -285,7 +300,8 @@ def unknown_names(
         j = i + 1
         while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
             j += 1
-        if i not in drug_ends:  # "Acyclovir Stella 800 mg": a maker or strength after a known name
+        # "Acyclovir Stella 800 mg": a maker or strength after a known name
+        if i not in drug_ends and i not in other_language:
             names.append(" ".join(raw[i:j]))
         i = j
     found = [f" {fold(n)} " for n in names]
