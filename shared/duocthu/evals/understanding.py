@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from duocthu.catalog import Catalog, CatalogDrugResolver
+from duocthu.evals.common import rate
 from duocthu.frame import QueryFrame
 from duocthu.policy.scope import resolve_subject_scope
 from duocthu.providers import Deadline, FrameProvider, frame_provider
@@ -111,17 +112,13 @@ def score_gold(rows: Iterable[dict[str, Any]], understander: Understander) -> Go
     return report
 
 
-def _pct(hit: int, total: int) -> str:
-    return f"{hit / total:.3f} ({hit}/{total})" if total else "-"
-
-
 def gold_table(name: str, report: GoldReport) -> str:
-    right = _pct(report.correct, report.questions)
+    right = rate(report.correct, report.questions)
     lines = [f"#### {name}: {report.questions} questions, all fields right {right}", ""]
     lines += ["| field | accuracy |", "|---|---|"]
-    lines += [f"| {f} | {_pct(*report.by_field[f])} |" for f in FIELDS if f in report.by_field]
+    lines += [f"| {f} | {rate(*report.by_field[f])} |" for f in FIELDS if f in report.by_field]
     lines += ["", "| category | questions right |", "|---|---|"]
-    lines += [f"| {c} | {_pct(*report.by_category[c])} |" for c in sorted(report.by_category)]
+    lines += [f"| {c} | {rate(*report.by_category[c])} |" for c in sorted(report.by_category)]
     return "\n".join(lines)
 
 
@@ -210,13 +207,13 @@ def vimedaqa_table(reports: dict[str, VimedaqaReport]) -> str:
     ]
     for name, r in reports.items():
         lines.append(
-            f"| {name} | {r.rows} | {r.mapped} | {_pct(r.attribute_right, r.mapped)} | "
-            f"{_pct(r.with_false_drug, r.rows)} | {r.with_drug} | {r.clarify} |"
+            f"| {name} | {r.rows} | {r.mapped} | {rate(r.attribute_right, r.mapped)} | "
+            f"{rate(r.with_false_drug, r.rows)} | {r.with_drug} | {r.clarify} |"
         )
     lines += ["", "| asked (title) | dev | held-out |", "|---|---|---|"]
     labels = sorted(set().union(*(r.by_label for r in reports.values())))
     for label in labels:
-        lines.append(f"| {label} | " + " | ".join(_pct(*reports[h].by_label[label]) for h in reports) + " |")
+        lines.append(f"| {label} | " + " | ".join(rate(*reports[h].by_label[label]) for h in reports) + " |")
     return "\n".join(lines)
 
 
