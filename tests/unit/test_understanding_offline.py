@@ -186,6 +186,12 @@ def test_a_patient_described_without_a_question_is_asked_what_to_look_up(
     # asked something of its own, the section question is about paracetamol alone
     own = understand_offline("Liều paracetamol cho người lớn?", resolver, history, said)
     assert own.drugs == ("paracetamol",) and own.attribute == "lieu_luong_va_cach_dung"
+    # organ function and age are the patient's too; a complaint told without a question asks for it
+    described = understand_offline("Bệnh nhân nam 70 tuổi, suy thận, đang dùng warfarin.", resolver)
+    assert described.needs_clarify and described.patient_context.renal_function
+    complaint = understand_offline("Tôi đang dùng warfarin, bị đau đầu", resolver)
+    assert (complaint.turn_type, complaint.drugs, complaint.indication) == ("symptom_to_drug", (), "đau đầu")
+    assert complaint.patient_context.current_medications == ("warfarin",)
 
 
 def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -> None:

@@ -219,16 +219,18 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
     unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+    complaint = any(c.normalized not in ORGAN_FUNCTION_CONDITIONS for c in facts.conditions)
     if (
         named
         and not unknown
-        and facts.conditions
-        and _reverse_lookup(cues)
+        and complaint
+        and (_reverse_lookup(cues) or (attribute is None and not _asks(text, cues)))
         and only_current_medications(facts, named)
     ):
-        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì": the named medicine is the patient's
-        # (it stays in patient_context); the question is which drug, for the condition. Without a
-        # condition ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject.
+        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
+        # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
+        # patient_context); the question is which drug, for the condition. Without a condition
+        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject.
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
@@ -273,7 +275,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named
         and not unknown
         and attribute is None
-        and not facts.conditions
+        and not complaint
         and only_current_medications(facts, named)
         and not _reverse_lookup(cues)
         and not cues.has("interaction")
