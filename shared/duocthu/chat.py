@@ -24,7 +24,7 @@ from duocthu.frame import QueryFrame
 from duocthu.generation import Answer, citations_of
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import RELATION_SECTIONS, advice_sections
+from duocthu.reverse import advice_sections
 from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
@@ -261,7 +261,7 @@ class ChatService:
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs:
-            lines += self._which_drugs(frame, bundle)
+            lines += self._which_drugs(bundle)
         if bundle.candidate_statuses:
             lines.append(f"Đối chiếu với người bệnh: {self._patient(frame)}.")
         for status in bundle.candidate_statuses:
@@ -304,18 +304,15 @@ class ChatService:
         return "; ".join(facts) or "không có thông tin cụ thể"
 
     @staticmethod
-    def _which_drugs(frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+    def _which_drugs(bundle: EvidenceBundle) -> list[str]:
         """The drugs a which-drugs route found, by the section that put each on the list: the
         quoted ones, then every one found beyond the cap, so no list is cut short in silence."""
-        fallback = (
-            "chi_dinh"
-            if frame.turn_type != "condition_relation"
-            else RELATION_SECTIONS.get(frame.condition_relation or "", "chi_dinh")
-        )
         by_section: dict[str, tuple[list[str], list[str]]] = {}
         for shown, drugs in ((0, bundle.ranked_drugs), (1, bundle.unlisted_drugs)):
             for drug in drugs:
-                by_section.setdefault(drug.section_key or fallback, ([], []))[shown].append(drug.display_name)
+                # the reverse lookups always say which section listed a drug; chỉ định is the default
+                key = drug.section_key or "chi_dinh"
+                by_section.setdefault(key, ([], []))[shown].append(drug.display_name)
         lines = []
         for section_key, (quoted, unquoted) in by_section.items():
             heading = SECTION_HEADINGS[section_key]

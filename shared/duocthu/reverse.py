@@ -121,16 +121,21 @@ def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> 
     return next(_mentions(text, words(text), phrase, lenient), -1)
 
 
+def _data_rows(name: str) -> list[list[str]]:
+    """A data file's rows after its header, comments and blank lines left out."""
+    text = resources.files("duocthu").joinpath("data", name).read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [[cell.strip() for cell in row] for row in rows[1:]]
+
+
 @lru_cache(maxsize=1)
 def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
     """Negating phrases (data/indication_negations.tsv) as word tuples, by first word. Matched as
     written: the formulary's own text carries its marks."""
-    text = resources.files("duocthu").joinpath("data", "indication_negations.tsv").read_text("utf-8")
     by_first: dict[str, list[tuple[str, ...]]] = {}
-    for line in text.splitlines():
+    for (line,) in _data_rows("indication_negations.tsv"):
         phrase = tuple(words(line))
-        if phrase and not line.startswith("#") and phrase != ("phrase",):
-            by_first.setdefault(phrase[0], []).append(phrase)
+        by_first.setdefault(phrase[0], []).append(phrase)
     return {first: tuple(phrases) for first, phrases in by_first.items()}
 
 
@@ -437,13 +442,6 @@ RELATION_SECTIONS: dict[str, str] = {
     "contraindication": "chong_chi_dinh",
     "indication": INDICATION_SECTION,
 }
-
-
-def _data_rows(name: str) -> list[list[str]]:
-    """A data file's rows after its header, comments and blank lines left out."""
-    text = resources.files("duocthu").joinpath("data", name).read_text("utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return [[cell.strip() for cell in row] for row in rows[1:]]
 
 
 @lru_cache(maxsize=1)

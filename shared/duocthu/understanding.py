@@ -262,7 +262,8 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
     or the prior turn was a clarifying question); (2) context_action is not new; (3) this turn's
     drugs agree with the prior's (either is empty, or they are the same). A turn naming another
     drug is a new topic and inherits nothing: without this guard a headache question was answered
-    about the omeprazol of the turn before.
+    about the omeprazol of the turn before. When the guards hold it back, a which-drug question
+    still keeps the patient's facts (`_same_patient`).
     """
     if prior is None or frame.system_error or frame.turn_type in _NO_CARRY:
         return frame
