@@ -77,9 +77,10 @@ SECTION_PRIORITY: tuple[str, ...] = (
 # Concepts that change a dose: organ function and age. A disease or pregnancy is a warning, not a
 # dosing context.
 DOSAGE_CONTEXT_CONCEPTS: frozenset[str] = frozenset({"renal", "hepatic", "child", "neonate", "elderly"})
-# Parts one facet search reads before the anchor check. Filtered to one drug and one or two
-# sections, this is every part they have in the formulary (the longest sample section has 5).
-FACET_POOL = 32
+# Parts one facet search reads before the anchor check: a bound no section of one drug reaches
+# (the longest sample section has 5 parts; a long interaction section in the full formulary a few
+# dozen), so the search returns every part that matches, never a top-k that could drop a finding.
+FACET_POOL = 1000
 NEONATE_BELOW_YEARS = 28 / 365
 
 _SEVERITY: Mapping[CandidateStatus, int] = {
