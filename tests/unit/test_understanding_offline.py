@@ -153,6 +153,12 @@ def test_an_elliptical_turn_asks_the_same_section_of_the_new_drug(resolver: Cata
     # a turn that is not elliptical, or asks for the overview, is its own question
     assert understand_offline("paracetamol", resolver, (), prior).turn_type == "drug_overview"
     assert understand_offline("thế còn cho tôi biết về paracetamol", resolver, (), prior).attribute is None
+    # "có bị như vậy không?" refers back the same way
+    adverse = QueryFrame(
+        turn_type="drug_attribute", drugs=("captopril",), attribute="tac_dung_khong_mong_muon"
+    )
+    same = understand_offline("Enalapril có bị như vậy không?", resolver, (), adverse)
+    assert (same.drugs, same.attribute) == (("enalapril",), "tac_dung_khong_mong_muon")
 
 
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
