@@ -203,9 +203,11 @@ class RetrievalService:
         if not frame.drugs or frame.drugs[0] not in resolver.by_id:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
         drug_id = frame.drugs[0]
-        if frame.turn_type == "drug_attribute" and len(frame.drugs) > 1:
+        if frame.turn_type in ("drug_attribute", "drug_overview") and len(frame.drugs) > 1:
 
             def each(drug: str) -> EvidenceBundle:
+                if frame.turn_type == "drug_overview":
+                    return self.overview(drug)
                 attribute = frame.attribute
                 return self.retrieve_framed(drug, attribute, query, is_overview=False, deadline=deadline)
 

@@ -277,6 +277,10 @@ def test_two_drugs_for_a_child_are_two_decisions_not_an_interaction(service: Cha
     # said together, it is the interaction question
     together = service.turn("Paracetamol và ibuprofen dùng chung cho trẻ em được không?")
     assert together.frame is not None and together.frame.turn_type == "interaction"
+    # "là thuốc gì" of two drugs is each one's overview, not an interaction
+    overview = service.turn("Paracetamol và ibuprofen là thuốc gì?")
+    assert overview.frame is not None and overview.frame.turn_type == "drug_overview"
+    assert {e.drug_id for e in overview.bundle.evidence} == {"paracetamol", "ibuprofen"}
 
 
 def test_an_asthma_patient_with_a_headache_gets_the_nsaid_contraindications(service: ChatService) -> None:

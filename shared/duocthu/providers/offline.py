@@ -72,10 +72,11 @@ def _named_turn(
         attribute == INTERACTION_SECTION
         or cues.has("interaction")
         or facts.current_medication_ids
-        or (attribute is None and not for_someone)
+        or (attribute is None and not for_someone and not cues.has("overview"))
     ):
         # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
-        # không?" asks about each for the child, unless it says together ("dùng chung", "cùng lúc").
+        # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
+        # says together ("dùng chung", "cùng lúc").
         return "interaction", INTERACTION_SECTION
     if _dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
