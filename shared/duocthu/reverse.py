@@ -219,7 +219,7 @@ def find_by_indication(
     the diacritics rule."""
     best: dict[str, EvidenceItem] = {}
     for wording in wordings_of(indication) if is_searchable(indication) else ():
-        for hit in _find_wording_as_asked(store, wording, section_key):
+        for hit in _find_asked_phrase(store, wording, section_key):
             if hit.id not in best or hit.score > best[hit.id].score:
                 best[hit.id] = hit
     ranked = rank_hits(list(best.values()))
@@ -232,7 +232,7 @@ def find_by_indication(
 CAUSE_WEIGHT = 0.3
 
 
-def _find_wording_as_asked(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:
         return []
@@ -444,6 +444,17 @@ RELATION_SECTIONS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class RelationSearch:
+    """One section searched across drugs for any of `phrases`. `advice`: the phrases are the
+    section's own avoidance wordings ("không nên dùng"), matched as written, stop words and all;
+    otherwise they are what the user asked about, searched like an indication."""
+
+    section_key: str
+    phrases: tuple[str, ...]
+    advice: bool = False
+
+
 @lru_cache(maxsize=1)
 def _population_phrases() -> dict[str, tuple[str, ...]]:
     by_population: dict[str, list[str]] = {}
@@ -464,20 +475,6 @@ def _population_advice() -> dict[str, RelationSearch]:
 def advice_sections() -> frozenset[str]:
     """The population sections whose avoidance wordings a relation lookup reads."""
     return frozenset(search.section_key for search in _population_advice().values())
-
-
-_NEGATORS = frozenset({"không", "chưa"})
-
-
-@dataclass(frozen=True, slots=True)
-class RelationSearch:
-    """One section searched across drugs for any of `phrases`. `advice`: the phrases are the
-    section's own avoidance wordings ("không nên dùng"), matched as written, stop words and all;
-    otherwise they are what the user asked about, searched like an indication."""
-
-    section_key: str
-    phrases: tuple[str, ...]
-    advice: bool = False
 
 
 def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
@@ -508,7 +505,10 @@ def relation_searches(frame: QueryFrame) -> tuple[RelationSearch, ...]:
     return tuple(searches)
 
 
-def find_wording(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+_NEGATORS = frozenset({"không", "chưa"})
+
+
+def _find_advice(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
     """Prose parts of `section_key` where a data-file wording stands as written (marks and case
     aside), scored like an indication mention. No stop-word test: "không nên dùng" is made of
     stop words, and is the point. Right after "không" or "chưa" it does not count: "không cần
@@ -547,7 +547,7 @@ def retrieve_by_relation(
         best: dict[str, EvidenceItem] = {}
         for phrase in search.phrases:
             hits = (
-                find_wording(store, phrase, search.section_key)
+                _find_advice(store, phrase, search.section_key)
                 if search.advice
                 else find_by_indication(store, phrase, section_key=search.section_key)
             )
