@@ -54,6 +54,7 @@ CueKind = Literal[
     "name_slot",
     "not_a_name",
     "condition_lead",
+    "manage",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
@@ -260,6 +261,20 @@ def resolve_attribute(text: str) -> str | None:
         if loose.length > best.length and loose.value != best.value:
             return None
     return best.value
+
+
+ADR_SECTION = "tac_dung_khong_mong_muon"
+ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
+
+
+def managed_attribute(attribute: str | None, cues: TurnCues) -> str | None:
+    """ "Xử trí" asked of adverse reactions is the ADR-management section, whether the reactions are
+    named in the turn ("gặp tác dụng phụ do X thì xử trí thế nào?") or were the section of the turn
+    before ("có cách nào xử trí không?"). Any other section is kept: after an overdose question
+    the overdose section itself says how to manage it."""
+    if attribute == ADR_SECTION and cues.has("manage"):
+        return ADR_MANAGEMENT_SECTION
+    return attribute
 
 
 def named_drug_attribute(cues: TurnCues) -> str | None:

@@ -161,6 +161,46 @@ def test_an_elliptical_turn_asks_the_same_section_of_the_new_drug(resolver: Cata
     assert (same.drugs, same.attribute) == (("enalapril",), "tac_dung_khong_mong_muon")
 
 
+def test_an_elliptical_turn_after_an_interaction_swaps_one_drug(resolver: CatalogDrugResolver) -> None:
+    # the patient's own medicine stays; the drug asked about is replaced
+    first = "Bệnh nhân đang dùng warfarin, có thể kê thêm ciprofloxacin không?"
+    prior = understand_offline(first, resolver)
+    assert (prior.turn_type, prior.patient_context.current_medications) == ("interaction", ("warfarin",))
+    then = understand_offline("Còn fluconazol thì sao?", resolver, (first,), prior)
+    assert (then.turn_type, then.drugs, then.attribute) == (
+        "interaction",
+        ("fluconazol", "warfarin"),
+        "tuong_tac_thuoc",
+    )
+    # with no patient medicine, the subject of the question (its first drug) stays
+    asked = "Ciprofloxacin có tương tác với warfarin không?"
+    pair = understand_offline(asked, resolver)
+    assert understand_offline("thế còn fluconazol?", resolver, (asked,), pair).drugs == (
+        "fluconazol",
+        "ciprofloxacin",
+    )
+    # a new question of its own about the new drug is not the interaction
+    own = understand_offline("Liều fluconazol?", resolver, (first,), prior)
+    assert (own.drugs, own.attribute) == (("fluconazol",), "lieu_luong_va_cach_dung")
+
+
+def test_managing_adverse_reactions_is_their_management_section(resolver: CatalogDrugResolver) -> None:
+    asked = understand_offline("Gặp tác dụng không mong muốn do clopidogrel thì xử trí thế nào?", resolver)
+    assert asked.attribute == "huong_dan_cach_xu_tri_adr"
+    adverse = QueryFrame(
+        turn_type="drug_attribute", drugs=("amiodaron",), attribute="tac_dung_khong_mong_muon"
+    )
+    then = understand_offline("Có cách nào xử trí không?", resolver, ("Tác dụng phụ của amiodaron",), adverse)
+    assert (then.drugs, then.attribute) == (("amiodaron",), "huong_dan_cach_xu_tri_adr")
+    # after an overdose question, the overdose section says how to manage it
+    overdose = QueryFrame(turn_type="drug_attribute", drugs=("digoxin",), attribute="qua_lieu_va_xu_tri")
+    stays = understand_offline("Xử trí ra sao?", resolver, ("Digoxin quá liều biểu hiện thế nào?",), overdose)
+    assert stays.attribute == "qua_lieu_va_xu_tri"
+    # without "xử trí", a follow-up keeps the adverse reactions
+    more = understand_offline("Thế còn ở người cao tuổi?", resolver, ("Tác dụng phụ của amiodaron",), adverse)
+    assert more.attribute == "tac_dung_khong_mong_muon"
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
     resolver: CatalogDrugResolver,
 ) -> None:

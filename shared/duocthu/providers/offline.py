@@ -19,6 +19,7 @@ from duocthu.cues import (
     ConditionMention,
     TurnCues,
     condition_asked,
+    managed_attribute,
     named_drug_attribute,
     resolve_attribute,
     scan_cues,
@@ -116,6 +117,10 @@ def _continued_turn(
     prior = turn.prior
     if _dose_turn(attribute, cues, facts, prior):
         return "dosing_calc", DOSE_SECTION
+    if attribute is None and prior is not None:
+        # "có cách nào xử trí không?" after the adverse reactions: their management section
+        managed = managed_attribute(prior.attribute, cues)
+        attribute = managed if managed != prior.attribute else None
     if attribute:
         return "drug_attribute", attribute
     if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
@@ -150,6 +155,17 @@ def _asks(text: str, cues: TurnCues) -> bool:
     return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
 
 
+def _patient_medicine_ids(turn: Turn) -> list[str]:
+    """The catalogue drugs among the medicines the prior frame says the patient takes, as the
+    conversation named them."""
+    prior = turn.prior
+    taken = " ".join(fold(m) for m in prior.patient_context.current_medications) if prior else ""
+    if not taken:
+        return []
+    named = (m for line in turn.candidates.history for m in line.matches)
+    return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
+
+
 def _with_patient_medicines(turn: Turn, named: Sequence[DrugMatch], attribute: str | None) -> list[str]:
     """The medicines a patient described in the turn before takes, when this turn asks nothing
     specific of one drug: "tôi đang dùng warfarin" (answered with a question), then "uống
@@ -157,12 +173,30 @@ def _with_patient_medicines(turn: Turn, named: Sequence[DrugMatch], attribute: s
     prior = turn.prior
     if prior is None or not prior.needs_clarify or attribute or len(named) != 1:
         return []
-    taken = " ".join(fold(m) for m in prior.patient_context.current_medications)
-    last = next((line for line in reversed(turn.candidates.history) if line.matches), None)
-    if not taken or last is None:
+    return [d for d in _patient_medicine_ids(turn) if d != named[0].drug_id]
+
+
+def _interaction_kept(
+    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
+) -> list[str]:
+    """ "Còn fluconazol thì sao?" after an interaction question: the same question with one drug
+    swapped. Kept are the patient's own medicines of the prior pair ("đang dùng warfarin, kê thêm
+    ciprofloxacin được không?"), else its first drug, the subject ("warfarin có tương tác với aspirin
+    không?", then "còn ibuprofen?"). Empty when the turn is no such follow-up."""
+    prior = turn.prior
+    elliptical = cues.leads("continue_lead") or cues.has("continue")
+    if (
+        prior is None
+        or prior.turn_type != "interaction"
+        or not elliptical
+        or attribute
+        or cues.has("overview")
+        or len(named) != 1
+        or named[0].drug_id in prior.drugs
+    ):
         return []
-    asked = named[0].drug_id
-    return [m.drug_id for m in last.matches if fold(m.matched_text) in taken and m.drug_id != asked]
+    own = [d for d in _patient_medicine_ids(turn) if d in prior.drugs]
+    return own or list(prior.drugs[:1])
 
 
 def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
@@ -235,6 +269,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
+    attribute = managed_attribute(attribute, cues)
     drugs = [m.drug_id for m in named]
     prior = turn.prior
     with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
@@ -261,7 +296,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     # May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
     # không?" after a question about paracetamol (the conversation's drug first), or "uống
     # paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first).
-    taken = _with_patient_medicines(turn, named, attribute)
+    taken = _with_patient_medicines(turn, named, attribute) or _interaction_kept(turn, cues, named, attribute)
     together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
     if together:
         return {
