@@ -267,12 +267,13 @@ ADR_SECTION = "tac_dung_khong_mong_muon"
 ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
 
 
-def managed_attribute(attribute: str | None, cues: TurnCues) -> str | None:
-    """ "Xử trí" asked of adverse reactions is the ADR-management section, whether the reactions are
-    named in the turn ("gặp tác dụng phụ do X thì xử trí thế nào?") or were the section of the turn
-    before ("có cách nào xử trí không?"). Any other section is kept: after an overdose question
-    the overdose section itself says how to manage it."""
-    if attribute == ADR_SECTION and cues.has("manage"):
+def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:
+    """ "Xử trí" asked of adverse reactions is the ADR-management section: reactions named as such
+    ("gặp tác dụng phụ do X thì xử trí thế nào?"), the section of the turn before ("có cách nào xử
+    trí không?"), or a reaction told after the drug was taken (`reaction`: "uống X bị nổi mẩn thì
+    xử lý sao?"). Any other section is kept: after an overdose question the overdose section
+    itself says how to manage it."""
+    if cues.has("manage") and (attribute == ADR_SECTION or (attribute is None and reaction)):
         return ADR_MANAGEMENT_SECTION
     return attribute
 

@@ -21,6 +21,7 @@ from duocthu.cues import (
     scan_cues,
 )
 from duocthu.frame import MAX_WEIGHT_KG, PatientContext
+from duocthu.sections import SECTION_PHRASES
 from duocthu.text import fold, nfc, raw_words, segment_ids, words
 from duocthu.vocabulary import Population, Route
 
@@ -238,9 +239,9 @@ def unknown_names(
 
     A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
     words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
-    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans
-    the resolver matched, cue phrases (the `not_a_name` rows among them), conditions and allergy
-    objects are never names. A fuzzy suggestion's span is a name too: it was not found as written.
+    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
+    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
+    A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
     cues = scan_cues(text)
@@ -249,6 +250,8 @@ def unknown_names(
         return tuple(dict.fromkeys(suggested))
     facts = facts or extract_facts(text, named)
     blocked = set(cues.covered()) | set(facts.object_positions)
+    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
+        blocked.update(range(phrase.start, phrase.start + phrase.length))
     drug_starts = {m.start for m in named}
     drug_ends = set()
     for match in named:

@@ -17,9 +17,17 @@ from duocthu.cues import (
     resolve_attribute,
     scan_cues,
 )
-from duocthu.evals.understanding import FIELDS, attribute_ok, false_drugs, read_title_map
+from duocthu.evals.understanding import (
+    FIELDS,
+    attribute_ok,
+    false_drugs,
+    make_understander,
+    read_title_map,
+    score_gold,
+)
 from duocthu.extractors import extract_age, extract_facts, extract_weight, unknown_names
 from duocthu.frame import QueryFrame
+from duocthu.providers.offline import OfflineFrameProvider
 from duocthu.source import Monograph
 from duocthu.understanding import understand_offline
 from duocthu.vocabulary import TURN_TYPES
@@ -29,6 +37,8 @@ from tests.conftest import ROOT
 GOLD = ROOT / "tests" / "gold"
 # The held-out half was written and committed before any tuning; it must never change.
 HELD_OUT_SHA256 = "e3156ad51003e8a83ce79f70f239e4507b96246da471293c2eb021010ce0a9a3"
+# Written by a helper who never saw the rules, committed before its first run; never tuned on.
+BLIND_SHA256 = "e7429c935dcbc7d4c56326602621d9f5c03fa494c3b680ede1448ae320ef6419"
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +209,49 @@ def test_managing_adverse_reactions_is_their_management_section(resolver: Catalo
     # without "xử trí", a follow-up keeps the adverse reactions
     more = understand_offline("Thế còn ở người cao tuổi?", resolver, ("Tác dụng phụ của amiodaron",), adverse)
     assert more.attribute == "tac_dung_khong_mong_muon"
+
+
+def test_a_reaction_told_after_taking_the_drug_asks_how_to_manage_it(resolver: CatalogDrugResolver) -> None:
+    for question in (
+        "uống carbamazepin bị nổi mẩn đỏ khắp người thì xử lý thế nào",
+        "Bố em uống Lasix bị chuột rút nhiều, xử lý thế nào ạ",
+        "uong metformin bi tieu chay, buon non thi khac phuc sao",
+    ):
+        assert understand_offline(question, resolver).attribute == "huong_dan_cach_xu_tri_adr", question
+    # a disease told before the drug is what it is taken for, and organ function is never a reaction
+    assert understand_offline("Bị tiêu chảy uống loperamid thì phải làm sao?", resolver).attribute is None
+    kidney = understand_offline("Bệnh nhân dùng metformin bị suy thận thì phải làm gì?", resolver)
+    assert kidney.attribute != "huong_dan_cach_xu_tri_adr"
+
+
+def test_a_section_name_is_never_an_unknown_product(resolver: CatalogDrugResolver) -> None:
+    # a clinician's abbreviation or an English heading once made a second "product", so an interaction
+    for question, attribute in (
+        ("CCĐ của ibuprofen?", "chong_chi_dinh"),
+        ("TDKMM hay gặp của enalapril?", "tac_dung_khong_mong_muon"),
+        ("contraindications của Prozac là những gì", "chong_chi_dinh"),
+        ("overdose colchicin: có thuốc giải độc không?", "qua_lieu_va_xu_tri"),
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute, frame.unknown_drugs) == ("drug_attribute", attribute, ()), (
+            question
+        )
+    # nor a word of physiology
+    frame = understand_offline("furosemid tác dụng ở đoạn nào của nephron", resolver)
+    assert (frame.turn_type, frame.attribute) == ("drug_attribute", "duoc_ly_va_co_che_tac_dung")
+
+
+def test_everyday_words_for_pregnancy_and_breastfeeding(resolver: CatalogDrugResolver) -> None:
+    pregnant = understand_offline("có bầu uống prednisolon có sao không ạ", resolver)
+    assert (pregnant.attribute, pregnant.population) == ("thoi_ky_mang_thai", "phu_nu_co_thai")
+    assert pregnant.patient_context.pregnancy
+    nursing = understand_offline(
+        "đang hút sữa cho con mà uống azithromycin thì sữa đó cho bé uống được không", resolver
+    )
+    assert (nursing.attribute, nursing.population) == ("thoi_ky_cho_con_bu", "phu_nu_cho_con_bu")
+    assert (
+        understand_offline("ciprofloxacin có bài tiết vào sữa?", resolver).attribute == "thoi_ky_cho_con_bu"
+    )
 
 
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
@@ -525,6 +578,20 @@ def _gold(name: str) -> list[dict[str, object]]:
 
 def test_the_held_out_half_is_unchanged() -> None:
     assert hashlib.sha256((GOLD / "understanding_heldout.jsonl").read_bytes()).hexdigest() == HELD_OUT_SHA256
+
+
+def test_the_blind_set_is_unchanged() -> None:
+    assert hashlib.sha256((GOLD / "understanding_blind.jsonl").read_bytes()).hexdigest() == BLIND_SHA256
+
+
+def test_other_writers_development_questions_stay_understood(resolver: CatalogDrugResolver) -> None:
+    # 320 questions two helpers wrote as patients and as clinicians, never having seen the rules;
+    # the rules were tuned on them (0.603 before). A floor, so a new row cannot quietly undo them.
+    report = score_gold(
+        _gold("understanding_writers_dev.jsonl"), make_understander(resolver, OfflineFrameProvider())
+    )
+    right, total = report.by_field["attribute"]
+    assert right / total >= 0.9
 
 
 def test_gold_files_cover_what_the_issue_asks() -> None:

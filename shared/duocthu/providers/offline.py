@@ -231,6 +231,16 @@ def _suggestion_question(turn: Turn) -> tuple[str, list[str]]:
     return f"Không tìm thấy “{', '.join(spans)}” trong Dược thư. Ý bạn là {offered}?", names
 
 
+def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """A condition told after the drug or the verb of taking it ("uống captopril bị ho khan"): what
+    happened on the drug, not the disease it was taken for. Organ function is never a reaction."""
+    uses = [m.start for m in named] + [c.start for c in cues.all("medicine")]
+    if not uses:
+        return False
+    first = min(uses)
+    return any(c.start > first and c.normalized not in ORGAN_FUNCTION_CONDITIONS for c in facts.conditions)
+
+
 def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
     """The patient of a which-drug question: every condition it names except the one asked about
     is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
@@ -269,7 +279,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
-    attribute = managed_attribute(attribute, cues)
+    attribute = managed_attribute(attribute, cues, _reaction_after_use(cues, facts, named))
     drugs = [m.drug_id for m in named]
     prior = turn.prior
     with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
