@@ -55,6 +55,7 @@ CueKind = Literal[
     "not_a_name",
     "condition_lead",
     "manage",
+    "purpose",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"

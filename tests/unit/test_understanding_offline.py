@@ -254,6 +254,55 @@ def test_everyday_words_for_pregnancy_and_breastfeeding(resolver: CatalogDrugRes
     )
 
 
+def _conversation(resolver: CatalogDrugResolver, *turns: str) -> QueryFrame:
+    history: list[str] = []
+    frame = None
+    for turn in turns:
+        frame = understand_offline(turn, resolver, tuple(history), frame)
+        history.append(turn)
+    assert frame is not None
+    return frame
+
+
+def test_the_patients_medicines_stay_with_the_conversation(resolver: CatalogDrugResolver) -> None:
+    # what the medicine is taken for is the patient's history, not a complaint to find a drug for
+    said = _conversation(resolver, "toi dang uong methotrexat tri viem khop")
+    assert said.needs_clarify and said.patient_context.current_medications == ("methotrexat",)
+    then = _conversation(
+        resolver, "toi dang uong methotrexat tri viem khop", "dau rang qua uong ibuprofen dc k"
+    )
+    assert (then.turn_type, set(then.drugs)) == ("interaction", {"ibuprofen", "methotrexat"})
+    # a clinician's "phối hợp" asks the same
+    added = _conversation(resolver, "BN đang dùng spironolacton 50mg/ngày", "Phối hợp captopril được không?")
+    assert (added.turn_type, set(added.drugs)) == ("interaction", {"captopril", "spironolacton"})
+    # a complaint told next is a which-drug question for that patient, never about the medicine
+    complaint = _conversation(
+        resolver, "Ông tôi đang uống thuốc chống đông Sintrom", "Ông bị đau khớp gối mấy hôm nay"
+    )
+    assert (complaint.turn_type, complaint.drugs) == ("symptom_to_drug", ())
+    assert complaint.patient_context.current_medications == ("sintrom",)
+    # asked something of its own, the drug is the subject alone
+    own = _conversation(resolver, "BN đang dùng spironolacton 50mg/ngày", "Captopril là thuốc gì?")
+    assert own.drugs == ("captopril",)
+
+
+def test_a_drug_name_asked_alone_repeats_the_question_before(resolver: CatalogDrugResolver) -> None:
+    same = _conversation(resolver, "Metformin CCĐ khi nào?", "Gliclazid?")
+    assert (same.drugs, same.attribute) == (("gliclazid",), "chong_chi_dinh")
+    swapped = _conversation(resolver, "Tương tác giữa fluoxetin và diazepam?", "Carbamazepin?")
+    assert (swapped.turn_type, swapped.drugs) == ("interaction", ("carbamazepin", "fluoxetin"))
+    # without a question mark a name alone is a request for its overview
+    assert _conversation(resolver, "Metformin CCĐ khi nào?", "Gliclazid").turn_type == "drug_overview"
+
+
+def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: CatalogDrugResolver) -> None:
+    frame = _conversation(resolver, "Ngộ độc colchicin do quá liều có biểu hiện gì?", "Cấp cứu thế nào?")
+    assert (frame.drugs, frame.attribute) == (("colchicin",), "qua_lieu_va_xu_tri")
+    # with no drug named anywhere, the drug is asked for
+    unnamed = _conversation(resolver, "Em lỡ uống quá liều rồi", "Phải làm sao bây giờ?")
+    assert unnamed.needs_clarify and unnamed.drugs == ()
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
     resolver: CatalogDrugResolver,
 ) -> None:
@@ -622,6 +671,19 @@ def test_title_map_covers_the_kit_file() -> None:
     if kit.exists():
         titles = {json.loads(line)["title"] for line in kit.read_text(encoding="utf-8").splitlines()}
         assert titles <= set(mapping)
+
+
+def test_a_conversation_row_is_understood_turn_by_turn(resolver: CatalogDrugResolver) -> None:
+    understander = make_understander(resolver, OfflineFrameProvider())
+    row = {
+        "id": "c1",
+        "turns": ["Liều paracetamol cho người lớn?", "Thế còn tác dụng phụ?"],
+        "message": "Còn ibuprofen thì sao?",
+        "expect": {"drugs": ["ibuprofen"], "attribute": "tac_dung_khong_mong_muon"},
+    }
+    assert score_gold([row], understander).correct == 1
+    # without its earlier turns the same message has no section to repeat
+    assert score_gold([{**row, "turns": []}], understander).correct == 0
 
 
 def test_attribute_scoring_and_false_drugs(resolver: CatalogDrugResolver) -> None:

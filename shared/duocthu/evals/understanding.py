@@ -5,7 +5,9 @@
     duocthu eval understanding --vimedaqa ../shared/eval/vimedaqa-drug-validation.jsonl \\
         --title-map tests/gold/vimedaqa_titles.tsv
 
-Gold file (JSON lines): {"id", "category", "message", "history"?, "prior"?, "expect"}. Only the
+Gold file (JSON lines): {"id", "category", "message", "history"?, "prior"?, "turns"?, "expect"}.
+"turns" are a conversation's earlier user turns: each is understood in order with the frame of the
+one before, as the chat does, and the message is scored with the last frame. Only the
 fields present in `expect` are scored: turn_type, drugs (as a set), attribute, unknown_drugs_contains
 (each string inside some unknown drug, folded), never_drugs, population, weight_kg, route,
 condition_relation, non_human (the subject scope; a non-human turn must also be out_of_scope with no
@@ -88,11 +90,24 @@ class GoldReport:
     failures: list[tuple[dict[str, Any], QueryFrame, list[str]]] = field(default_factory=list)
 
 
+def _context(row: dict[str, Any], understander: Understander) -> tuple[tuple[str, ...], QueryFrame | None]:
+    """The history and prior frame a row's message is understood with."""
+    if "turns" not in row:
+        prior = QueryFrame.model_validate(row["prior"]) if row.get("prior") else None
+        return tuple(row.get("history") or ()), prior
+    history: list[str] = []
+    frame = None
+    for turn in row["turns"]:
+        frame = understander(turn, tuple(history), frame)
+        history.append(turn)
+    return tuple(history), frame
+
+
 def score_gold(rows: Iterable[dict[str, Any]], understander: Understander) -> GoldReport:
     report = GoldReport()
     for row in rows:
-        prior = QueryFrame.model_validate(row["prior"]) if row.get("prior") else None
-        frame = understander(row["message"], tuple(row.get("history") or ()), prior)
+        history, prior = _context(row, understander)
+        frame = understander(row["message"], history, prior)
         wrong = []
         for name, want in row["expect"].items():
             if name not in FIELDS:

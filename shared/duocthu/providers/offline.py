@@ -100,12 +100,18 @@ def _continues(turn: Turn, cues: TurnCues, attribute: str | None, facts: Facts) 
     """The turn names no drug but goes on about the drugs of the conversation."""
     if cues.has("new_topic") or _reverse_lookup(cues):
         return False
+    prior = turn.prior
+    if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
+        # "Ông tôi đang uống Sintrom", then "ông bị đau khớp gối": a complaint of the patient
+        # described, to find a drug for; the medicine he takes is not the subject.
+        return False
     return bool(
         cues.leads("continue_lead")
         or cues.has("continue")
         or attribute
         or cues.has("dose")
         or cues.has("medicine")
+        or cues.has("manage")
         or facts.states_patient
         or facts.population
     )
@@ -166,12 +172,20 @@ def _patient_medicine_ids(turn: Turn) -> list[str]:
     return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
 
 
-def _with_patient_medicines(turn: Turn, named: Sequence[DrugMatch], attribute: str | None) -> list[str]:
-    """The medicines a patient described in the turn before takes, when this turn asks nothing
-    specific of one drug: "tôi đang dùng warfarin" (answered with a question), then "uống
-    paracetamol được không?" asks whether paracetamol goes with warfarin. Empty otherwise."""
+def _with_patient_medicines(
+    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
+) -> list[str]:
+    """The medicines the conversation's patient takes, when this turn asks whether one other drug
+    may be taken ("tôi đang dùng warfarin", then "uống paracetamol được không?"; "BN đang dùng
+    spironolacton", then "phối hợp captopril được không?"): the question is the two together.
+    Empty when the turn asks something else of the drug (a section, its overview)."""
     prior = turn.prior
-    if prior is None or not prior.needs_clarify or attribute or len(named) != 1:
+    if (
+        prior is None
+        or attribute not in (None, INTERACTION_SECTION)
+        or len(named) != 1
+        or cues.has("overview")
+    ):
         return []
     return [d for d in _patient_medicine_ids(turn) if d != named[0].drug_id]
 
@@ -184,11 +198,10 @@ def _interaction_kept(
     ciprofloxacin được không?"), else its first drug, the subject ("warfarin có tương tác với aspirin
     không?", then "còn ibuprofen?"). Empty when the turn is no such follow-up."""
     prior = turn.prior
-    elliptical = cues.leads("continue_lead") or cues.has("continue")
     if (
         prior is None
         or prior.turn_type != "interaction"
-        or not elliptical
+        or not _refers_back(turn.message, cues, named)
         or attribute
         or cues.has("overview")
         or len(named) != 1
@@ -211,11 +224,19 @@ def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     )
 
 
-def _same_question(cues: TurnCues, prior: QueryFrame | None) -> bool:
-    """An elliptical turn ("thế còn X?", "còn X thì sao?") after a question about one section."""
-    elliptical = cues.leads("continue_lead") or cues.has("continue")
+def _refers_back(text: str, cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
+    """An elliptical turn: "thế còn X?", "X thì sao?", "X có bị vậy không?", or a drug's name alone,
+    asked ("Gliclazid?"). A name alone without a question mark is a request for its overview."""
+    if cues.leads("continue_lead") or cues.has("continue"):
+        return True
+    inside = {i for m in named for i in range(m.start, m.start + len(words(m.matched_text)))}
+    return "?" in text and bool(named) and len(inside) == len(cues.tokens)
+
+
+def _same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior: QueryFrame | None) -> bool:
+    """An elliptical turn after a question about one section."""
     return bool(
-        elliptical
+        _refers_back(text, cues, named)
         and not cues.has("overview")
         and prior is not None
         and prior.turn_type == "drug_attribute"
@@ -229,6 +250,14 @@ def _suggestion_question(turn: Turn) -> tuple[str, list[str]]:
     spans = list(dict.fromkeys(s.matched_text for s in suggestions))
     offered = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " hay " + names[-1]
     return f"Không tìm thấy “{', '.join(spans)}” trong Dược thư. Ý bạn là {offered}?", names
+
+
+def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> frozenset[int]:
+    """Where a condition a current medicine is taken for starts: "đang uống methotrexat trị viêm
+    khớp", "đang dùng carbamazepin chống động kinh". Such a condition is the patient's history, not
+    a complaint the turn asks about."""
+    ends = {m.start + len(words(m.matched_text)) for m in named if m.start in facts.current_medication_starts}
+    return frozenset(c.end for c in cues.all("purpose") if c.start in ends)
 
 
 def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
@@ -264,7 +293,10 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
     unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
-    complaint = any(c.normalized not in ORGAN_FUNCTION_CONDITIONS for c in facts.conditions)
+    treated = _treated_by_current_medicine(cues, facts, named)
+    complaint = any(
+        c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in treated for c in facts.conditions
+    )
     if (
         named
         and not unknown
@@ -306,7 +338,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     # May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
     # không?" after a question about paracetamol (the conversation's drug first), or "uống
     # paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first).
-    taken = _with_patient_medicines(turn, named, attribute) or _interaction_kept(turn, cues, named, attribute)
+    taken = _with_patient_medicines(turn, cues, named, attribute) or _interaction_kept(
+        turn, cues, named, attribute
+    )
     together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
     if together:
         return {
@@ -341,7 +375,11 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if drugs:
         asks_more = _content_words(cues, named)
         turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts, asks_more)
-        if turn_type in ("drug_overview", "drug_attribute") and not attribute and _same_question(cues, prior):
+        if (
+            turn_type in ("drug_overview", "drug_attribute")
+            and not attribute
+            and _same_question(text, cues, named, prior)
+        ):
             # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
             # the drug this turn names. Nothing else of the prior frame comes with it.
             turn_type, attribute = "drug_attribute", prior.attribute if prior else None
@@ -395,7 +433,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "indication": first.normalized,
             "context_action": context_action,
         }
-    if attribute or cues.has("medicine") or cues.has("dose") or _reverse_lookup(cues):
+    if attribute or cues.has("medicine") or cues.has("dose") or cues.has("manage") or _reverse_lookup(cues):
         return {
             **frame,
             "turn_type": "drug_attribute" if attribute else "out_of_scope",
