@@ -56,6 +56,7 @@ CueKind = Literal[
     "condition_lead",
     "manage",
     "purpose",
+    "vague_name",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"

@@ -17,6 +17,12 @@ from duocthu.policy.scope import looks_non_human, resolve_subject_scope, scan_sc
         "Thú cưng bị sốt có dùng paracetamol được không",
         "Heo con bị tiêu chảy",
         "Con chó nhà tôi bị chó khác cắn, bôi thuốc gì?",  # the dog is the patient
+        "Heo bị ho thì dùng kháng sinh gì?",
+        "Gà bị tiêu chảy trộn metronidazol vào cám được không?",
+        "Thỏ bị nấm da bôi thuốc gì?",
+        "Ngựa bị đau khớp dùng meloxicam liều bao nhiêu?",
+        "Hamster nhà em bị tiêu chảy có thuốc gì không",
+        "meo bi tieu chay cho uong gi",
     ],
 )
 def test_animal_questions_are_non_human(question: str) -> None:
@@ -34,6 +40,10 @@ def test_animal_questions_are_non_human(question: str) -> None:
         "Tôi bị dị ứng lông mèo, uống cetirizin được không?",
         "Ăn thịt bò khi đang uống warfarin được không?",
         "Mẹo uống thuốc đắng cho trẻ",
+        "Khó thở khi dùng salbutamol",  # "thở" is not "thỏ"
+        "Bị ngứa uống cetirizin được không?",  # nor "ngứa" "ngựa"
+        "Méo miệng sau khi uống thuốc",
+        "Ăn thịt gà khi đang uống kháng sinh được không?",
     ],
 )
 def test_people_questions_stay_human(question: str) -> None:

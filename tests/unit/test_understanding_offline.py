@@ -303,6 +303,26 @@ def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: Cata
     assert unnamed.needs_clarify and unnamed.drugs == ()
 
 
+def test_what_other_writers_asked_of_each_turn_type(resolver: CatalogDrugResolver) -> None:
+    # a name half remembered is asked for, never looked up as written
+    vague = understand_offline("Thuốc flu... gì đó uống bao nhiêu viên?", resolver)
+    assert vague.needs_clarify and vague.drugs == ()
+    # "what is this drug" stays the overview for a described patient
+    overview = understand_offline("Mẹ tôi 70 tuổi được kê Plavix, thuốc này là thuốc gì vậy?", resolver)
+    assert (overview.turn_type, overview.drugs) == ("drug_overview", ("clopidogrel",))
+    # a place or a delivery is never a product
+    for question in ("Tối nay Việt Nam đá với Thái Lan mấy giờ?", "Có ship Panadol tận nhà không?"):
+        assert understand_offline(question, resolver).turn_type == "out_of_scope", question
+    # "thuốc huyết áp nào hay gây ho khan": the relation asked, with a class between its words
+    cause = understand_offline("Thuốc huyết áp nào hay gây ho khan?", resolver)
+    assert (cause.turn_type, cause.condition_relation) == ("condition_relation", "adverse_effect")
+    excluded = understand_offline("Những thuốc nào CCĐ ở BN suy gan nặng?", resolver)
+    assert (excluded.turn_type, excluded.condition_relation) == ("condition_relation", "contraindication")
+    # an age and "uống … bao nhiêu" is a dose for that child
+    dose = understand_offline("be 4 tuoi uong domperidon bao nhieu", resolver)
+    assert (dose.turn_type, dose.attribute) == ("dosing_calc", "lieu_luong_va_cach_dung")
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
     resolver: CatalogDrugResolver,
 ) -> None:

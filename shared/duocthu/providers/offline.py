@@ -85,7 +85,7 @@ def _named_turn(
         # "người bị hen có nên dùng X?": whether X may be used at all is the contraindications
         # section first (a decision for this patient; the patient context goes with it).
         return "drug_attribute", CONTRAINDICATION_SECTION
-    if attribute or facts.states_patient or (facts.population and not cues.has("overview")):
+    if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
         # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
         # decision for them, answered from the parts that speak to them, never the intro sections.
         return "drug_attribute", attribute
@@ -413,6 +413,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         if turn.candidates.turn.suggestions:
             reason, replies = _suggestion_question(turn)
             asked = {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
+        elif cues.has("vague_name"):
+            # "thuốc ami… gì đó": the user does not remember the name; ask for it
+            asked = {"needs_clarify": True, "clarify_reason": ASK_FOR_DRUG}
         return {
             **frame,
             "turn_type": turn_type,
