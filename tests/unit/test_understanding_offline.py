@@ -37,8 +37,12 @@ from tests.conftest import ROOT
 GOLD = ROOT / "tests" / "gold"
 # The held-out half was written and committed before any tuning; it must never change.
 HELD_OUT_SHA256 = "e3156ad51003e8a83ce79f70f239e4507b96246da471293c2eb021010ce0a9a3"
-# Written by a helper who never saw the rules, committed before its first run; never tuned on.
-BLIND_SHA256 = "e7429c935dcbc7d4c56326602621d9f5c03fa494c3b680ede1448ae320ef6419"
+# Written by helpers who never saw the rules, committed before their first run; never tuned on.
+BLIND_SHA256 = {
+    "understanding_blind.jsonl": "e7429c935dcbc7d4c56326602621d9f5c03fa494c3b680ede1448ae320ef6419",
+    "understanding_conversations_blind.jsonl": "8b9da8f4970c25516800dacfc9eefac26e62c87a99a9a0f962590fd0b926ec4d",
+    "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
+}
 
 
 @pytest.fixture(scope="module")
@@ -649,8 +653,9 @@ def test_the_held_out_half_is_unchanged() -> None:
     assert hashlib.sha256((GOLD / "understanding_heldout.jsonl").read_bytes()).hexdigest() == HELD_OUT_SHA256
 
 
-def test_the_blind_set_is_unchanged() -> None:
-    assert hashlib.sha256((GOLD / "understanding_blind.jsonl").read_bytes()).hexdigest() == BLIND_SHA256
+@pytest.mark.parametrize("name", sorted(BLIND_SHA256))
+def test_the_blind_sets_are_unchanged(name: str) -> None:
+    assert hashlib.sha256((GOLD / name).read_bytes()).hexdigest() == BLIND_SHA256[name]
 
 
 def test_other_writers_development_questions_stay_understood(resolver: CatalogDrugResolver) -> None:
