@@ -40,7 +40,9 @@ HELD_OUT_SHA256 = "e3156ad51003e8a83ce79f70f239e4507b96246da471293c2eb021010ce0a
 # Written by helpers who never saw the rules, committed before their first run; never tuned on.
 BLIND_SHA256 = {
     "understanding_blind.jsonl": "e7429c935dcbc7d4c56326602621d9f5c03fa494c3b680ede1448ae320ef6419",
-    "understanding_conversations_blind.jsonl": "8b9da8f4970c25516800dacfc9eefac26e62c87a99a9a0f962590fd0b926ec4d",
+    "understanding_conversations_blind.jsonl": (
+        "8b9da8f4970c25516800dacfc9eefac26e62c87a99a9a0f962590fd0b926ec4d"
+    ),
     "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
 }
 
