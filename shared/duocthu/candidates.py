@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from duocthu.catalog import CatalogDrugResolver, DrugMatch, Suggestion
+from duocthu.cues import standard_wording
 from duocthu.frame import QueryFrame
 
 SUGGEST_K = 5
@@ -91,3 +92,9 @@ class Turn:
     history: tuple[str, ...]
     prior: QueryFrame | None
     candidates: CandidateSet
+
+    @property
+    def wording(self) -> str:
+        """The message as the cue tables read it (regional spellings standardised, word for word);
+        what the user sees stays `message`."""
+        return standard_wording(self.message)

@@ -15,6 +15,7 @@ only when no contiguous phrase names a section.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +23,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
-from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, raw_words, words
+from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, nfc, raw_words, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -57,10 +58,37 @@ CueKind = Literal[
     "manage",
     "purpose",
     "vague_name",
+    "reaction_lead",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
+
+
+@lru_cache(maxsize=1)
+def _regional_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
+    table = {}
+    for row in _read_tsv("regional_words.tsv"):
+        phrase, standard = nfc(row["phrase"]).casefold(), nfc(row["standard"])
+        if len(words(phrase)) != len(words(standard)):
+            raise ValueError(f"regional_words.tsv: {phrase!r} and {standard!r} differ in word count")
+        table[phrase] = standard
+    alternatives = "|".join(re.escape(p) for p in sorted(table, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE), table
+
+
+@lru_cache(maxsize=4096)
+def standard_wording(text: str) -> str:
+    """The message with regional and chat spellings read as the standard words
+    (`data/regional_words.tsv`), word for word, for matching only."""
+    pattern, table = _regional_pattern()
+
+    def standard(match: re.Match[str]) -> str:
+        found = match.group(0)
+        replacement = table[found.casefold()]
+        return replacement[:1].upper() + replacement[1:] if found[:1].isupper() else replacement
+
+    return pattern.sub(standard, nfc(text))
 
 
 def _read_tsv(name: str) -> list[dict[str, str]]:
@@ -206,17 +234,17 @@ _MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # f
 
 
 def _negated(tokens: Sequence[str], start: int) -> bool:
-    """Whether the word at `start` follows "không", directly or through modals ("không được",
-    "không nên", "không được khuyến cáo")."""
+    """Whether the word at `start` follows "không" or "cấm", directly or through modals ("không
+    được", "không nên", "không được khuyến cáo")."""
     folded = [fold(t) for t in tokens[max(0, start - 4) : start]]
     i = len(folded) - 1
     while i >= 0 and len(folded) - i <= 3 and folded[i] in _MODALS:
         i -= 1
-    return i >= 0 and folded[i] == "khong"
+    return i >= 0 and folded[i] in ("khong", "cam")
 
 
 @lru_cache(maxsize=4096)
-def resolve_attribute(text: str) -> str | None:
+def resolve_attribute(text: str, gapped: bool = True) -> str | None:
     """The section a question asks for: the longest phrase across the section names
     (`sections.SECTION_PHRASES`) and the question-form cues of kind `section` ("dùng theo đường
     nào"); on a tie a section name beats a question form, then the earliest wins. As in
@@ -251,7 +279,7 @@ def resolve_attribute(text: str) -> str | None:
     if not named and not forms:
         # A generic caution form ("lưu ý", "không nên dùng") only when nothing names a topic.
         forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]
-    if not named and not forms:
+    if not named and not forms and gapped:
         # Gapped cues last: they are the loosest.
         forms = [(m, 1) for m in gapped_section_cues(text)]
     if not named and not forms:

@@ -211,10 +211,10 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The four rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     if frame.system_error:
         return frame
-    cues = scan_cues(turn.message)
+    cues = scan_cues(turn.wording)
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
-    facts = extract_facts(turn.message, matches)
+    facts = extract_facts(turn.wording, matches)
     if facts.conditions and only_current_medications(facts, matches):
         named = ()  # a condition is asked about; the patient's own medicines are context
     for rule in (

@@ -16,6 +16,7 @@ from duocthu.cues import (
     gapped_section_cues,
     resolve_attribute,
     scan_cues,
+    standard_wording,
 )
 from duocthu.evals.understanding import (
     FIELDS,
@@ -327,6 +328,36 @@ def test_what_other_writers_asked_of_each_turn_type(resolver: CatalogDrugResolve
     # an age and "uống … bao nhiêu" is a dose for that child
     dose = understand_offline("be 4 tuoi uong domperidon bao nhieu", resolver)
     assert (dose.turn_type, dose.attribute) == ("dosing_calc", "lieu_luong_va_cach_dung")
+
+
+def test_regional_words_are_read_as_the_standard_ones(resolver: CatalogDrugResolver) -> None:
+    assert standard_wording("Xài prednisolon lâu dài có hại gì cho người hông") == (
+        "Dùng prednisolon lâu dài có hại gì cho người không"
+    )
+    assert standard_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
+    frame = understand_offline("thuốc fluoxetin bệnh nào thì không được xài vậy", resolver)
+    assert frame.attribute == "chong_chi_dinh"
+    overdose = understand_offline("Uống lố liều warfarin thì sao, có thuốc giải hông", resolver)
+    assert (overdose.attribute, overdose.standalone_query) == (
+        "qua_lieu_va_xu_tri",
+        "Uống lố liều warfarin thì sao, có thuốc giải hông",  # what the user wrote
+    )
+
+
+def test_english_headings_and_a_reaction_before_its_cause(resolver: CatalogDrugResolver) -> None:
+    for question, attribute in (
+        ("Indications của fluconazol?", "chi_dinh"),
+        ("Posology của metformin lúc mới bắt đầu điều trị?", "lieu_luong_va_cach_dung"),
+        ("Storage conditions của aciclovir dạng tiêm?", "do_on_dinh_va_bao_quan"),
+        ("bị ho khan do captopril thì xử lý sao mọi người", "huong_dan_cach_xu_tri_adr"),
+        ("Bệnh nhân bị ho khan dai dẳng khi dùng enalapril thì xử trí thế nào?", "huong_dan_cach_xu_tri_adr"),
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.attribute, frame.unknown_drugs) == (attribute, ()), question
+    # "cấm dùng trong những trường hợp nào" is the contraindications, not the indications
+    assert understand_offline("prednisolon cam dung trong nhung truong hop nao a", resolver).attribute == (
+        "chong_chi_dinh"
+    )
 
 
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(

@@ -201,7 +201,7 @@ def _interaction_kept(
     if (
         prior is None
         or prior.turn_type != "interaction"
-        or not _refers_back(turn.message, cues, named)
+        or not _refers_back(turn.wording, cues, named)
         or attribute
         or cues.has("overview")
         or len(named) != 1
@@ -261,13 +261,18 @@ def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[D
 
 
 def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
-    """A condition told after the drug or the verb of taking it ("uống captopril bị ho khan"): what
-    happened on the drug, not the disease it was taken for. Organ function is never a reaction."""
+    """A condition that happened on the drug, not the disease it was taken for: told after the drug
+    or the verb of taking it ("uống captopril bị ho khan"), or before a cause or time lead that
+    names the drug ("bị ho khan do captopril", "ban da khi đang uống carbamazepin"). Organ
+    function is never a reaction."""
     uses = [m.start for m in named] + [c.start for c in cues.all("medicine")]
-    if not uses:
+    reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
+    if not uses or not reactions:
         return False
-    first = min(uses)
-    return any(c.start > first and c.normalized not in ORGAN_FUNCTION_CONDITIONS for c in facts.conditions)
+    if any(c.start > min(uses) for c in reactions):
+        return True
+    leads = [c for c in cues.all("reaction_lead") if c.start > reactions[0].start]
+    return any(m.start - lead.end in (0, 1) for lead in leads for m in named)
 
 
 def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
@@ -287,7 +292,7 @@ def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
 
 
 def offline_frame(turn: Turn) -> dict[str, Any]:
-    text = turn.message
+    text = turn.wording
     cues = scan_cues(text)
     named = turn.candidates.turn.matches
     facts = extract_facts(text, named)
@@ -311,7 +316,10 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
-    attribute = managed_attribute(attribute, cues, _reaction_after_use(cues, facts, named))
+    reaction = _reaction_after_use(cues, facts, named)
+    if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
+        attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
+    attribute = managed_attribute(attribute, cues, reaction)
     drugs = [m.drug_id for m in named]
     prior = turn.prior
     with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
@@ -324,7 +332,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         "age_text": facts.age_text,
         "route": facts.route,
         "patient_context": facts.patient_context().model_dump(),
-        "standalone_query": text,
+        "standalone_query": turn.message,
     }
 
     if not drugs and not unknown and not attribute and not facts.conditions and cues.has("smalltalk"):
