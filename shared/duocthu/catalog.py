@@ -315,6 +315,11 @@ class DrugMatch:
     matched_text: str  # the span of the query, as the user wrote it
     start: int  # token position
 
+    @property
+    def end(self) -> int:
+        """The token position after the match."""
+        return self.start + len(words(self.matched_text))
+
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:

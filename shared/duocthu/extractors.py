@@ -255,9 +255,8 @@ def unknown_names(
     drug_starts = {m.start for m in named}
     drug_ends = set()
     for match in named:
-        end = match.start + len(match.matched_text.split())
-        blocked.update(range(match.start, end))
-        drug_ends.add(end)
+        blocked.update(range(match.start, match.end))
+        drug_ends.add(match.end)
     for condition in facts.conditions:
         blocked.update(range(condition.start, condition.start + condition.length))
     for lead in cues.all("condition_lead"):

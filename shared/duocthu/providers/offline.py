@@ -28,7 +28,7 @@ from duocthu.extractors import Facts, extract_facts, only_current_medications, u
 from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.store.base import stop_words
-from duocthu.text import fold, words
+from duocthu.text import fold
 
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
@@ -217,7 +217,7 @@ def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none)."""
     taken = set(cues.covered())
     for match in named:
-        taken.update(range(match.start, match.start + len(words(match.matched_text))))
+        taken.update(range(match.start, match.end))
     stops = stop_words()
     return any(
         i not in taken and token not in stops and not token.isdigit() for i, token in enumerate(cues.tokens)
@@ -229,7 +229,7 @@ def _refers_back(text: str, cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     asked ("Gliclazid?"). A name alone without a question mark is a request for its overview."""
     if cues.leads("continue_lead") or cues.has("continue"):
         return True
-    inside = {i for m in named for i in range(m.start, m.start + len(words(m.matched_text)))}
+    inside = {i for m in named for i in range(m.start, m.end)}
     return "?" in text and bool(named) and len(inside) == len(cues.tokens)
 
 
@@ -256,7 +256,7 @@ def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[D
     """Where a condition a current medicine is taken for starts: "đang uống methotrexat trị viêm
     khớp", "đang dùng carbamazepin chống động kinh". Such a condition is the patient's history, not
     a complaint the turn asks about."""
-    ends = {m.start + len(words(m.matched_text)) for m in named if m.start in facts.current_medication_starts}
+    ends = {m.end for m in named if m.start in facts.current_medication_starts}
     return frozenset(c.end for c in cues.all("purpose") if c.start in ends)
 
 
