@@ -22,7 +22,8 @@ from duocthu.cues import (
 )
 from duocthu.frame import MAX_WEIGHT_KG, PatientContext
 from duocthu.sections import SECTION_PHRASES
-from duocthu.text import fold, nfc, raw_words, segment_ids, words
+from duocthu.store.base import stop_words
+from duocthu.text import fold, nfc, raw_words, segment_ids
 from duocthu.vocabulary import Population, Route
 
 # "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
@@ -37,6 +38,15 @@ ELDERLY_FROM_YEARS = 65.0
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
 )
+# A turn that ends in one of these (folded), or has a question mark, asks something.
+_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
+# A turn with none of these anywhere (nor a question mark) tells, it does not ask.
+_QUESTION_WORDS = _QUESTION_ENDINGS | {"bao", "may", "ai", "dau"}
+# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
+# ("Má tui xài Plavix sau đặt stent.").
+_TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
+# Sentence-final particles: never a medicine's name.
+_PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
 _RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
 
@@ -99,6 +109,16 @@ def extract_age(text: str) -> tuple[str | None, float | None]:
     return f"{match.group(1)} {_AGE_WORDS[unit]}", years
 
 
+def asks_something(text: str, cues: TurnCues) -> bool:
+    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
+    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
+
+
+def tells_only(text: str, cues: TurnCues) -> bool:
+    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
+    return "?" not in text and not any(fold(t) in _QUESTION_WORDS for t in cues.tokens)
+
+
 def clause_ids(text: str) -> list[int]:
     """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
     return segment_ids(text, ",;.?!:")
@@ -155,7 +175,12 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     current: list[str] = []
     current_ids: list[str] = []
     current_starts: set[int] = set()
-    for cue in cues.all("current_medication"):
+    leads = list(cues.all("current_medication"))
+    if tells_only(text, cues):
+        leads += [
+            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
+        ]
+    for cue in leads:
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
         # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
@@ -163,12 +188,13 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
             joined = starts[end + 1]
             drugs.append(joined)
-            end = joined.start + len(words(joined.matched_text))
+            end = joined.end
         if drugs:
             current += [m.matched_text for m in drugs]
             current_ids += [m.drug_id for m in drugs]
             current_starts.update(m.start for m in drugs)
-        elif len(span):
+        elif any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
+            # "đang uống á" names nothing
             current.append(" ".join(tokens[i] for i in span))
 
     allergies: list[str] = []

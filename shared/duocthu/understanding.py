@@ -255,6 +255,21 @@ def _same_patient(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     return frame.model_copy(update={"patient_context": context})
 
 
+def _patient_kept(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
+    """A question answered with a question still concerns the patient described before it ("Em
+    đang mang bầu 3 tháng.", then "thuốc này dùng được không?"): the patient's facts stay for the
+    turn that names the drug."""
+    update: dict[str, Any] = {
+        name: getattr(prior, name)
+        for name in ("population", "weight_kg", "age_text")
+        if getattr(frame, name) is None and getattr(prior, name) is not None
+    }
+    context = _merge_context(frame.patient_context, prior.patient_context)
+    if context != frame.patient_context:
+        update["patient_context"] = context
+    return frame.model_copy(update=update) if update else frame
+
+
 def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> QueryFrame:
     """Carry forward what the prior frame established and this frame left empty.
 
@@ -265,8 +280,10 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
     about the omeprazol of the turn before. When the guards hold it back, a which-drug question
     still keeps the patient's facts (`_same_patient`).
     """
-    if prior is None or frame.system_error or frame.turn_type in _NO_CARRY:
+    if prior is None or frame.system_error:
         return frame
+    if frame.turn_type in _NO_CARRY:
+        return _patient_kept(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
     if not continuing or frame.context_action == "new":
         return _same_patient(frame, prior)

@@ -293,9 +293,32 @@ def test_the_patients_medicines_stay_with_the_conversation(resolver: CatalogDrug
     assert own.drugs == ("captopril",)
 
 
+def test_a_patient_told_about_stays_for_the_question_that_follows(resolver: CatalogDrugResolver) -> None:
+    # a statement with a verb of taking names the patient's medicine, without "đang"
+    told = _conversation(resolver, "Má tui xài Plavix sau đặt stent.")
+    assert told.needs_clarify and told.patient_context.current_medications == ("plavix",)
+    then = _conversation(
+        resolver, "Má tui xài Plavix sau đặt stent.", "bả bị đau bao tử, xài omeprazol được hông?"
+    )
+    assert (then.turn_type, set(then.drugs)) == ("interaction", {"clopidogrel", "omeprazol"})
+    # a described patient is asked what to look up, and keeps through a question back
+    pregnant = _conversation(resolver, "Em đang mang bầu 3 tháng.", "thuốc này xài được hông?")
+    assert pregnant.needs_clarify and pregnant.population == "phu_nu_co_thai"
+    child = _conversation(resolver, "Con tui 2 tuổi, nặng 12 ký.", "liều bao nhiêu?")
+    assert child.needs_clarify and (child.population, child.weight_kg) == ("tre_em", 12.0)
+    # a condition told before is the one a bare which-drug question asks about
+    which = _conversation(resolver, "Má tui bị tăng huyết áp lâu năm rồi.", "xài thuốc gì để hạ áp dzậy?")
+    assert (which.turn_type, which.indication) == ("condition_to_drug", "tăng huyết áp")
+    # "đang uống á" names no medicine
+    assert understand_offline("bà hàng xóm đang uống á", resolver).patient_context.current_medications == ()
+
+
 def test_a_drug_name_asked_alone_repeats_the_question_before(resolver: CatalogDrugResolver) -> None:
     same = _conversation(resolver, "Metformin CCĐ khi nào?", "Gliclazid?")
     assert (same.drugs, same.attribute) == (("gliclazid",), "chong_chi_dinh")
+    assert _conversation(
+        resolver, "Furosemid dùng cho người cho con bú được không?", "spironolacton sao?"
+    ).attribute == ("thoi_ky_cho_con_bu")
     swapped = _conversation(resolver, "Tương tác giữa fluoxetin và diazepam?", "Carbamazepin?")
     assert (swapped.turn_type, swapped.drugs) == ("interaction", ("carbamazepin", "fluoxetin"))
     # without a question mark a name alone is a request for its overview
@@ -335,6 +358,7 @@ def test_regional_words_are_read_as_the_standard_ones(resolver: CatalogDrugResol
         "Dùng prednisolon lâu dài có hại gì cho người không"
     )
     assert standard_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
+    assert standard_wording("uống dc ko") == "uống được không"
     frame = understand_offline("thuốc fluoxetin bệnh nào thì không được xài vậy", resolver)
     assert frame.attribute == "chong_chi_dinh"
     overdose = understand_offline("Uống lố liều warfarin thì sao, có thuốc giải hông", resolver)

@@ -24,11 +24,19 @@ from duocthu.cues import (
     resolve_attribute,
     scan_cues,
 )
-from duocthu.extractors import Facts, extract_facts, only_current_medications, unknown_names
+from duocthu.extractors import (
+    Facts,
+    asks_something,
+    extract_facts,
+    only_current_medications,
+    tells_only,
+    unknown_names,
+)
 from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.store.base import stop_words
 from duocthu.text import fold
+from duocthu.vocabulary import PATIENT_SAFETY_TURNS
 
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
@@ -38,6 +46,10 @@ DRUG_TURN_TYPES = frozenset(
     {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
 )
 ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
+ASK_ABOUT_DESCRIBED_PATIENT = (
+    "Tôi đã ghi nhận thông tin người bệnh. Bạn muốn hỏi gì? Ví dụ: liều của một thuốc cho người bệnh "
+    "này, hoặc bị một triệu chứng thì dùng thuốc nào."
+)
 ASK_ABOUT_PATIENT = (
     "Tôi đã ghi nhận người bệnh đang dùng {names}. Bạn muốn hỏi gì? Ví dụ: bị một triệu chứng thì dùng "
     "thuốc nào, hoặc có dùng được một thuốc khác cùng {names} không."
@@ -152,15 +164,6 @@ def _with_conversation_drug(
     return list(prior.drugs[:1])
 
 
-# A turn that ends in one of these (folded), or has a question mark, asks something.
-_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
-
-
-def _asks(text: str, cues: TurnCues) -> bool:
-    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
-    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
-
-
 def _patient_medicine_ids(turn: Turn) -> list[str]:
     """The catalogue drugs among the medicines the prior frame says the patient takes, as the
     conversation named them."""
@@ -224,13 +227,18 @@ def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     )
 
 
+# Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
+_ELLIPSIS_WORDS = frozenset({"sao", "vay", "nhi", "the", "a", "thi", "con"})
+
+
 def _refers_back(text: str, cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
     """An elliptical turn: "thế còn X?", "X thì sao?", "X có bị vậy không?", or a drug's name alone,
     asked ("Gliclazid?"). A name alone without a question mark is a request for its overview."""
     if cues.leads("continue_lead") or cues.has("continue"):
         return True
     inside = {i for m in named for i in range(m.start, m.end)}
-    return "?" in text and bool(named) and len(inside) == len(cues.tokens)
+    rest = [fold(t) for i, t in enumerate(cues.tokens) if i not in inside]
+    return bool(named) and ("?" in text or rest[-1:] == ["sao"]) and all(t in _ELLIPSIS_WORDS for t in rest)
 
 
 def _same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior: QueryFrame | None) -> bool:
@@ -306,7 +314,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named
         and not unknown
         and complaint
-        and (_reverse_lookup(cues) or (attribute is None and not _asks(text, cues)))
+        and (_reverse_lookup(cues) or (attribute is None and not asks_something(text, cues)))
         and only_current_medications(facts, named)
     ):
         # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
@@ -367,7 +375,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         and only_current_medications(facts, named)
         and not _reverse_lookup(cues)
         and not cues.has("interaction")
-        and not _asks(text, cues)
+        and not asks_something(text, cues)
     ):
         # "Tôi đang dùng warfarin": the patient, described; the question is still to come, and the
         # next turn keeps this patient (a clarifying prior is always continued).
@@ -444,6 +452,18 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "indication": first.normalized,
             "context_action": context_action,
         }
+    asked_before = prior.condition if prior is not None and prior.turn_type in PATIENT_SAFETY_TURNS else None
+    if asked_before is not None and cues.has("candidate") and not attribute:
+        # "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before
+        return {
+            **frame,
+            "turn_type": prior.turn_type if prior else "condition_to_drug",
+            "condition": asked_before.model_dump(),
+            "condition_relation": "indication",
+            "indication": asked_before.normalized or asked_before.text,
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
     if attribute or cues.has("medicine") or cues.has("dose") or cues.has("manage") or _reverse_lookup(cues):
         return {
             **frame,
@@ -451,6 +471,18 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "attribute": attribute,
             "needs_clarify": True,
             "clarify_reason": ASK_FOR_DRUG,
+            "context_action": context_action,
+        }
+    if tells_only(text, cues) and (
+        facts.states_patient or facts.population or facts.weight_kg or facts.age_text
+    ):
+        # "Con tui 2 tuổi, nặng 12 ký.": the patient, described; the question is still to come,
+        # and the next turn keeps this patient (a clarifying prior is always continued).
+        return {
+            **frame,
+            "turn_type": "out_of_scope",
+            "needs_clarify": True,
+            "clarify_reason": ASK_ABOUT_DESCRIBED_PATIENT,
             "context_action": context_action,
         }
     return {**frame, "turn_type": "out_of_scope", "context_action": context_action}
