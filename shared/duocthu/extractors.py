@@ -171,6 +171,9 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     age_text, years = extract_age(text)
     route = cues.first("route")
     starts = {m.start: m for m in named}
+    written = raw_words(text)  # what the patient's medicines and allergies are shown as
+    if len(written) != len(tokens):
+        written = list(tokens)
 
     current: list[str] = []
     current_ids: list[str] = []
@@ -190,19 +193,19 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
             drugs.append(joined)
             end = joined.end
         if drugs:
-            current += [m.matched_text for m in drugs]
+            current += [" ".join(written[m.start : m.end]) for m in drugs]
             current_ids += [m.drug_id for m in drugs]
             current_starts.update(m.start for m in drugs)
         elif any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
             # "đang uống á" names nothing
-            current.append(" ".join(tokens[i] for i in span))
+            current.append(" ".join(written[i] for i in span))
 
     allergies: list[str] = []
     objects: set[int] = set()
     for cue in cues.all("allergy"):
         span = _object_after(cue, tokens, clauses)
         if len(span):
-            allergies.append(" ".join(tokens[i] for i in span))
+            allergies.append(" ".join(written[i] for i in span))
             objects.update(span)
 
     conditions = find_conditions(text)

@@ -287,7 +287,7 @@ def test_the_patients_medicines_stay_with_the_conversation(resolver: CatalogDrug
         resolver, "Ông tôi đang uống thuốc chống đông Sintrom", "Ông bị đau khớp gối mấy hôm nay"
     )
     assert (complaint.turn_type, complaint.drugs) == ("symptom_to_drug", ())
-    assert complaint.patient_context.current_medications == ("sintrom",)
+    assert complaint.patient_context.current_medications == ("Sintrom",)  # as the user wrote it
     # asked something of its own, the drug is the subject alone
     own = _conversation(resolver, "BN đang dùng spironolacton 50mg/ngày", "Captopril là thuốc gì?")
     assert own.drugs == ("captopril",)
@@ -296,7 +296,7 @@ def test_the_patients_medicines_stay_with_the_conversation(resolver: CatalogDrug
 def test_a_patient_told_about_stays_for_the_question_that_follows(resolver: CatalogDrugResolver) -> None:
     # a statement with a verb of taking names the patient's medicine, without "đang"
     told = _conversation(resolver, "Má tui xài Plavix sau đặt stent.")
-    assert told.needs_clarify and told.patient_context.current_medications == ("plavix",)
+    assert told.needs_clarify and told.patient_context.current_medications == ("Plavix",)
     then = _conversation(
         resolver, "Má tui xài Plavix sau đặt stent.", "bả bị đau bao tử, xài omeprazol được hông?"
     )
