@@ -23,6 +23,8 @@ from duocthu.policy.scope import looks_non_human, resolve_subject_scope, scan_sc
         "Ngựa bị đau khớp dùng meloxicam liều bao nhiêu?",
         "Hamster nhà em bị tiêu chảy có thuốc gì không",
         "meo bi tieu chay cho uong gi",
+        "Bò nhà tui bị chướng bụng, xài thuốc gì dzậy?",
+        "Cá koi bị nấm, thả fluconazol vô hồ được hông?",
     ],
 )
 def test_animal_questions_are_non_human(question: str) -> None:
@@ -44,6 +46,10 @@ def test_animal_questions_are_non_human(question: str) -> None:
         "Bị ngứa uống cetirizin được không?",  # nor "ngứa" "ngựa"
         "Méo miệng sau khi uống thuốc",
         "Ăn thịt gà khi đang uống kháng sinh được không?",
+        "Bà đêm nào cũng khó ngủ, trằn trọc tới gà gáy, có thuốc gì không?",  # dawn, not a hen
+        "Bị quáng gà uống vitamin A được không?",  # night blindness
+        "Nổi da gà, ớn lạnh có phải sốt không?",
+        "Trẻ học vẹt thì uống thuốc bổ gì?",
     ],
 )
 def test_people_questions_stay_human(question: str) -> None:

@@ -384,6 +384,19 @@ def test_english_headings_and_a_reaction_before_its_cause(resolver: CatalogDrugR
     )
 
 
+def test_greetings_and_errands_are_not_drug_questions(resolver: CatalogDrugResolver) -> None:
+    for question in ("Good morning bot", "Thank you nha, very helpful", "haha bot dễ thương ghê"):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.unknown_drugs) == ("smalltalk", ()), question
+    for question in (
+        "Có bán Ventolin online không, ship ra Đà Nẵng mấy ngày?",
+        "Thẻ BHYT đi khám trái tuyến được mấy phần trăm?",
+    ):
+        assert understand_offline(question, resolver).turn_type == "out_of_scope", question
+    # a purchase that asks about the prescription is still the regulatory section
+    assert understand_offline("Mua Ventolin có cần đơn không?", resolver).attribute == "thong_tin_qui_che"
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
     resolver: CatalogDrugResolver,
 ) -> None:
@@ -715,14 +728,23 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
     assert hashlib.sha256((GOLD / name).read_bytes()).hexdigest() == BLIND_SHA256[name]
 
 
-def test_other_writers_development_questions_stay_understood(resolver: CatalogDrugResolver) -> None:
-    # 320 questions two helpers wrote as patients and as clinicians, never having seen the rules;
-    # the rules were tuned on them (0.603 before). A floor, so a new row cannot quietly undo them.
-    report = score_gold(
-        _gold("understanding_writers_dev.jsonl"), make_understander(resolver, OfflineFrameProvider())
-    )
-    right, total = report.by_field["attribute"]
-    assert right / total >= 0.9
+@pytest.mark.parametrize(
+    ("name", "floor"),
+    [
+        ("understanding_writers_dev.jsonl", 0.93),
+        ("understanding_conversations_dev.jsonl", 0.95),
+        # its veterinary rows list the drug an animal question names; a non-human frame names none
+        ("understanding_turns_dev.jsonl", 0.87),
+    ],
+)
+def test_other_writers_development_questions_stay_understood(
+    resolver: CatalogDrugResolver, name: str, floor: float
+) -> None:
+    # Questions and conversations helpers wrote, as patients, relatives, students and clinicians,
+    # never having seen the rules; the rules were tuned on them (docs/quality.md, "Fourth
+    # session"). A floor a little below today's figure, so a new row cannot quietly undo them.
+    report = score_gold(_gold(name), make_understander(resolver, OfflineFrameProvider()))
+    assert report.correct / report.questions >= floor
 
 
 def test_gold_files_cover_what_the_issue_asks() -> None:
