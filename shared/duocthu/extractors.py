@@ -40,8 +40,27 @@ _OBJECT_STOP = frozenset(
 )
 # A turn that ends in one of these (folded), or has a question mark, asks something.
 _QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
-# A turn with none of these anywhere (nor a question mark) tells, it does not ask.
-_QUESTION_WORDS = _QUESTION_ENDINGS | {"bao", "may", "ai", "dau"}
+# A turn with none of these anywhere (nor a question mark) tells, it does not ask. Compared as
+# written: folded, "đâu" (where) would be "đau" (pain) and "mấy" would be "máy".
+_QUESTION_WORDS = frozenset(
+    {
+        "không",
+        "gì",
+        "nào",
+        "sao",
+        "chưa",
+        "nhỉ",
+        "thế",
+        "bao",
+        "mấy",
+        "ai",
+        "đâu",
+        "khong",
+        "gi",
+        "nao",
+        "chua",
+    }
+)
 # In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
 # ("Má tui xài Plavix sau đặt stent.").
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
@@ -116,7 +135,7 @@ def asks_something(text: str, cues: TurnCues) -> bool:
 
 def tells_only(text: str, cues: TurnCues) -> bool:
     """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
-    return "?" not in text and not any(fold(t) in _QUESTION_WORDS for t in cues.tokens)
+    return "?" not in text and not any(t in _QUESTION_WORDS for t in cues.tokens)
 
 
 def clause_ids(text: str) -> list[int]:

@@ -309,6 +309,9 @@ def test_a_patient_told_about_stays_for_the_question_that_follows(resolver: Cata
     # a condition told before is the one a bare which-drug question asks about
     which = _conversation(resolver, "Má tui bị tăng huyết áp lâu năm rồi.", "xài thuốc gì để hạ áp dzậy?")
     assert (which.turn_type, which.indication) == ("condition_to_drug", "tăng huyết áp")
+    # a pain told is not a question ("đau" is not "đâu"), so the medicine told beside it is the patient's
+    pain = understand_offline("Má tui xài Plavix, bả hay đau đầu.", resolver)
+    assert (pain.turn_type, pain.patient_context.current_medications) == ("symptom_to_drug", ("Plavix",))
     # "đang uống á" names no medicine
     assert understand_offline("bà hàng xóm đang uống á", resolver).patient_context.current_medications == ()
 

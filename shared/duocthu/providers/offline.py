@@ -452,15 +452,20 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "indication": first.normalized,
             "context_action": context_action,
         }
-    asked_before = prior.condition if prior is not None and prior.turn_type in PATIENT_SAFETY_TURNS else None
-    if asked_before is not None and cues.has("candidate") and not attribute:
+    if (
+        prior is not None
+        and prior.turn_type in PATIENT_SAFETY_TURNS
+        and prior.condition is not None
+        and cues.has("candidate")
+        and not attribute
+    ):
         # "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before
         return {
             **frame,
-            "turn_type": prior.turn_type if prior else "condition_to_drug",
-            "condition": asked_before.model_dump(),
+            "turn_type": prior.turn_type,
+            "condition": prior.condition.model_dump(),
             "condition_relation": "indication",
-            "indication": asked_before.normalized or asked_before.text,
+            "indication": prior.condition.normalized or prior.condition.text,
             "context_action": "continue",
             "depends_on_previous_turn": True,
         }
