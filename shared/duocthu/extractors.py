@@ -34,6 +34,7 @@ _AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tu�
 # doses run to adolescence), 65 and over is elderly.
 CHILD_BELOW_YEARS = 18.0
 ELDERLY_FROM_YEARS = 65.0
+REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
@@ -156,10 +157,23 @@ def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit
     return range(cue.end, end)
 
 
+def _reduced_clearance(cues: TurnCues) -> bool:
+    """A clearance stated as a number below `REDUCED_CLEARANCE` ("ClCr 25", "eGFR 40 ml/phút"):
+    the kidney function the formulary's renal dose bands start from."""
+    for cue in cues.all("renal"):
+        after = cues.tokens[cue.end : cue.end + 3]
+        number = next((t for t in after if t.isdigit()), None)
+        if number is not None:
+            return int(number) < REDUCED_CLEARANCE
+    return False
+
+
 def _population(cues: TurnCues, years: float | None) -> Population | None:
     found = cues.all("population")
     if found:
         return found[0].value  # type: ignore[return-value]  # checked against POPULATIONS at load
+    if _reduced_clearance(cues):
+        return "suy_than"
     if years is None:
         return None
     if years < CHILD_BELOW_YEARS:

@@ -400,6 +400,16 @@ def test_greetings_and_errands_are_not_drug_questions(resolver: CatalogDrugResol
     assert understand_offline("Mua Ventolin có cần đơn không?", resolver).attribute == "thong_tin_qui_che"
 
 
+def test_a_reduced_clearance_stated_as_a_number_is_kidney_impairment() -> None:
+    assert extract_facts("ClCr 25?").population == "suy_than"
+    assert (
+        extract_facts("độ thanh thải creatinin 40 ml/phút chỉnh liều aciclovir thế nào").population
+        == "suy_than"
+    )
+    assert extract_facts("eGFR 90 dùng metformin được không").population is None  # normal function
+    assert extract_facts("eGFR 90 dùng metformin được không").renal_function == "egfr 90"
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_the_drug_under_discussion(
     resolver: CatalogDrugResolver,
 ) -> None:
