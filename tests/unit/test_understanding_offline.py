@@ -45,6 +45,7 @@ BLIND_SHA256 = {
         "8b9da8f4970c25516800dacfc9eefac26e62c87a99a9a0f962590fd0b926ec4d"
     ),
     "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
+    "understanding_final_blind.jsonl": "92ac3a7be2da768225e41775c134ca941a78b65151e22b80fcd0578f83e2f9bf",
 }
 
 
