@@ -25,6 +25,7 @@ from duocthu.evals.understanding import (
     make_understander,
     read_title_map,
     score_gold,
+    understand_conversation,
 )
 from duocthu.extractors import extract_age, extract_facts, extract_weight, unknown_names
 from duocthu.frame import QueryFrame
@@ -263,11 +264,7 @@ def test_everyday_words_for_pregnancy_and_breastfeeding(resolver: CatalogDrugRes
 
 
 def _conversation(resolver: CatalogDrugResolver, *turns: str) -> QueryFrame:
-    history: list[str] = []
-    frame = None
-    for turn in turns:
-        frame = understand_offline(turn, resolver, tuple(history), frame)
-        history.append(turn)
+    frame = understand_conversation(turns, make_understander(resolver, OfflineFrameProvider()))
     assert frame is not None
     return frame
 

@@ -90,17 +90,21 @@ class GoldReport:
     failures: list[tuple[dict[str, Any], QueryFrame, list[str]]] = field(default_factory=list)
 
 
+def understand_conversation(turns: Sequence[str], understander: Understander) -> QueryFrame | None:
+    """The frame of a conversation's last user turn, each turn understood in order with the
+    history before it and the frame of the turn before, as the chat does."""
+    frame = None
+    for i, turn in enumerate(turns):
+        frame = understander(turn, tuple(turns[:i]), frame)
+    return frame
+
+
 def _context(row: dict[str, Any], understander: Understander) -> tuple[tuple[str, ...], QueryFrame | None]:
     """The history and prior frame a row's message is understood with."""
     if "turns" not in row:
         prior = QueryFrame.model_validate(row["prior"]) if row.get("prior") else None
         return tuple(row.get("history") or ()), prior
-    history: list[str] = []
-    frame = None
-    for turn in row["turns"]:
-        frame = understander(turn, tuple(history), frame)
-        history.append(turn)
-    return tuple(history), frame
+    return tuple(row["turns"]), understand_conversation(row["turns"], understander)
 
 
 def score_gold(rows: Iterable[dict[str, Any]], understander: Understander) -> GoldReport:
