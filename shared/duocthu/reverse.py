@@ -47,6 +47,7 @@ from duocthu.vocabulary import SystemError
 log = logging.getLogger(__name__)
 
 INDICATION_SECTION = "chi_dinh"
+ADVERSE_SECTION = "tac_dung_khong_mong_muon"
 PROSE = "prose"
 # The turns answered by a reverse lookup (a condition_relation turn asks which drugs cause or
 # exclude a condition: another section, another route).
@@ -137,6 +138,17 @@ def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
         phrase = tuple(words(line))
         by_first.setdefault(phrase[0], []).append(phrase)
     return {first: tuple(phrases) for first, phrases in by_first.items()}
+
+
+@lru_cache(maxsize=1)
+def _risk_leads() -> tuple[tuple[str, ...], ...]:
+    """data/risk_factor_leads.tsv as word tuples."""
+    return tuple(tuple(words(line)) for (line,) in _data_rows("risk_factor_leads.tsv"))
+
+
+def _after_risk_lead(tokens: Sequence[str], start: int) -> bool:
+    """Whether the word at `start` follows a lead that names the patient's state ("khi có")."""
+    return any(tuple(tokens[max(0, start - len(lead)) : start]) == lead for lead in _risk_leads())
 
 
 def _either_way(tokens: Sequence[str], start: int) -> bool:
@@ -243,7 +255,11 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             break
         for item in candidates:
             tokens = words(item.text)
-            if section_key != INDICATION_SECTION:
+            if section_key == ADVERSE_SECTION:
+                mentions = _mentions(item.text, tokens, phrase, lenient)
+                position = next((i for i in mentions if not _after_risk_lead(tokens, i)), -1)
+                weight = 1.0
+            elif section_key != INDICATION_SECTION:
                 position, weight = phrase_position(item.text, phrase, lenient), 1.0
             else:
                 found = affirmed_positions(item.text, phrase, lenient)
@@ -438,7 +454,7 @@ def retrieve_by_indication(
 # Which drugs cause / exclude a condition is answered from that relation's own section, never
 # from chỉ định: "thuốc nào gây ho khan" must not list the drugs that treat a cough.
 RELATION_SECTIONS: dict[str, str] = {
-    "adverse_effect": "tac_dung_khong_mong_muon",
+    "adverse_effect": ADVERSE_SECTION,
     "contraindication": "chong_chi_dinh",
     "indication": INDICATION_SECTION,
 }

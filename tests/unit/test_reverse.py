@@ -276,6 +276,36 @@ def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) ->
         edge.close()
 
 
+def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path: Path) -> None:
+    adr = "tac_dung_khong_mong_muon"
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            # low potassium makes the reactions likelier: not a reaction of this drug
+            chunk("thuoc_a", 0, "Các ADR dễ xuất hiện hơn khi có hạ kali huyết, suy thận.", section_key=adr),
+            chunk("thuoc_b", 0, "Nhiễm toan lactic, chủ yếu ở người có suy thận.", section_key=adr),
+            # the list after the risk group goes on with real effects
+            chunk("thuoc_c", 0, "Ở người có nguy cơ (mất nước), suy thận cấp.", section_key=adr),
+            # named as an effect elsewhere in the same part, it still counts
+            chunk("thuoc_d", 0, "Hạ kali huyết; nặng hơn khi có hạ kali huyết sẵn.", section_key=adr),
+            chunk("thuoc_e", 0, "Thường gặp: hạ kali huyết.", section_key=adr),
+            chunk("thuoc_f", 0, "Khi có hạ kali huyết chưa điều chỉnh.", section_key="chong_chi_dinh"),
+        ],
+    )
+    try:
+        found = find_by_indication(edge, "hạ kali máu", section_key=adr)
+        assert sorted({h.drug_id for h in found}) == ["thuoc_d", "thuoc_e"]
+        assert sorted({h.drug_id for h in find_by_indication(edge, "suy thận", section_key=adr)}) == [
+            "thuoc_a",  # the second item after the lead is not judged (see risk_factor_leads.tsv)
+            "thuoc_c",
+        ]
+        # in chỉ định and chống chỉ định "khi có X" is the very condition asked about
+        assert drugs(find_by_indication(edge, "hạ kali máu", section_key="chong_chi_dinh")) == ["thuoc_f"]
+    finally:
+        edge.close()
+
+
 def avoid_question(text: str, population: str) -> QueryFrame:
     """The frame of "thuốc nào không được dùng cho <population>?"."""
     return QueryFrame(
