@@ -23,8 +23,10 @@ from duocthu.evals.understanding import (
     attribute_ok,
     false_drugs,
     make_understander,
+    read_judged,
     read_title_map,
     score_gold,
+    score_vimedaqa,
     understand_conversation,
 )
 from duocthu.extractors import extract_age, extract_facts, extract_weight, unknown_names
@@ -786,6 +788,30 @@ def test_title_map_covers_the_kit_file() -> None:
     if kit.exists():
         titles = {json.loads(line)["title"] for line in kit.read_text(encoding="utf-8").splitlines()}
         assert titles <= set(mapping)
+
+
+def test_judged_labels_cover_the_kit_file_and_score_beside_the_title(resolver: CatalogDrugResolver) -> None:
+    judged = read_judged(GOLD / "vimedaqa_judged.tsv")
+    kit = ROOT.parent / "shared" / "eval" / "vimedaqa-drug-validation.jsonl"
+    if kit.exists():
+        ids = {json.loads(line)["question_idx"] for line in kit.read_text(encoding="utf-8").splitlines()}
+        assert ids == set(judged)
+    # `open`: the whole monograph read for a decision, a frame naming the drug and no section
+    decision = QueryFrame(turn_type="drug_attribute", drugs=("metformin",))
+    assert attribute_ok("open|chong_chi_dinh", decision)
+    assert not attribute_ok("chong_chi_dinh", decision)
+    assert not attribute_ok("open", QueryFrame(turn_type="drug_overview", drugs=("metformin",)))
+    row = {"question_idx": "q_2", "question": "Metformin có chống chỉ định gì?", "title": "Lưu ý"}
+    reports = score_vimedaqa(
+        [row],
+        {"Lưu ý": "than_trong"},
+        lambda *_: decision.model_copy(update={"attribute": "chong_chi_dinh"}),
+        resolver.catalog,
+        {"q_2": ("chong_chi_dinh", "chong_chi_dinh|than_trong")},
+    )
+    dev = reports["dev"]
+    # wrong for the title, right for both annotators, and the title disagrees with annotator a
+    assert (dev.attribute_right, dev.judged, dev.judged_right, dev.title_agrees) == (0, 1, [1, 1, 1], 0)
 
 
 def test_a_conversation_row_is_understood_turn_by_turn(resolver: CatalogDrugResolver) -> None:

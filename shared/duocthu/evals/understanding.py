@@ -18,6 +18,11 @@ ViMedAQA: each row's `title` is mapped (a data file) to what it asks: section ke
 (unmapped, not scored). Attribute accuracy is over the mapped rows; the false-drug rate is over all
 rows: a frame drug none of whose catalogue names occurs in the question as whole words. Rows are
 split by the parity of their question number (even: dev, odd: held-out); both halves are reported.
+
+With `--judged`, each row is also scored against what two annotators judged its question to ask,
+from its words alone (tests/gold/vimedaqa_judged.tsv; the same labels plus `open`, a decision that
+reads the monograph together, right for a frame that names the drug and no section). The title
+labels stay the measurement; the judged labels say how much of a miss is the title's.
 """
 
 from __future__ import annotations
@@ -158,11 +163,29 @@ def read_title_map(path: Path) -> dict[str, str]:
     return mapping
 
 
+def read_judged(path: Path) -> dict[str, tuple[str, str]]:
+    """question_idx -> the two annotators' labels."""
+    lines = [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")
+    ]
+    judged = {
+        row["question_idx"]: (row["judge_a"], row["judge_b"])
+        for row in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    }
+    for idx, labels in judged.items():
+        for part in "|".join(labels).split("|"):
+            if part not in SECTION_ORDER and part not in ("overview", "open", "none"):
+                raise ValueError(f"{path}: unknown label {part!r} for {idx}")
+    return judged
+
+
 def attribute_ok(label: str, frame: QueryFrame) -> bool:
     if label == "none":
         return frame.attribute is None
     accepted = set(label.split("|"))
     if frame.attribute in accepted:
+        return True
+    if "open" in accepted and frame.turn_type == "drug_attribute" and frame.attribute is None:
         return True
     return "overview" in accepted and (frame.attribute is None or frame.attribute in INTRO_SECTIONS)
 
@@ -184,6 +207,12 @@ class VimedaqaReport:
     by_label: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     failures: list[tuple[dict[str, Any], str, QueryFrame]] = field(default_factory=list)
     false_drug_rows: list[tuple[str, list[str]]] = field(default_factory=list)
+    # against the judged labels: rows judged; right by annotator a, b, both; titles both accept
+    judged: int = 0
+    judged_right: list[int] = field(default_factory=lambda: [0, 0, 0])
+    title_agrees: int = 0
+    title_judged: int = 0
+    judged_failures: list[tuple[dict[str, Any], tuple[str, str], QueryFrame]] = field(default_factory=list)
 
 
 def _question_number(row: dict[str, Any]) -> int:
@@ -191,8 +220,19 @@ def _question_number(row: dict[str, Any]) -> int:
     return int(digits[-1]) if digits else 0
 
 
+def _labels_meet(first: str, second: str) -> bool:
+    """Whether two labels accept a common answer (`overview` accepts an intro section)."""
+    a, b = set(first.split("|")), set(second.split("|"))
+    intro = set(INTRO_SECTIONS) | {"overview"}
+    return bool(a & b) or ("overview" in a and bool(b & intro)) or ("overview" in b and bool(a & intro))
+
+
 def score_vimedaqa(
-    rows: Iterable[dict[str, Any]], titles: dict[str, str], understander: Understander, catalog: Catalog
+    rows: Iterable[dict[str, Any]],
+    titles: dict[str, str],
+    understander: Understander,
+    catalog: Catalog,
+    judged: dict[str, tuple[str, str]] | None = None,
 ) -> dict[str, VimedaqaReport]:
     reports = {"dev": VimedaqaReport(), "held-out": VimedaqaReport()}
     for row in rows:
@@ -206,6 +246,16 @@ def score_vimedaqa(
             report.with_false_drug += 1
             report.false_drug_rows.append((row["question"], wrong_drugs))
         label = titles.get(row["title"], "-")
+        if judged and row["question_idx"] in judged:
+            a, b = (attribute_ok(j, frame) for j in judged[row["question_idx"]])
+            report.judged += 1
+            for i, ok in enumerate((a, b, a and b)):
+                report.judged_right[i] += ok
+            if not (a and b):
+                report.judged_failures.append((row, judged[row["question_idx"]], frame))
+            if label != "-":
+                report.title_judged += 1
+                report.title_agrees += all(_labels_meet(label, j) for j in judged[row["question_idx"]])
         if label == "-":
             continue
         ok = attribute_ok(label, frame)
@@ -233,6 +283,15 @@ def vimedaqa_table(reports: dict[str, VimedaqaReport]) -> str:
     labels = sorted(set().union(*(r.by_label for r in reports.values())))
     for label in labels:
         lines.append(f"| {label} | " + " | ".join(rate(*reports[h].by_label[label]) for h in reports) + " |")
+    if any(r.judged for r in reports.values()):
+        lines += [
+            "",
+            "| half | judged rows | right for annotator a | for b | for both | title agrees with both |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, r in reports.items():
+            right = " | ".join(rate(n, r.judged) for n in r.judged_right)
+            lines.append(f"| {name} | {r.judged} | {right} | {rate(r.title_agrees, r.title_judged)} |")
     return "\n".join(lines)
 
 
@@ -257,6 +316,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--title-map", default="tests/gold/vimedaqa_titles.tsv", help="ViMedAQA title -> label"
     )
+    parser.add_argument("--judged", help="ViMedAQA question -> two annotators' labels (also scored)")
     parser.add_argument("--source", help="formulary source to build the catalogue from (default: the sample)")
     parser.add_argument(
         "--provider",
@@ -293,7 +353,8 @@ def main(argv: Sequence[str]) -> int:
             )
     if args.vimedaqa:
         titles = read_title_map(Path(args.title_map))
-        reports = score_vimedaqa(_read_jsonl(Path(args.vimedaqa)), titles, understander, catalog)
+        judged = read_judged(Path(args.judged)) if args.judged else None
+        reports = score_vimedaqa(_read_jsonl(Path(args.vimedaqa)), titles, understander, catalog, judged)
         print("#### ViMedAQA (drug, validation)\n")
         print(vimedaqa_table(reports) + "\n")
         for half, report in reports.items():
@@ -301,5 +362,8 @@ def main(argv: Sequence[str]) -> int:
                 print(f"  false drug ({half}): {wrong_drugs} in {question!r}")
         for row, label, got in reports["dev"].failures[: args.failures]:
             print(f"  ✗ (dev) want {label}, got {got.attribute} ({got.turn_type}): {row['question']!r}")
+        for row, (a, b), got in reports["dev"].judged_failures[: args.failures]:
+            got_text = f"{got.attribute} ({got.turn_type})"
+            print(f"  ✗ (dev, judged) want {a} / {b}, got {got_text}: {row['question']!r}")
     sys.stdout.flush()
     return 0
