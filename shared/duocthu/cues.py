@@ -22,7 +22,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal, get_args
 
-from duocthu.sections import SECTION_ORDER, SECTION_PHRASES
+from duocthu.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_ORDER, SECTION_PHRASES
 from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, nfc, raw_words, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
@@ -291,10 +291,6 @@ def resolve_attribute(text: str, gapped: bool = True) -> str | None:
         if loose.length > best.length and loose.value != best.value:
             return None
     return best.value
-
-
-ADR_SECTION = "tac_dung_khong_mong_muon"
-ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
 
 
 def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:

@@ -21,10 +21,10 @@ from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle, EvidenceItem
 from duocthu.frame import QueryFrame
 from duocthu.policy import decide
+from duocthu.sections import INTERACTION_SECTION
 from duocthu.store import VectorStore
 from duocthu.text import folded_words, token_matches, words
 
-INTERACTION_SECTION = "tuong_tac_thuoc"
 # Catalogue names read per drug: its own name, then every recognisable alias (INN variants, brands).
 _MAX_NAMES = 64
 

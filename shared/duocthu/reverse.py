@@ -39,6 +39,7 @@ from duocthu.frame import QueryFrame
 from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
+from duocthu.sections import ADR_SECTION, INDICATION_SECTION, RELATION_SECTIONS
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
 from duocthu.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
@@ -46,8 +47,6 @@ from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
 
-INDICATION_SECTION = "chi_dinh"
-ADVERSE_SECTION = "tac_dung_khong_mong_muon"
 PROSE = "prose"
 # The turns answered by a reverse lookup (a condition_relation turn asks which drugs cause or
 # exclude a condition: another section, another route).
@@ -255,7 +254,7 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             break
         for item in candidates:
             tokens = words(item.text)
-            if section_key == ADVERSE_SECTION:
+            if section_key == ADR_SECTION:
                 mentions = _mentions(item.text, tokens, phrase, lenient)
                 position = next((i for i in mentions if not _after_risk_lead(tokens, i)), -1)
                 weight = 1.0
@@ -449,15 +448,6 @@ def retrieve_by_indication(
     if not hits:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     return _bundle(rank_drugs(indication, hits, policy, rerank), "dense", None)
-
-
-# Which drugs cause / exclude a condition is answered from that relation's own section, never
-# from chỉ định: "thuốc nào gây ho khan" must not list the drugs that treat a cough.
-RELATION_SECTIONS: dict[str, str] = {
-    "adverse_effect": ADVERSE_SECTION,
-    "contraindication": "chong_chi_dinh",
-    "indication": INDICATION_SECTION,
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,8 +50,9 @@ from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment, SafetyFacet
 from duocthu.extractors import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 from duocthu.frame import PatientContext, QueryFrame
-from duocthu.interactions import INTERACTION_SECTION, drug_names, phrase_in
+from duocthu.interactions import drug_names, phrase_in
 from duocthu.policy import EvidencePolicy, decide
+from duocthu.sections import INTERACTION_SECTION
 from duocthu.store import VectorStore
 from duocthu.text import PhraseIndex, words
 from duocthu.vocabulary import POPULATIONS, CandidateStatus, Population

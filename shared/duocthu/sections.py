@@ -26,6 +26,29 @@ SECTION_HEADINGS: dict[str, str] = {r["section_key"]: r["heading"] for r in _ROW
 INTRO_SECTIONS: frozenset[str] = frozenset(r["section_key"] for r in _ROWS if r["in_overview"] == "yes")
 SECTION_KEY_HINTS: dict[str, str] = {r["section_key"]: r["hint"] for r in _ROWS}
 
+# The sections the code itself names.
+INDICATION_SECTION = "chi_dinh"
+CONTRAINDICATION_SECTION = "chong_chi_dinh"
+ADR_SECTION = "tac_dung_khong_mong_muon"
+ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
+DOSE_SECTION = "lieu_luong_va_cach_dung"
+INTERACTION_SECTION = "tuong_tac_thuoc"
+assert {
+    INDICATION_SECTION,
+    CONTRAINDICATION_SECTION,
+    ADR_SECTION,
+    ADR_MANAGEMENT_SECTION,
+    DOSE_SECTION,
+    INTERACTION_SECTION,
+} <= set(SECTION_KEYS)
+# Which drugs cause / exclude / treat a condition is answered from that relation's own section,
+# never another: "thuốc nào gây ho khan" must not list the drugs that treat a cough.
+RELATION_SECTIONS: dict[str, str] = {
+    "adverse_effect": ADR_SECTION,
+    "contraindication": CONTRAINDICATION_SECTION,
+    "indication": INDICATION_SECTION,
+}
+
 
 def _load_phrases() -> PhraseIndex[str]:
     index: PhraseIndex[str] = PhraseIndex()

@@ -31,7 +31,7 @@ from duocthu.policy.scope import looks_non_human, resolve_subject_scope
 from duocthu.prompt import MODEL_EXCLUDED_FIELDS
 from duocthu.providers import Deadline, FrameProvider, MalformedOutput, ProviderUnavailable
 from duocthu.providers.offline import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
-from duocthu.sections import SECTION_HEADINGS
+from duocthu.sections import RELATION_SECTIONS, SECTION_HEADINGS
 from duocthu.text import fold
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
 
@@ -39,12 +39,6 @@ log = logging.getLogger(__name__)
 
 OFFLINE_BUDGET_S = 5.0
 UNAVAILABLE_REASON = "Hệ thống tạm thời chưa phân tích được câu hỏi. Vui lòng thử lại sau giây lát."
-# The section a reverse lookup searches for each relation (vocabulary, not drug knowledge).
-RELATION_SECTIONS = {
-    "indication": "chi_dinh",
-    "adverse_effect": "tac_dung_khong_mong_muon",
-    "contraindication": "chong_chi_dinh",
-}
 # Words that close a question and are not part of the condition it names.
 _TRAILING = frozenset(fold(w) for w in ("không", "gì", "nào", "vậy", "ạ", "nhỉ", "là", "được", "thì", "sao"))
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})

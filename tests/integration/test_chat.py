@@ -186,7 +186,11 @@ def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService)
 
 @pytest.mark.parametrize(
     "message",
-    ["metformin có dùng được cho người suy thận không", "Người suy thận dùng metformin được không?"],
+    [
+        "metformin có dùng được cho người suy thận không",
+        "Người suy thận dùng metformin được không?",
+        "Người suy thận có được chỉ định metformin không?",  # "chỉ định" as a verb: a decision
+    ],
 )
 def test_may_this_patient_take_it_reads_the_contraindications(service: ChatService, message: str) -> None:
     # Whether a described patient may take a drug is never answered from thận trọng alone: a

@@ -80,6 +80,15 @@ def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
             "lieu_luong_va_cach_dung",
         ),
         ("Metformin dùng để làm gì?", "drug_to_condition", ("metformin",), "chi_dinh"),
+        ("Metformin được chỉ định trong trường hợp nào?", "drug_attribute", ("metformin",), "chi_dinh"),
+        ("Amoxicilin có được chỉ định cho viêm họng không?", "drug_attribute", ("amoxicilin",), "chi_dinh"),
+        # whether this patient may take it: a decision, never the indications alone
+        (
+            "Bệnh nhân hẹp van động mạch chủ được chỉ định amlodipin hay không?",
+            "drug_attribute",
+            ("amlodipin",),
+            None,
+        ),
         ("Xin chào", "smalltalk", (), None),
         ("Giá paracetamol bao nhiêu tiền?", "out_of_scope", ("paracetamol",), None),
         ("Quên uống một liều metformin thì phải làm sao?", "out_of_scope", ("metformin",), None),

@@ -34,7 +34,8 @@ from pathlib import Path
 from duocthu.catalog import CatalogDrugResolver
 from duocthu.evals.common import GOLD_DIR, open_index, rate
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import PROSE, RELATION_SECTIONS, phrase_position, relation_phrases
+from duocthu.reverse import PROSE, phrase_position, relation_phrases
+from duocthu.sections import RELATION_SECTIONS
 from duocthu.store import VectorStore
 from duocthu.text import words
 from duocthu.understanding import understand_offline

@@ -46,7 +46,8 @@ from duocthu.ingest import IngestReport, ingest_records
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import INDICATION_SECTION, REVERSE_TURNS, find_by_indication, indication_of
+from duocthu.reverse import REVERSE_TURNS, find_by_indication, indication_of
+from duocthu.sections import INDICATION_SECTION
 from duocthu.settings import Settings
 from duocthu.source import load_source, sample_formulary_path
 from duocthu.store.edge import EdgeStore

@@ -34,13 +34,16 @@ from duocthu.extractors import (
 )
 from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
+from duocthu.sections import (
+    CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
+    INDICATION_SECTION,
+    INTERACTION_SECTION,
+)
 from duocthu.store.base import stop_words
-from duocthu.text import fold
+from duocthu.text import fold, words
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
 
-DOSE_SECTION = "lieu_luong_va_cach_dung"
-INTERACTION_SECTION = "tuong_tac_thuoc"
-CONTRAINDICATION_SECTION = "chong_chi_dinh"
 # Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
 DRUG_TURN_TYPES = frozenset(
     {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
@@ -283,6 +286,16 @@ def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]
     return any(m.start - lead.end in (0, 1) for lead in leads for m in named)
 
 
+def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
+    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
+    drug is a decision (the contraindications first), not what the drug is indicated for, which
+    alone would leave the contraindication out. Only the yes/no form about a patient: "X được chỉ
+    định trong trường hợp nào?" and "X có được chỉ định cho viêm họng không?" stay chỉ định."""
+    folded = " ".join(fold(t) for t in words(text))
+    yes_no = " duoc chi dinh " in f" {folded} " and folded.endswith("khong")
+    return yes_no and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
+
+
 def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
     """The patient of a which-drug question: every condition it names except the one asked about
     is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
@@ -324,6 +337,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         named = ()
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
+    if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
+        attribute = None
     reaction = _reaction_after_use(cues, facts, named)
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
