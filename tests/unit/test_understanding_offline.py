@@ -92,6 +92,15 @@ def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
         ("Xin chào", "smalltalk", (), None),
         ("Giá paracetamol bao nhiêu tiền?", "out_of_scope", ("paracetamol",), None),
         ("Quên uống một liều metformin thì phải làm sao?", "out_of_scope", ("metformin",), None),
+        # a double dose taken by mistake is the overdose section; doubling up a missed dose is not covered
+        (
+            "Uống nhầm gấp đôi liều amlodipin thì có sao không?",
+            "drug_attribute",
+            ("amlodipin",),
+            "qua_lieu_va_xu_tri",
+        ),
+        ("Quên liều metformin có uống gấp đôi được không?", "out_of_scope", ("metformin",), None),
+        ("Khi nào không được uống gấp đôi liều metformin?", "out_of_scope", ("metformin",), None),
         ("Thời tiết hôm nay thế nào?", "out_of_scope", (), None),
     ],
 )
