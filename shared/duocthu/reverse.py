@@ -7,9 +7,10 @@ subset (a phrase of common filler words, each present somewhere in a real chỉ 
 that way and reached generation). A part scores `1 + 1/(1 + position) + 1/(1 + words/40)`: an
 early, concise mention ranks first. In chỉ định text a mention that follows a negation in its
 sentence ("không phải là thuốc điều trị hen phế quản", data/indication_negations.tsv) is what
-the drug is not for, and does not count; one right after "do" names a cause ("co giật do sốt")
-and ranks the drug below every direct mention. A phrase is also searched in the formulary's own
-wordings of it (data/formulary_wordings.tsv: "hạ kali máu" is "hạ kali huyết").
+the drug is not for, and does not count; one right after a cause or patient lead ("co giật do
+sốt", "ở người … có kèm", data/patient_state_leads.tsv) ranks the drug below every direct
+mention. A phrase is also searched in the formulary's own wordings of it
+(data/formulary_wordings.tsv: "hạ kali máu" is "hạ kali huyết").
 
 Only when the keyword pass finds nothing does `search_indication` try dense similarity, on chi_dinh
 prose only, discarding every hit below the threshold calibrated at ingest for the index's embedding
@@ -140,14 +141,22 @@ def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
 
 
 @lru_cache(maxsize=1)
-def _risk_leads() -> tuple[tuple[str, ...], ...]:
-    """data/risk_factor_leads.tsv as word tuples."""
-    return tuple(tuple(words(line)) for (line,) in _data_rows("risk_factor_leads.tsv"))
+def _patient_state_leads() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """data/patient_state_leads.tsv: section key -> its leads as word tuples."""
+    by_section: dict[str, list[tuple[str, ...]]] = {}
+    for phrase, sections in _data_rows("patient_state_leads.tsv"):
+        for key in sections.split(","):
+            if key not in (ADR_SECTION, INDICATION_SECTION):
+                raise ValueError(f"patient_state_leads.tsv: leads apply to ADR or chỉ định only, not {key!r}")
+            by_section.setdefault(key, []).append(tuple(words(phrase)))
+    return {key: tuple(leads) for key, leads in by_section.items()}
 
 
-def _after_risk_lead(tokens: Sequence[str], start: int) -> bool:
-    """Whether the word at `start` follows a lead that names the patient's state ("khi có")."""
-    return any(tuple(tokens[max(0, start - len(lead)) : start]) == lead for lead in _risk_leads())
+def _after_state_lead(tokens: Sequence[str], start: int, section_key: str) -> bool:
+    """Whether the word at `start` follows a lead that, in this section, names the patient's state
+    or a cause ("khi có", "ở người", "do") rather than what the lookup asks."""
+    leads = _patient_state_leads().get(section_key, ())
+    return any(tuple(tokens[max(0, start - len(lead)) : start]) == lead for lead in leads)
 
 
 def _either_way(tokens: Sequence[str], start: int) -> bool:
@@ -237,10 +246,10 @@ def find_by_indication(
     return ranked if limit is None else ranked[:limit]
 
 
-# A chỉ định mention right after "do" names a cause of what the drug treats ("co giật do sốt",
-# "bệnh thận do đái tháo đường"), so the drug ranks below every drug that names it directly. It is
-# still listed: after "do" may also stand the target itself ("viêm phổi do Pneumocystis").
-CAUSE_WEIGHT = 0.3
+# A chỉ định mention right after a cause or patient lead ("co giật do sốt", "ở người tăng huyết
+# áp có kèm đái tháo đường"; data/patient_state_leads.tsv) ranks the drug below every drug that
+# names the condition directly; it is still listed.
+SECONDARY_WEIGHT = 0.3
 
 
 def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
@@ -256,17 +265,17 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             tokens = words(item.text)
             if section_key == ADR_SECTION:
                 mentions = _mentions(item.text, tokens, phrase, lenient)
-                position = next((i for i in mentions if not _after_risk_lead(tokens, i)), -1)
+                position = next((i for i in mentions if not _after_state_lead(tokens, i, section_key)), -1)
                 weight = 1.0
             elif section_key != INDICATION_SECTION:
                 position, weight = phrase_position(item.text, phrase, lenient), 1.0
             else:
                 found = affirmed_positions(item.text, phrase, lenient)
-                direct = [i for i in found if i == 0 or tokens[i - 1] != "do"]
+                direct = [i for i in found if not _after_state_lead(tokens, i, section_key)]
                 if direct or not found:
                     position, weight = (direct[0] if direct else -1), 1.0
                 else:
-                    position, weight = found[0], CAUSE_WEIGHT
+                    position, weight = found[0], SECONDARY_WEIGHT
             if position >= 0:
                 score = weight * indication_score(position, len(tokens))
                 hits.append(item.model_copy(update={"score": score}))

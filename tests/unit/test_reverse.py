@@ -239,12 +239,15 @@ def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> 
         [
             chunk("thuoc_a", 0, "Cắt cơn co giật do sốt ở trẻ em."),
             chunk("thuoc_b", 0, "Giảm đau nhẹ đến vừa và hạ sốt ở người lớn và trẻ em, dùng khi cần thiết."),
+            # a patient group, not what the drug treats: early and short, yet ranked after
+            chunk("thuoc_c", 0, "Tăng huyết áp ở người sốt kéo dài."),
         ],
     )
     try:
         found = find_by_indication(edge, "sốt")
-        # both listed (after "do" may stand the target itself), the direct mention first
-        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_a"]
+        # all listed (after "do" may stand the target itself), the direct mention first
+        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_c", "thuoc_a"]
+        assert found[0].score > 1 > found[1].score
     finally:
         edge.close()
 
@@ -297,7 +300,7 @@ def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path
         found = find_by_indication(edge, "hạ kali máu", section_key=adr)
         assert sorted({h.drug_id for h in found}) == ["thuoc_d", "thuoc_e"]
         assert sorted({h.drug_id for h in find_by_indication(edge, "suy thận", section_key=adr)}) == [
-            "thuoc_a",  # the second item after the lead is not judged (see risk_factor_leads.tsv)
+            "thuoc_a",  # the second item after the lead is not judged (see patient_state_leads.tsv)
             "thuoc_c",
         ]
         # in chỉ định and chống chỉ định "khi có X" is the very condition asked about
