@@ -56,7 +56,7 @@ def chunk(drug_id: str, part: int, text: str, section_key: str = "chi_dinh", kin
 
 PARTS = [
     chunk("thuoc_a", 0, "Viêm loét dạ dày tá tràng; trào ngược dạ dày – thực quản."),
-    chunk("thuoc_a", 1, "Dự phòng loét do thuốc chống viêm ở người có tiền sử loét dạ dày."),
+    chunk("thuoc_a", 1, "Dự phòng tái phát sau đợt điều trị lành vết loét dạ dày."),
     chunk("thuoc_b", 0, "Tăng huyết áp ở người lớn. Suy tim mạn có phân suất tống máu giảm."),
     chunk("thuoc_c", 0, "Ho gà ở trẻ em; nhiễm khuẩn đường hô hấp dưới."),
     chunk("thuoc_d", 0, "Hỗ trợ điều trị nhiễm khuẩn hô hấp; không dùng cho người bỏ sót liều."),
@@ -118,6 +118,7 @@ def test_not_a_substring_and_not_a_lookalike_without_marks(store: EdgeStore) -> 
         ("Tiêu chảy nhẹ ở người lớn, không kèm sốt hay phân máu.", "sốt", -1),
         ("Viêm niệu đạo không do lậu cầu.", "lậu cầu", -1),
         ("Không được khuyến cáo để giảm đau cấp thông thường, hạ sốt.", "hạ sốt", -1),
+        ("Không có hiệu quả điều trị quá trình viêm trong viêm khớp dạng thấp.", "viêm khớp dạng thấp", -1),
         # a negation reaches to the end of its sentence only
         ("Không dùng để cắt cơn. Hen phế quản mạn.", "hen phế quản", 5),
         # ... and never back: the condition before it is affirmed
