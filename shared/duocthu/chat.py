@@ -19,6 +19,7 @@ from duocthu.conversation import (
     new_session_id,
     valid_session_id,
 )
+from duocthu.cues import asked_drug_class
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
 from duocthu.generation import Answer, citations_of
@@ -216,7 +217,7 @@ class ChatService:
         if bundle.decision == "ABSTAIN":
             return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle))
         answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)
-        preface = self._preface(frame, bundle)
+        preface = self._preface(frame, bundle, message)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
         return ChatTurn(
             "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error
@@ -249,7 +250,7 @@ class ChatService:
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
 
-    def _preface(self, frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+    def _preface(self, frame: QueryFrame, bundle: EvidenceBundle, message: str) -> list[str]:
         lines: list[str] = []
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         unanswered = [d for d in frame.drugs if d not in answered]
@@ -261,7 +262,16 @@ class ChatService:
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs:
-            lines += self._which_drugs(bundle)
+            which = self._which_drugs(bundle)
+            asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
+            if asked_class:
+                # the list is by section text, never by class: it must not read as "only these"
+                which.insert(
+                    -1,
+                    f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: đó là mọi thuốc có "
+                    "mục trên nêu tình trạng này. Nhóm của từng thuốc ở mục “Loại thuốc”.",
+                )
+            lines += which
         if bundle.candidate_statuses:
             lines.append(f"Đối chiếu với người bệnh: {self._patient(frame)}.")
         for status in bundle.candidate_statuses:

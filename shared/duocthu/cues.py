@@ -59,6 +59,7 @@ CueKind = Literal[
     "purpose",
     "vague_name",
     "reaction_lead",
+    "drug_class",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
@@ -291,6 +292,12 @@ def resolve_attribute(text: str, gapped: bool = True) -> str | None:
         if loose.length > best.length and loose.value != best.value:
             return None
     return best.value
+
+
+def asked_drug_class(text: str) -> str | None:
+    """The class of drugs a question names, as written ("thuốc giảm đau", "kháng sinh"), or None."""
+    cue = scan_cues(text).first("drug_class")
+    return None if cue is None else " ".join(raw_words(text)[cue.start : cue.end])
 
 
 def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:

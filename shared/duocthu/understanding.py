@@ -150,7 +150,16 @@ def _apply_reverse_relation_cues(frame: QueryFrame, named: Sequence[str], cues: 
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
-    condition = _condition_after(cue, cues, find_conditions(" ".join(cues.tokens)))
+    # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
+    # about, not the patient's condition; the one left (or the population) is what excludes them.
+    found = find_conditions(" ".join(cues.tokens))
+    # right after the class cue, or sharing its last word ("thuốc giảm" + "giảm đau")
+    class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
+    classes = {c.normalized for c in found if c.start in class_starts}
+    if frame.condition is not None and frame.condition.normalized in classes:
+        frame = frame.model_copy(update={"condition": None, "indication": None})
+    kept = [c for c in found if c.start not in class_starts]
+    condition = _condition_after(cue, cues, kept) if kept or not classes else None
     return _reverse(frame, "condition_relation", cue.value, condition)
 
 

@@ -223,6 +223,13 @@ def test_condition_relation_reads_the_relation_section_never_the_indication(serv
     assert {"enalapril", "captopril"} <= {d.drug_id for d in turn.bundle.ranked_drugs}
 
 
+def test_a_class_in_a_relation_question_is_said_to_be_unfiltered(service: ChatService) -> None:
+    # The list comes from section text, never from the class: it must not read as "only these".
+    turn = service.turn("Người suy thận không nên dùng thuốc giảm đau nào?")
+    assert turn.bundle.ranked_drugs and "không lọc theo nhóm “thuốc giảm đau”" in turn.answer
+    assert "không lọc theo nhóm" not in service.turn("Thuốc nào gây ho khan?").answer
+
+
 def test_a_lay_word_finds_the_formularys_word(service: ChatService) -> None:
     # users write "máu", "men gan"; the formulary writes "huyết", "transaminase"
     hyperkalaemia = service.turn("Thuốc nào gây tăng kali máu?")

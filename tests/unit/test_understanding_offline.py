@@ -354,6 +354,32 @@ def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: Cata
     assert unnamed.needs_clarify and unnamed.drugs == ()
 
 
+@pytest.mark.parametrize(
+    ("message", "condition"),
+    [
+        ("Người bị gút nên tránh thuốc lợi tiểu nào?", "gút"),
+        ("Bị hen thì kiêng thuốc gì?", "hen"),
+        # the class the question names is not the patient's condition
+        ("Người suy thận không nên dùng thuốc giảm đau nào?", "suy thận"),
+        ("Phụ nữ có thai không nên dùng thuốc hạ sốt nào?", None),
+        ("Thuốc giảm đau nào gây loét dạ dày?", "loét dạ dày"),
+    ],
+)
+def test_which_drugs_to_avoid_is_never_an_indication_lookup(
+    resolver: CatalogDrugResolver, message: str, condition: str | None
+) -> None:
+    # Listing the drugs that treat gout for "which to avoid in gout" would invert the answer.
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type == "condition_relation" and frame.condition_relation != "indication"
+    assert (frame.condition.normalized if frame.condition else None) == condition
+
+
+def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:
+    for message in ("Khi dùng metformin nên tránh thuốc gì?", "Đang dùng warfarin kiêng thuốc gì?"):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_attribute", "tuong_tac_thuoc"), message
+
+
 def test_what_other_writers_asked_of_each_turn_type(resolver: CatalogDrugResolver) -> None:
     # a name half remembered is asked for, never looked up as written
     vague = understand_offline("Thuốc flu... gì đó uống bao nhiêu viên?", resolver)
