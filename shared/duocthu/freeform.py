@@ -67,9 +67,11 @@ def scored_text(item: EvidenceItem) -> str:
 
 
 def question_terms(query: str, candidates: Sequence[EvidenceItem]) -> list[str]:
-    """The question's distinct folded words, stop words and the drug's own name left out."""
+    """The question's distinct folded words, stop words, numbers and the drug's own name left out.
+    A number in a question is the patient's ("80 tuổi", "ClCr 25"): as a term it would pick the
+    part that happens to print it ("viên nén 80 mg")."""
     name = {word for item in candidates[:1] for word in folded_words(item.display_name)}
-    return [term for term in lexical_query_tokens(query) if term not in name]
+    return [term for term in lexical_query_tokens(query) if term not in name and not term.isdigit()]
 
 
 @lru_cache(maxsize=8192)

@@ -16,7 +16,7 @@ import pytest
 from duocthu.chunking import Chunk
 from duocthu.evals.free_form import default_gold, load_gold
 from duocthu.evidence import EvidenceBundle, EvidenceItem
-from duocthu.freeform import free_form, lexical_order, scored_text
+from duocthu.freeform import free_form, lexical_order, question_terms, scored_text
 from duocthu.packing import block_tokens
 from duocthu.policy import EvidencePolicy
 from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
@@ -159,6 +159,25 @@ def test_the_drug_name_orders_nothing(store: EdgeStore) -> None:
     bundle = offline(store, question="Zeta thì sao?")
     assert (bundle.decision, bundle.reason) == ("ABSTAIN", "insufficient_retrieval_score")
     assert bundle.ordering == "lexical:bm25; no reranker configured; no part shares a word with the question"
+
+
+def test_a_number_in_the_question_orders_nothing(tmp_path: Path) -> None:
+    # "80 tuổi" is the patient's age: it must not pick the part that prints "80 mg"
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            make_chunk("eta", "dang_thuoc_va_ham_luong", 0, "Viên nén 80 mg."),
+            make_chunk("eta", "than_trong", 0, "Người cao tuổi suy thận cần giảm liều."),
+        ],
+    )
+    try:
+        candidates = edge.find_by_drug("eta", chunk_kind="prose")
+        question = "Người 80 tuổi dùng eta được không?"
+        assert "80" not in question_terms(question, candidates)
+        assert [i.section_key for i in lexical_order(question, candidates, "bm25")] == ["than_trong"]
+    finally:
+        edge.close()
 
 
 def test_the_ordering_keeps_the_top_k(store: EdgeStore) -> None:
