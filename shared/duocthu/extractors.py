@@ -235,13 +235,17 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
 
     allergies: list[str] = []
     objects: set[int] = set()
+    stated: set[int] = set()  # "dị ứng" saying which medicine the patient is allergic to
     for cue in cues.all("allergy"):
         span = _object_after(cue, tokens, clauses)
         if len(span):
             allergies.append(" ".join(written[i] for i in span))
             objects.update(span)
+            # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
+            if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
+                stated.update(range(cue.start, cue.end))
 
-    conditions = find_conditions(text)
+    conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
     comorbid_starts = {c.end for c in cues.all("comorbidity")}
     comorbid = [
         c
@@ -275,6 +279,13 @@ def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
     """Every catalogue drug the turn names is named as a medicine the patient already takes:
     in "đang dùng warfarin, bị đau đầu thì dùng thuốc gì?" warfarin is context, not the subject."""
     return bool(named) and all(m.start in facts.current_medication_starts for m in named)
+
+
+def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """Every catalogue drug the turn names is the patient's: a medicine taken, or what the patient
+    is allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject)."""
+    mine = facts.current_medication_starts | facts.object_positions
+    return bool(named) and all(m.start in mine for m in named)
 
 
 # --- Names the catalogue does not know ---------------------------------------------------------

@@ -41,7 +41,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -260,11 +260,24 @@ class PatientProfile:
             anchors=tuple(anchors.values()),
         )
 
-    def warning_query(self) -> FacetQuery | None:
+    def warning_query(self, resolver: CatalogDrugResolver) -> FacetQuery | None:
         c = self.context
         terms = (*c.comorbidities, *c.allergies, *c.adverse_reactions, *_present(c.renal_function),
                  *_present(c.hepatic_function), *c.labs)  # fmt: skip
-        return _anchored("warnings", terms, self.stated_concepts(), own_phrases=True)
+        query = _anchored("warnings", terms, self.stated_concepts(), own_phrases=True)
+        # An allergy to a catalogue drug anchors on every name the formulary uses for it: a patient
+        # who writes "aspirin" is allergic to what the monographs call "acid acetylsalicylic".
+        allergens = [
+            Anchor(f"allergy:{match.drug_id}", names)
+            for text in c.allergies
+            for match in resolver.resolve(text)
+            if (names := drug_names(resolver, match.drug_id))
+        ]
+        if not allergens:
+            return query
+        if query is None:
+            return FacetQuery("warnings", FACET_SECTIONS["warnings"], "lexical", terms, tuple(allergens))
+        return replace(query, anchors=(*query.anchors, *allergens))
 
     def dosage_context_query(self) -> FacetQuery | None:
         c = self.context
@@ -274,7 +287,7 @@ class PatientProfile:
     def facet_queries(self, resolver: CatalogDrugResolver, candidate: str) -> list[FacetQuery]:
         queries = [
             self.interaction_query(resolver, candidate),
-            self.warning_query(),
+            self.warning_query(resolver),
             self.dosage_context_query(),
         ]
         if self.pregnant:

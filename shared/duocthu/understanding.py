@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.cues import ConditionMention, Cue, TurnCues, condition_asked, find_conditions, scan_cues
-from duocthu.extractors import extract_facts, only_current_medications
+from duocthu.cues import ConditionMention, Cue, TurnCues, condition_asked, scan_cues
+from duocthu.extractors import extract_facts, only_patient_facts
 from duocthu.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.policy.scope import looks_non_human, resolve_subject_scope
 from duocthu.prompt import MODEL_EXCLUDED_FIELDS
@@ -144,7 +144,9 @@ def _reverse(
     return frame.model_copy(update=update)
 
 
-def _apply_reverse_relation_cues(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+def _apply_reverse_relation_cues(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
     """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
     exclude X - never an indication lookup."""
     cue = cues.first("reverse_relation")
@@ -152,21 +154,21 @@ def _apply_reverse_relation_cues(frame: QueryFrame, named: Sequence[str], cues: 
         return frame
     # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
     # about, not the patient's condition; the one left (or the population) is what excludes them.
-    found = find_conditions(" ".join(cues.tokens))
     # right after the class cue, or sharing its last word ("thuốc giảm" + "giảm đau")
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
-    classes = {c.normalized for c in found if c.start in class_starts}
+    classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
-    kept = [c for c in found if c.start not in class_starts]
+    kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept) if kept or not classes else None
     return _reverse(frame, "condition_relation", cue.value, condition)
 
 
-def _apply_condition_candidate_cue(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+def _apply_condition_candidate_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
     """A known condition + "dùng thuốc gì" with no named drug: which drugs are indicated for it."""
     cue = cues.first("candidate")
-    conditions = find_conditions(" ".join(cues.tokens))
     if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
         return frame
     first = condition_asked(conditions, cues)
@@ -174,13 +176,14 @@ def _apply_condition_candidate_cue(frame: QueryFrame, named: Sequence[str], cues
     return _reverse(frame, kind, "indication", ConditionQuery(text=first.text, normalized=first.normalized))
 
 
-def _apply_broad_condition_cue(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+def _apply_broad_condition_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
     """No named drug + "thuốc điều trị X": a disease -> drugs question."""
     cue = cues.first("broad_condition")
     reverse_already = frame.turn_type in ("symptom_to_drug", "condition_to_drug")
     if named or frame.unknown_drugs or cue is None or cues.has("reverse_relation") or reverse_already:
         return frame
-    conditions = find_conditions(" ".join(cues.tokens))
     condition = _condition_after(cue, cues, conditions)
     if condition is None:
         return frame
@@ -188,7 +191,9 @@ def _apply_broad_condition_cue(frame: QueryFrame, named: Sequence[str], cues: Tu
     return _reverse(frame, "symptom_to_drug" if symptom else "condition_to_drug", "indication", condition)
 
 
-def _apply_named_drug_cues(frame: QueryFrame, named: Sequence[str], cues: TurnCues) -> QueryFrame:
+def _apply_named_drug_cues(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
     """A named drug + "có tác dụng gì" (what is it for) or + "gây X" / "có chống chỉ định": the
     relation the phrase asks, not an overview."""
     if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
@@ -201,7 +206,7 @@ def _apply_named_drug_cues(frame: QueryFrame, named: Sequence[str], cues: TurnCu
         update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
         if relation:
             update["condition_relation"] = relation
-            condition = _condition_after(cue, cues, find_conditions(" ".join(cues.tokens)))
+            condition = _condition_after(cue, cues, conditions)
             if condition is not None and frame.condition is None and cue.end < len(cues.tokens):
                 update["condition"] = condition
         if turn_type == "drug_to_condition":
@@ -218,15 +223,15 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
     facts = extract_facts(turn.wording, matches)
-    if facts.conditions and only_current_medications(facts, matches):
-        named = ()  # a condition is asked about; the patient's own medicines are context
+    if facts.conditions and only_patient_facts(facts, matches):
+        named = ()  # a condition is asked about; the patient's medicines and allergies are context
     for rule in (
         _apply_reverse_relation_cues,
         _apply_condition_candidate_cue,
         _apply_broad_condition_cue,
         _apply_named_drug_cues,
     ):
-        frame = rule(frame, named, cues)
+        frame = rule(frame, named, cues, facts.conditions)
     return frame
 
 

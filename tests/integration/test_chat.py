@@ -223,6 +223,14 @@ def test_condition_relation_reads_the_relation_section_never_the_indication(serv
     assert {"enalapril", "captopril"} <= {d.drug_id for d in turn.bundle.ranked_drugs}
 
 
+def test_an_allergy_to_a_candidate_flags_its_contraindication(service: ChatService) -> None:
+    # "aspirin" as the patient writes it; "acid acetylsalicylic" as the monographs do
+    turn = service.turn("Tôi bị dị ứng với aspirin, đau đầu uống gì?")
+    statuses = {s.drug_id: s.status for s in turn.bundle.candidate_statuses}
+    assert statuses["acid_acetylsalicylic"] == "CONTRAINDICATED"
+    assert statuses["ibuprofen"] == "CONTRAINDICATED"  # "… sau khi dùng acid acetylsalicylic"
+
+
 def test_a_class_in_a_relation_question_is_said_to_be_unfiltered(service: ChatService) -> None:
     # The list comes from section text, never from the class: it must not read as "only these".
     turn = service.turn("Người suy thận không nên dùng thuốc giảm đau nào?")

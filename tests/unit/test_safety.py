@@ -280,6 +280,19 @@ def test_a_medicine_never_counts_as_a_warning(store: EdgeStore, resolver: Catalo
     assert "Không phối hợp với pelmorin." not in texts(bundle)
 
 
+def test_an_allergy_to_a_catalogue_drug_anchors_on_its_formulary_names(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Given an allergy written as a brand ("Pelmor forte"), which no monograph text uses
+    profile = patient(allergies=["Pelmor forte"])
+    bundle = retrieve_patient_drug_context(store, resolver, ["pelmorin"], profile)
+    # Then the monograph's own name for it finds the hypersensitivity contraindication
+    assert facet(bundle, "pelmorin", "warnings") == ("CONTRAINDICATED", ["Quá mẫn với pelmorin."])
+    # An allergy the catalogue does not know still anchors on its own words only
+    unknown = retrieve_patient_drug_context(store, resolver, ["pelmorin"], patient(allergies=["penicilin"]))
+    assert unknown.candidate_statuses[0].status == "INSUFFICIENT_EVIDENCE"
+
+
 def test_not_a_contraindication_is_a_caution(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
     bundle = retrieve_patient_drug_context(store, resolver, ["feltamid"], patient(hepatic_function="suy gan"))
     status, found = facet(bundle, "feltamid", "warnings")

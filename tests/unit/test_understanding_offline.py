@@ -374,6 +374,17 @@ def test_which_drugs_to_avoid_is_never_an_indication_lookup(
     assert (frame.condition.normalized if frame.condition else None) == condition
 
 
+def test_an_allergy_to_a_medicine_is_the_patients_not_the_question(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Tôi bị dị ứng với aspirin, đau đầu uống gì?", resolver)
+    assert frame.condition is not None
+    assert (frame.turn_type, frame.drugs, frame.condition.normalized) == ("symptom_to_drug", (), "đau đầu")
+    assert frame.patient_context.allergies == ("aspirin",)
+    # an allergy to a medicine is no complaint to treat; an allergy to the weather is
+    antibiotic = understand_offline("Tôi dị ứng penicilin, thuốc kháng sinh nào dùng được?", resolver)
+    assert antibiotic.indication != "dị ứng"
+    assert understand_offline("Dị ứng thời tiết uống thuốc gì?", resolver).indication == "dị ứng"
+
+
 def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:
     for message in ("Khi dùng metformin nên tránh thuốc gì?", "Đang dùng warfarin kiêng thuốc gì?"):
         frame = understand_offline(message, resolver)

@@ -29,6 +29,7 @@ from duocthu.extractors import (
     asks_something,
     extract_facts,
     only_current_medications,
+    only_patient_facts,
     tells_only,
     unknown_names,
 )
@@ -328,7 +329,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         and not unknown
         and complaint
         and (_reverse_lookup(cues) or (attribute is None and not asks_something(text, cues)))
-        and only_current_medications(facts, named)
+        and only_patient_facts(facts, named)
     ):
         # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
         # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
