@@ -246,6 +246,13 @@ class ChatService:
                 "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
                 "là không có thuốc phù hợp hay thuốc nào cũng an toàn; hãy diễn đạt lại hoặc tra cứu thêm."
             )
+        if bundle.reason == "needs_clarification" and frame.condition_relation == "unknown":
+            # "thuốc nào cần chỉnh liều ở người suy thận": no section lists drugs that way
+            return (
+                "Tôi chỉ tra được theo một tình trạng các thuốc mà Dược thư nêu trong mục Chỉ định, "
+                "Tác dụng không mong muốn hoặc Chống chỉ định; câu hỏi này cần đọc từng chuyên luận. "
+                "Hãy hỏi về một thuốc cụ thể, ví dụ: “metformin dùng cho người suy thận được không?”."
+            )
         if bundle.reason == "needs_clarification":
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None

@@ -231,6 +231,14 @@ def test_an_allergy_to_a_candidate_flags_its_contraindication(service: ChatServi
     assert statuses["ibuprofen"] == "CONTRAINDICATED"  # "… sau khi dùng acid acetylsalicylic"
 
 
+def test_which_drugs_need_a_dose_change_is_never_answered_with_indications(service: ChatService) -> None:
+    # No section lists drugs by dose adjustment; the drugs that treat renal failure are wrong here.
+    turn = service.turn("Những thuốc nào cần chỉnh liều ở người suy thận?")
+    assert turn.frame is not None and turn.frame.condition_relation == "unknown"
+    assert (turn.decision, turn.bundle.ranked_drugs) == ("ABSTAIN", ())
+    assert "Hãy hỏi về một thuốc cụ thể" in turn.answer
+
+
 def test_a_class_in_a_relation_question_is_said_to_be_unfiltered(service: ChatService) -> None:
     # The list comes from section text, never from the class: it must not read as "only these".
     turn = service.turn("Người suy thận không nên dùng thuốc giảm đau nào?")

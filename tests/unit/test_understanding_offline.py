@@ -363,6 +363,7 @@ def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: Cata
         ("Người suy thận không nên dùng thuốc giảm đau nào?", "suy thận"),
         ("Phụ nữ có thai không nên dùng thuốc hạ sốt nào?", None),
         ("Thuốc giảm đau nào gây loét dạ dày?", "loét dạ dày"),
+        ("Thuốc nào không dùng cho trẻ dưới 12 tuổi?", None),
     ],
 )
 def test_which_drugs_to_avoid_is_never_an_indication_lookup(
