@@ -16,12 +16,14 @@ from functools import lru_cache
 from typing import Any
 
 from duocthu.evidence import EvidenceBundle, EvidenceItem
-from duocthu.sections import SECTION_HEADINGS, SECTION_ORDER
+from duocthu.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS, SECTION_ORDER
 from duocthu.settings import Settings
 from duocthu.vocabulary import SystemError
 
 log = logging.getLogger(__name__)
 
+# The free-form route's orderings (duocthu.freeform): its parts come ranked for the question.
+RANKED_ORDERINGS = ("lexical:", "rerank:")
 SAMPLE_NOTICE = "Lưu ý: đây là DỮ LIỆU MẪU do nhóm phát triển biên soạn, không dùng cho lâm sàng."
 VERIFY_NOTICE = (
     "⚠ CẦN ĐỐI CHIẾU BẢN IN/PDF: phần được đánh dấu dưới đây là bảng/hình hoặc nội dung đang bị cách ly; "
@@ -43,15 +45,27 @@ def citations_of(evidence: Sequence[EvidenceItem]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ref.citation() for item in evidence for ref in item.source_refs))
 
 
-def _grouped(evidence: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, list[EvidenceItem]]]:
-    """(first item, items) per drug and section, drugs in order of first appearance, sections in
-    book order, parts in part order."""
+def _grouped(
+    evidence: Sequence[EvidenceItem], by_relevance: bool = False
+) -> list[tuple[EvidenceItem, list[EvidenceItem]]]:
+    """(first item, items) per drug and section, drugs in order of first appearance, parts in part
+    order; sections in book order, or (`by_relevance`) in the order the route ranked them, so a
+    free-form answer leads with the part that answers, not with "Loại thuốc". Either way a quoted
+    contraindication comes before the rest of its drug's parts: read first, it cannot be missed
+    under a precaution that says "dùng thận trọng"."""
     drug_rank: dict[str, int] = {}
+    section_rank: dict[tuple[str, str], int] = {}
     for item in evidence:
         drug_rank.setdefault(item.drug_id, len(drug_rank))
-    ordered = sorted(
-        evidence, key=lambda i: (drug_rank[i.drug_id], SECTION_ORDER.get(i.section_key, 99), i.part_index)
-    )
+        section_rank.setdefault((item.drug_id, item.section_key), len(section_rank))
+
+    def section(item: EvidenceItem) -> tuple[bool, int]:
+        rank = section_rank[(item.drug_id, item.section_key)] if by_relevance else None
+        return item.section_key != CONTRAINDICATION_SECTION, (
+            SECTION_ORDER.get(item.section_key, 99) if rank is None else rank
+        )
+
+    ordered = sorted(evidence, key=lambda i: (drug_rank[i.drug_id], section(i), i.part_index))
     groups: list[tuple[EvidenceItem, list[EvidenceItem]]] = []
     for item in ordered:
         if groups and (groups[-1][0].drug_id, groups[-1][0].section_key) == (item.drug_id, item.section_key):
@@ -66,7 +80,8 @@ def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool, preface: Seq
     lines: list[str] = list(preface)
     if bundle.decision == "VERIFY_PDF":
         lines.append(VERIFY_NOTICE)
-    for first, items in _grouped(bundle.evidence):
+    ranked = (bundle.ordering or "").startswith(RANKED_ORDERINGS)
+    for first, items in _grouped(bundle.evidence, by_relevance=ranked):
         ref = first.source_refs[0]
         lines += [
             "",

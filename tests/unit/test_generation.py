@@ -54,6 +54,22 @@ def test_extractive_answer_groups_in_book_order_with_citations() -> None:
     assert text.endswith(SAMPLE_NOTICE)
 
 
+def test_a_free_form_answer_reads_in_its_ranked_order_contraindications_first() -> None:
+    ranked = [
+        item("than_trong", 0, "Thận trọng ở người suy thận."),
+        item("lieu_luong_va_cach_dung", 0, "Suy thận: giảm liều."),
+        item("loai_thuoc", 0, "Thuốc chống viêm không steroid."),
+        item("chong_chi_dinh", 0, "Suy thận nặng."),
+    ]
+    bundle = decide(ranked).model_copy(update={"ordering": "lexical:bm25; no reranker configured"})
+    text = extractive_answer(bundle, sample_data=False).text
+    headings = ["Chống chỉ định", "Thận trọng", "Liều lượng", "Loại thuốc"]
+    assert [text.index(h) for h in headings] == sorted(text.index(h) for h in headings)
+    # without a ranked ordering the sections keep book order, the contraindications still first
+    plain = extractive_answer(decide(ranked), sample_data=False).text
+    assert plain.index("Chống chỉ định") < plain.index("Loại thuốc") < plain.index("Thận trọng")
+
+
 def test_verify_pdf_answer_says_what_to_check() -> None:
     answer = extractive_answer(
         decide([*EVIDENCE, item("lieu_luong_va_cach_dung", 0, "Bảng", visual=True)]), sample_data=False
