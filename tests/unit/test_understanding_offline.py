@@ -870,6 +870,14 @@ def test_judged_labels_cover_the_kit_file_and_score_beside_the_title(resolver: C
     assert (dev.attribute_right, dev.judged, dev.judged_right, dev.title_agrees) == (0, 1, [1, 1, 1], 0)
 
 
+def test_never_attribute_scores_a_section_the_frame_must_not_name(resolver: CatalogDrugResolver) -> None:
+    understander = make_understander(resolver, OfflineFrameProvider())
+    row = {"id": "n1", "message": "Người suy thận có được chỉ định metformin không?", "expect": {}}
+    assert score_gold([{**row, "expect": {"never_attribute": "chi_dinh"}}], understander).correct == 1
+    indication = {**row, "message": "Metformin được chỉ định trong trường hợp nào?"}
+    assert score_gold([{**indication, "expect": {"never_attribute": "chi_dinh"}}], understander).correct == 0
+
+
 def test_a_conversation_row_is_understood_turn_by_turn(resolver: CatalogDrugResolver) -> None:
     understander = make_understander(resolver, OfflineFrameProvider())
     row = {

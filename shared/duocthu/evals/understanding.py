@@ -8,10 +8,11 @@
 Gold file (JSON lines): {"id", "category", "message", "history"?, "prior"?, "turns"?, "expect"}.
 "turns" are a conversation's earlier user turns: each is understood in order with the frame of the
 one before, as the chat does, and the message is scored with the last frame. Only the
-fields present in `expect` are scored: turn_type, drugs (as a set), attribute, unknown_drugs_contains
-(each string inside some unknown drug, folded), never_drugs, population, weight_kg, route,
-condition_relation, non_human (the subject scope; a non-human turn must also be out_of_scope with no
-clarifying question), needs_clarify. A question is correct when every scored field is.
+fields present in `expect` are scored: turn_type, drugs (as a set), attribute, never_attribute (a
+section the frame must not name: "có được chỉ định X không?" of a patient is never chỉ định alone),
+unknown_drugs_contains (each string inside some unknown drug, folded), never_drugs, population,
+weight_kg, route, condition_relation, non_human (the subject scope; a non-human turn must also be
+out_of_scope with no clarifying question), needs_clarify. A question is correct when every scored field is.
 
 ViMedAQA: each row's `title` is mapped (a data file) to what it asks: section keys (any is right),
 `overview` (no section, or an intro section, is right), `none` (no section is right) or `-`
@@ -54,6 +55,7 @@ FIELDS = (
     "turn_type",
     "drugs",
     "attribute",
+    "never_attribute",
     "unknown_drugs_contains",
     "never_drugs",
     "population",
@@ -75,6 +77,8 @@ def _field_ok(name: str, want: Any, frame: QueryFrame, message: str) -> bool:
         return set(frame.drugs) == set(want)
     if name == "never_drugs":
         return not set(frame.drugs) & set(want)
+    if name == "never_attribute":
+        return frame.attribute != want
     if name == "unknown_drugs_contains":
         have = [fold(u) for u in frame.unknown_drugs]
         return all(any(fold(w) in h for h in have) for w in want)
