@@ -78,7 +78,7 @@ def _field_ok(name: str, want: Any, frame: QueryFrame, message: str) -> bool:
     if name == "never_drugs":
         return not set(frame.drugs) & set(want)
     if name == "never_attribute":
-        return frame.attribute != want
+        return bool(frame.attribute != want)
     if name == "unknown_drugs_contains":
         have = [fold(u) for u in frame.unknown_drugs]
         return all(any(fold(w) in h for h in have) for w in want)
