@@ -9,7 +9,9 @@ A section cue may have gaps: "uống … như thế nào" matches its parts in o
 `MAX_GAP` words between them, because a product name (of any length) usually sits inside the
 question form ("uống Biginol như thế nào"). A gapped cue competes by the words it matched, not
 by the span it crosses, never marks the words in its gaps as question words, and is consulted
-only when no contiguous phrase names a section.
+only when no contiguous phrase names a section. A reverse-relation cue may have gaps for the same
+reason: a class or a population sits inside "chống chỉ định … thuốc … nào"; it counts only when
+no contiguous relation form is found.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ CueKind = Literal[
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
+GAPPED_KINDS = ("section", "reverse_relation")
 
 
 @lru_cache(maxsize=1)
@@ -134,14 +137,14 @@ def _check_value(kind: str, value: str) -> None:
 class _CueTables:
     contiguous: PhraseIndex[tuple[str, str]]
     parts: PhraseIndex[tuple[int, int]]  # (gapped cue, part number)
-    gapped: tuple[tuple[int, str], ...]  # gapped cue -> (number of parts, section key)
+    gapped: tuple[tuple[int, str, str], ...]  # gapped cue -> (number of parts, kind, value)
 
 
 @lru_cache(maxsize=1)
 def _cue_tables() -> _CueTables:
     index: PhraseIndex[tuple[str, str]] = PhraseIndex()
     parts: PhraseIndex[tuple[int, int]] = PhraseIndex()
-    gapped: list[tuple[int, str]] = []
+    gapped: list[tuple[int, str, str]] = []
     for row in _read_tsv("understanding_cues.tsv"):
         kind, value, phrase = row["kind"], (row.get("value") or "").strip(), row["phrase"]
         if kind not in CUE_KINDS:
@@ -151,11 +154,11 @@ def _cue_tables() -> _CueTables:
             index.add(phrase, (kind, value))
             continue
         pieces = [p.strip() for p in phrase.split(GAP)]
-        if kind != "section" or len(pieces) < 2 or not all(words(p) for p in pieces):
-            raise ValueError(f"understanding_cues.tsv: a gapped phrase must be a section cue: {phrase!r}")
+        if kind not in GAPPED_KINDS or len(pieces) < 2 or not all(words(p) for p in pieces):
+            raise ValueError(f"understanding_cues.tsv: a gapped phrase must be of {GAPPED_KINDS}: {phrase!r}")
         for number, piece in enumerate(pieces):
             parts.add(piece, (len(gapped), number))
-        gapped.append((len(pieces), value))
+        gapped.append((len(pieces), kind, value))
     return _CueTables(index, parts, tuple(gapped))
 
 
@@ -163,6 +166,12 @@ def _cue_tables() -> _CueTables:
 def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped section cues in the text: start at the first part, length = words matched. A part
     right after "không" is negated and does not count."""
+    return gapped_cues(text, "section")
+
+
+@lru_cache(maxsize=4096)
+def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
+    """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
     tables = _cue_tables()
     tokens = words(text)
     found: dict[int, dict[int, list[PhraseMatch[tuple[int, int]]]]] = {}
@@ -173,8 +182,8 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
         found.setdefault(cue, {}).setdefault(number, []).append(match)
     out = []
     for cue, by_part in found.items():
-        count, section = tables.gapped[cue]
-        if len(by_part) < count:
+        count, cue_kind, value = tables.gapped[cue]
+        if cue_kind != kind or len(by_part) < count:
             continue
         for first in by_part[0]:
             chain, end = [first], first.start + first.length
@@ -185,7 +194,7 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
                 chain.append(following[0])
                 end = following[0].start + following[0].length
             if len(chain) == count:
-                out.append(PhraseMatch(first.start, sum(m.length for m in chain), section))
+                out.append(PhraseMatch(first.start, sum(m.length for m in chain), value))
                 break
     return tuple(sorted(out, key=lambda m: m.start))
 
@@ -226,6 +235,13 @@ def scan_cues(text: str) -> TurnCues:
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()
     }
+    if "reverse_relation" not in by_kind:
+        # "người bị gút chống chỉ định thuốc lợi tiểu nào": a class or a population sits inside
+        # the form; the first gapped form found, spanning its first part only
+        gapped = gapped_cues(" ".join(tokens), "reverse_relation")
+        if gapped:
+            first = min(gapped, key=lambda m: m.start)
+            by_kind["reverse_relation"] = (Cue("reverse_relation", first.value, first.start, 1),)
     return TurnCues(tokens, by_kind)
 
 

@@ -90,6 +90,12 @@ def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
             ("amlodipin",),
             None,
         ),
+        (
+            "Người suy gan có chỉ định dùng atorvastatin được không?",
+            "drug_attribute",
+            ("atorvastatin",),
+            None,
+        ),
         ("Xin chào", "smalltalk", (), None),
         ("Giá paracetamol bao nhiêu tiền?", "out_of_scope", ("paracetamol",), None),
         ("Quên uống một liều metformin thì phải làm sao?", "out_of_scope", ("metformin",), None),
@@ -365,6 +371,10 @@ def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: Cata
         ("Phụ nữ có thai không nên dùng thuốc hạ sốt nào?", None),
         ("Thuốc giảm đau nào gây loét dạ dày?", "loét dạ dày"),
         ("Thuốc nào không dùng cho trẻ dưới 12 tuổi?", None),
+        # gapped forms: a class or a population inside the question form
+        ("Tăng kali máu thì chống chỉ định thuốc lợi tiểu nào?", "tăng kali máu"),
+        ("Mẹ bầu 3 tháng đầu phải kiêng kháng sinh nào ạ?", None),
+        ("Bị hen suyễn thì những thuốc huyết áp nào là CCĐ?", "hen"),
     ],
 )
 def test_which_drugs_to_avoid_is_never_an_indication_lookup(
@@ -385,6 +395,16 @@ def test_an_allergy_to_a_medicine_is_the_patients_not_the_question(resolver: Cat
     antibiotic = understand_offline("Tôi dị ứng penicilin, thuốc kháng sinh nào dùng được?", resolver)
     assert antibiotic.indication != "dị ứng"
     assert understand_offline("Dị ứng thời tiết uống thuốc gì?", resolver).indication == "dị ứng"
+
+
+def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
+    # "chống chỉ định … thuốc … nào" needs the which-drug words; a section asked alone is no list
+    for text in ("Chống chỉ định là gì?", "Thuốc này có chống chỉ định gì không?", "nên ăn gì, kiêng gì?"):
+        assert not scan_cues(text).has("reverse_relation"), text
+    relation = scan_cues("loét dạ dày thì chống chỉ định những thuốc gì").first("reverse_relation")
+    assert relation is not None and relation.value == "contraindication"
+    dose = scan_cues("trẻ em dùng thuốc nào thì phải hiệu chỉnh liều").first("reverse_relation")
+    assert dose is not None and dose.value == "unknown"
 
 
 def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:

@@ -288,12 +288,14 @@ def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
-    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
-    drug is a decision (the contraindications first), not what the drug is indicated for, which
-    alone would leave the contraindication out. Only the yes/no form about a patient: "X được chỉ
-    định trong trường hợp nào?" and "X có được chỉ định cho viêm họng không?" stay chỉ định."""
-    folded = " ".join(fold(t) for t in words(text))
-    yes_no = " duoc chi dinh " in f" {folded} " and folded.endswith("khong")
+    """ "Bệnh nhân suy thận có được chỉ định metformin không?", "Trẻ 5 tuổi có chỉ định aspirin được
+    không?": whether this patient may take the drug is a decision (the contraindications first),
+    not what the drug is indicated for, which alone would leave the contraindication out. Only the
+    yes/no form about a patient: "X được chỉ định trong trường hợp nào?" and "X có được chỉ định
+    cho viêm họng không?" stay chỉ định."""
+    folded = f' {" ".join(fold(t) for t in words(text))} '
+    asked = " duoc chi dinh " in folded or " co chi dinh " in folded
+    yes_no = asked and folded.endswith(" khong ")
     return yes_no and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
 
 
