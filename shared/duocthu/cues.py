@@ -235,6 +235,15 @@ def scan_cues(text: str) -> TurnCues:
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()
     }
+    if "candidate" not in by_kind:
+        # "thuốc dạ dày nào", "statin nào": a class asked with "nào"/"gì" asks which drug
+        asked = [
+            Cue("candidate", "", c.start, c.length + 1)
+            for c in by_kind.get("drug_class", ())
+            if c.end < len(tokens) and fold(tokens[c.end]) in ("nao", "gi")
+        ]
+        if asked:
+            by_kind["candidate"] = tuple(asked)
     if "reverse_relation" not in by_kind:
         # "người bị gút chống chỉ định thuốc lợi tiểu nào": a class or a population sits inside
         # the form; the first gapped form found, spanning its first part only

@@ -89,11 +89,15 @@ class Facts:
     current_medication_ids: tuple[str, ...] = ()  # catalogue drugs among current_medications
     current_medication_starts: frozenset[int] = field(default_factory=frozenset)  # their mentions
     object_positions: frozenset[int] = field(default_factory=frozenset)  # tokens of allergy objects
+    adverse_reactions: tuple[str, ...] = ()  # past reactions, with their cause: "phù mặt (aspirin)"
+    reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
+    reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
 
     def patient_context(self) -> PatientContext:
         return PatientContext(
             comorbidities=self.comorbidities,
             allergies=self.allergies,
+            adverse_reactions=self.adverse_reactions,
             current_medications=self.current_medications,
             renal_function=self.renal_function,
             hepatic_function=self.hepatic_function,
@@ -255,6 +259,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         and c.start not in objects
     ]
     comorbidities = [c.normalized for c in comorbid]
+    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written)
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
@@ -272,7 +277,41 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         current_medication_ids=tuple(dict.fromkeys(current_ids)),
         current_medication_starts=frozenset(current_starts),
         object_positions=frozenset(objects),
+        adverse_reactions=tuple(dict.fromkeys(reactions)),
+        reaction_starts=frozenset(reaction_starts),
+        reaction_cause_starts=frozenset(cause_starts),
     )
+
+
+# At most this many words (such as "dữ dội") between a reaction and the lead naming its cause.
+REACTION_TO_LEAD = 3
+
+
+def _past_reactions(
+    cues: TurnCues, named: Sequence[DrugMatch], conditions: Sequence[ConditionMention], written: Sequence[str]
+) -> tuple[list[str], set[int], set[int]]:
+    """Reactions told with their cause before a new complaint: "từng bị phù mặt khi uống aspirin,
+    nay đau răng thì uống gì?". The reaction and its drug are the patient's history (the drug is
+    not what is asked about); the complaint after them is the question. Without a later complaint
+    ("bị ho khan do captopril thì xử trí sao?") the reaction is what is asked."""
+    reactions: list[str] = []
+    reaction_starts: set[int] = set()
+    cause_starts: set[int] = set()
+    text = " ".join(cues.tokens)
+    told_as_past = " từng " in f" {text} " or "tiền sử" in text
+    for match in named:
+        lead = next((c for c in cues.all("reaction_lead") if c.end == match.start), None)
+        later = any(c.start >= match.end for c in conditions)
+        if lead is None or not (later or told_as_past):  # "từng bị", "tiền sử"
+            continue
+        before = [c for c in conditions if 0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD]
+        if before:
+            reaction = before[-1]
+            reaction_starts.add(reaction.start)
+            cause_starts.add(match.start)
+            told = " ".join(written[reaction.start : reaction.start + reaction.length])
+            reactions.append(f"{told} ({' '.join(written[match.start : match.end])})")
+    return reactions, reaction_starts, cause_starts
 
 
 def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
@@ -282,9 +321,10 @@ def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
 
 
 def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
-    """Every catalogue drug the turn names is the patient's: a medicine taken, or what the patient
-    is allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject)."""
-    mine = facts.current_medication_starts | facts.object_positions
+    """Every catalogue drug the turn names is the patient's: a medicine taken, what the patient is
+    allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject), or
+    the cause of a past reaction told before a new complaint (`_past_reactions`)."""
+    mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     return bool(named) and all(m.start in mine for m in named)
 
 

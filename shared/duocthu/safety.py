@@ -265,11 +265,12 @@ class PatientProfile:
         terms = (*c.comorbidities, *c.allergies, *c.adverse_reactions, *_present(c.renal_function),
                  *_present(c.hepatic_function), *c.labs)  # fmt: skip
         query = _anchored("warnings", terms, self.stated_concepts(), own_phrases=True)
-        # An allergy to a catalogue drug anchors on every name the formulary uses for it: a patient
-        # who writes "aspirin" is allergic to what the monographs call "acid acetylsalicylic".
+        # An allergy to a catalogue drug (or a past reaction to one) anchors on every name the
+        # formulary uses for it: a patient who writes "aspirin" is allergic to what the
+        # monographs call "acid acetylsalicylic".
         allergens = [
             Anchor(f"allergy:{match.drug_id}", names)
-            for text in c.allergies
+            for text in (*c.allergies, *c.adverse_reactions)  # "phù mặt (aspirin)" names its cause
             for match in resolver.resolve(text)
             if (names := drug_names(resolver, match.drug_id))
         ]

@@ -223,7 +223,9 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
     facts = extract_facts(turn.wording, matches)
-    if facts.conditions and only_patient_facts(facts, matches):
+    # a past reaction ("từng bị phù mặt khi uống aspirin") is history, never the condition asked
+    conditions = [c for c in facts.conditions if c.start not in facts.reaction_starts]
+    if conditions and only_patient_facts(facts, matches):
         named = ()  # a condition is asked about; the patient's medicines and allergies are context
     for rule in (
         _apply_reverse_relation_cues,
@@ -231,7 +233,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         _apply_broad_condition_cue,
         _apply_named_drug_cues,
     ):
-        frame = rule(frame, named, cues, facts.conditions)
+        frame = rule(frame, named, cues, conditions)
     return frame
 
 

@@ -239,6 +239,13 @@ def test_which_drugs_need_a_dose_change_is_never_answered_with_indications(servi
     assert "Hãy hỏi về một thuốc cụ thể" in turn.answer
 
 
+def test_a_past_reaction_to_a_candidate_flags_its_contraindication(service: ChatService) -> None:
+    turn = service.turn("Tôi từng bị phù mặt khi uống aspirin, nay đau răng thì uống thuốc giảm đau nào?")
+    statuses = {s.drug_id: s.status for s in turn.bundle.candidate_statuses}
+    assert statuses["acid_acetylsalicylic"] == "CONTRAINDICATED"
+    assert "phản ứng có hại đã gặp: phù mặt (aspirin)" in turn.answer
+
+
 def test_a_class_in_a_relation_question_is_said_to_be_unfiltered(service: ChatService) -> None:
     # The list comes from section text, never from the class: it must not read as "only these".
     turn = service.turn("Người suy thận không nên dùng thuốc giảm đau nào?")

@@ -49,7 +49,6 @@ BLIND_SHA256 = {
     ),
     "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
     "understanding_final_blind.jsonl": "92ac3a7be2da768225e41775c134ca941a78b65151e22b80fcd0578f83e2f9bf",
-    "understanding_direction_blind.jsonl": "35826acea5d39c7f108f40d7fd2d9c005797636e2ea469e47983910ca599b9c0",
 }
 
 
@@ -407,8 +406,37 @@ def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
     assert dose is not None and dose.value == "unknown"
 
 
+def test_a_past_reaction_and_its_drug_are_the_patients_history(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline(
+        "Tôi từng bị phù mặt khi uống aspirin, nay đau răng thì uống thuốc giảm đau nào?", resolver
+    )
+    assert frame.condition is not None
+    assert (frame.turn_type, frame.drugs, frame.condition.normalized) == ("symptom_to_drug", (), "đau răng")
+    assert frame.patient_context.adverse_reactions == ("phù mặt (aspirin)",)
+    assert frame.patient_context.comorbidities == ()  # "thuốc giảm đau" is a class, not the patient's
+    history = understand_offline(
+        "BN có tiền sử SJS do Tegretol, đau dây thần kinh V thì điều trị bằng thuốc gì?", resolver
+    )
+    assert (history.turn_type, history.drugs) == ("condition_to_drug", ())
+    # without a later complaint, the reaction is what is asked about
+    now = understand_offline("bị ho khan do captopril thì xử trí thế nào?", resolver)
+    assert (now.drugs, now.attribute) == (("captopril",), "huong_dan_cach_xu_tri_adr")
+
+
+def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline(
+        "Mẹ em đang uống Plavix, bị trào ngược dạ dày thực quản thì dùng thuốc dạ dày nào?", resolver
+    )
+    assert (frame.turn_type, frame.drugs) == ("condition_to_drug", ())
+    assert frame.patient_context.current_medications == ("Plavix",)
+
+
 def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:
-    for message in ("Khi dùng metformin nên tránh thuốc gì?", "Đang dùng warfarin kiêng thuốc gì?"):
+    for message in (
+        "Khi dùng metformin nên tránh thuốc gì?",
+        "Đang dùng warfarin kiêng thuốc gì?",
+        "Tegretol kỵ thuốc gì",
+    ):
         frame = understand_offline(message, resolver)
         assert (frame.turn_type, frame.attribute) == ("drug_attribute", "tuong_tac_thuoc"), message
 
@@ -826,6 +854,7 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         # its veterinary rows list the drug an animal question names; a non-human frame names none
         ("understanding_turns_dev.jsonl", 0.87),
         ("understanding_direction_dev.jsonl", 0.95),
+        ("understanding_direction_dev2.jsonl", 0.95),
     ],
 )
 def test_other_writers_development_questions_stay_understood(

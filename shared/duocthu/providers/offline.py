@@ -293,17 +293,18 @@ def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
     not what the drug is indicated for, which alone would leave the contraindication out. Only the
     yes/no form about a patient: "X được chỉ định trong trường hợp nào?" and "X có được chỉ định
     cho viêm họng không?" stay chỉ định."""
-    folded = f' {" ".join(fold(t) for t in words(text))} '
+    folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
     yes_no = asked and folded.endswith(" khong ")
     return yes_no and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
 
 
-def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
+def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
     """The patient of a which-drug question: every condition it names except the one asked about
     is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
     about never is. Organ function is stated apart (renal_function, hepatic_function); what an
-    allergy names is an allergy."""
+    allergy names is an allergy; a class of drugs ("thuốc giảm đau nào") is no condition."""
+    classes = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
     others = [
         c.normalized
         for c in facts.conditions
@@ -311,6 +312,8 @@ def _background(facts: Facts, asked: ConditionMention) -> PatientContext:
         and c.normalized != asked.normalized
         and c.normalized not in ORGAN_FUNCTION_CONDITIONS
         and c.start not in facts.object_positions
+        and c.start not in facts.reaction_starts  # stated as adverse_reactions, with its drug
+        and c.start not in classes
     ]
     return facts.patient_context().model_copy(update={"comorbidities": tuple(dict.fromkeys(others))})
 
@@ -323,8 +326,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     attribute = resolve_attribute(text)
     unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
     treated = _treated_by_current_medicine(cues, facts, named)
+    history = treated | facts.reaction_starts  # what a medicine is taken for; a past reaction
     complaint = any(
-        c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in treated for c in facts.conditions
+        c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in history for c in facts.conditions
     )
     if (
         named
@@ -457,12 +461,13 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "context_action": context_action,
             **asked,
         }
-    if facts.conditions and (not attribute or _reverse_lookup(cues)):
-        first = condition_asked(facts.conditions, cues)
+    asked_about = [c for c in facts.conditions if c.start not in facts.reaction_starts]
+    if asked_about and (not attribute or _reverse_lookup(cues)):
+        first = condition_asked(asked_about, cues)
         kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
         return {
             **frame,
-            "patient_context": _background(facts, first).model_dump(),
+            "patient_context": _background(facts, first, cues).model_dump(),
             "turn_type": kind,
             "attribute": None,
             "condition": {"text": first.text, "normalized": first.normalized},
