@@ -431,6 +431,29 @@ def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver)
     assert frame.patient_context.current_medications == ("Plavix",)
 
 
+def test_an_allergen_named_beside_another_drug_is_context(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Dị ứng aspirin thì có dùng ibuprofen được không?", resolver)
+    # ibuprofen's contraindications list the cross-allergy; aspirin is the patient's
+    assert (frame.drugs, frame.attribute) == (("ibuprofen",), "chong_chi_dinh")
+    assert frame.patient_context.allergies == ("aspirin",)
+    told = understand_offline("Tôi dị ứng aspirin.", resolver)
+    assert told.needs_clarify and told.drugs == () and "dị ứng" in (told.clarify_reason or "")
+
+
+def test_a_follow_up_keeps_the_relation_asked(resolver: CatalogDrugResolver) -> None:
+    # read as a new which-drug question it would list the drugs that treat renal failure
+    avoid = _conversation(resolver, "Người bị gút nên tránh thuốc nào?", "Còn người suy thận thì sao?")
+    assert (avoid.turn_type, avoid.condition_relation) == ("condition_relation", "contraindication")
+    assert avoid.population == "suy_than"
+    cause = _conversation(resolver, "Thuốc nào gây ho khan?", "còn phù chân?")
+    assert (cause.condition_relation, cause.condition.normalized if cause.condition else None) == (
+        "adverse_effect",
+        "phù",
+    )
+    treat = _conversation(resolver, "Thuốc nào trị gút?", "Còn tăng huyết áp thì sao?")
+    assert (treat.turn_type, treat.indication) == ("condition_to_drug", "tăng huyết áp")
+
+
 def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:
     for message in (
         "Khi dùng metformin nên tránh thuốc gì?",

@@ -40,6 +40,7 @@ from duocthu.sections import (
     DOSE_SECTION,
     INDICATION_SECTION,
     INTERACTION_SECTION,
+    RELATION_SECTIONS,
 )
 from duocthu.store.base import stop_words
 from duocthu.text import fold, words
@@ -57,6 +58,10 @@ ASK_ABOUT_DESCRIBED_PATIENT = (
 ASK_ABOUT_PATIENT = (
     "Tôi đã ghi nhận người bệnh đang dùng {names}. Bạn muốn hỏi gì? Ví dụ: bị một triệu chứng thì dùng "
     "thuốc nào, hoặc có dùng được một thuốc khác cùng {names} không."
+)
+ASK_ABOUT_ALLERGY = (
+    "Tôi đã ghi nhận người bệnh dị ứng hoặc từng có phản ứng với {names}. Bạn muốn hỏi gì? Ví dụ: bị một "
+    "triệu chứng thì dùng thuốc nào (mỗi thuốc tìm được sẽ được đối chiếu với {names})."
 )
 
 
@@ -97,9 +102,10 @@ def _named_turn(
         return "interaction", INTERACTION_SECTION
     if _dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
-    if attribute is None and any(c.kind == "disease" for c in facts.comorbid):
-        # "người bị hen có nên dùng X?": whether X may be used at all is the contraindications
-        # section first (a decision for this patient; the patient context goes with it).
+    if attribute is None and (facts.allergies or any(c.kind == "disease" for c in facts.comorbid)):
+        # "người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?": whether X
+        # may be used at all is the contraindications section first (a decision for this patient;
+        # the patient context goes with it). Cross-allergies are listed there.
         return "drug_attribute", CONTRAINDICATION_SECTION
     if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
         # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
@@ -299,6 +305,34 @@ def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
     return yes_no and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
 
 
+def _relation_kept(
+    turn: Turn, cues: TurnCues, asked_about: Sequence[ConditionMention], facts: Facts
+) -> dict[str, Any] | None:
+    """ "Người bị gút nên tránh thuốc nào?", then "còn người suy thận thì sao?": the same relation
+    of another condition or population. Read as a new which-drug question it would list the drugs
+    that treat renal failure: the inversion this guards against."""
+    prior = turn.prior
+    if (
+        prior is None
+        or prior.turn_type != "condition_relation"
+        or prior.condition_relation is None
+        or _reverse_lookup(cues)
+        or not (cues.leads("continue_lead") or cues.has("continue"))
+        or not (asked_about or facts.population)
+    ):
+        return None
+    relation = prior.condition_relation
+    first = condition_asked(asked_about, cues) if asked_about else None
+    return {
+        "turn_type": "condition_relation",
+        "condition_relation": relation,
+        "attribute": RELATION_SECTIONS.get(relation),
+        "condition": {"text": first.text, "normalized": first.normalized} if first else None,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }
+
+
 def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
     """The patient of a which-drug question: every condition it names except the one asked about
     is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
@@ -342,6 +376,11 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # patient_context); the question is which drug, for the condition. Without a condition
         # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject.
         named = ()
+    allergens = facts.object_positions | facts.reaction_cause_starts
+    if any(m.start not in allergens for m in named):
+        # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
+        # question is about ibuprofen (patient_context keeps the allergy)
+        named = tuple(m for m in named if m.start not in allergens)
     if attribute is None and (named or unknown):
         attribute = named_drug_attribute(cues)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
@@ -394,20 +433,22 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         and not unknown
         and attribute is None
         and not complaint
-        and only_current_medications(facts, named)
+        and only_patient_facts(facts, named)
         and not _reverse_lookup(cues)
         and not cues.has("interaction")
         and not asks_something(text, cues)
     ):
-        # "Tôi đang dùng warfarin": the patient, described; the question is still to come, and the
-        # next turn keeps this patient (a clarifying prior is always continued).
+        # "Tôi đang dùng warfarin", "Tôi dị ứng aspirin.": the patient, described; the question is
+        # still to come, and the next turn keeps this patient (a clarifying prior is always
+        # continued).
         names = ", ".join(m.matched_text for m in named)
+        template = ASK_ABOUT_PATIENT if only_current_medications(facts, named) else ASK_ABOUT_ALLERGY
         return {
             **frame,
             "drugs": [],
             "turn_type": "out_of_scope",
             "needs_clarify": True,
-            "clarify_reason": ASK_ABOUT_PATIENT.format(names=names),
+            "clarify_reason": template.format(names=names),
             "context_action": "new" if earlier else "none",
         }
     if drugs:
@@ -462,6 +503,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             **asked,
         }
     asked_about = [c for c in facts.conditions if c.start not in facts.reaction_starts]
+    kept = _relation_kept(turn, cues, asked_about, facts)
+    if kept is not None:
+        return {**frame, **kept}
     if asked_about and (not attribute or _reverse_lookup(cues)):
         first = condition_asked(asked_about, cues)
         kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
