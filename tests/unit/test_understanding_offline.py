@@ -49,6 +49,7 @@ BLIND_SHA256 = {
     ),
     "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
     "understanding_final_blind.jsonl": "92ac3a7be2da768225e41775c134ca941a78b65151e22b80fcd0578f83e2f9bf",
+    "understanding_direction_final_blind.jsonl": "2808b4897093bde2b3e30c6ea09b1d2d9e313485428cbe6a22c6c7d10d31a47b",
 }
 
 
