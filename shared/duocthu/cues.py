@@ -325,6 +325,12 @@ def asked_drug_class(text: str) -> str | None:
     return None if cue is None else " ".join(raw_words(text)[cue.start : cue.end])
 
 
+def avoids_combining(cues: TurnCues) -> bool:
+    """ "Đang dùng digoxin, tránh phối hợp với thuốc nào?": what to avoid together with the
+    patient's medicine is that medicine's interactions, not a which-drug question."""
+    return cues.has("interaction") and cues.has("reverse_relation")
+
+
 def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:
     """ "Xử trí" asked of adverse reactions is the ADR-management section: reactions named as such
     ("gặp tác dụng phụ do X thì xử trí thế nào?"), the section of the turn before ("có cách nào xử

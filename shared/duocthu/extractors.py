@@ -259,7 +259,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         and c.start not in objects
     ]
     comorbidities = [c.normalized for c in comorbid]
-    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written)
+    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
@@ -288,7 +288,11 @@ REACTION_TO_LEAD = 3
 
 
 def _past_reactions(
-    cues: TurnCues, named: Sequence[DrugMatch], conditions: Sequence[ConditionMention], written: Sequence[str]
+    cues: TurnCues,
+    named: Sequence[DrugMatch],
+    conditions: Sequence[ConditionMention],
+    written: Sequence[str],
+    clauses: Sequence[int],
 ) -> tuple[list[str], set[int], set[int]]:
     """Reactions told with their cause before a new complaint: "từng bị phù mặt khi uống aspirin,
     nay đau răng thì uống gì?". The reaction and its drug are the patient's history (the drug is
@@ -297,21 +301,42 @@ def _past_reactions(
     reactions: list[str] = []
     reaction_starts: set[int] = set()
     cause_starts: set[int] = set()
-    text = " ".join(cues.tokens)
-    told_as_past = " từng " in f" {text} " or "tiền sử" in text
+    text = f' {" ".join(cues.tokens)} '
+    told_as_past = any(f" {marker} " in text for marker in _PAST_MARKERS)
+
+    def past(start: int, end: int, match: DrugMatch) -> None:
+        reaction_starts.update(c.start for c in conditions if start <= c.start < end)
+        reaction_starts.add(start)
+        cause_starts.add(match.start)
+        reactions.append(f"{' '.join(written[start:end])} ({' '.join(written[match.start : match.end])})")
+
     for match in named:
+        # the reaction, then its cause: "phù mặt khi uống aspirin", "SJS do Tegretol"
         lead = next((c for c in cues.all("reaction_lead") if c.end == match.start), None)
-        later = any(c.start >= match.end for c in conditions)
-        if lead is None or not (later or told_as_past):  # "từng bị", "tiền sử"
+        if lead is not None and (told_as_past or any(c.start >= match.end for c in conditions)):
+            before = [c for c in conditions if 0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD]
+            if before:
+                past(before[-1].start, before[-1].start + before[-1].length, match)
+                continue
+        # the drug, then "bị" and the reaction, then a new complaint: "trước đây uống Tegretol bị
+        # phồng rộp da. Nay động kinh tái phát…" (told as past: without it, "uống X bị Y" is a
+        # reaction happening now, asked about). The reaction runs to the end of its clause.
+        said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
+        if said is None or not told_as_past or said.end >= len(clauses):
             continue
-        before = [c for c in conditions if 0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD]
-        if before:
-            reaction = before[-1]
-            reaction_starts.add(reaction.start)
-            cause_starts.add(match.start)
-            told = " ".join(written[reaction.start : reaction.start + reaction.length])
-            reactions.append(f"{told} ({' '.join(written[match.start : match.end])})")
+        end, clause = said.end, clauses[said.end]
+        while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
+            end += 1
+        if any(c.start >= end for c in conditions):
+            past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
+
+
+MAX_REACTION_WORDS = 5
+
+
+# Words that tell a reaction as past, before the complaint asked about now.
+_PAST_MARKERS = ("từng", "tiền sử", "trước đây", "ngưng", "ngừng", "đã ngưng", "đã ngừng")
 
 
 def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.cues import ConditionMention, Cue, TurnCues, condition_asked, scan_cues
+from duocthu.cues import ConditionMention, Cue, TurnCues, avoids_combining, condition_asked, scan_cues
 from duocthu.extractors import extract_facts, only_patient_facts
 from duocthu.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.policy.scope import looks_non_human, resolve_subject_scope
@@ -225,7 +225,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     facts = extract_facts(turn.wording, matches)
     # a past reaction ("từng bị phù mặt khi uống aspirin") is history, never the condition asked
     conditions = [c for c in facts.conditions if c.start not in facts.reaction_starts]
-    if conditions and only_patient_facts(facts, matches):
+    if conditions and only_patient_facts(facts, matches) and not avoids_combining(cues):
         named = ()  # a condition is asked about; the patient's medicines and allergies are context
     for rule in (
         _apply_reverse_relation_cues,

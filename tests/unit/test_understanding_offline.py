@@ -49,7 +49,6 @@ BLIND_SHA256 = {
     ),
     "understanding_turns_blind.jsonl": "e8a41e9a15361e10160aa64acf19abb31aca58a3d6e4a83e41492c58ff51825b",
     "understanding_final_blind.jsonl": "92ac3a7be2da768225e41775c134ca941a78b65151e22b80fcd0578f83e2f9bf",
-    "understanding_direction_final_blind.jsonl": "2808b4897093bde2b3e30c6ea09b1d2d9e313485428cbe6a22c6c7d10d31a47b",
 }
 
 
@@ -422,6 +421,18 @@ def test_a_past_reaction_and_its_drug_are_the_patients_history(resolver: Catalog
     # without a later complaint, the reaction is what is asked about
     now = understand_offline("bị ho khan do captopril thì xử trí thế nào?", resolver)
     assert (now.drugs, now.attribute) == (("captopril",), "huong_dan_cach_xu_tri_adr")
+    # the drug, then the reaction, told as past, then the complaint asked about now
+    stopped = understand_offline(
+        "Mẹ em uống Zyloric bị nổi ban đỏ ngứa khắp người phải ngưng, giờ lên cơn gút cấp, uống gì được ạ",
+        resolver,
+    )
+    assert (stopped.drugs, stopped.indication) == ((), "gút")
+    assert (
+        stopped.patient_context.adverse_reactions
+        and "Zyloric" in stopped.patient_context.adverse_reactions[0]
+    )
+    current = understand_offline("uống allopurinol bị phát ban thì xử lý sao", resolver)
+    assert (current.drugs, current.attribute) == (("allopurinol",), "huong_dan_cach_xu_tri_adr")
 
 
 def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver) -> None:
@@ -453,6 +464,16 @@ def test_a_follow_up_keeps_the_relation_asked(resolver: CatalogDrugResolver) -> 
     )
     treat = _conversation(resolver, "Thuốc nào trị gút?", "Còn tăng huyết áp thì sao?")
     assert (treat.turn_type, treat.indication) == ("condition_to_drug", "tăng huyết áp")
+
+
+def test_what_to_avoid_with_the_patients_medicine_is_its_interactions(resolver: CatalogDrugResolver) -> None:
+    # with a condition in the turn it once became "which drugs are contraindicated in atrial fibrillation"
+    frame = understand_offline("BN rung nhĩ 78t, đang dùng digoxin – tránh phối hợp với thuốc nào?", resolver)
+    assert (frame.turn_type, frame.drugs, frame.attribute) == (
+        "drug_attribute",
+        ("digoxin",),
+        "tuong_tac_thuoc",
+    )
 
 
 def test_what_to_avoid_with_a_named_drug_is_its_interactions(resolver: CatalogDrugResolver) -> None:
@@ -879,6 +900,7 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("understanding_turns_dev.jsonl", 0.87),
         ("understanding_direction_dev.jsonl", 0.95),
         ("understanding_direction_dev2.jsonl", 0.95),
+        ("understanding_direction_dev3.jsonl", 0.93),
     ],
 )
 def test_other_writers_development_questions_stay_understood(

@@ -18,6 +18,7 @@ from duocthu.cues import (
     ORGAN_FUNCTION_CONDITIONS,
     ConditionMention,
     TurnCues,
+    avoids_combining,
     condition_asked,
     managed_attribute,
     named_drug_attribute,
@@ -370,6 +371,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         and complaint
         and (_reverse_lookup(cues) or (attribute is None and not asks_something(text, cues)))
         and only_patient_facts(facts, named)
+        and not avoids_combining(cues)
     ):
         # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
         # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
