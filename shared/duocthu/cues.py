@@ -162,7 +162,6 @@ def _cue_tables() -> _CueTables:
     return _CueTables(index, parts, tuple(gapped))
 
 
-@lru_cache(maxsize=4096)
 def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped section cues in the text: start at the first part, length = words matched. A part
     right after "không" is negated and does not count."""

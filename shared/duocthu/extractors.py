@@ -106,6 +106,11 @@ class Facts:
         )
 
     @property
+    def complaints(self) -> tuple[ConditionMention, ...]:
+        """The conditions a question may ask about: all but the past reactions it tells."""
+        return tuple(c for c in self.conditions if c.start not in self.reaction_starts)
+
+    @property
     def states_patient(self) -> bool:
         """The turn describes a particular patient (so the answer is a decision for that patient)."""
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())

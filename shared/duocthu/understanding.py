@@ -154,7 +154,7 @@ def _apply_reverse_relation_cues(
         return frame
     # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
     # about, not the patient's condition; the one left (or the population) is what excludes them.
-    # right after the class cue, or sharing its last word ("thuốc giảm" + "giảm đau")
+    # A class condition starts right after its cue or shares its last word ("thuốc giảm" + "giảm đau").
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
@@ -223,8 +223,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
     facts = extract_facts(turn.wording, matches)
-    # a past reaction ("từng bị phù mặt khi uống aspirin") is history, never the condition asked
-    conditions = [c for c in facts.conditions if c.start not in facts.reaction_starts]
+    conditions = facts.complaints  # a past reaction ("từng bị phù mặt khi uống aspirin") is history
     if conditions and only_patient_facts(facts, matches) and not avoids_combining(cues):
         named = ()  # a condition is asked about; the patient's medicines and allergies are context
     for rule in (

@@ -504,7 +504,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "context_action": context_action,
             **asked,
         }
-    asked_about = [c for c in facts.conditions if c.start not in facts.reaction_starts]
+    asked_about = facts.complaints
     kept = _relation_kept(turn, cues, asked_about, facts)
     if kept is not None:
         return {**frame, **kept}
