@@ -324,6 +324,23 @@ def asked_drug_class(text: str) -> str | None:
     return None if cue is None else " ".join(raw_words(text)[cue.start : cue.end])
 
 
+def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
+    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe ("an toàn", "dùng
+    được"), every condition named is whom the drug is for (right after "cho người", "ở bệnh
+    nhân"), and nothing says "điều trị": not an indication lookup, which would list the drugs
+    that treat renal failure. "Bệnh nhân suy tim…, lựa chọn thuốc nào?" names the disease to
+    treat."""
+    folded = f" {' '.join(fold(t) for t in cues.tokens)} "
+    if not any(f" {word} " in folded for word in _SAFE_TO_USE):  # "thuốc dùng cho người THA" is treatment
+        return False
+    leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
+    return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
+
+
+# Words that ask whether a drug is safe for someone rather than what treats them (folded).
+_SAFE_TO_USE = ("an toan", "dung duoc", "uong duoc", "xai duoc")
+
+
 def avoids_combining(cues: TurnCues) -> bool:
     """ "Đang dùng digoxin, tránh phối hợp với thuốc nào?": what to avoid together with the
     patient's medicine is that medicine's interactions, not a which-drug question."""

@@ -33,6 +33,7 @@ from duocthu.reverse import (
     REVERSE_TURNS,
     Rerank,
     indication_of,
+    population_wordings,
     relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
@@ -40,6 +41,7 @@ from duocthu.reverse import (
 from duocthu.safety import with_patient_safety
 from duocthu.sections import INTRO_SECTIONS
 from duocthu.store import VectorStore
+from duocthu.text import asks_yes_or_no
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
 
 
@@ -218,6 +220,11 @@ class RetrievalService:
             return self.by_section(drug_id, "lieu_luong_va_cach_dung")
         if frame.turn_type == "drug_overview":
             return self.overview(drug_id)
+        if not frame.attribute and frame.population and asks_yes_or_no(query or ""):
+            # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
+            # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
+            # the part that names them is read
+            query = " ".join((query or "", *population_wordings(frame.population)))
         return self.retrieve_framed(
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )

@@ -478,6 +478,11 @@ def _population_phrases() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in by_population.items()}
 
 
+def population_wordings(population: str | None) -> tuple[str, ...]:
+    """How the formulary's sections name a population ("trẻ em", "trẻ dưới" for tre_em)."""
+    return _population_phrases().get(population or "", ())
+
+
 @lru_cache(maxsize=1)
 def _population_advice() -> dict[str, RelationSearch]:
     """Population -> its own section and the wordings there that advise against use."""
@@ -499,7 +504,7 @@ def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
     condition = indication_of(frame)
     known = frame.condition is not None and frame.condition.normalized
     if not known and frame.population:
-        return _population_phrases().get(frame.population, ()) or ((condition,) if condition else ())
+        return population_wordings(frame.population) or ((condition,) if condition else ())
     return (condition,) if condition else ()
 
 

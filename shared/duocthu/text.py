@@ -166,3 +166,9 @@ def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:
             best_span[(match.start, match.length)] = None
             kept.append(match)
     return sorted(kept, key=lambda m: m.start)
+
+
+def asks_yes_or_no(text: str) -> bool:
+    """A question closed by "không" ("dùng được không?", "có … không ạ?")."""
+    tail = [fold(t) for t in words(text)][-3:]
+    return "khong" in tail or "ko" in tail

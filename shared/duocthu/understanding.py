@@ -24,7 +24,15 @@ from pydantic import ValidationError
 
 from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.cues import ConditionMention, Cue, TurnCues, avoids_combining, condition_asked, scan_cues
+from duocthu.cues import (
+    ConditionMention,
+    Cue,
+    TurnCues,
+    avoids_combining,
+    condition_asked,
+    patient_qualifiers_only,
+    scan_cues,
+)
 from duocthu.extractors import extract_facts, only_patient_facts
 from duocthu.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.policy.scope import looks_non_human, resolve_subject_scope
@@ -172,8 +180,11 @@ def _apply_condition_candidate_cue(
     if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
         return frame
     first = condition_asked(conditions, cues)
+    asked = ConditionQuery(text=first.text, normalized=first.normalized)
+    if patient_qualifiers_only(conditions, cues):
+        return _reverse(frame, "condition_relation", "unknown", asked)
     kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
-    return _reverse(frame, kind, "indication", ConditionQuery(text=first.text, normalized=first.normalized))
+    return _reverse(frame, kind, "indication", asked)
 
 
 def _apply_broad_condition_cue(

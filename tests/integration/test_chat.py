@@ -190,6 +190,8 @@ def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService)
         "metformin có dùng được cho người suy thận không",
         "Người suy thận dùng metformin được không?",
         "Người suy thận có được chỉ định metformin không?",  # "chỉ định" as a verb: a decision
+        # "bé" is "trẻ em" in the formulary's words: the contraindication for under-2s is read
+        "Bé 2 tuổi bị tiêu chảy có dùng loperamid được không?",
     ],
 )
 def test_may_this_patient_take_it_reads_the_contraindications(service: ChatService, message: str) -> None:

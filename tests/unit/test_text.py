@@ -2,6 +2,7 @@ import unicodedata
 
 from duocthu.text import (
     PhraseIndex,
+    asks_yes_or_no,
     contains_phrase,
     find_phrase,
     fold,
@@ -58,3 +59,10 @@ def test_longest_spans_prefers_the_longer_phrase() -> None:
     index.add("acid acetylsalicylic", "aspirin")
     kept = longest_spans(index.matches(words("liều acid acetylsalicylic")))
     assert [m.value for m in kept] == ["aspirin"]
+
+
+def test_a_yes_or_no_question_ends_with_khong() -> None:
+    assert asks_yes_or_no("Bé 2 tuổi dùng loperamid được không?")
+    assert asks_yes_or_no("uong duoc ko a")
+    assert not asks_yes_or_no("Cháu bé bị giật cơ mặt thì phải làm gì ạ")
+    assert not asks_yes_or_no("Không dùng cho ai?")  # "không" early is no yes/no close

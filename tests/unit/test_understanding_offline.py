@@ -396,6 +396,18 @@ def test_an_allergy_to_a_medicine_is_the_patients_not_the_question(resolver: Cat
     assert understand_offline("Dị ứng thời tiết uống thuốc gì?", resolver).indication == "dị ứng"
 
 
+def test_which_drug_is_safe_for_a_patient_is_no_indication_lookup(resolver: CatalogDrugResolver) -> None:
+    safe = understand_offline("Thuốc nào an toàn cho người suy thận?", resolver)
+    assert (safe.turn_type, safe.condition_relation) == ("condition_relation", "unknown")
+    # "dùng cho người tăng huyết áp" is what treats them; a patient's disease to treat stays one
+    for message in (
+        "Thuốc nào dùng cho người tăng huyết áp?",
+        "Bệnh nhân suy tim có phù nhiều, lựa chọn thuốc nào?",
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.condition_relation) == ("condition_to_drug", "indication"), message
+
+
 def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
     # "chống chỉ định … thuốc … nào" needs the which-drug words; a section asked alone is no list
     for text in ("Chống chỉ định là gì?", "Thuốc này có chống chỉ định gì không?", "nên ăn gì, kiêng gì?"):
