@@ -330,8 +330,7 @@ def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCu
     nhân"), and nothing says "điều trị": not an indication lookup, which would list the drugs
     that treat renal failure. "Bệnh nhân suy tim…, lựa chọn thuốc nào?" names the disease to
     treat."""
-    folded = f" {' '.join(fold(t) for t in cues.tokens)} "
-    if not any(f" {word} " in folded for word in _SAFE_TO_USE):  # "thuốc dùng cho người THA" is treatment
+    if not asks_what_is_safe(cues):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
     return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
@@ -339,6 +338,12 @@ def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCu
 
 # Words that ask whether a drug is safe for someone rather than what treats them (folded).
 _SAFE_TO_USE = ("an toan", "dung duoc", "uong duoc", "xai duoc")
+
+
+def asks_what_is_safe(cues: TurnCues) -> bool:
+    """ "an toàn", "dùng được": the question asks what is safe, not what treats."""
+    folded = f" {' '.join(fold(t) for t in cues.tokens)} "
+    return any(f" {word} " in folded for word in _SAFE_TO_USE)
 
 
 def avoids_combining(cues: TurnCues) -> bool:
@@ -390,6 +395,20 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind]]:
             raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
         index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
     return index
+
+
+@lru_cache(maxsize=1)
+def _condition_kinds() -> dict[str, ConditionKind]:
+    kinds: dict[str, ConditionKind] = {}
+    for row in _read_tsv("condition_phrases.tsv"):
+        kind: ConditionKind = "symptom" if row["kind"] == "symptom" else "disease"
+        kinds.setdefault(fold(row["normalized"]), kind)
+    return kinds
+
+
+def condition_kind(normalized: str) -> ConditionKind | None:
+    """Whether a normalised condition ("đau", "đau thắt ngực") is a symptom or a disease, if known."""
+    return _condition_kinds().get(fold(normalized))
 
 
 # Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the

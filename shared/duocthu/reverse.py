@@ -35,6 +35,7 @@ from importlib import resources
 from typing import Any
 
 from duocthu.chunking import Chunk
+from duocthu.cues import condition_kind, find_conditions
 from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.frame import QueryFrame
 from duocthu.policy import EvidencePolicy, decide
@@ -252,6 +253,26 @@ def find_by_indication(
 SECONDARY_WEIGHT = 0.3
 
 
+def _inside_another_condition(text: str, start: int, length: int, wording: str) -> bool:
+    """Whether a symptom's mention at `start` is part of a disease of another name: "đau" inside
+    "đau thắt ngực" or "đau dây thần kinh" (data/condition_phrases.tsv) is not pain to relieve, so
+    amlodipin ranks below the analgesics for "giảm đau bằng thuốc gì". A symptom inside a symptom
+    ("đau" in "đau đầu") and a disease inside a disease ("loét dạ dày" in "viêm loét dạ dày tá
+    tràng") are the thing asked."""
+    if condition_kind(wording) != "symptom":
+        return False
+    asked = fold(wording)
+    return any(
+        c.kind == "disease"
+        and c.start <= start
+        and start + length <= c.start + c.length
+        and c.length > length
+        and fold(c.normalized) != asked
+        for c in find_conditions(text)
+    )
+
+
+
 def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:
@@ -271,7 +292,12 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
                 position, weight = phrase_position(item.text, phrase, lenient), 1.0
             else:
                 found = affirmed_positions(item.text, phrase, lenient)
-                direct = [i for i in found if not _after_state_lead(tokens, i, section_key)]
+                direct = [
+                    i
+                    for i in found
+                    if not _after_state_lead(tokens, i, section_key)
+                    and not _inside_another_condition(item.text, i, len(phrase), wording)
+                ]
                 if direct or not found:
                     position, weight = (direct[0] if direct else -1), 1.0
                 else:

@@ -28,6 +28,7 @@ from duocthu.cues import (
     ConditionMention,
     Cue,
     TurnCues,
+    asks_what_is_safe,
     avoids_combining,
     condition_asked,
     patient_qualifiers_only,
@@ -187,6 +188,25 @@ def _apply_condition_candidate_cue(
     return _reverse(frame, kind, "indication", asked)
 
 
+def _apply_safe_list_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """ "Thuốc kháng sinh nào dùng được cho trẻ em?": which drugs are safe for a population, with no
+    condition to treat. No section lists drugs that way: relation unknown, said so, never a
+    request to name a drug the user has not got."""
+    if (
+        named
+        or frame.unknown_drugs
+        or conditions
+        or not frame.population
+        or not cues.has("candidate")
+        or cues.has("reverse_relation")
+        or not asks_what_is_safe(cues)
+    ):
+        return frame
+    return _reverse(frame, "condition_relation", "unknown", None)
+
+
 def _apply_broad_condition_cue(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
@@ -240,6 +260,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     for rule in (
         _apply_reverse_relation_cues,
         _apply_condition_candidate_cue,
+        _apply_safe_list_cue,
         _apply_broad_condition_cue,
         _apply_named_drug_cues,
     ):

@@ -253,6 +253,27 @@ def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> 
         edge.close()
 
 
+def test_a_mention_inside_a_longer_condition_ranks_below_a_direct_one(tmp_path: Path) -> None:
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            # early and short, but "đau thắt ngực" is not pain to relieve
+            chunk("thuoc_a", 0, "Đau thắt ngực ổn định mạn tính."),
+            chunk(
+                "thuoc_b",
+                0,
+                "Điều trị triệu chứng các chứng đau mức độ nhẹ đến vừa, đau đầu, đau răng khi cần.",
+            ),
+        ],
+    )
+    try:
+        found = find_by_indication(edge, "đau")
+        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_a"]  # both listed, the analgesic first
+    finally:
+        edge.close()
+
+
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")

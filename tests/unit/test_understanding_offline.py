@@ -408,6 +408,19 @@ def test_which_drug_is_safe_for_a_patient_is_no_indication_lookup(resolver: Cata
         assert (frame.turn_type, frame.condition_relation) == ("condition_to_drug", "indication"), message
 
 
+def test_a_safe_list_for_a_population_and_a_worry_about_a_reaction(resolver: CatalogDrugResolver) -> None:
+    safe = understand_offline("Thuốc kháng sinh nào dùng được cho trẻ em?", resolver)
+    assert (safe.turn_type, safe.condition_relation, safe.needs_clarify) == (
+        "condition_relation",
+        "unknown",
+        False,
+    )
+    worry = understand_offline("Uống amoxicilin bị tiêu chảy có sao không?", resolver)
+    assert (worry.drugs, worry.attribute) == (("amoxicilin",), "huong_dan_cach_xu_tri_adr")
+    alternate = understand_offline("Có thể dùng paracetamol và ibuprofen xen kẽ cho trẻ không?", resolver)
+    assert alternate.turn_type == "interaction"
+
+
 def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
     # "chống chỉ định … thuốc … nào" needs the which-drug words; a section asked alone is no list
     for text in ("Chống chỉ định là gì?", "Thuốc này có chống chỉ định gì không?", "nên ăn gì, kiêng gì?"):
