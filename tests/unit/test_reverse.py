@@ -233,45 +233,39 @@ def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
         edge.close()
 
 
-def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> None:
+def found_in(tmp_path: Path, parts: Sequence[Chunk], phrase: str) -> list[EvidenceItem]:
+    """find_by_indication over a shard of just these parts."""
     edge = EdgeStore(tmp_path)
-    publish(
-        edge,
-        [
-            chunk("thuoc_a", 0, "Cắt cơn co giật do sốt ở trẻ em."),
-            chunk("thuoc_b", 0, "Giảm đau nhẹ đến vừa và hạ sốt ở người lớn và trẻ em, dùng khi cần thiết."),
-            # a patient group, not what the drug treats: early and short, yet ranked after
-            chunk("thuoc_c", 0, "Tăng huyết áp ở người sốt kéo dài."),
-        ],
-    )
+    publish(edge, list(parts))
     try:
-        found = find_by_indication(edge, "sốt")
-        # all listed (after "do" may stand the target itself), the direct mention first
-        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_c", "thuoc_a"]
-        assert found[0].score > 1 > found[1].score
+        return find_by_indication(edge, phrase)
     finally:
         edge.close()
+
+
+def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> None:
+    parts = [
+        chunk("thuoc_a", 0, "Cắt cơn co giật do sốt ở trẻ em."),
+        chunk("thuoc_b", 0, "Giảm đau nhẹ đến vừa và hạ sốt ở người lớn và trẻ em, dùng khi cần thiết."),
+        # a patient group, not what the drug treats: early and short, yet ranked after
+        chunk("thuoc_c", 0, "Tăng huyết áp ở người sốt kéo dài."),
+    ]
+    found = found_in(tmp_path, parts, "sốt")
+    # all listed (after "do" may stand the target itself), the direct mention first
+    assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_c", "thuoc_a"]
+    assert found[0].score > 1 > found[1].score
 
 
 def test_a_mention_inside_a_longer_condition_ranks_below_a_direct_one(tmp_path: Path) -> None:
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
-        [
-            # early and short, but "đau thắt ngực" is not pain to relieve
-            chunk("thuoc_a", 0, "Đau thắt ngực ổn định mạn tính."),
-            chunk(
-                "thuoc_b",
-                0,
-                "Điều trị triệu chứng các chứng đau mức độ nhẹ đến vừa, đau đầu, đau răng khi cần.",
-            ),
-        ],
-    )
-    try:
-        found = find_by_indication(edge, "đau")
-        assert [h.drug_id for h in found] == ["thuoc_b", "thuoc_a"]  # both listed, the analgesic first
-    finally:
-        edge.close()
+    parts = [
+        # early and short, but "đau thắt ngực" is not pain to relieve
+        chunk("thuoc_a", 0, "Đau thắt ngực ổn định mạn tính."),
+        chunk(
+            "thuoc_b", 0, "Điều trị triệu chứng các chứng đau mức độ nhẹ đến vừa, đau đầu, đau răng khi cần."
+        ),
+    ]
+    # both listed, the analgesic first
+    assert [h.drug_id for h in found_in(tmp_path, parts, "đau")] == ["thuoc_b", "thuoc_a"]
 
 
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
