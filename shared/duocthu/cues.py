@@ -62,6 +62,8 @@ CueKind = Literal[
     "vague_name",
     "reaction_lead",
     "drug_class",
+    "past",
+    "safe_to_use",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
@@ -336,14 +338,9 @@ def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCu
     return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
 
 
-# Words that ask whether a drug is safe for someone rather than what treats them (folded).
-_SAFE_TO_USE = ("an toan", "dung duoc", "uong duoc", "xai duoc")
-
-
 def asks_what_is_safe(cues: TurnCues) -> bool:
-    """ "an toàn", "dùng được": the question asks what is safe, not what treats."""
-    folded = f" {' '.join(fold(t) for t in cues.tokens)} "
-    return any(f" {word} " in folded for word in _SAFE_TO_USE)
+    """ "an toàn", "dùng được" (kind `safe_to_use`): the question asks what is safe, not what treats."""
+    return cues.has("safe_to_use")
 
 
 def avoids_combining(cues: TurnCues) -> bool:

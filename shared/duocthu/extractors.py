@@ -290,6 +290,8 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
 
 # At most this many words (such as "dữ dội") between a reaction and the lead naming its cause.
 REACTION_TO_LEAD = 3
+# At most this many words of a reaction told after its drug ("uống X bị phồng rộp da …").
+MAX_REACTION_WORDS = 5
 
 
 def _past_reactions(
@@ -306,8 +308,7 @@ def _past_reactions(
     reactions: list[str] = []
     reaction_starts: set[int] = set()
     cause_starts: set[int] = set()
-    text = f' {" ".join(cues.tokens)} '
-    told_as_past = any(f" {marker} " in text for marker in _PAST_MARKERS)
+    told_as_past = cues.has("past")  # "từng", "tiền sử", "trước đây", "ngưng"
 
     def past(start: int, end: int, match: DrugMatch) -> None:
         reaction_starts.update(c.start for c in conditions if start <= c.start < end)
@@ -336,12 +337,6 @@ def _past_reactions(
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
 
-
-MAX_REACTION_WORDS = 5
-
-
-# Words that tell a reaction as past, before the complaint asked about now.
-_PAST_MARKERS = ("từng", "tiền sử", "trước đây", "ngưng", "ngừng", "đã ngưng", "đã ngừng")
 
 
 def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
