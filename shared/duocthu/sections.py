@@ -33,6 +33,7 @@ ADR_SECTION = "tac_dung_khong_mong_muon"
 ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
+OVERDOSE_SECTION = "qua_lieu_va_xu_tri"
 assert {
     INDICATION_SECTION,
     CONTRAINDICATION_SECTION,
@@ -40,6 +41,7 @@ assert {
     ADR_MANAGEMENT_SECTION,
     DOSE_SECTION,
     INTERACTION_SECTION,
+    OVERDOSE_SECTION,
 } <= set(SECTION_KEYS)
 # Which drugs cause / exclude / treat a condition is answered from that relation's own section,
 # never another: "thuốc nào gây ho khan" must not list the drugs that treat a cough.

@@ -352,6 +352,13 @@ def test_a_drug_name_asked_alone_repeats_the_question_before(resolver: CatalogDr
     assert _conversation(resolver, "Metformin CCĐ khi nào?", "Gliclazid").turn_type == "drug_overview"
 
 
+def test_how_to_handle_it_for_another_drug_goes_on_with_the_reaction(resolver: CatalogDrugResolver) -> None:
+    adr = _conversation(resolver, "Thuốc nào gây ho khan?", "Captopril thì xử trí sao?")
+    assert (adr.drugs, adr.attribute) == (("captopril",), "huong_dan_cach_xu_tri_adr")
+    overdose = _conversation(resolver, "Quá liều paracetamol có biểu hiện gì?", "Ibuprofen thì xử trí sao?")
+    assert (overdose.drugs, overdose.attribute) == (("ibuprofen",), "qua_lieu_va_xu_tri")
+
+
 def test_after_an_overdose_how_to_handle_it_stays_on_the_overdose(resolver: CatalogDrugResolver) -> None:
     frame = _conversation(resolver, "Ngộ độc colchicin do quá liều có biểu hiện gì?", "Cấp cứu thế nào?")
     assert (frame.drugs, frame.attribute) == (("colchicin",), "qua_lieu_va_xu_tri")

@@ -37,10 +37,13 @@ from duocthu.extractors import (
 from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.sections import (
+    ADR_MANAGEMENT_SECTION,
+    ADR_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INDICATION_SECTION,
     INTERACTION_SECTION,
+    OVERDOSE_SECTION,
     RELATION_SECTIONS,
 )
 from duocthu.store.base import stop_words
@@ -56,6 +59,8 @@ ASK_ABOUT_DESCRIBED_PATIENT = (
     "Tôi đã ghi nhận thông tin người bệnh. Bạn muốn hỏi gì? Ví dụ: liều của một thuốc cho người bệnh "
     "này, hoặc bị một triệu chứng thì dùng thuốc nào."
 )
+# Sections whose subject a follow-up "X thì xử trí sao?" goes on handling for another drug.
+HANDLED_SECTIONS = frozenset({ADR_SECTION, ADR_MANAGEMENT_SECTION, OVERDOSE_SECTION})
 ASK_ABOUT_PATIENT = (
     "Tôi đã ghi nhận người bệnh đang dùng {names}. Bạn muốn hỏi gì? Ví dụ: bị một triệu chứng thì dùng "
     "thuốc nào, hoặc có dùng được một thuốc khác cùng {names} không."
@@ -391,6 +396,11 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
+    prior_section = turn.prior.attribute if turn.prior is not None else None
+    if attribute is None and named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
+        # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
+        # before, handled for this drug; after an overdose question, the overdose section
+        attribute = managed_attribute(prior_section, cues)
     drugs = [m.drug_id for m in named]
     prior = turn.prior
     with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
