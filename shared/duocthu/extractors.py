@@ -338,7 +338,6 @@ def _past_reactions(
     return reactions, reaction_starts, cause_starts
 
 
-
 def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
     """Every catalogue drug the turn names is named as a medicine the patient already takes:
     in "đang dùng warfarin, bị đau đầu thì dùng thuốc gì?" warfarin is context, not the subject."""

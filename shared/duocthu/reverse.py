@@ -272,7 +272,6 @@ def _inside_another_condition(text: str, start: int, length: int, wording: str) 
     )
 
 
-
 def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:

@@ -34,7 +34,7 @@ ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
 OVERDOSE_SECTION = "qua_lieu_va_xu_tri"
-assert {
+_NAMED = {
     INDICATION_SECTION,
     CONTRAINDICATION_SECTION,
     ADR_SECTION,
@@ -42,7 +42,9 @@ assert {
     DOSE_SECTION,
     INTERACTION_SECTION,
     OVERDOSE_SECTION,
-} <= set(SECTION_KEYS)
+}
+if not set(SECTION_KEYS) >= _NAMED:  # checked at import, also under python -O
+    raise ValueError(f"section_keys.tsv lacks {sorted(_NAMED - set(SECTION_KEYS))}")
 # Which drugs cause / exclude / treat a condition is answered from that relation's own section,
 # never another: "thuốc nào gây ho khan" must not list the drugs that treat a cough.
 RELATION_SECTIONS: dict[str, str] = {

@@ -47,7 +47,7 @@ from duocthu.sections import (
     RELATION_SECTIONS,
 )
 from duocthu.store.base import stop_words
-from duocthu.text import fold, words
+from duocthu.text import asks_yes_or_no, fold, words
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
 
 # Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
@@ -307,8 +307,11 @@ def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
     cho viêm họng không?" stay chỉ định."""
     folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
-    yes_no = asked and folded.endswith(" khong ")
-    return yes_no and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
+    return (
+        asked
+        and asks_yes_or_no(text)
+        and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
+    )
 
 
 def _relation_kept(
