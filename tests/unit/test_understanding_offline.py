@@ -467,6 +467,27 @@ def test_a_past_reaction_and_its_drug_are_the_patients_history(resolver: Catalog
     assert (current.drugs, current.attribute) == (("allopurinol",), "huong_dan_cach_xu_tri_adr")
 
 
+def test_a_reaction_told_with_its_drug_asks_for_its_adverse_reactions(resolver: CatalogDrugResolver) -> None:
+    for question in (
+        "Bị phù mạch khi uống Brufen thì sao?",
+        "Uống ibuprofen bị phù mạch thì sao?",
+        "Bị ho khi uống captopril?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_attribute", "tac_dung_khong_mong_muon"), question
+    # asked how to handle it: the management section; taken for it: what the drug is for
+    handled = understand_offline("Bị phù mạch khi uống ibuprofen phải làm sao?", resolver)
+    assert handled.attribute == "huong_dan_cach_xu_tri_adr"
+    treated = understand_offline("Uống paracetamol trị sốt được không?", resolver)
+    assert treated.attribute == "chi_dinh"
+
+
+def test_a_manufacturer_is_never_a_second_product(resolver: CatalogDrugResolver) -> None:
+    question = "Bệnh nhân hẹp động mạch chủ nặng có được dùng Amlor 5 Pfizer không?"
+    frame = understand_offline(question, resolver)
+    assert (frame.turn_type, frame.drugs, frame.unknown_drugs) == ("drug_attribute", ("amlodipin",), ())
+
+
 def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline(
         "Mẹ em đang uống Plavix, bị trào ngược dạ dày thực quản thì dùng thuốc dạ dày nào?", resolver

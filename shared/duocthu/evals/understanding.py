@@ -55,6 +55,7 @@ FIELDS = (
     "turn_type",
     "drugs",
     "attribute",
+    "asked",
     "never_attribute",
     "unknown_drugs_contains",
     "never_drugs",
@@ -77,6 +78,8 @@ def _field_ok(name: str, want: Any, frame: QueryFrame, message: str) -> bool:
         return set(frame.drugs) == set(want)
     if name == "never_drugs":
         return not set(frame.drugs) & set(want)
+    if name == "asked":  # a judged label: several acceptable sections, overview, open or none
+        return attribute_ok(want, frame)
     if name == "never_attribute":
         return bool(frame.attribute != want)
     if name == "unknown_drugs_contains":

@@ -26,6 +26,7 @@ from duocthu.cues import (
     scan_cues,
 )
 from duocthu.extractors import (
+    REACTION_TO_LEAD,
     Facts,
     asks_something,
     extract_facts,
@@ -299,6 +300,24 @@ def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]
     return any(m.start - lead.end in (0, 1) for lead in leads for m in named)
 
 
+def _reaction_told_with_drug(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """A reaction told with the drug it came with, and nothing else asked: "bị phù mạch khi uống
+    Brufen thì sao?", "uống allopurinol bị phát ban". Stricter than `_reaction_after_use`: the
+    reaction sits right before a lead naming the drug, or right after "bị" following the drug, and
+    no purpose word says it is what the drug is taken for ("uống X trị ho")."""
+    reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
+    if not named or not reactions or cues.has("purpose"):
+        return False
+    drug_starts = {m.start for m in named}
+    drug_ends = {m.end for m in named}
+    for lead in cues.all("reaction_lead"):
+        names_drug = any(lead.end + gap in drug_starts for gap in (0, 1))  # "khi uống (thuốc) X"
+        if names_drug and any(0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD for c in reactions):
+            return True
+    said = [c for c in cues.all("comorbidity") if any(c.start - end in (0, 1) for end in drug_ends)]
+    return any(c.start == cue.end for cue in said for c in reactions)
+
+
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
     """ "Bệnh nhân suy thận có được chỉ định metformin không?", "Trẻ 5 tuổi có chỉ định aspirin được
     không?": whether this patient may take the drug is a decision (the contraindications first),
@@ -399,6 +418,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
+    if attribute is None and _reaction_told_with_drug(cues, facts, named):
+        attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     prior_section = turn.prior.attribute if turn.prior is not None else None
     if attribute is None and named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
         # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
