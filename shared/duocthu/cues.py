@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -360,10 +360,16 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
     return attribute
 
 
-def named_drug_attribute(cues: TurnCues) -> str | None:
-    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR)."""
+def named_drug_attribute(cues: TurnCues, condition_starts: Iterable[int] = ()) -> str | None:
+    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
+    asking whether the drug treats something ("có trị", "có tác dụng") needs that something named
+    after it (`condition_starts`): "X có tác dụng giảm đau đầu không?"."""
+    after = sorted(condition_starts)
     for cue in cues.all("named_drug"):
-        attribute = cue.value.split(":")[1] if ":" in cue.value else ""
+        _, _, rest = cue.value.partition(":")
+        attribute, _, relation = rest.partition(":")
+        if relation == "indication" and not any(start >= cue.end for start in after):
+            continue
         if attribute:
             return attribute
     return None

@@ -28,6 +28,7 @@ SECTION_KEY_HINTS: dict[str, str] = {r["section_key"]: r["hint"] for r in _ROWS}
 
 # The sections the code itself names.
 INDICATION_SECTION = "chi_dinh"
+CAUTION_SECTION = "than_trong"
 CONTRAINDICATION_SECTION = "chong_chi_dinh"
 ADR_SECTION = "tac_dung_khong_mong_muon"
 ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"

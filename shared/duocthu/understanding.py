@@ -234,10 +234,12 @@ def _apply_named_drug_cues(
         attribute, _, relation = rest.partition(":")
         if frame.attribute not in (None, attribute):
             continue
+        if relation == "indication" and not any(c.start >= cue.end for c in conditions):
+            continue  # "X có tác dụng không?" names nothing it would treat
+        condition = _condition_after(cue, cues, conditions) if relation else None
         update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
         if relation:
             update["condition_relation"] = relation
-            condition = _condition_after(cue, cues, conditions)
             if condition is not None and frame.condition is None and cue.end < len(cues.tokens):
                 update["condition"] = condition
         if turn_type == "drug_to_condition":

@@ -1051,3 +1051,60 @@ def test_attribute_scoring_and_false_drugs(resolver: CatalogDrugResolver) -> Non
     named = QueryFrame(turn_type="drug_overview", drugs=("acid_acetylsalicylic",))
     assert false_drugs("Trường hợp không dùng thuốc Aspirin", named, catalog) == []
     assert false_drugs("Aspirinol là thuốc gì?", named, catalog) == ["acid_acetylsalicylic"]
+
+
+def test_a_medicine_taken_beside_another_asks_for_interactions(resolver: CatalogDrugResolver) -> None:
+    # a class or an unnamed medicine the patient takes, or two names joined by "cùng"
+    for question in (
+        "Người đang dùng thuốc chống đông có nên uống thêm ibuprofen không?",
+        "Tôi đang uống thuốc khác thì có bôi Benzyl benzoate cùng lúc được không?",
+        "Người đang uống ketoconazol cần lưu ý gì khi dùng thêm Alsiful S.R?",
+        "Dùng Bequantene cùng succinylcholin có ảnh hưởng gì không?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute) == ("interaction", "tuong_tac_thuoc"), question
+    spaced = understand_offline("Nên uống ciprofloxacin cách thuốc kháng acid bao lâu?", resolver)
+    assert (spaced.drugs, spaced.unknown_drugs, spaced.attribute) == (
+        ("ciprofloxacin",),
+        (),
+        "tuong_tac_thuoc",
+    )
+    # the patient's own medicine asked about is not a second one; a section asked outright stays
+    own = understand_offline("Tôi đang uống Aescin, cần lưu ý gì?", resolver)
+    assert (own.turn_type, own.attribute) == ("drug_attribute", "than_trong")
+    dose = understand_offline(
+        "Đang dùng thuốc huyết áp thì liều paracetamol cho người lớn là bao nhiêu?", resolver
+    )
+    assert dose.attribute == "lieu_luong_va_cach_dung"
+
+
+def test_whether_a_drug_treats_a_named_condition(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Amlodipin có tác dụng kiểm soát cơn đau thắt ngực không?", resolver)
+    assert (frame.turn_type, frame.attribute, frame.condition_relation) == (
+        "drug_to_condition",
+        "chi_dinh",
+        "indication",
+    )
+    assert frame.condition is not None and frame.condition.normalized == "đau thắt ngực"
+    # nothing named to treat: not an indication question
+    vague = understand_offline(
+        "Phenothiazin và thuốc amitriptylin có tác dụng liên quan như thế nào?", resolver
+    )
+    assert (vague.turn_type, vague.attribute) == ("interaction", "tuong_tac_thuoc")
+
+
+def test_article_style_questions_about_storage_contents_and_missed_doses(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for question, attribute in (
+        ("Có nên để thuốc omeprazol ở nơi có nắng chiếu trực tiếp không?", "do_on_dinh_va_bao_quan"),
+        ("Thuốc Carbogast bị ẩm mốc thì có còn dùng được không?", "do_on_dinh_va_bao_quan"),
+        ("Mỗi viên Bixicam chứa bao nhiêu mg meloxicam?", "dang_thuoc_va_ham_luong"),
+    ):
+        assert understand_offline(question, resolver).attribute == attribute, question
+    for question in (
+        "Khi nào nên bỏ qua liều omeprazol đã quên?",
+        "Kem Acyclovir Stella Cream do công ty nào sản xuất?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute) == ("out_of_scope", None), question

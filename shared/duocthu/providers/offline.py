@@ -40,6 +40,7 @@ from duocthu.providers import Deadline
 from duocthu.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
+    CAUTION_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INDICATION_SECTION,
@@ -93,19 +94,32 @@ def _dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: Query
 
 
 def _named_turn(
-    products: int, attribute: str | None, cues: TurnCues, facts: Facts, asks_more: bool = False
+    products: int,
+    attribute: str | None,
+    cues: TurnCues,
+    facts: Facts,
+    asks_more: bool = False,
+    with_other_medicine: bool = False,
 ) -> tuple[str, str | None]:
-    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names)."""
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names).
+    `with_other_medicine`: the patient takes a medicine besides them ("đang dùng thuốc chống đông",
+    "đang uống thuốc khác"), or the turn says two of them are taken together."""
     for_someone = bool(facts.population or facts.states_patient)
     if products >= 2 and (
         attribute == INTERACTION_SECTION
         or cues.has("interaction")
         or facts.current_medication_ids
+        or with_other_medicine
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
         # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
         # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
-        # says together ("dùng chung", "cùng lúc").
+        # says together ("dùng chung", "cùng lúc") or one is a medicine the patient already takes.
+        return "interaction", INTERACTION_SECTION
+    if with_other_medicine and (attribute in (None, CAUTION_SECTION) or cues.has("interaction")):
+        # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
+        # "X uống cùng thuốc kháng acid có giảm hấp thu không?": the drug beside a class or an
+        # unnamed medicine is its interactions; a section asked outright ("liều X") is kept.
         return "interaction", INTERACTION_SECTION
     if _dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
@@ -123,6 +137,37 @@ def _named_turn(
         # the whole monograph for it, where the intro sections would not hold the answer.
         return "drug_attribute", None
     return "drug_overview", None
+
+
+# Words that join two medicines taken together when they stand between them: "dùng X cùng Y".
+_TOGETHER_WORDS = frozenset({"cung", "kem"})
+# At most this many words between "cùng" and the class it joins: "uống cùng sữa hoặc thuốc …".
+_TOGETHER_TO_CLASS = 4
+
+
+def _with_other_medicine(
+    tokens: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
+) -> bool:
+    """The medicines asked about are taken beside another: the patient already takes a medicine
+    that is not one of them ("đang uống thuốc tránh thai", "đang dùng thuốc khác"), or "cùng"/"kèm"
+    joins one of them to another or to a class ("dùng Bequantene cùng succinylcholin", "uống cùng
+    thuốc kháng acid")."""
+    asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
+    for taken in map(fold, facts.current_medications):
+        names_one = any(a in taken for a in asked)
+        if (len(asked) >= 2 and names_one) or ("thuoc" in taken.split() and not names_one):
+            return True
+    positions = [m.start for m in named]
+    folded = [fold(t) for t in tokens]
+    for name in unknown:
+        first = fold(name).split()[0] if name.split() else ""
+        positions += [i for i, t in enumerate(folded) if t == first]
+    return any(
+        t in _TOGETHER_WORDS
+        and any(p < i for p in positions)
+        and (any(p > i for p in positions) or "thuoc" in folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS])
+        for i, t in enumerate(folded)
+    )
 
 
 def _continues(turn: Turn, cues: TurnCues, attribute: str | None, facts: Facts) -> bool:
@@ -411,7 +456,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # question is about ibuprofen (patient_context keeps the allergy)
         named = tuple(m for m in named if m.start not in allergens)
     if attribute is None and (named or unknown):
-        attribute = named_drug_attribute(cues)
+        attribute = named_drug_attribute(cues, (c.start for c in facts.complaints))
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
     reaction = _reaction_after_use(cues, facts, named)
@@ -489,7 +534,14 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         }
     if drugs:
         asks_more = _content_words(cues, named)
-        turn_type, attribute = _named_turn(len(drugs) + len(unknown), attribute, cues, facts, asks_more)
+        turn_type, attribute = _named_turn(
+            len(drugs) + len(unknown),
+            attribute,
+            cues,
+            facts,
+            asks_more,
+            _with_other_medicine(cues.tokens, facts, named, unknown),
+        )
         if (
             turn_type in ("drug_overview", "drug_attribute")
             and not attribute
@@ -523,7 +575,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
 
     context_action = "new" if earlier else "none"
     if unknown:
-        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts)
+        other = _with_other_medicine(cues.tokens, facts, named, unknown)
+        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, False, other)
         asked: dict[str, Any] = {}
         if turn.candidates.turn.suggestions:
             reason, replies = _suggestion_question(turn)
