@@ -1108,3 +1108,38 @@ def test_article_style_questions_about_storage_contents_and_missed_doses(
     ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.attribute) == ("out_of_scope", None), question
+
+
+def test_a_drug_used_for_a_purpose_asks_its_indications(resolver: CatalogDrugResolver) -> None:
+    for question in (
+        "Bị viêm mũi dị ứng có thể dùng thuốc Clorpheniramin để điều trị không?",
+        "Người bị say tàu xe có dùng Aleucin để giảm chóng mặt được không?",
+    ):
+        assert understand_offline(question, resolver).attribute == "chi_dinh", question
+    # a disease beside the complaint the drug is for: whether this patient may, contraindications first
+    ulcer = understand_offline("Bị loét dạ dày có dùng ibuprofen để giảm đau được không?", resolver)
+    assert ulcer.attribute == "chong_chi_dinh"
+    # what the patient's own medicine is taken for is not asked
+    own = understand_offline("Đang uống methotrexat trị viêm khớp, bị đau đầu uống gì?", resolver)
+    assert (own.turn_type, own.drugs) == ("symptom_to_drug", ())
+
+
+def test_a_reaction_with_an_unlisted_product_or_a_class_beside(resolver: CatalogDrugResolver) -> None:
+    reaction = understand_offline("Uống Belaf có thể bị tiêu chảy hay buồn nôn không?", resolver)
+    assert (reaction.unknown_drugs, reaction.attribute) == (("Belaf",), "tac_dung_khong_mong_muon")
+    joined = understand_offline(
+        "Dùng Biginol cùng thuốc ức chế MAO có thể gây ra vấn đề gì về huyết áp?", resolver
+    )
+    assert joined.attribute == "tuong_tac_thuoc"
+    changed = understand_offline(
+        "Phụ nữ đang uống thuốc tránh thai thì liều Aescin có cần thay đổi không?", resolver
+    )
+    assert changed.attribute == "tuong_tac_thuoc"
+    # "cùng thuốc gì": which drugs, the one drug's interaction section
+    which = understand_offline("Spironolacton không nên dùng cùng thuốc gì để tránh tăng kali?", resolver)
+    assert (which.turn_type, which.attribute) == ("drug_attribute", "tuong_tac_thuoc")
+    # drowsiness ("ngủ gà") is a person's, not a chicken's
+    driving = understand_offline(
+        "Người lái xe cần lưu ý gì khi dùng Baclofen vì thuốc có thể gây ngủ gà?", resolver
+    )
+    assert (driving.turn_type, driving.attribute) == ("drug_attribute", "than_trong")

@@ -10,7 +10,8 @@ post-conditions and prior-frame merge as a model's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from itertools import pairwise
+from typing import Any, Literal
 
 from duocthu.candidates import Turn
 from duocthu.catalog import DrugMatch
@@ -99,27 +100,32 @@ def _named_turn(
     cues: TurnCues,
     facts: Facts,
     asks_more: bool = False,
-    with_other_medicine: bool = False,
+    beside: Beside = None,
 ) -> tuple[str, str | None]:
-    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names).
-    `with_other_medicine`: the patient takes a medicine besides them ("đang dùng thuốc chống đông",
-    "đang uống thuốc khác"), or the turn says two of them are taken together."""
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
+    `beside` another medicine or not (`_beside_another_medicine`)."""
     for_someone = bool(facts.population or facts.states_patient)
     if products >= 2 and (
         attribute == INTERACTION_SECTION
         or cues.has("interaction")
         or facts.current_medication_ids
-        or with_other_medicine
+        or beside
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
         # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
         # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
         # says together ("dùng chung", "cùng lúc") or one is a medicine the patient already takes.
         return "interaction", INTERACTION_SECTION
-    if with_other_medicine and (attribute in (None, CAUTION_SECTION) or cues.has("interaction")):
+    if beside and (
+        attribute in (None, CAUTION_SECTION)
+        or cues.has("interaction")
+        or (beside == "joined" and attribute == ADR_SECTION)
+        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.tokens))
+    ):
         # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
-        # "X uống cùng thuốc kháng acid có giảm hấp thu không?": the drug beside a class or an
-        # unnamed medicine is its interactions; a section asked outright ("liều X") is kept.
+        # "X cùng thuốc ức chế MAO gây ra vấn đề gì?", "đang uống thuốc tránh thai thì liều X có
+        # cần thay đổi không?": the drug beside a class or an unnamed medicine is its
+        # interactions; any other section asked outright ("liều X bao nhiêu") is kept.
         return "interaction", INTERACTION_SECTION
     if _dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
@@ -143,31 +149,59 @@ def _named_turn(
 _TOGETHER_WORDS = frozenset({"cung", "kem"})
 # At most this many words between "cùng" and the class it joins: "uống cùng sữa hoặc thuốc …".
 _TOGETHER_TO_CLASS = 4
+_WHICH_WORDS = frozenset({"gi", "nao", "j"})
+# A dose changed because of another medicine: "liều X có cần thay đổi không?".
+_DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
+
+Beside = Literal["taken", "joined"] | None
 
 
-def _with_other_medicine(
+def _changes_dose(tokens: Sequence[str]) -> bool:
+    folded = [fold(t) for t in tokens]
+    return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
+
+
+def _beside_another_medicine(
     tokens: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
-) -> bool:
-    """The medicines asked about are taken beside another: the patient already takes a medicine
-    that is not one of them ("đang uống thuốc tránh thai", "đang dùng thuốc khác"), or "cùng"/"kèm"
-    joins one of them to another or to a class ("dùng Bequantene cùng succinylcholin", "uống cùng
-    thuốc kháng acid")."""
+) -> Beside:
+    """Whether the medicines asked about are taken beside another: "taken" when the patient
+    already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
+    thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
+    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid")."""
     asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
     for taken in map(fold, facts.current_medications):
         names_one = any(a in taken for a in asked)
         if (len(asked) >= 2 and names_one) or ("thuoc" in taken.split() and not names_one):
-            return True
-    positions = [m.start for m in named]
+            return "taken"
     folded = [fold(t) for t in tokens]
-    for name in unknown:
-        first = fold(name).split()[0] if name.split() else ""
-        positions += [i for i, t in enumerate(folded) if t == first]
-    return any(
+    positions = [start for start, _ in _product_spans(folded, named, unknown)]
+
+    def joins_class(i: int) -> bool:
+        # "cùng thuốc kháng acid", not "cùng thuốc gì" (which drugs: the one drug's section)
+        after = [*folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS], ""]
+        return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in _WHICH_WORDS
+
+    joined = any(
         t in _TOGETHER_WORDS
         and any(p < i for p in positions)
-        and (any(p > i for p in positions) or "thuoc" in folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS])
+        and (any(p > i for p in positions) or joins_class(i))
         for i, t in enumerate(folded)
     )
+    return "joined" if joined else None
+
+
+def _product_spans(
+    folded: Sequence[str], named: Sequence[DrugMatch], unknown: Sequence[str]
+) -> list[tuple[int, int]]:
+    """Where the products asked about stand: catalogue matches, and each unknown name found by
+    its words in the folded turn."""
+    spans = [(m.start, m.end) for m in named]
+    for name in unknown:
+        parts = fold(name).split()
+        spans += [
+            (i, i + len(parts)) for i in range(len(folded)) if list(folded[i : i + len(parts)]) == parts
+        ]
+    return spans
 
 
 def _continues(turn: Turn, cues: TurnCues, attribute: str | None, facts: Facts) -> bool:
@@ -330,37 +364,70 @@ def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[D
     return frozenset(c.end for c in cues.all("purpose") if c.start in ends)
 
 
-def _reaction_after_use(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
+def _reaction_after_use(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
     """A condition that happened on the drug, not the disease it was taken for: told after the drug
     or the verb of taking it ("uống captopril bị ho khan"), or before a cause or time lead that
     names the drug ("bị ho khan do captopril", "ban da khi đang uống carbamazepin"). Organ
-    function is never a reaction."""
-    uses = [m.start for m in named] + [c.start for c in cues.all("medicine")]
+    function is never a reaction. `products`: where the drugs asked about stand."""
+    uses = [start for start, _ in products] + [c.start for c in cues.all("medicine")]
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
     if not uses or not reactions:
         return False
     if any(c.start > min(uses) for c in reactions):
         return True
     leads = [c for c in cues.all("reaction_lead") if c.start > reactions[0].start]
-    return any(m.start - lead.end in (0, 1) for lead in leads for m in named)
+    return any(start - lead.end in (0, 1) for lead in leads for start, _ in products)
 
 
-def _reaction_told_with_drug(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> bool:
+# Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
+_BEFORE_REACTION = frozenset({"co", "the", "de", "hay"})
+
+
+def _reaction_told_with_drug(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
     """A reaction told with the drug it came with, and nothing else asked: "bị phù mạch khi uống
-    Brufen thì sao?", "uống allopurinol bị phát ban". Stricter than `_reaction_after_use`: the
-    reaction sits right before a lead naming the drug, or right after "bị" following the drug, and
-    no purpose word says it is what the drug is taken for ("uống X trị ho")."""
+    Brufen thì sao?", "uống allopurinol bị phát ban", "uống Belaf có thể bị tiêu chảy không?".
+    Stricter than `_reaction_after_use`: the reaction sits right before a lead naming the drug, or
+    right after "bị" following the drug, and no purpose word says it is what the drug is taken for
+    ("uống X trị ho")."""
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
-    if not named or not reactions or cues.has("purpose"):
+    if not products or not reactions or cues.has("purpose"):
         return False
-    drug_starts = {m.start for m in named}
-    drug_ends = {m.end for m in named}
+    starts = {start for start, _ in products}
     for lead in cues.all("reaction_lead"):
-        names_drug = any(lead.end + gap in drug_starts for gap in (0, 1))  # "khi uống (thuốc) X"
+        names_drug = any(lead.end + gap in starts for gap in (0, 1))  # "khi uống (thuốc) X"
         if names_drug and any(0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD for c in reactions):
             return True
-    said = [c for c in cues.all("comorbidity") if any(c.start - end in (0, 1) for end in drug_ends)]
-    return any(c.start == cue.end for cue in said for c in reactions)
+    folded = [fold(t) for t in cues.tokens]
+    for said in cues.all("comorbidity"):
+        between = [folded[end : said.start] for _, end in products if end <= said.start]
+        if any(set(words) <= _BEFORE_REACTION for words in between) and any(
+            c.start == said.end for c in reactions
+        ):
+            return True
+    return False
+
+
+_USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
+
+
+def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
+    """The drug used for a purpose: "bị viêm mũi dị ứng có dùng X để điều trị không?", "có dùng X
+    để giảm chóng mặt được không?" ask what X is indicated for. A disease the patient has beside
+    a complaint the drug would be for ("bị loét dạ dày có dùng ibuprofen để giảm đau không?")
+    leaves it a decision for that patient, where the contraindications come first."""
+    # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
+    ends = [end for start, end in products if start not in facts.current_medication_starts]
+    folded = [fold(t) for t in cues.tokens]
+
+    def follows_drug(start: int) -> bool:  # "dùng X để trị", "X dùng trị"; not "X nồng độ điều trị"
+        return any(end <= start and set(folded[end:start]) <= _USE_VERBS for end in ends)
+
+    purpose = next((c for c in cues.all("purpose") if follows_drug(c.start)), None)
+    if purpose is None:
+        return False
+    own_object = any(c.start + c.length > purpose.end for c in facts.conditions)  # "để giảm đau"
+    disease_beside = any(c.kind == "disease" and c.start < purpose.start for c in facts.comorbid)
+    return not (own_object and disease_beside)
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
@@ -459,11 +526,14 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         attribute = named_drug_attribute(cues, (c.start for c in facts.complaints))
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
-    reaction = _reaction_after_use(cues, facts, named)
+    products = _product_spans([fold(t) for t in cues.tokens], named, unknown)
+    if attribute is None and _asks_if_it_treats(cues, facts, products):
+        attribute = INDICATION_SECTION
+    reaction = _reaction_after_use(cues, facts, products)
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
-    if attribute is None and _reaction_told_with_drug(cues, facts, named):
+    if attribute is None and _reaction_told_with_drug(cues, facts, products):
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     prior_section = turn.prior.attribute if turn.prior is not None else None
     if attribute is None and named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
@@ -540,7 +610,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             cues,
             facts,
             asks_more,
-            _with_other_medicine(cues.tokens, facts, named, unknown),
+            _beside_another_medicine(cues.tokens, facts, named, unknown),
         )
         if (
             turn_type in ("drug_overview", "drug_attribute")
@@ -575,8 +645,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
 
     context_action = "new" if earlier else "none"
     if unknown:
-        other = _with_other_medicine(cues.tokens, facts, named, unknown)
-        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, False, other)
+        beside = _beside_another_medicine(cues.tokens, facts, named, unknown)
+        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, False, beside)
         asked: dict[str, Any] = {}
         if turn.candidates.turn.suggestions:
             reason, replies = _suggestion_question(turn)
