@@ -249,7 +249,10 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         span = _object_after(cue, tokens, clauses)
         if len(span):
             allergies.append(" ".join(written[i] for i in span))
-            objects.update(span)
+            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
+            # drug asked about (its contraindications list the hypersensitivity)
+            own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
+            objects.update(span[:2] if own else span)
             # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
             if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
                 stated.update(range(cue.start, cue.end))

@@ -1143,3 +1143,21 @@ def test_a_reaction_with_an_unlisted_product_or_a_class_beside(resolver: Catalog
         "Người lái xe cần lưu ý gì khi dùng Baclofen vì thuốc có thể gây ngủ gà?", resolver
     )
     assert (driving.turn_type, driving.attribute) == ("drug_attribute", "than_trong")
+
+
+def test_article_style_questions_about_a_patient_or_the_product(resolver: CatalogDrugResolver) -> None:
+    # allergic to the product's own ingredients: the product is asked about, its contraindications
+    own = understand_offline("Người dị ứng với thành phần của paracetamol có dùng được không?", resolver)
+    assert (own.drugs, own.attribute) == (("paracetamol",), "chong_chi_dinh")
+    # "bị bệnh tiểu đường": a disease the patient has, so whether they may take it
+    diabetic = understand_offline("Người bị bệnh tiểu đường có dùng được ibuprofen không?", resolver)
+    assert diabetic.attribute == "chong_chi_dinh"
+    # the maker named inside a dose question does not make it out of scope
+    dose = understand_offline(
+        "Có được tự ý uống nhiều hơn liều paracetamol mà nhà sản xuất khuyến cáo không?", resolver
+    )
+    assert (dose.turn_type, dose.attribute) == ("drug_attribute", "lieu_luong_va_cach_dung")
+    overdose = understand_offline(
+        "Thẩm tách máu có giúp ích trong điều trị quá liều Cetirizine không?", resolver
+    )
+    assert overdose.attribute == "qua_lieu_va_xu_tri"

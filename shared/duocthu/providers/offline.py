@@ -558,9 +558,10 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if not drugs and not unknown and not attribute and not facts.conditions and cues.has("smalltalk"):
         return {**frame, "turn_type": "smalltalk", "context_action": "new" if earlier else "none"}
     uncovered = {cue.value for cue in cues.all("not_covered")}
-    if uncovered - {"purchase"} or (uncovered and attribute is None):
-        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying is
-        # weak evidence: "mua X có cần đơn không?" asks about the regulatory section.
+    if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
+        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
+        # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
+        # section, "uống nhiều hơn liều nhà sản xuất khuyến cáo" about the dose.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
 
     # May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
