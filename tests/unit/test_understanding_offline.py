@@ -1161,3 +1161,20 @@ def test_article_style_questions_about_a_patient_or_the_product(resolver: Catalo
         "Thẩm tách máu có giúp ích trong điều trị quá liều Cetirizine không?", resolver
     )
     assert overdose.attribute == "qua_lieu_va_xu_tri"
+
+
+def test_a_complaint_told_as_what_happened_on_a_medicine_is_its_reaction(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # told in one breath after the medicine: its adverse reactions, never drugs "for" the bleeding
+    for question in ("Đang uống captopril bị ho khan", "Mẹ tôi đang uống warfarin bị chảy máu chân răng"):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_attribute", "tac_dung_khong_mong_muon"), question
+        assert len(frame.drugs) == 1
+    # a new complaint in its own clause, or asked which drug for it: the drug is the patient's context
+    for question in (
+        "Tôi đang dùng warfarin, bị đau đầu",
+        "Đang uống warfarin bị đau đầu thì uống thuốc gì?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.drugs) == ("symptom_to_drug", ()), question

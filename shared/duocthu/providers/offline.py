@@ -30,6 +30,7 @@ from duocthu.extractors import (
     REACTION_TO_LEAD,
     Facts,
     asks_something,
+    clause_ids,
     extract_facts,
     only_current_medications,
     only_patient_facts,
@@ -380,15 +381,17 @@ def _reaction_after_use(cues: TurnCues, facts: Facts, products: Sequence[tuple[i
 
 
 # Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
-_BEFORE_REACTION = frozenset({"co", "the", "de", "hay"})
+_BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma"})
 
 
-def _reaction_told_with_drug(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
+def _reaction_told_with_drug(
+    cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]], clauses: Sequence[int]
+) -> bool:
     """A reaction told with the drug it came with, and nothing else asked: "bị phù mạch khi uống
-    Brufen thì sao?", "uống allopurinol bị phát ban", "uống Belaf có thể bị tiêu chảy không?".
+    Brufen thì sao?", "uống allopurinol bị phát ban", "đang uống captopril mà bị ho khan".
     Stricter than `_reaction_after_use`: the reaction sits right before a lead naming the drug, or
-    right after "bị" following the drug, and no purpose word says it is what the drug is taken for
-    ("uống X trị ho")."""
+    right after "bị" following the drug in the same clause ("đang dùng warfarin, bị đau đầu" tells
+    a new complaint), and no purpose word says it is what the drug is taken for ("uống X trị ho")."""
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
     if not products or not reactions or cues.has("purpose"):
         return False
@@ -399,7 +402,11 @@ def _reaction_told_with_drug(cues: TurnCues, facts: Facts, products: Sequence[tu
             return True
     folded = [fold(t) for t in cues.tokens]
     for said in cues.all("comorbidity"):
-        between = [folded[end : said.start] for _, end in products if end <= said.start]
+        between = [
+            folded[end : said.start]
+            for _, end in products
+            if 0 < end <= said.start < len(clauses) and clauses[end - 1] == clauses[said.start]
+        ]
         if any(set(words) <= _BEFORE_REACTION for words in between) and any(
             c.start == said.end for c in reactions
         ):
@@ -504,18 +511,27 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     complaint = any(
         c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in history for c in facts.conditions
     )
+    clauses = clause_ids(text)
+    if len(clauses) != len(cues.tokens):  # tokenisers disagree (exotic text): one clause
+        clauses = [0] * len(cues.tokens)
+    told_reaction = _reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], clauses)
     if (
         named
         and not unknown
         and complaint
-        and (_reverse_lookup(cues) or (attribute is None and not asks_something(text, cues)))
+        and (
+            _reverse_lookup(cues)
+            or (attribute is None and not asks_something(text, cues) and not told_reaction)
+        )
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
     ):
         # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
         # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
         # patient_context); the question is which drug, for the condition. Without a condition
-        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject.
+        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject, and so
+        # is it when the complaint is told as what happened on it ("đang uống captopril bị ho
+        # khan": its adverse reactions, not a drug for the cough).
         named = ()
     allergens = facts.object_positions | facts.reaction_cause_starts
     if any(m.start not in allergens for m in named):
@@ -533,7 +549,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
-    if attribute is None and _reaction_told_with_drug(cues, facts, products):
+    if attribute is None and _reaction_told_with_drug(cues, facts, products, clauses):
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     prior_section = turn.prior.attribute if turn.prior is not None else None
     if attribute is None and named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
