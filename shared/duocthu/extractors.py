@@ -66,6 +66,8 @@ _QUESTION_WORDS = frozenset(
 # ("Má tui xài Plavix sau đặt stent.").
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
 # Sentence-final particles: never a medicine's name.
+# Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
+_FILLERS = frozenset({"con", "benh", "chung"})
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
 _RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
@@ -258,7 +260,9 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
                 stated.update(range(cue.start, cue.end))
 
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
+    # "bị gút", and with a filler word between: "đang bị cơn gút cấp", "bị bệnh tiểu đường"
     comorbid_starts = {c.end for c in cues.all("comorbidity")}
+    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in _FILLERS}
     comorbid = [
         c
         for c in conditions

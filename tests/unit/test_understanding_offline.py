@@ -1178,3 +1178,23 @@ def test_a_complaint_told_as_what_happened_on_a_medicine_is_its_reaction(
     ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.drugs) == ("symptom_to_drug", ()), question
+
+
+def test_more_article_style_questions(resolver: CatalogDrugResolver) -> None:
+    # a disease after a filler word is still the patient's
+    gout = understand_offline("Đang bị cơn gút cấp thì có được uống Allopurinol không?", resolver)
+    assert gout.attribute == "chong_chi_dinh"
+    # a maker and a form word between the drug and what it is used for
+    cream = understand_offline(
+        "Người bị Herpes môi tái phát có thể bôi Acyclovir Stella Cream để điều trị không?", resolver
+    )
+    assert (cream.drugs, cream.attribute) == (("aciclovir",), "chi_dinh")
+    # "ai không được dùng" is not made an indication question by "trong điều trị"
+    who = understand_offline("Ai không được dùng atorvastatin trong điều trị rối loạn mỡ máu?", resolver)
+    assert who.attribute == "chong_chi_dinh"
+    spaced = understand_offline("Nên uống kháng sinh tetracyclin cách Biviantac bao lâu?", resolver)
+    assert (spaced.turn_type, spaced.attribute) == ("interaction", "tuong_tac_thuoc")
+    stored = understand_offline(
+        "Cần cất thuốc Allopurinol ở đâu để trẻ nhỏ và vật nuôi trong nhà không với tới được?", resolver
+    )
+    assert (stored.turn_type, stored.attribute) == ("drug_attribute", "do_on_dinh_va_bao_quan")

@@ -183,9 +183,11 @@ def _beside_another_medicine(
         return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in _WHICH_WORDS
 
     joined = any(
-        t in _TOGETHER_WORDS
-        and any(p < i for p in positions)
-        and (any(p > i for p in positions) or joins_class(i))
+        any(p < i for p in positions)
+        and (
+            (t in _TOGETHER_WORDS and (any(p > i for p in positions) or joins_class(i)))
+            or (t == "cach" and i + 1 in positions)  # "uống tetracyclin cách Biviantac bao lâu"
+        )
         for i, t in enumerate(folded)
     )
     return "joined" if joined else None
@@ -426,8 +428,14 @@ def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[in
     ends = [end for start, end in products if start not in facts.current_medication_starts]
     folded = [fold(t) for t in cues.tokens]
 
+    # a maker or a form word may stand between: "bôi Acyclovir Stella Cream để điều trị"
+    unnamed = {i for c in cues.all("not_a_name") for i in range(c.start, c.end)}
+
     def follows_drug(start: int) -> bool:  # "dùng X để trị", "X dùng trị"; not "X nồng độ điều trị"
-        return any(end <= start and set(folded[end:start]) <= _USE_VERBS for end in ends)
+        return any(
+            end <= start and all(folded[i] in _USE_VERBS or i in unnamed for i in range(end, start))
+            for end in ends
+        )
 
     purpose = next((c for c in cues.all("purpose") if follows_drug(c.start)), None)
     if purpose is None:
