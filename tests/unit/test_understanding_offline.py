@@ -1198,3 +1198,15 @@ def test_more_article_style_questions(resolver: CatalogDrugResolver) -> None:
         "Cần cất thuốc Allopurinol ở đâu để trẻ nhỏ và vật nuôi trong nhà không với tới được?", resolver
     )
     assert (stored.turn_type, stored.attribute) == ("drug_attribute", "do_on_dinh_va_bao_quan")
+
+
+def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline("Crom trong Cosele giúp kiểm soát đường huyết như thế nào?", resolver)
+    assert (frame.turn_type, frame.unknown_drugs) == ("drug_attribute", ("Cosele",))
+    assert frame.attribute == "duoc_ly_va_co_che_tac_dung"
+    pregnant = understand_offline(
+        "Trong trường hợp nào bác sĩ mới cân nhắc dùng Aminoplasmal 10% cho thai phụ?", resolver
+    )
+    assert pregnant.attribute == "thoi_ky_mang_thai"

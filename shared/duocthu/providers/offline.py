@@ -162,6 +162,22 @@ def _changes_dose(tokens: Sequence[str]) -> bool:
     return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
 
 
+def _without_ingredients(tokens: Sequence[str], named: Sequence[DrugMatch], unknown: list[str]) -> list[str]:
+    """Unknown names less those that name an ingredient of another product: "Crom trong Cosele",
+    "dextromethorphan trong Atussin" ask about one product, never an interaction of two."""
+    folded = [fold(t) for t in tokens]
+    spans = _product_spans(folded, named, unknown)
+    starts = {start for start, _ in spans}
+
+    def ingredient(name: str) -> bool:
+        return any(
+            end < len(folded) and folded[end] == "trong" and end + 1 in starts
+            for _, end in _product_spans(folded, (), [name])
+        )
+
+    return [name for name in unknown if not ingredient(name)]
+
+
 def _beside_another_medicine(
     tokens: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
 ) -> Beside:
@@ -513,7 +529,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     named = turn.candidates.turn.matches
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
-    unknown = list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+    unknown = _without_ingredients(
+        cues.tokens, named, list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+    )
     treated = _treated_by_current_medicine(cues, facts, named)
     history = treated | facts.reaction_starts  # what a medicine is taken for; a past reaction
     complaint = any(
