@@ -170,7 +170,29 @@ def _apply_reverse_relation_cues(
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept) if kept or not classes else None
+    relieved = next((c for c in kept if c.start >= cue.end and _relieves(c)), None)
+    if cue.value == "adverse_effect" and relieved is not None:
+        # "thuốc nào làm giảm đau / làm hạ sốt": what relieves it, the indications; never the drugs
+        # that cause pain or fever
+        kind = "symptom_to_drug" if relieved.kind == "symptom" else "condition_to_drug"
+        return _reverse(
+            frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
+        )
     return _reverse(frame, "condition_relation", cue.value, condition)
+
+
+# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
+# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
+_RELIEF_VERBS = frozenset({"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong"})
+
+
+def _relieves(condition: ConditionMention) -> bool:
+    written, named = condition.text.split(), condition.normalized.split()
+    return (
+        bool(written)
+        and fold(written[0]) in _RELIEF_VERBS
+        and fold(named[0] if named else "") != fold(written[0])
+    )
 
 
 def _apply_condition_candidate_cue(

@@ -1214,3 +1214,20 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
         "Trong trường hợp nào bác sĩ mới cân nhắc dùng Aminoplasmal 10% cho thai phụ?", resolver
     )
     assert pregnant.attribute == "thoi_ky_mang_thai"
+
+
+def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrugResolver) -> None:
+    # "làm giảm đau" / "làm hạ sốt": drugs for pain or fever, never the drugs that cause them
+    for question, normalized in (
+        ("Thuốc nào làm giảm đau nhanh?", "đau"),
+        ("Thuốc nào làm hạ sốt cho trẻ?", "sốt"),
+    ):
+        frame = understand_offline(question, resolver)
+        assert frame.condition_relation == "indication", question
+        assert frame.condition is not None and frame.condition.normalized == normalized
+    # a condition whose own name starts with such a verb is still caused
+    for question in ("Thuốc nào gây hạ đường huyết?", "thuốc gì uống vào có thể làm kéo dài khoảng QT"):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "adverse_effect"), (
+            question
+        )
