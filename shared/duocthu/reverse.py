@@ -41,7 +41,7 @@ from duocthu.frame import QueryFrame
 from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
-from duocthu.sections import ADR_SECTION, INDICATION_SECTION, RELATION_SECTIONS
+from duocthu.sections import ADR_SECTION, CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
 from duocthu.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
@@ -547,6 +547,10 @@ def relation_searches(frame: QueryFrame) -> tuple[RelationSearch, ...]:
     advice = _population_advice().get(frame.population or "")
     if frame.condition_relation == "contraindication" and not known and advice is not None:
         searches.append(advice)
+    if frame.condition_relation == "contraindication" and known:
+        # "người bị gút nên tránh thuốc nào": a drug that names gout only under "Thận trọng"
+        # (furosemid) is listed too, after the contraindicated ones and under its own heading
+        searches.append(RelationSearch(CAUTION_SECTION, phrases))
     return tuple(searches)
 
 

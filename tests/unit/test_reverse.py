@@ -325,7 +325,7 @@ def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path
         edge.close()
 
 
-def avoid_question(text: str, population: str) -> QueryFrame:
+def avoid_question(text: str, population: str | None) -> QueryFrame:
     """The frame of "thuốc nào không được dùng cho <population>?"."""
     return QueryFrame(
         turn_type="condition_relation",
@@ -362,9 +362,10 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
     frame = avoid_question("phụ nữ có thai", "phu_nu_co_thai")
     searches = relation_searches(frame)
     assert [s.section_key for s in searches] == ["chong_chi_dinh", "thoi_ky_mang_thai"]
-    # a named condition, or a population without a section of its own, reads chống chỉ định only
-    known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
-    assert [s.section_key for s in relation_searches(known)] == ["chong_chi_dinh"]
+    # a named condition reads chống chỉ định, then thận trọng (listed after, under its heading);
+    # a population without a section of its own reads chống chỉ định only
+    known = frame.model_copy(update={"condition": ConditionQuery(text="gút", normalized="gút")})
+    assert [s.section_key for s in relation_searches(known)] == ["chong_chi_dinh", "than_trong"]
     children = frame.model_copy(update={"population": "tre_em", "condition": ConditionQuery(text="trẻ em")})
     assert [s.section_key for s in relation_searches(children)] == ["chong_chi_dinh"]
     adverse = frame.model_copy(update={"condition_relation": "adverse_effect"})
@@ -395,6 +396,29 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
         assert listed == [("thuoc_a", "chong_chi_dinh"), ("thuoc_b", "thoi_ky_mang_thai")]
         assert {(e.drug_id, e.section_key) for e in bundle.evidence} == set(listed)
         assert bundle.ordering == "keyword:chong_chi_dinh+thoi_ky_mang_thai"
+    finally:
+        edge.close()
+
+
+def test_a_condition_to_avoid_lists_the_cautioned_drugs_after_the_contraindicated(tmp_path: Path) -> None:
+    frame = avoid_question("gút", None).model_copy(
+        update={"condition": ConditionQuery(text="gút", normalized="gút")}
+    )
+    edge = EdgeStore(tmp_path)
+    publish(
+        edge,
+        [
+            chunk("thuoc_a", 0, "Tiền sử bệnh gút nặng.", section_key="chong_chi_dinh"),
+            chunk("thuoc_b", 0, "Theo dõi acid uric ở người có tiền sử bệnh gút.", section_key="than_trong"),
+            chunk("thuoc_c", 0, "Suy gan nặng.", section_key="than_trong"),
+        ],
+    )
+    try:
+        bundle = retrieve_by_relation(edge, relation_searches(frame))
+        assert [(d.drug_id, d.section_key) for d in bundle.ranked_drugs] == [
+            ("thuoc_a", "chong_chi_dinh"),
+            ("thuoc_b", "than_trong"),
+        ]
     finally:
         edge.close()
 
