@@ -360,15 +360,32 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
     return attribute
 
 
-def named_drug_attribute(cues: TurnCues, condition_starts: Iterable[int] = ()) -> str | None:
+# Words that may stand between a "does it treat" cue and the condition it names.
+_BEFORE_TREATED = frozenset(
+    {"duoc", "cac", "nhung", "benh", "chung", "con", "voi", "de", "lam", "giup"}
+    | {"cat", "giam", "ha", "tri", "dieu", "chua", "kiem", "soat", "phong", "ngua", "ngan", "het", "bot"}
+)
+
+
+def names_what_it_treats(cue: Cue, tokens: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
+    """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
+    (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
+    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient."""
+    return any(
+        end > cue.end and all(fold(t) in _BEFORE_TREATED for t in tokens[cue.end : max(start, cue.end)])
+        for start, end in spans
+    )
+
+
+def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]] = ()) -> str | None:
     """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
-    asking whether the drug treats something ("có trị", "có tác dụng") needs that something named
-    after it (`condition_starts`): "X có tác dụng giảm đau đầu không?"."""
-    after = sorted(condition_starts)
+    asking whether the drug treats something needs that something named right after it
+    (`names_what_it_treats`; `condition_spans`: the turn's complaints, start and end)."""
+    spans = tuple(condition_spans)
     for cue in cues.all("named_drug"):
         _, _, rest = cue.value.partition(":")
         attribute, _, relation = rest.partition(":")
-        if relation == "indication" and not any(start >= cue.end for start in after):
+        if relation == "indication" and not names_what_it_treats(cue, cues.tokens, spans):
             continue
         if attribute:
             return attribute

@@ -31,6 +31,7 @@ from duocthu.cues import (
     asks_what_is_safe,
     avoids_combining,
     condition_asked,
+    names_what_it_treats,
     patient_qualifiers_only,
     scan_cues,
 )
@@ -171,6 +172,18 @@ def _apply_reverse_relation_cues(
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept) if kept or not classes else None
     relieved = next((c for c in kept if c.start >= cue.end and _relieves(c)), None)
+    # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
+    # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
+    verb = fold(cues.tokens[cue.end]) if cue.end < len(cues.tokens) else ""
+    named_there = any(c.start == cue.end for c in kept)
+    if (
+        cue.value == "adverse_effect"
+        and relieved is None
+        and verb in _RELIEF_VERBS
+        and kept
+        and not named_there
+    ):
+        relieved = kept[0]
     if cue.value == "adverse_effect" and relieved is not None:
         # "thuốc nào làm giảm đau / làm hạ sốt": what relieves it, the indications; never the drugs
         # that cause pain or fever
@@ -256,7 +269,9 @@ def _apply_named_drug_cues(
         attribute, _, relation = rest.partition(":")
         if frame.attribute not in (None, attribute):
             continue
-        if relation == "indication" and not any(c.start >= cue.end for c in conditions):
+        if relation == "indication" and not names_what_it_treats(
+            cue, cues.tokens, [(c.start, c.start + c.length) for c in conditions]
+        ):
             continue  # "X có tác dụng không?" names nothing it would treat
         condition = _condition_after(cue, cues, conditions) if relation else None
         update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}

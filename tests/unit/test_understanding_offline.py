@@ -957,6 +957,8 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("understanding_direction_dev2.jsonl", 0.95),
         ("understanding_direction_dev3.jsonl", 0.93),
         ("vimedaqa_style_dev.jsonl", 0.87),
+        # the odd ids only were developed on; the even ids are a measurement (docs/quality.md)
+        ("understanding_direction_blind4.jsonl", 0.85),
         ("vimedaqa_style_dev2.jsonl", 0.87),
     ],
 )
@@ -1231,3 +1233,37 @@ def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrug
         assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "adverse_effect"), (
             question
         )
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
+        ("Ho khan về đêm mấy tuần nay, có thuốc nào làm giảm ho không?", "indication"),
+        ("Những thuốc nào có thể dẫn đến suy thận cấp?", "adverse_effect"),
+        ("Hay bị ho khan khi uống thuốc huyết áp nào?", "adverse_effect"),
+        ("ADR giảm bạch cầu hạt gặp ở thuốc nào?", "adverse_effect"),
+        ("Thuốc nào có hại cho người bị suy tim?", "contraindication"),
+    ],
+)
+def test_the_direction_of_a_which_drug_question(
+    resolver: CatalogDrugResolver, question: str, relation: str
+) -> None:
+    frame = understand_offline(question, resolver)
+    assert (frame.drugs, frame.condition_relation) == ((), relation)
+
+
+def test_whether_a_named_drug_treats_a_condition_never_reads_a_patient_as_one(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for question in (
+        "Amlodipin có dùng cho đau thắt ngực được không?",
+        "Spironolacton có tác dụng với suy tim không?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_to_condition", "chi_dinh"), question
+    # a patient between the words and the condition: whether this patient may take it
+    asthma = understand_offline("Paracetamol có dùng cho người bị hen được không?", resolver)
+    assert (asthma.turn_type, asthma.attribute) == ("drug_attribute", "chong_chi_dinh")
+    # a reaction after "bị" need not be a known condition to be handled
+    ankles = understand_offline("Mẹ em uống amlodipin bị phù hai cổ chân, nên làm gì ạ?", resolver)
+    assert ankles.attribute == "huong_dan_cach_xu_tri_adr"

@@ -409,9 +409,10 @@ def _reaction_told_with_drug(
     Brufen thì sao?", "uống allopurinol bị phát ban", "đang uống captopril mà bị ho khan".
     Stricter than `_reaction_after_use`: the reaction sits right before a lead naming the drug, or
     right after "bị" following the drug in the same clause ("đang dùng warfarin, bị đau đầu" tells
-    a new complaint), and no purpose word says it is what the drug is taken for ("uống X trị ho")."""
+    a new complaint), and no purpose word says it is what the drug is taken for ("uống X trị ho").
+    After "bị" the reaction need not be a known condition ("uống amlodipin bị phù hai cổ chân")."""
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
-    if not products or not reactions or cues.has("purpose"):
+    if not products or cues.has("purpose"):
         return False
     starts = {start for start, _ in products}
     for lead in cues.all("reaction_lead"):
@@ -425,9 +426,14 @@ def _reaction_told_with_drug(
             for _, end in products
             if 0 < end <= said.start < len(clauses) and clauses[end - 1] == clauses[said.start]
         ]
-        if any(set(words) <= _BEFORE_REACTION for words in between) and any(
-            c.start == said.end for c in reactions
-        ):
+        known = [c for c in facts.conditions if c.start == said.end]  # organ function is no reaction
+        told = any(c in reactions for c in known) or (
+            not known
+            and said.end < len(clauses)
+            and clauses[said.end] == clauses[said.start]
+            and folded[said.end] not in stop_words()
+        )
+        if told and any(set(words) <= _BEFORE_REACTION for words in between):
             return True
     return False
 
@@ -565,13 +571,15 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # question is about ibuprofen (patient_context keeps the allergy)
         named = tuple(m for m in named if m.start not in allergens)
     if attribute is None and (named or unknown):
-        attribute = named_drug_attribute(cues, (c.start for c in facts.complaints))
+        attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
     products = _product_spans([fold(t) for t in cues.tokens], named, unknown)
     if attribute is None and _asks_if_it_treats(cues, facts, products):
         attribute = INDICATION_SECTION
-    reaction = _reaction_after_use(cues, facts, products)
+    reaction = _reaction_after_use(cues, facts, products) or _reaction_told_with_drug(
+        cues, facts, products, clauses
+    )
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
