@@ -960,6 +960,7 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         # the odd ids only were developed on; the even ids are a measurement (docs/quality.md)
         ("understanding_direction_blind4.jsonl", 0.85),
         ("vimedaqa_style_dev2.jsonl", 0.87),
+        ("vimedaqa_style_dev3.jsonl", 0.82),
     ],
 )
 def test_other_writers_development_questions_stay_understood(
@@ -1267,3 +1268,19 @@ def test_whether_a_named_drug_treats_a_condition_never_reads_a_patient_as_one(
     # a reaction after "bị" need not be a known condition to be handled
     ankles = understand_offline("Mẹ em uống amlodipin bị phù hai cổ chân, nên làm gì ạ?", resolver)
     assert ankles.attribute == "huong_dan_cach_xu_tri_adr"
+
+
+def test_water_taken_with_a_drug_is_how_to_take_it_not_an_interaction(resolver: CatalogDrugResolver) -> None:
+    for question in (
+        "Khi uống paracetamol có cần uống nguyên viên cùng với một cốc nước đầy không?",
+        "Khi uống viên Betahistine, nên uống cùng với khoảng bao nhiêu ml nước?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert frame.attribute == "lieu_luong_va_cach_dung", question
+    # "theo đơn của bác sĩ" is how it was prescribed; "bán theo đơn" is its status
+    assert understand_offline(
+        "Barole có phải là thuốc bán theo đơn của bác sĩ không?", resolver
+    ).attribute == ("thong_tin_qui_che")
+    assert understand_offline("Azithromycin được thải trừ chủ yếu qua đường nào?", resolver).attribute == (
+        "duoc_dong_hoc"
+    )
