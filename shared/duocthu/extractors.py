@@ -65,9 +65,9 @@ _QUESTION_WORDS = frozenset(
 # In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
 # ("Má tui xài Plavix sau đặt stent.").
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
-# Sentence-final particles: never a medicine's name.
 # Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
 _FILLERS = frozenset({"con", "benh", "chung"})
+# Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
 _RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})

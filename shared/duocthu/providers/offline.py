@@ -546,14 +546,14 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     clauses = clause_ids(text)
     if len(clauses) != len(cues.tokens):  # tokenisers disagree (exotic text): one clause
         clauses = [0] * len(cues.tokens)
-    told_reaction = _reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], clauses)
+    # before any named drug is set aside as the patient's: a reaction told on it keeps it
+    told_first = _reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], clauses)
     if (
         named
         and not unknown
         and complaint
         and (
-            _reverse_lookup(cues)
-            or (attribute is None and not asks_something(text, cues) and not told_reaction)
+            _reverse_lookup(cues) or (attribute is None and not asks_something(text, cues) and not told_first)
         )
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
@@ -577,13 +577,12 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     products = _product_spans([fold(t) for t in cues.tokens], named, unknown)
     if attribute is None and _asks_if_it_treats(cues, facts, products):
         attribute = INDICATION_SECTION
-    reaction = _reaction_after_use(cues, facts, products) or _reaction_told_with_drug(
-        cues, facts, products, clauses
-    )
+    told_reaction = _reaction_told_with_drug(cues, facts, products, clauses)
+    reaction = told_reaction or _reaction_after_use(cues, facts, products)
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
-    if attribute is None and _reaction_told_with_drug(cues, facts, products, clauses):
+    if attribute is None and told_reaction:
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     prior_section = turn.prior.attribute if turn.prior is not None else None
     if attribute is None and named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
