@@ -403,6 +403,8 @@ def unknown_names(
         drug_ends.add(match.end)
     for condition in facts.conditions:
         blocked.update(range(condition.start, condition.start + condition.length))
+    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
+    blocked.update(c.end for c in cues.all("comorbidity"))
     for lead in cues.all("condition_lead"):
         # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
         end = lead.end

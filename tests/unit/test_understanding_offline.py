@@ -1284,3 +1284,15 @@ def test_water_taken_with_a_drug_is_how_to_take_it_not_an_interaction(resolver: 
     assert understand_offline("Azithromycin được thải trừ chủ yếu qua đường nào?", resolver).attribute == (
         "duoc_dong_hoc"
     )
+
+
+def test_what_a_patient_has_is_never_a_product(resolver: CatalogDrugResolver) -> None:
+    # "bị rash": a reaction, never a second product that would make it an interaction question
+    frame = understand_offline(
+        "BN đang dùng carbamazepin bị rash nghi SJS, hướng dẫn xử trí ADR này ra sao?", resolver
+    )
+    assert (frame.turn_type, frame.unknown_drugs, frame.attribute) == (
+        "drug_attribute",
+        (),
+        "huong_dan_cach_xu_tri_adr",
+    )
