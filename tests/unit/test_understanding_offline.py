@@ -713,7 +713,7 @@ def test_an_eponym_names_a_disease_never_a_product(
         ("Amiodaron có cần theo dõi ECG không?", "than_trong"),
         ("Có thể nghiền viên omeprazol cho bệnh nhân đặt sonde không?", "lieu_luong_va_cach_dung"),
         ("Salbutamol dạng MDI dùng thế nào?", "lieu_luong_va_cach_dung"),
-        ("What is the dose of paracetamol?", None),  # an English question word is no product
+        ("What is the dose of paracetamol?", "lieu_luong_va_cach_dung"),  # English words are no product
         ("Lasix gây mất kali không?", "tac_dung_khong_mong_muon"),  # an electrolyte, never a product
     ],
 )
@@ -1295,4 +1295,26 @@ def test_what_a_patient_has_is_never_a_product(resolver: CatalogDrugResolver) ->
         "drug_attribute",
         (),
         "huong_dan_cach_xu_tri_adr",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute"),
+    [
+        # clinicians' English words are conditions or plain words, never a second product
+        ("BN đang dùng captopril, có cough kéo dài, xử trí sao?", "huong_dan_cach_xu_tri_adr"),
+        ("BN dùng warfarin, INR 5, có bleeding nhẹ, xử trí?", "huong_dan_cach_xu_tri_adr"),
+        ("Dose paracetamol cho bé 10kg?", "lieu_luong_va_cach_dung"),
+    ],
+)
+def test_english_clinical_words_in_a_vietnamese_question(
+    resolver: CatalogDrugResolver, question: str, attribute: str
+) -> None:
+    frame = understand_offline(question, resolver)
+    assert (frame.unknown_drugs, frame.attribute) == ((), attribute)
+    assert frame.turn_type != "interaction"
+    gout = understand_offline("BN gout nên tránh thuốc nào?", resolver)
+    assert gout.condition is not None and (gout.condition.normalized, gout.condition_relation) == (
+        "gút",
+        "contraindication",
     )
