@@ -1126,6 +1126,9 @@ def test_a_drug_used_for_a_purpose_asks_its_indications(resolver: CatalogDrugRes
     # a disease beside the complaint the drug is for: whether this patient may, contraindications first
     ulcer = understand_offline("Bị loét dạ dày có dùng ibuprofen để giảm đau được không?", resolver)
     assert ulcer.attribute == "chong_chi_dinh"
+    # nor beside a population: whether they may take it is the decision
+    elderly = understand_offline("Có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?", resolver)
+    assert (elderly.population, elderly.attribute) == ("nguoi_cao_tuoi", None)
     # what the patient's own medicine is taken for is not asked
     own = understand_offline("Đang uống methotrexat trị viêm khớp, bị đau đầu uống gì?", resolver)
     assert (own.turn_type, own.drugs) == ("symptom_to_drug", ())

@@ -445,7 +445,10 @@ def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[in
     """The drug used for a purpose: "bị viêm mũi dị ứng có dùng X để điều trị không?", "có dùng X
     để giảm chóng mặt được không?" ask what X is indicated for. A disease the patient has beside
     a complaint the drug would be for ("bị loét dạ dày có dùng ibuprofen để giảm đau không?")
-    leaves it a decision for that patient, where the contraindications come first."""
+    leaves it a decision for that patient, where the contraindications come first; so does a
+    population ("có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?")."""
+    if facts.population:
+        return False
     # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
     ends = [end for start, end in products if start not in facts.current_medication_starts]
     folded = [fold(t) for t in cues.tokens]
