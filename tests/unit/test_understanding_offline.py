@@ -1247,6 +1247,9 @@ def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrug
         ("Hay bị ho khan khi uống thuốc huyết áp nào?", "adverse_effect"),
         ("ADR giảm bạch cầu hạt gặp ở thuốc nào?", "adverse_effect"),
         ("Thuốc nào có hại cho người bị suy tim?", "contraindication"),
+        # which drugs change another's effect: a list no section holds, said so
+        ("Thuốc nào làm giảm tác dụng của thuốc tránh thai?", "unknown"),
+        ("Thuốc nào tương tác với rượu?", "unknown"),
     ],
 )
 def test_the_direction_of_a_which_drug_question(
