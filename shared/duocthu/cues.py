@@ -206,6 +206,7 @@ class TurnCues:
 
     tokens: tuple[str, ...]
     by_kind: dict[str, tuple[Cue, ...]]
+    folded: tuple[str, ...]  # the tokens with marks stripped: what rules match words against
 
     def all(self, kind: CueKind) -> tuple[Cue, ...]:
         return self.by_kind.get(kind, ())
@@ -252,7 +253,7 @@ def scan_cues(text: str) -> TurnCues:
         if gapped:
             first = min(gapped, key=lambda m: m.start)
             by_kind["reverse_relation"] = (Cue("reverse_relation", first.value, first.start, 1),)
-    return TurnCues(tokens, by_kind)
+    return TurnCues(tokens, by_kind, tuple(fold(t) for t in tokens))
 
 
 # Words that may stand between "không" and the use it negates: "không được", "không nên",
@@ -367,12 +368,12 @@ _BEFORE_TREATED = frozenset(
 )
 
 
-def names_what_it_treats(cue: Cue, tokens: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
+def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
     """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
     (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
     between them ("X có dùng cho người bị hen không?") makes it a decision for that patient."""
     return any(
-        end > cue.end and all(fold(t) in _BEFORE_TREATED for t in tokens[cue.end : max(start, cue.end)])
+        end > cue.end and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
         for start, end in spans
     )
 
@@ -385,7 +386,7 @@ def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, in
     for cue in cues.all("named_drug"):
         _, _, rest = cue.value.partition(":")
         attribute, _, relation = rest.partition(":")
-        if relation == "indication" and not names_what_it_treats(cue, cues.tokens, spans):
+        if relation == "indication" and not names_what_it_treats(cue, cues.folded, spans):
             continue
         if attribute:
             return attribute

@@ -150,9 +150,11 @@ def tells_only(text: str, cues: TurnCues) -> bool:
     return "?" not in text and not any(t in _QUESTION_WORDS for t in cues.tokens)
 
 
-def clause_ids(text: str) -> list[int]:
-    """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
-    return segment_ids(text, ",;.?!:")
+def clause_ids(text: str, tokens: Sequence[str] | None = None) -> list[int]:
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :). Given the
+    turn's `tokens`, one clause for all of them if the two tokenisers disagree (exotic text)."""
+    clauses = segment_ids(text, ",;.?!:")
+    return [0] * len(tokens) if tokens is not None and len(clauses) != len(tokens) else clauses
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
@@ -209,9 +211,7 @@ def _function(cue: Cue | None, tokens: Sequence[str]) -> str | None:
 def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     cues = scan_cues(text)
     tokens = cues.tokens
-    clauses = clause_ids(text)
-    if len(clauses) != len(tokens):  # tokenisers disagree (exotic text): one clause
-        clauses = [0] * len(tokens)
+    clauses = clause_ids(text, tokens)
     age_text, years = extract_age(text)
     route = cues.first("route")
     starts = {m.start: m for m in named}

@@ -174,7 +174,7 @@ def _apply_reverse_relation_cues(
     relieved = next((c for c in kept if c.start >= cue.end and _relieves(c)), None)
     # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
     # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
-    verb = fold(cues.tokens[cue.end]) if cue.end < len(cues.tokens) else ""
+    verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
     if (
         cue.value == "adverse_effect"
@@ -270,7 +270,7 @@ def _apply_named_drug_cues(
         if frame.attribute not in (None, attribute):
             continue
         if relation == "indication" and not names_what_it_treats(
-            cue, cues.tokens, [(c.start, c.start + c.length) for c in conditions]
+            cue, cues.folded, [(c.start, c.start + c.length) for c in conditions]
         ):
             continue  # "X có tác dụng không?" names nothing it would treat
         condition = _condition_after(cue, cues, conditions) if relation else None

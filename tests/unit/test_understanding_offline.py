@@ -1015,6 +1015,17 @@ def test_judged_labels_cover_the_kit_file_and_score_beside_the_title(resolver: C
     assert attribute_ok("open|chong_chi_dinh", decision)
     assert not attribute_ok("chong_chi_dinh", decision)
     assert not attribute_ok("open", QueryFrame(turn_type="drug_overview", drugs=("metformin",)))
+    # a gold row may carry such a label as `asked`
+    asked = [
+        {
+            "id": "a",
+            "message": "Metformin có chống chỉ định gì?",
+            "expect": {"asked": "chong_chi_dinh|than_trong"},
+        },
+        {"id": "b", "message": "Metformin có chống chỉ định gì?", "expect": {"asked": "none"}},
+    ]
+    graded = score_gold(asked, make_understander(resolver, OfflineFrameProvider()))
+    assert (graded.correct, [row["id"] for row, _, _ in graded.failures]) == (1, ["b"])
     row = {"question_idx": "q_2", "question": "Metformin có chống chỉ định gì?", "title": "Lưu ý"}
     reports = score_vimedaqa(
         [row],

@@ -121,7 +121,7 @@ def _named_turn(
         attribute in (None, CAUTION_SECTION)
         or cues.has("interaction")
         or (beside == "joined" and attribute == ADR_SECTION)
-        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.tokens))
+        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.folded))
     ):
         # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
         # "X cùng thuốc ức chế MAO gây ra vấn đề gì?", "đang uống thuốc tránh thai thì liều X có
@@ -157,15 +157,13 @@ _DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", 
 Beside = Literal["taken", "joined"] | None
 
 
-def _changes_dose(tokens: Sequence[str]) -> bool:
-    folded = [fold(t) for t in tokens]
+def _changes_dose(folded: Sequence[str]) -> bool:
     return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
 
 
-def _without_ingredients(tokens: Sequence[str], named: Sequence[DrugMatch], unknown: list[str]) -> list[str]:
+def _without_ingredients(folded: Sequence[str], named: Sequence[DrugMatch], unknown: list[str]) -> list[str]:
     """Unknown names less those that name an ingredient of another product: "Crom trong Cosele",
     "dextromethorphan trong Atussin" ask about one product, never an interaction of two."""
-    folded = [fold(t) for t in tokens]
     spans = _product_spans(folded, named, unknown)
     starts = {start for start, _ in spans}
 
@@ -179,7 +177,7 @@ def _without_ingredients(tokens: Sequence[str], named: Sequence[DrugMatch], unkn
 
 
 def _beside_another_medicine(
-    tokens: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
+    folded: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
 ) -> Beside:
     """Whether the medicines asked about are taken beside another: "taken" when the patient
     already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
@@ -190,7 +188,6 @@ def _beside_another_medicine(
         names_one = any(a in taken for a in asked)
         if (len(asked) >= 2 and names_one) or ("thuoc" in taken.split() and not names_one):
             return "taken"
-    folded = [fold(t) for t in tokens]
     positions = [start for start, _ in _product_spans(folded, named, unknown)]
 
     def joins_class(i: int) -> bool:
@@ -419,7 +416,7 @@ def _reaction_told_with_drug(
         names_drug = any(lead.end + gap in starts for gap in (0, 1))  # "khi uống (thuốc) X"
         if names_drug and any(0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD for c in reactions):
             return True
-    folded = [fold(t) for t in cues.tokens]
+    folded = cues.folded
     for said in cues.all("comorbidity"):
         between = [
             folded[end : said.start]
@@ -451,7 +448,7 @@ def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[in
         return False
     # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
     ends = [end for start, end in products if start not in facts.current_medication_starts]
-    folded = [fold(t) for t in cues.tokens]
+    folded = cues.folded
 
     # a maker or a form word may stand between: "bôi Acyclovir Stella Cream để điều trị"
     unnamed = {i for c in cues.all("not_a_name") for i in range(c.start, c.end)}
@@ -539,16 +536,14 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
     unknown = _without_ingredients(
-        cues.tokens, named, list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
+        cues.folded, named, list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
     )
     treated = _treated_by_current_medicine(cues, facts, named)
     history = treated | facts.reaction_starts  # what a medicine is taken for; a past reaction
     complaint = any(
         c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in history for c in facts.conditions
     )
-    clauses = clause_ids(text)
-    if len(clauses) != len(cues.tokens):  # tokenisers disagree (exotic text): one clause
-        clauses = [0] * len(cues.tokens)
+    clauses = clause_ids(text, cues.tokens)
     # before any named drug is set aside as the patient's: a reaction told on it keeps it
     told_first = _reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], clauses)
     if (
@@ -577,7 +572,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
-    products = _product_spans([fold(t) for t in cues.tokens], named, unknown)
+    products = _product_spans(cues.folded, named, unknown)
     if attribute is None and _asks_if_it_treats(cues, facts, products):
         attribute = INDICATION_SECTION
     told_reaction = _reaction_told_with_drug(cues, facts, products, clauses)
@@ -663,7 +658,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             cues,
             facts,
             asks_more,
-            _beside_another_medicine(cues.tokens, facts, named, unknown),
+            _beside_another_medicine(cues.folded, facts, named, unknown),
         )
         if (
             turn_type in ("drug_overview", "drug_attribute")
@@ -698,7 +693,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
 
     context_action = "new" if earlier else "none"
     if unknown:
-        beside = _beside_another_medicine(cues.tokens, facts, named, unknown)
+        beside = _beside_another_medicine(cues.folded, facts, named, unknown)
         turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, False, beside)
         asked: dict[str, Any] = {}
         if turn.candidates.turn.suggestions:
