@@ -64,6 +64,7 @@ CueKind = Literal[
     "drug_class",
     "past",
     "safe_to_use",
+    "efficacy",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"

@@ -677,6 +677,8 @@ def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -
         ),
         ("Bệnh nhân suy thận bị tăng huyết áp thì dùng thuốc gì?", "tăng huyết áp", ()),  # renal_function
         ("Bị đau răng thì uống thuốc gì?", "đau răng", ()),  # the condition asked is never the patient's
+        ("Thuốc nào giúp ngủ ngon?", "mất ngủ", ()),  # everyday words for insomnia
+        ("Khó ngủ thì uống thuốc gì?", "mất ngủ", ()),
     ],
 )
 def test_a_which_drug_question_asks_about_the_complaint_not_the_background(
@@ -1233,17 +1235,61 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
     assert pregnant.attribute == "thoi_ky_mang_thai"
 
 
+@pytest.mark.parametrize(
+    ("message", "attribute"),
+    [
+        # whether it helps the complaint is what it is for, not whether this patient may take it
+        ("Bị viêm phế quản ho có đờm thì uống carbocistein có đỡ không?", "chi_dinh"),
+        ("Bị đau đầu uống paracetamol có hiệu quả không?", "chi_dinh"),
+        ("Người bị hen uống ibuprofen có được không?", "chong_chi_dinh"),
+        # something noticed after the drug, then what to do: its reactions, handled
+        ("Dùng Ameflu DAYTIME thấy nổi mụn mủ khắp người thì phải làm gì?", "huong_dan_cach_xu_tri_adr"),
+        ("Dùng Atiliver mà thấy cơ thể có dấu hiệu lạ thì nên làm gì?", "huong_dan_cach_xu_tri_adr"),
+        # everyday wordings of a section, with the product inside them
+        ("Nhà có trẻ nhỏ thì nên để Acyclovir Boston 800 ở đâu cho an toàn?", "do_on_dinh_va_bao_quan"),
+        ("Carsantin 6.25mg có phải thuốc bán theo đơn không?", "thong_tin_qui_che"),
+        ("Đang uống Co-Diovan có được nhậu không?", "tuong_tac_thuoc"),
+        ("Có được mở viên nang Amoxicillin Flamingo ra để uống không?", "lieu_luong_va_cach_dung"),
+        ("Ngậm viên Bảo Thanh nhiều ngày liền có gây hại gì cho cơ thể không?", "tac_dung_khong_mong_muon"),
+        ("Enalapril có gây hại cho thai nhi không?", "thoi_ky_mang_thai"),
+    ],
+)
+def test_everyday_wordings_find_their_section(
+    resolver: CatalogDrugResolver, message: str, attribute: str
+) -> None:
+    assert understand_offline(message, resolver).attribute == attribute
+
+
+def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
+    # a question no section phrase names is about the drug, read over its monograph, whether the
+    # catalogue lists the product or not; "là thuốc gì" stays the overview
+    for message in (
+        "Người bị bệnh gan uống paracetamol có sao không?",
+        "Người có bệnh gan uống Zyxtra có sao không?",
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_attribute", None), message
+    assert understand_offline("Zyxtra là thuốc gì?", resolver).turn_type == "drug_overview"
+
+
 def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrugResolver) -> None:
     # "làm giảm đau" / "làm hạ sốt": drugs for pain or fever, never the drugs that cause them
     for question, normalized in (
         ("Thuốc nào làm giảm đau nhanh?", "đau"),
         ("Thuốc nào làm hạ sốt cho trẻ?", "sốt"),
+        # a measure lowered is the disease it is high in: not a reaction "giảm cholesterol"
+        ("Thuốc nào làm giảm cholesterol?", "tăng cholesterol máu"),
+        ("Thuốc nào làm hạ men gan?", "tăng men gan"),
     ):
         frame = understand_offline(question, resolver)
         assert frame.condition_relation == "indication", question
         assert frame.condition is not None and frame.condition.normalized == normalized
     # a condition whose own name starts with such a verb is still caused
-    for question in ("Thuốc nào gây hạ đường huyết?", "thuốc gì uống vào có thể làm kéo dài khoảng QT"):
+    for question in (
+        "Thuốc nào gây hạ đường huyết?",
+        "thuốc gì uống vào có thể làm kéo dài khoảng QT",
+        "Thuốc nào gây tăng cholesterol?",
+    ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "adverse_effect"), (
             question

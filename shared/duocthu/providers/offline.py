@@ -327,12 +327,13 @@ def _interaction_kept(
     return own or list(prior.drugs[:1])
 
 
-def _content_words(cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
+def _content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:
     """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
-    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none)."""
+    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none). `names`: where
+    the names stand, start and end."""
     taken = set(cues.covered())
-    for match in named:
-        taken.update(range(match.start, match.end))
+    for start, end in names:
+        taken.update(range(start, end))
     stops = stop_words()
     return any(
         i not in taken and token not in stops and not token.isdigit() for i, token in enumerate(cues.tokens)
@@ -393,6 +394,19 @@ def _reaction_after_use(cues: TurnCues, facts: Facts, products: Sequence[tuple[i
         return True
     leads = [c for c in cues.all("reaction_lead") if c.start > reactions[0].start]
     return any(start - lead.end in (0, 1) for lead in leads for start, _ in products)
+
+
+def _noticed_after_use(cues: TurnCues, products: Sequence[tuple[int, int]]) -> bool:
+    """ "Dùng X mà thấy nổi mụn mủ thì phải làm gì?": something noticed after the drug, then how to
+    handle it, is a reaction to manage even when no condition table names it."""
+    manage = [c.start for c in cues.all("manage")]
+    return any(
+        cues.folded[i] == "thay"
+        and cues.folded[i + 1 : i + 2] != ("khong",)  # "thấy không đỡ": the drug not working
+        and any(end <= i <= end + 2 for _, end in products)
+        and any(m > i for m in manage)
+        for i in range(len(cues.folded))
+    )
 
 
 # Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
@@ -575,8 +589,14 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     products = _product_spans(cues.folded, named, unknown)
     if attribute is None and _asks_if_it_treats(cues, facts, products):
         attribute = INDICATION_SECTION
+    if attribute is None and products and facts.complaints and cues.has("efficacy"):
+        # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
+        # what the drug is for, not whether this patient may take it (the contraindications)
+        attribute = INDICATION_SECTION
     told_reaction = _reaction_told_with_drug(cues, facts, products, clauses)
-    reaction = told_reaction or _reaction_after_use(cues, facts, products)
+    reaction = (
+        told_reaction or _reaction_after_use(cues, facts, products) or _noticed_after_use(cues, products)
+    )
     if reaction and cues.has("manage") and resolve_attribute(text, gapped=False) is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
@@ -651,7 +671,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             "context_action": "new" if earlier else "none",
         }
     if drugs:
-        asks_more = _content_words(cues, named)
+        asks_more = _content_words(cues, [(m.start, m.end) for m in named])
         turn_type, attribute = _named_turn(
             len(drugs) + len(unknown),
             attribute,
@@ -694,7 +714,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     context_action = "new" if earlier else "none"
     if unknown:
         beside = _beside_another_medicine(cues.folded, facts, named, unknown)
-        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, False, beside)
+        # as for a catalogue drug: a question no section phrase names is read over the monograph
+        asks_more = _content_words(cues, products)
+        turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, asks_more, beside)
         asked: dict[str, Any] = {}
         if turn.candidates.turn.suggestions:
             reason, replies = _suggestion_question(turn)
