@@ -1260,6 +1260,25 @@ def test_everyday_wordings_find_their_section(
     assert understand_offline(message, resolver).attribute == attribute
 
 
+@pytest.mark.parametrize(
+    ("message", "attribute"),
+    [
+        # brought on: its adverse reactions, however far "không" stands
+        ("Cavinton có làm tim đập nhanh, hồi hộp đánh trống ngực không?", "tac_dung_khong_mong_muon"),
+        ("Furosemid có làm hạ kali máu không?", "tac_dung_khong_mong_muon"),  # the condition's own name
+        # a wanted effect on a condition is what the drug is for, never its adverse reactions
+        ("Paracetamol có làm hết đau đầu không?", "chi_dinh"),
+        ("Paracetamol có làm hạ sốt không?", "chi_dinh"),
+        ("Carbocistein có làm loãng đờm không?", None),
+        ("Trước khi dùng warfarin có làm xét nghiệm gì không?", "than_trong"),  # a test done
+    ],
+)
+def test_whether_a_drug_makes_something_happen(
+    resolver: CatalogDrugResolver, message: str, attribute: str | None
+) -> None:
+    assert understand_offline(message, resolver).attribute == attribute
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview

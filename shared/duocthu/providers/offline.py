@@ -409,6 +409,35 @@ def _noticed_after_use(cues: TurnCues, products: Sequence[tuple[int, int]]) -> b
     )
 
 
+# Verbs of a wanted effect after "có làm": "X có làm loãng đờm / giảm huyết áp / hết đau không?".
+_EFFECT_VERBS = frozenset({"giam", "ha", "loang", "tan", "het", "khoi", "do", "lanh", "dut", "cat", "on"})
+# After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
+# xét nghiệm gì không" (a test done).
+_NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
+_QUESTION_ENDS = frozenset({"khong", "ko", "k"})
+
+
+def _made_to_happen(cues: TurnCues, facts: Facts) -> str | None:
+    """ "X có làm tim đập nhanh / miệng bị đắng không?": whether the drug brings something on is
+    its adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on a
+    condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
+    names no section."""
+    folded = cues.folded
+    for i in range(len(folded) - 2):
+        if folded[i : i + 2] != ("co", "lam") or not _QUESTION_ENDS & set(folded[i + 3 :]):
+            continue
+        verb = folded[i + 2]
+        if verb in _NOT_BROUGHT_ON:
+            return None
+        if verb in _EFFECT_VERBS:
+            after = [c for c in facts.complaints if c.start in (i + 2, i + 3)]
+            if any(fold(c.normalized).split()[:1] == [verb] for c in after):
+                return ADR_SECTION  # a condition whose own name starts so: "có làm hạ kali máu"
+            return INDICATION_SECTION if after else None
+        return ADR_SECTION
+    return None
+
+
 # Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
 _BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma"})
 
@@ -549,6 +578,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     named = turn.candidates.turn.matches
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
+    if attribute is None:
+        attribute = _made_to_happen(cues, facts)
     unknown = _without_ingredients(
         cues.folded, named, list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
     )
