@@ -171,6 +171,13 @@ def _apply_reverse_relation_cues(
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept) if kept or not classes else None
+    if cue.value == "adverse_effect" and frame.condition is not None:
+        # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
+        # what follows the cue; a condition before it is the patient's
+        after = [c for c in kept if c.start >= cue.end]
+        caused = _condition_after(cue, cues, after)
+        if caused is not None:
+            frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and _relieves(c)), None)
     # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
     # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
@@ -196,7 +203,7 @@ def _apply_reverse_relation_cues(
 
 # A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
 # one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
-_RELIEF_VERBS = frozenset({"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong"})
+_RELIEF_VERBS = frozenset({"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het"})
 
 
 def _relieves(condition: ConditionMention) -> bool:

@@ -1271,12 +1271,30 @@ def test_everyday_wordings_find_their_section(
         ("Paracetamol có làm hạ sốt không?", "chi_dinh"),
         ("Carbocistein có làm loãng đờm không?", None),
         ("Trước khi dùng warfarin có làm xét nghiệm gì không?", "than_trong"),  # a test done
+        ("Paracetamol có khiến buồn nôn không?", "tac_dung_khong_mong_muon"),
+        ("Paracetamol có làm dịu đau đầu không?", "chi_dinh"),
+        ("Uống Paracetamol có hết đau đầu không?", "chi_dinh"),
+        ("Paracetamol có cắt được cơn sốt không?", "chi_dinh"),
     ],
 )
 def test_whether_a_drug_makes_something_happen(
     resolver: CatalogDrugResolver, message: str, attribute: str | None
 ) -> None:
     assert understand_offline(message, resolver).attribute == attribute
+
+
+def test_what_drugs_bring_on_is_asked_after_the_cue_not_the_patients_condition(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline("Người bị hen dùng thuốc nào có thể bị co thắt phế quản?", resolver)
+    assert (frame.condition_relation, frame.condition and frame.condition.normalized) == (
+        "adverse_effect",
+        "co thắt phế quản",
+    )
+    # the gapped contraindication form is not taken for "có thể bị" + a reaction
+    assert understand_offline("Thuốc nào có thể bị cấm cho bà bầu?", resolver).condition_relation == (
+        "contraindication"
+    )
 
 
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
@@ -1299,6 +1317,7 @@ def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrug
         # a measure lowered is the disease it is high in: not a reaction "giảm cholesterol"
         ("Thuốc nào làm giảm cholesterol?", "tăng cholesterol máu"),
         ("Thuốc nào làm hạ men gan?", "tăng men gan"),
+        ("Có thuốc nào làm dịu ho không?", "ho"),
     ):
         frame = understand_offline(question, resolver)
         assert frame.condition_relation == "indication", question
@@ -1308,6 +1327,7 @@ def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrug
         "Thuốc nào gây hạ đường huyết?",
         "thuốc gì uống vào có thể làm kéo dài khoảng QT",
         "Thuốc nào gây tăng cholesterol?",
+        "Uống thuốc nào dễ bị tiêu chảy?",
     ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "adverse_effect"), (

@@ -410,7 +410,11 @@ def _noticed_after_use(cues: TurnCues, products: Sequence[tuple[int, int]]) -> b
 
 
 # Verbs of a wanted effect after "có làm": "X có làm loãng đờm / giảm huyết áp / hết đau không?".
-_EFFECT_VERBS = frozenset({"giam", "ha", "loang", "tan", "het", "khoi", "do", "lanh", "dut", "cat", "on"})
+_EFFECT_VERBS = frozenset(
+    {"giam", "ha", "loang", "tan", "het", "khoi", "do", "lanh", "dut", "cat", "on", "diu", "bot", "thuyen"}
+)
+# "có làm", "có khiến": whether the drug makes something happen
+_MAKES = (("co", "lam"), ("co", "khien"))
 # After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
 # xét nghiệm gì không" (a test done).
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
@@ -418,13 +422,13 @@ _QUESTION_ENDS = frozenset({"khong", "ko", "k"})
 
 
 def _made_to_happen(cues: TurnCues, facts: Facts) -> str | None:
-    """ "X có làm tim đập nhanh / miệng bị đắng không?": whether the drug brings something on is
+    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?": whether the drug brings something on is
     its adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on a
     condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
     names no section."""
     folded = cues.folded
     for i in range(len(folded) - 2):
-        if folded[i : i + 2] != ("co", "lam") or not _QUESTION_ENDS & set(folded[i + 3 :]):
+        if folded[i : i + 2] not in _MAKES or not _QUESTION_ENDS & set(folded[i + 3 :]):
             continue
         verb = folded[i + 2]
         if verb in _NOT_BROUGHT_ON:
