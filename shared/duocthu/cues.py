@@ -263,13 +263,13 @@ _MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # f
 
 
 def _negated(tokens: Sequence[str], start: int) -> bool:
-    """Whether the word at `start` follows "không" or "cấm", directly or through modals ("không
-    được", "không nên", "không được khuyến cáo")."""
+    """Whether the word at `start` follows "không", "cấm", "kiêng" or "tránh", directly or through
+    modals ("không được", "không nên", "không được khuyến cáo")."""
     folded = [fold(t) for t in tokens[max(0, start - 4) : start]]
     i = len(folded) - 1
     while i >= 0 and len(folded) - i <= 3 and folded[i] in _MODALS:
         i -= 1
-    return i >= 0 and folded[i] in ("khong", "cam")
+    return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
 
 
 @lru_cache(maxsize=4096)
@@ -310,7 +310,7 @@ def resolve_attribute(text: str, gapped: bool = True) -> str | None:
         forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]
     if not named and not forms and gapped:
         # Gapped cues last: they are the loosest.
-        forms = [(m, 1) for m in gapped_section_cues(text)]
+        forms = [(as_asked(m), 1) for m in gapped_section_cues(text)]
     if not named and not forms:
         return None
     # Longest first; on a tie the section's own name ("cho con bú") beats a question form

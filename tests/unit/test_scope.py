@@ -25,6 +25,7 @@ from duocthu.policy.scope import looks_non_human, resolve_subject_scope, scan_sc
         "meo bi tieu chay cho uong gi",
         "Bò nhà tui bị chướng bụng, xài thuốc gì dzậy?",
         "Cá koi bị nấm, thả fluconazol vô hồ được hông?",
+        "My cat ate paracetamol",
     ],
 )
 def test_animal_questions_are_non_human(question: str) -> None:
@@ -50,6 +51,11 @@ def test_animal_questions_are_non_human(question: str) -> None:
         "Bị quáng gà uống vitamin A được không?",  # night blindness
         "Nổi da gà, ớn lạnh có phải sốt không?",
         "Trẻ học vẹt thì uống thuốc bổ gì?",
+        "Cat Panadol o nhiet do nao?",  # cất / cắt typed without marks, not the English "cat"
+        "paracetamol co cat duoc con sot khong",
+        "Con cho tre em?",  # "còn cho trẻ em?" typed without marks, not "con chó"
+        "boi benzyl benzoate xong van con ngua",  # "còn ngứa", not "con ngựa"
+        "uong salbutamol xong van con tho kho khe",  # "còn thở", not "con thỏ"
     ],
 )
 def test_people_questions_stay_human(question: str) -> None:

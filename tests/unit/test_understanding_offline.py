@@ -1252,6 +1252,14 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
         ("Có được mở viên nang Amoxicillin Flamingo ra để uống không?", "lieu_luong_va_cach_dung"),
         ("Ngậm viên Bảo Thanh nhiều ngày liền có gây hại gì cho cơ thể không?", "tac_dung_khong_mong_muon"),
         ("Enalapril có gây hại cho thai nhi không?", "thoi_ky_mang_thai"),
+        # a use form under "kiêng" / "tránh", gapped or not, is when the drug must not be used
+        ("Ibuprofen kiêng dùng cho những ai?", "chong_chi_dinh"),
+        ("Tránh dùng ibuprofen cho ai?", "chong_chi_dinh"),
+        ("Ibuprofen kỵ với những thuốc nào?", "tuong_tac_thuoc"),
+        ("Uống ibuprofen thì tránh ăn uống gì?", "tuong_tac_thuoc"),
+        ("Ibuprofen tối đa một ngày bao nhiêu?", "lieu_luong_va_cach_dung"),
+        ("Ibuprofen dùng được cho đau bụng kinh không?", "chi_dinh"),
+        ("Ibuprofen dùng được cho người bị hen không?", "chong_chi_dinh"),  # a patient, not a use
     ],
 )
 def test_everyday_wordings_find_their_section(
