@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_ORDER, SECTION_PHRASES
-from duocthu.text import PhraseIndex, PhraseMatch, fold, longest_spans, nfc, raw_words, words
+from duocthu.text import PhraseIndex, PhraseMatch, fold, has_diacritics, longest_spans, nfc, raw_words, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -171,15 +171,30 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
     return gapped_cues(text, "section")
 
 
+# Typed without marks, "cam" before a condition is "cầm" ("cầm máu", "cầm tiêu chảy"), not "cấm".
+_HOLDS_BACK = frozenset({"cam"})
+
+
 @lru_cache(maxsize=4096)
 def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
     tables = _cue_tables()
     tokens = words(text)
+    conditions = [(m.start, m.start + m.length) for m in longest_spans(_condition_index().matches(tokens))]
     found: dict[int, dict[int, list[PhraseMatch[tuple[int, int]]]]] = {}
     for match in tables.parts.matches(tokens):
         if match.start and fold(tokens[match.start - 1]) == "khong":
             continue  # "không được dùng" is not "được dùng"
+        end = match.start + match.length
+        if any(a < match.start and end <= b for a, b in conditions):
+            continue  # "cảm" inside "trầm cảm" ("tram cam") is no "cấm"; "hạ" opening "hạ sốt" counts
+        written = tokens[match.start]
+        if (
+            fold(written) in _HOLDS_BACK
+            and not has_diacritics(written)
+            and any(a == end for a, _ in conditions)
+        ):
+            continue  # "thuoc nao cam tieu chay": cầm (holds back), never cấm
         cue, number = match.value
         found.setdefault(cue, {}).setdefault(number, []).append(match)
     out = []
@@ -260,14 +275,16 @@ def scan_cues(text: str) -> TurnCues:
 # Words that may stand between "không" and the use it negates: "không được", "không nên",
 # "không được khuyến cáo".
 _MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # folded
+# Between a negation and the use form it negates: "cấm dùng cho | người bị bệnh gì".
+_USE_WORDS = frozenset({"dung", "su", "uong", "cho"})
 
 
 def _negated(tokens: Sequence[str], start: int) -> bool:
     """Whether the word at `start` follows "không", "cấm", "kiêng" or "tránh", directly or through
-    modals ("không được", "không nên", "không được khuyến cáo")."""
-    folded = [fold(t) for t in tokens[max(0, start - 4) : start]]
+    modals and use words ("không được", "không nên dùng cho", "không được khuyến cáo")."""
+    folded = [fold(t) for t in tokens[max(0, start - 5) : start]]
     i = len(folded) - 1
-    while i >= 0 and len(folded) - i <= 3 and folded[i] in _MODALS:
+    while i >= 0 and len(folded) - i <= 4 and folded[i] in _MODALS | _USE_WORDS:
         i -= 1
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
 

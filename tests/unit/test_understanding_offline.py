@@ -1305,6 +1305,19 @@ def test_what_drugs_bring_on_is_asked_after_the_cue_not_the_patients_condition(
     )
 
 
+def test_words_typed_without_marks_keep_their_direction(resolver: CatalogDrugResolver) -> None:
+    # "cam" is cấm, cầm or the end of "trầm cảm": a which-drugs question keeps what it asks
+    for message, relation in (
+        ("Tieu chay tu sang toi gio, co thuoc nao cam tieu chay hong?", "indication"),  # cầm
+        ("Lua chon thuoc nao cho tram cam?", "indication"),  # trầm cảm
+        ("thuoc nao cam dung cho nguoi tram cam", "contraindication"),  # cấm
+    ):
+        assert understand_offline(message, resolver).condition_relation == relation, message
+    for message in ("ibuprofen cấm dùng cho người bị bệnh gì", "aspirin cam xai cho nguoi bi benh gi dzay"):
+        assert understand_offline(message, resolver).attribute == "chong_chi_dinh", message
+    assert understand_offline("Ban la ai dzay?", resolver).turn_type == "smalltalk"
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview
