@@ -1257,6 +1257,7 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
         ("Tránh dùng ibuprofen cho ai?", "chong_chi_dinh"),
         ("Ibuprofen kỵ với những thuốc nào?", "tuong_tac_thuoc"),
         ("Uống ibuprofen thì tránh ăn uống gì?", "tuong_tac_thuoc"),
+        ("Không nên uống ibuprofen với gì?", "tuong_tac_thuoc"),  # not the generic "không nên uống"
         ("Ibuprofen tối đa một ngày bao nhiêu?", "lieu_luong_va_cach_dung"),
         ("Ibuprofen dùng được cho đau bụng kinh không?", "chi_dinh"),
         ("Ibuprofen dùng được cho người bị hen không?", "chong_chi_dinh"),  # a patient, not a use
