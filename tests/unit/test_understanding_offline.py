@@ -1319,6 +1319,18 @@ def test_words_typed_without_marks_keep_their_direction(resolver: CatalogDrugRes
     assert understand_offline("Ban la ai dzay?", resolver).turn_type == "smalltalk"
 
 
+def test_whether_it_helps_or_brings_on_carries_the_condition(resolver: CatalogDrugResolver) -> None:
+    # as "X có trị Y không?" does: a use is drug_to_condition for Y, a reaction names Y
+    for message, turn_type, relation, condition in (
+        ("Bị đau đầu uống paracetamol có đỡ không?", "drug_to_condition", "indication", "đau đầu"),
+        ("Paracetamol có làm hết đau đầu không?", "drug_to_condition", "indication", "đau đầu"),
+        ("Paracetamol có làm buồn nôn không?", "drug_attribute", "adverse_effect", "buồn nôn"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.condition_relation) == (turn_type, relation), message
+        assert frame.condition is not None and frame.condition.normalized == condition
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview

@@ -421,25 +421,49 @@ _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
 _QUESTION_ENDS = frozenset({"khong", "ko", "k"})
 
 
-def _made_to_happen(cues: TurnCues, facts: Facts) -> str | None:
-    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?": whether the drug brings something on is
-    its adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on a
-    condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
-    names no section."""
+Asked = tuple[str, ConditionMention] | None  # (relation, condition) a turn asks of its drug
+
+
+def _made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
+    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?": whether the drug brings something
+    on is its adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on
+    a condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
+    names no section. With the section, the condition asked about, when one is known."""
     folded = cues.folded
     for i in range(len(folded) - 2):
         if folded[i : i + 2] not in _MAKES or not _QUESTION_ENDS & set(folded[i + 3 :]):
             continue
         verb = folded[i + 2]
         if verb in _NOT_BROUGHT_ON:
-            return None
+            return None, None
+        after = [c for c in facts.complaints if c.start >= i + 2]
         if verb in _EFFECT_VERBS:
-            after = [c for c in facts.complaints if c.start in (i + 2, i + 3)]
-            if any(fold(c.normalized).split()[:1] == [verb] for c in after):
-                return ADR_SECTION  # a condition whose own name starts so: "có làm hạ kali máu"
-            return INDICATION_SECTION if after else None
-        return ADR_SECTION
-    return None
+            treated = [c for c in after if c.start in (i + 2, i + 3)]
+            if any(fold(c.normalized).split()[:1] == [verb] for c in treated):
+                # a condition whose own name starts so: "có làm hạ kali máu"
+                return ADR_SECTION, ("adverse_effect", treated[0])
+            return (INDICATION_SECTION, ("indication", treated[0])) if treated else (None, None)
+        return ADR_SECTION, ("adverse_effect", after[0]) if after else None
+    return None, None
+
+
+def _with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
+    """A turn asking whether its drug treats or brings on a condition (`_made_to_happen`, an
+    `efficacy` cue) carries that condition, as "X có trị Y không?" does: a use is
+    `drug_to_condition` for Y, a reaction the adverse-reaction section for Y."""
+    if asked is None or frame["turn_type"] != "drug_attribute":
+        return frame
+    relation, condition = asked
+    wanted = INDICATION_SECTION if relation == "indication" else ADR_SECTION
+    if frame["attribute"] != wanted:
+        return frame
+    update: dict[str, Any] = {
+        "condition": {"text": condition.text, "normalized": condition.normalized},
+        "condition_relation": relation,
+    }
+    if relation == "indication":
+        update |= {"turn_type": "drug_to_condition", "section_overview": False}
+    return {**frame, **update}
 
 
 # Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
@@ -582,8 +606,9 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     named = turn.candidates.turn.matches
     facts = extract_facts(text, named)
     attribute = resolve_attribute(text)
+    asked: Asked = None
     if attribute is None:
-        attribute = _made_to_happen(cues, facts)
+        attribute, asked = _made_to_happen(cues, facts)
     unknown = _without_ingredients(
         cues.folded, named, list(unknown_names(text, named, turn.candidates.turn.suggestions, facts))
     )
@@ -624,10 +649,11 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     products = _product_spans(cues.folded, named, unknown)
     if attribute is None and _asks_if_it_treats(cues, facts, products):
         attribute = INDICATION_SECTION
-    if attribute is None and products and facts.complaints and cues.has("efficacy"):
+    helped = [c for c in facts.complaints if c.start not in history]
+    if attribute is None and products and helped and cues.has("efficacy"):
         # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
         # what the drug is for, not whether this patient may take it (the contraindications)
-        attribute = INDICATION_SECTION
+        attribute, asked = INDICATION_SECTION, ("indication", helped[0])
     told_reaction = _reaction_told_with_drug(cues, facts, products, clauses)
     reaction = (
         told_reaction or _reaction_after_use(cues, facts, products) or _noticed_after_use(cues, products)
@@ -725,14 +751,17 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             turn_type, attribute = "drug_attribute", prior.attribute if prior else None
         changed = bool(prior and prior.drugs and set(prior.drugs) != set(drugs))
         answers_question = bool(prior and prior.needs_clarify)
-        return {
-            **frame,
-            "turn_type": turn_type,
-            "attribute": attribute,
-            "section_overview": turn_type == "drug_attribute" and not facts.states_patient,
-            "context_action": "new" if changed else ("continue" if answers_question else "none"),
-            "depends_on_previous_turn": answers_question,
-        }
+        return _with_asked(
+            {
+                **frame,
+                "turn_type": turn_type,
+                "attribute": attribute,
+                "section_overview": turn_type == "drug_attribute" and not facts.states_patient,
+                "context_action": "new" if changed else ("continue" if answers_question else "none"),
+                "depends_on_previous_turn": answers_question,
+            },
+            asked,
+        )
 
     if earlier and not unknown and _continues(turn, cues, attribute, facts):
         turn_type, attribute = _continued_turn(turn, attribute, cues, facts)
@@ -752,20 +781,20 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # as for a catalogue drug: a question no section phrase names is read over the monograph
         asks_more = _content_words(cues, products)
         turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, asks_more, beside)
-        asked: dict[str, Any] = {}
+        clarify: dict[str, Any] = {}
         if turn.candidates.turn.suggestions:
             reason, replies = _suggestion_question(turn)
-            asked = {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
+            clarify = {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
         elif cues.has("vague_name"):
             # "thuốc ami… gì đó": the user does not remember the name; ask for it
-            asked = {"needs_clarify": True, "clarify_reason": ASK_FOR_DRUG}
-        return {
-            **frame,
-            "turn_type": turn_type,
-            "attribute": attribute,
-            "context_action": context_action,
-            **asked,
-        }
+            clarify = {"needs_clarify": True, "clarify_reason": ASK_FOR_DRUG}
+        return (
+            _with_asked(
+                {**frame, "turn_type": turn_type, "attribute": attribute, "context_action": context_action},
+                asked,
+            )
+            | clarify
+        )
     asked_about = facts.complaints
     kept = _relation_kept(turn, cues, asked_about, facts)
     if kept is not None:
