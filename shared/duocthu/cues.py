@@ -379,6 +379,7 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
     return attribute
 
 
+_WHICH = frozenset({"nao", "gi"})
 # Words that may stand between a "does it treat" cue and the condition it names.
 _BEFORE_TREATED = frozenset(
     {"duoc", "cac", "nhung", "benh", "chung", "con", "voi", "de", "lam", "giup"}
@@ -389,9 +390,12 @@ _BEFORE_TREATED = frozenset(
 def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
     """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
     (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
-    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient."""
+    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient, and
+    "nào"/"gì" after the condition a question of which ("trị những loại nhiễm nấm nào")."""
     return any(
-        end > cue.end and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
+        end > cue.end
+        and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
+        and not _WHICH & set(folded[start:])  # "dùng trong các nhiễm khuẩn nào": which, not whether
         for start, end in spans
     )
 

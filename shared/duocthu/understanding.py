@@ -198,6 +198,11 @@ def _apply_reverse_relation_cues(
         return _reverse(
             frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
         )
+    causative = cues.folded[cue.end - 1] in ("lam", "khien")
+    if cue.value == "adverse_effect" and causative and verb in _RELIEF_VERBS and not named_there:
+        # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
+        # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
+        return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", cue.value, condition)
 
 

@@ -1331,6 +1331,39 @@ def test_whether_it_helps_or_brings_on_carries_the_condition(resolver: CatalogDr
         assert frame.condition is not None and frame.condition.normalized == condition
 
 
+@pytest.mark.parametrize(
+    ("message", "turn_type", "relation"),
+    [
+        ("uong carbamazepin ma noi ban phong nuoc, bong da", "drug_attribute", None),  # told: its ADR
+        ("Prednisolon uống dài ngày làm tăng đường huyết có đúng không?", "drug_attribute", "adverse_effect"),
+        ("Diflucan uống có làm tăng men gan hông?", "drug_attribute", "adverse_effect"),
+        ("thuoc loi tieu nao lam ha kali mau", "condition_relation", "adverse_effect"),
+        (
+            "Kháng sinh nào dễ dẫn đến tiêu chảy do Clostridium difficile?",
+            "condition_relation",
+            "adverse_effect",
+        ),
+        (
+            "Bệnh nhân nhịp chậm, block nhĩ thất thì thuốc nào không hợp?",
+            "condition_relation",
+            "contraindication",
+        ),
+        ("Thuốc giảm đau nào làm hết đau nhanh?", "symptom_to_drug", "indication"),
+        ("colchicin tri gut cap duoc khong", "drug_to_condition", "indication"),
+        ("Salbutamol có cắt cơn hen được không?", "drug_to_condition", "indication"),
+        ("metronidazol dùng trong các nhiễm khuẩn nào", "drug_attribute", None),  # which, not whether
+    ],
+)
+def test_one_drug_and_a_condition_keep_their_direction(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, relation: str | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert (frame.turn_type, frame.condition_relation) == (turn_type, relation)
+    assert not frame.unknown_drugs
+    if turn_type == "drug_attribute" and "dùng trong" not in message:
+        assert frame.attribute == "tac_dung_khong_mong_muon"
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview

@@ -418,27 +418,35 @@ _MAKES = (("co", "lam"), ("co", "khien"))
 # After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
 # xét nghiệm gì không" (a test done).
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
-_QUESTION_ENDS = frozenset({"khong", "ko", "k"})
+_QUESTION_ENDS = frozenset({"khong", "ko", "k", "hong", "hok", "khg"})
 
 
 Asked = tuple[str, ConditionMention] | None  # (relation, condition) a turn asks of its drug
 
 
 def _made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
-    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?": whether the drug brings something
-    on is its adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on
-    a condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
-    names no section. With the section, the condition asked about, when one is known."""
+    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?", "X uống lâu làm tăng đường huyết có
+    đúng không?": whether the drug brings something on is its adverse reactions; "X có làm hết đau
+    đầu / giảm huyết áp không?", a wanted effect on a condition, is what it is for. A wanted
+    effect on no known condition ("có làm loãng đờm") names no section. With the section, the
+    condition asked about, when one is known. Bare "làm" counts only before a condition."""
     folded = cues.folded
-    for i in range(len(folded) - 2):
-        if folded[i : i + 2] not in _MAKES or not _QUESTION_ENDS & set(folded[i + 3 :]):
+    starts = {c.start for c in facts.complaints}
+    for i in range(len(folded) - 1):
+        if folded[i : i + 2] in _MAKES:
+            j = i + 2  # the word after "có làm"
+        elif folded[i] in ("lam", "khien") and (i + 1 in starts or i + 2 in starts):
+            j = i + 1
+        else:
             continue
-        verb = folded[i + 2]
+        if j >= len(folded) or not _QUESTION_ENDS & set(folded[j + 1 :]):
+            continue
+        verb = folded[j]
         if verb in _NOT_BROUGHT_ON:
             return None, None
-        after = [c for c in facts.complaints if c.start >= i + 2]
+        after = [c for c in facts.complaints if c.start >= j]
         if verb in _EFFECT_VERBS:
-            treated = [c for c in after if c.start in (i + 2, i + 3)]
+            treated = [c for c in after if c.start in (j, j + 1)]
             if any(fold(c.normalized).split()[:1] == [verb] for c in treated):
                 # a condition whose own name starts so: "có làm hạ kali máu"
                 return ADR_SECTION, ("adverse_effect", treated[0])
@@ -488,6 +496,19 @@ def _reaction_told_with_drug(
         if names_drug and any(0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD for c in reactions):
             return True
     folded = cues.folded
+    for reaction in reactions:  # "uống carbamazepin mà nổi ban", "uống vô xong nổi mẩn"
+        if _relieved_form(reaction):
+            continue  # "uống X xong đỡ đau": relief, no reaction
+        for _, end in products:
+            linking = folded[end : reaction.start]
+            if (
+                end <= reaction.start < len(clauses)
+                and clauses[end - 1] == clauses[reaction.start]
+                and set(linking) & _THEN_WORDS
+                and set(linking) <= _BEFORE_REACTION | _THEN_WORDS
+                and not cues.has("efficacy")
+            ):
+                return True
     for said in cues.all("comorbidity"):
         between = [
             folded[end : said.start]
@@ -509,14 +530,27 @@ def _reaction_told_with_drug(
 _USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
 
 
-def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
+def _relieved_form(condition: ConditionMention) -> bool:
+    """A condition written with the verb that relieves it ("đỡ đau", "hạ sốt"), not its own name."""
+    written, named = fold(condition.text).split(), fold(condition.normalized).split()
+    return bool(written) and written[0] in _EFFECT_VERBS and written[:1] != named[:1]
+
+
+# Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban".
+_THEN_WORDS = frozenset({"ma", "xong", "vo", "vao"})
+
+
+def _asks_if_it_treats(
+    cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]
+) -> tuple[bool, ConditionMention | None]:
     """The drug used for a purpose: "bị viêm mũi dị ứng có dùng X để điều trị không?", "có dùng X
     để giảm chóng mặt được không?" ask what X is indicated for. A disease the patient has beside
     a complaint the drug would be for ("bị loét dạ dày có dùng ibuprofen để giảm đau không?")
     leaves it a decision for that patient, where the contraindications come first; so does a
-    population ("có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?")."""
+    population ("có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?"). With the
+    answer, the condition the purpose names, if one is known ("colchicin trị gút cấp")."""
     if facts.population:
-        return False
+        return False, None
     # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
     ends = [end for start, end in products if start not in facts.current_medication_starts]
     folded = cues.folded
@@ -532,10 +566,12 @@ def _asks_if_it_treats(cues: TurnCues, facts: Facts, products: Sequence[tuple[in
 
     purpose = next((c for c in cues.all("purpose") if follows_drug(c.start)), None)
     if purpose is None:
-        return False
-    own_object = any(c.start + c.length > purpose.end for c in facts.conditions)  # "để giảm đau"
+        return False, None
+    objects = [c for c in facts.conditions if c.start + c.length > purpose.end]  # "để giảm đau"
     disease_beside = any(c.kind == "disease" and c.start < purpose.start for c in facts.comorbid)
-    return not (own_object and disease_beside)
+    if objects and disease_beside:
+        return False, None
+    return True, objects[0] if objects else None
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
@@ -647,8 +683,18 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
     products = _product_spans(cues.folded, named, unknown)
-    if attribute is None and _asks_if_it_treats(cues, facts, products):
+    treats, purpose_object = _asks_if_it_treats(cues, facts, products)
+    if attribute is None and treats:
         attribute = INDICATION_SECTION
+    if (
+        attribute == INDICATION_SECTION
+        and purpose_object is not None
+        and asked is None
+        and not _WHICH_WORDS & set(cues.folded[purpose_object.start :])
+    ):
+        # "colchicin trị gút cấp được không": for gout; "trị những loại nhiễm nấm nào" asks
+        # which, the indications as a whole
+        asked = ("indication", purpose_object)
     helped = [c for c in facts.complaints if c.start not in history]
     if attribute is None and products and helped and cues.has("efficacy"):
         # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
