@@ -51,6 +51,14 @@ BLIND_SHA256 = {
     "understanding_final_blind.jsonl": "92ac3a7be2da768225e41775c134ca941a78b65151e22b80fcd0578f83e2f9bf",
     # never tuned on (docs/quality.md, "Sixth session")
     "vimedaqa_style_check.jsonl": "602626fbd3ced79d83485c52f68f3872e008826cccc7be6c4cdc02481d0ad147",
+    # never tuned on (docs/quality.md, "Seventh session")
+    "vimedaqa_style_check2.jsonl": "5f4f1c9bfa9cb174456935e4ede04af3150437a95e1b62f7e0c3840c8cae04e7",
+    "understanding_direction_blind5.jsonl": (
+        "c5ce0dabe5e1b97e363e550b878e9cb8ac073223a9146bc0a3b8112e597b4625"
+    ),
+    "understanding_direction_blind6.jsonl": (
+        "edd0accfaba734efc7cf93d1832aa16ef9abc2d077d447bd8c2ef65108792c67"
+    ),
 }
 
 
@@ -963,6 +971,8 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("understanding_direction_blind4.jsonl", 0.85),
         ("vimedaqa_style_dev2.jsonl", 0.87),
         ("vimedaqa_style_dev3.jsonl", 0.82),
+        ("vimedaqa_style_dev4.jsonl", 0.79),
+        ("understanding_direction_dev4.jsonl", 0.83),
     ],
 )
 def test_other_writers_development_questions_stay_understood(
@@ -970,7 +980,7 @@ def test_other_writers_development_questions_stay_understood(
 ) -> None:
     # Questions and conversations helpers wrote, as patients, relatives, students and clinicians,
     # never having seen the rules; the rules were tuned on them (docs/quality.md, "Fourth
-    # session", "Fifth session", "Sixth session"). A floor a little below today's figure, so a new row cannot
+    # session" to "Seventh session"). A floor a little below today's figure, so a new row cannot
     # quietly undo them.
     report = score_gold(_gold(name), make_understander(resolver, OfflineFrameProvider()))
     assert report.correct / report.questions >= floor
