@@ -185,6 +185,8 @@ def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     for match in tables.parts.matches(tokens):
         if match.start and fold(tokens[match.start - 1]) == "khong":
             continue  # "không được dùng" is not "được dùng"
+        if match.start and [fold(t) for t in tokens[match.start - 1 : match.start + 1]] == ["an", "kieng"]:
+            continue  # "ăn kiêng" is a diet, not "kiêng … nào" (which drugs to avoid)
         end = match.start + match.length
         if any(a < match.start and end <= b for a, b in conditions):
             continue  # "cảm" inside "trầm cảm" ("tram cam") is no "cấm"; "hạ" opening "hạ sốt" counts
@@ -269,6 +271,18 @@ def scan_cues(text: str) -> TurnCues:
         if gapped:
             first = min(gapped, key=lambda m: m.start)
             by_kind["reverse_relation"] = (Cue("reverse_relation", first.value, first.start, 1),)
+    if "reverse_relation" not in by_kind:
+        # "thuốc giảm đau có gây loét dạ dày không?": whether a class brings something on asks
+        # which drugs list it among their reactions (the class is not filtered, and it is said)
+        folded = [fold(t) for t in tokens]
+        caused = [
+            Cue("reverse_relation", "adverse_effect", c.end, end - c.end)
+            for c in by_kind.get("drug_class", ())
+            for end in (c.end + 1, c.end + 2)
+            if folded[c.end : end] in (["gay"], ["co", "gay"], ["co", "lam"])
+        ]
+        if caused:
+            by_kind["reverse_relation"] = (caused[0],)
     return TurnCues(tokens, by_kind, tuple(fold(t) for t in tokens))
 
 

@@ -1374,6 +1374,35 @@ def test_one_drug_and_a_condition_keep_their_direction(
         assert frame.attribute == "tac_dung_khong_mong_muon"
 
 
+def test_a_follow_up_asks_its_own_question_of_the_conversations_drug(resolver: CatalogDrugResolver) -> None:
+    # "gây" asked of the drug under discussion is its adverse reactions, not the section before
+    for follow_up in (
+        "Thuốc này có gây buồn ngủ không?",
+        "Nó có gây buồn ngủ không?",
+        "Có gây buồn ngủ không?",
+    ):
+        frame = _conversation(resolver, "Cetirizin dùng để làm gì?", follow_up)
+        assert (frame.drugs, frame.attribute) == (("cetirizin",), "tac_dung_khong_mong_muon"), follow_up
+    # "thế còn X?" after "X có trị Y không?" asks it of Y again
+    frame = _conversation(resolver, "Paracetamol có trị đau đầu không?", "Thế còn ibuprofen?")
+    assert (frame.turn_type, frame.drugs) == ("drug_to_condition", ("ibuprofen",))
+    assert frame.condition is not None and frame.condition.normalized == "đau đầu"
+
+
+def test_whether_a_class_brings_something_on_lists_the_drugs_that_do(resolver: CatalogDrugResolver) -> None:
+    # "thuốc giảm đau có gây loét dạ dày không?" had listed the drugs that treat pain
+    for message, condition in (
+        ("Thuốc giảm đau có gây loét dạ dày không?", "loét dạ dày"),
+        ("Kháng sinh có làm tiêu chảy không?", "tiêu chảy"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert frame.condition_relation == "adverse_effect", message
+        assert frame.condition is not None and frame.condition.normalized == condition
+    # "thuốc này" with no drug before it: which drug is asked back, never a drug for drowsiness
+    alone = understand_offline("Thuốc này có gây buồn ngủ không?", resolver)
+    assert alone.needs_clarify and alone.condition_relation is None
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview

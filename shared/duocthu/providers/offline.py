@@ -360,7 +360,7 @@ def _same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior:
         _refers_back(text, cues, named)
         and not cues.has("overview")
         and prior is not None
-        and prior.turn_type == "drug_attribute"
+        and prior.turn_type in ("drug_attribute", "drug_to_condition")
         and prior.attribute
     )
 
@@ -678,7 +678,12 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
         # question is about ibuprofen (patient_context keeps the allergy)
         named = tuple(m for m in named if m.start not in allergens)
-    if attribute is None and (named or unknown):
+    in_conversation = bool(turn.prior and turn.prior.drugs) or bool(turn.candidates.history_ids())
+    refers_to_drug = in_conversation or cues.has("continue")
+    if attribute is None and (named or unknown or (refers_to_drug and not _reverse_lookup(cues))):
+        # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
+        # about cetirizin asks its adverse reactions, not the section asked before (with no drug
+        # before, which drug is asked back, never a drug for drowsiness)
         attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
@@ -793,8 +798,17 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             and _same_question(text, cues, named, prior)
         ):
             # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
-            # the drug this turn names. Nothing else of the prior frame comes with it.
-            turn_type, attribute = "drug_attribute", prior.attribute if prior else None
+            # the drug this turn names. Nothing else of the prior frame comes with it, but the
+            # condition of "X có trị Y không?" ("thế còn ibuprofen?": does it treat Y).
+            assert prior is not None
+            turn_type, attribute = "drug_attribute", prior.attribute
+            if prior.turn_type == "drug_to_condition":
+                turn_type = "drug_to_condition"
+                if prior.condition is not None:
+                    frame |= {
+                        "condition": prior.condition.model_dump(),
+                        "condition_relation": prior.condition_relation,
+                    }
         changed = bool(prior and prior.drugs and set(prior.drugs) != set(drugs))
         answers_question = bool(prior and prior.needs_clarify)
         return _with_asked(
