@@ -972,7 +972,8 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("vimedaqa_style_dev2.jsonl", 0.87),
         ("vimedaqa_style_dev3.jsonl", 0.82),
         ("vimedaqa_style_dev4.jsonl", 0.79),
-        ("understanding_direction_dev4.jsonl", 0.83),
+        ("understanding_direction_dev4.jsonl", 0.85),
+        ("understanding_direction_dev5.jsonl", 0.86),
     ],
 )
 def test_other_writers_development_questions_stay_understood(
@@ -1362,6 +1363,17 @@ def test_whether_it_helps_or_brings_on_carries_the_condition(resolver: CatalogDr
         ("colchicin tri gut cap duoc khong", "drug_to_condition", "indication"),
         ("Salbutamol có cắt cơn hen được không?", "drug_to_condition", "indication"),
         ("metronidazol dùng trong các nhiễm khuẩn nào", "drug_attribute", None),  # which, not whether
+        # the finding first, then which drugs: what they bring on
+        (
+            "Xuất huyết tiêu hóa do thuốc thường gặp với các thuốc nào?",
+            "condition_relation",
+            "adverse_effect",
+        ),
+        ("Nhịp tim chậm có thể gây ra bởi thuốc nào?", "condition_relation", "adverse_effect"),
+        ("Đau cơ, tiêu cơ vân có thể do những thuốc gì?", "condition_relation", "adverse_effect"),
+        ("digoxin uong bi buon non, nhin mo vang vang la sao", "drug_attribute", None),  # told: its ADR
+        ("colchicin co phong ngua con gout khong", "drug_to_condition", "indication"),
+        ("dang dung clopidogrel bi dau bao tu, uong thuoc da day nao", "symptom_to_drug", "indication"),
     ],
 )
 def test_one_drug_and_a_condition_keep_their_direction(
@@ -1372,6 +1384,8 @@ def test_one_drug_and_a_condition_keep_their_direction(
     assert not frame.unknown_drugs
     if turn_type == "drug_attribute" and "dùng trong" not in message:
         assert frame.attribute == "tac_dung_khong_mong_muon"
+    if "clopidogrel" in message:
+        assert frame.patient_context.current_medications  # the patient's medicine, kept as context
 
 
 def test_a_follow_up_asks_its_own_question_of_the_conversations_drug(resolver: CatalogDrugResolver) -> None:

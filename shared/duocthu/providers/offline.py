@@ -474,8 +474,9 @@ def _with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
     return {**frame, **update}
 
 
-# Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?".
-_BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma"})
+# Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?", "X
+# uống vô bị buồn nôn".
+_BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma", "uong", "dung", "xit", "boi", "vo", "xong"})
 
 
 def _reaction_told_with_drug(
@@ -560,7 +561,8 @@ def _asks_if_it_treats(
 
     def follows_drug(start: int) -> bool:  # "dùng X để trị", "X dùng trị"; not "X nồng độ điều trị"
         return any(
-            end <= start and all(folded[i] in _USE_VERBS or i in unnamed for i in range(end, start))
+            end <= start
+            and all(folded[i] in _USE_VERBS or folded[i] == "nay" or i in unnamed for i in range(end, start))
             for end in ends
         )
 
