@@ -432,8 +432,12 @@ def test_a_safe_list_for_a_population_and_a_worry_about_a_reaction(resolver: Cat
         "unknown",
         False,
     )
+    # "có sao không" asks whether the reaction is expected and how serious: the adverse reactions
+    # (every writer of the direction sets labelled it so); "xử trí sao" asks what to do
     worry = understand_offline("Uống amoxicilin bị tiêu chảy có sao không?", resolver)
-    assert (worry.drugs, worry.attribute) == (("amoxicilin",), "huong_dan_cach_xu_tri_adr")
+    assert (worry.drugs, worry.attribute) == (("amoxicilin",), "tac_dung_khong_mong_muon")
+    handle = understand_offline("Uống amoxicilin bị tiêu chảy thì xử trí sao?", resolver)
+    assert handle.attribute == "huong_dan_cach_xu_tri_adr"
     alternate = understand_offline("Có thể dùng paracetamol và ibuprofen xen kẽ cho trẻ không?", resolver)
     assert alternate.turn_type == "interaction"
 
