@@ -119,6 +119,8 @@ def test_not_a_substring_and_not_a_lookalike_without_marks(store: EdgeStore) -> 
         ("Viêm niệu đạo không do lậu cầu.", "lậu cầu", -1),
         ("Không được khuyến cáo để giảm đau cấp thông thường, hạ sốt.", "hạ sốt", -1),
         ("Không có hiệu quả điều trị quá trình viêm trong viêm khớp dạng thấp.", "viêm khớp dạng thấp", -1),
+        # fluoxetin's own wording: it had been listed for insomnia
+        ("Fluoxetin không có chỉ định điều trị mất ngủ hay lo âu thoáng qua.", "mất ngủ", -1),
         # a negation reaches to the end of its sentence only
         ("Không dùng để cắt cơn. Hen phế quản mạn.", "hen phế quản", 5),
         # ... and never back: the condition before it is affirmed
