@@ -248,6 +248,7 @@ class TurnCues:
 @lru_cache(maxsize=4096)
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
+    folded = tuple(fold(t) for t in tokens)
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
     for match in _cue_tables().contiguous.matches(tokens):
         grouped.setdefault(match.value[0], []).append(match)
@@ -260,7 +261,7 @@ def scan_cues(text: str) -> TurnCues:
         asked = [
             Cue("candidate", "", c.start, c.length + 1)
             for c in by_kind.get("drug_class", ())
-            if c.end < len(tokens) and fold(tokens[c.end]) in ("nao", "gi")
+            if c.end < len(tokens) and folded[c.end] in ("nao", "gi")
         ]
         if asked:
             by_kind["candidate"] = tuple(asked)
@@ -274,16 +275,15 @@ def scan_cues(text: str) -> TurnCues:
     if "reverse_relation" not in by_kind:
         # "thuốc giảm đau có gây loét dạ dày không?": whether a class brings something on asks
         # which drugs list it among their reactions (the class is not filtered, and it is said)
-        folded = [fold(t) for t in tokens]
         caused = [
             Cue("reverse_relation", "adverse_effect", c.end, end - c.end)
             for c in by_kind.get("drug_class", ())
             for end in (c.end + 1, c.end + 2)
-            if folded[c.end : end] in (["gay"], ["co", "gay"], ["co", "lam"])
+            if folded[c.end : end] in (("gay",), ("co", "gay"), ("co", "lam"))
         ]
         if caused:
             by_kind["reverse_relation"] = (caused[0],)
-    return TurnCues(tokens, by_kind, tuple(fold(t) for t in tokens))
+    return TurnCues(tokens, by_kind, folded)
 
 
 # Words that may stand between "không" and the use it negates: "không được", "không nên",
@@ -393,7 +393,7 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
     return attribute
 
 
-_WHICH = frozenset({"nao", "gi"})
+WHICH_WORDS = frozenset({"nao", "gi", "j"})  # folded: "nào", "gì" (and chat's "j") ask which
 # Words that may stand between a "does it treat" cue and the condition it names.
 _BEFORE_TREATED = frozenset(
     {"duoc", "cac", "nhung", "benh", "chung", "con", "voi", "de", "lam", "giup"}
@@ -409,7 +409,7 @@ def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[
     return any(
         end > cue.end
         and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
-        and not _WHICH & set(folded[start:])  # "dùng trong các nhiễm khuẩn nào": which, not whether
+        and not WHICH_WORDS & set(folded[start:])  # "dùng trong các nhiễm khuẩn nào": which, not whether
         for start, end in spans
     )
 
@@ -471,6 +471,19 @@ def condition_kind(normalized: str) -> ConditionKind | None:
 # Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
 # condition a question is about only when it names no other.
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
+
+
+# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
+# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
+RELIEF_VERBS = frozenset(
+    {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
+)
+
+
+def relieved_form(condition: ConditionMention) -> bool:
+    """A condition written with the verb that relieves it ("giảm đau", "hạ sốt"), not its own name."""
+    written, named = fold(condition.text).split(), fold(condition.normalized).split()
+    return bool(written) and written[0] in RELIEF_VERBS and written[:1] != named[:1]
 
 
 def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | None = None) -> ConditionMention:

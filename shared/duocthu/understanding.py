@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from duocthu.candidates import Turn, bound_candidates
 from duocthu.catalog import CatalogDrugResolver
 from duocthu.cues import (
+    RELIEF_VERBS,
     ConditionMention,
     Cue,
     TurnCues,
@@ -33,6 +34,7 @@ from duocthu.cues import (
     condition_asked,
     names_what_it_treats,
     patient_qualifiers_only,
+    relieved_form,
     scan_cues,
 )
 from duocthu.extractors import extract_facts, only_patient_facts
@@ -178,7 +180,7 @@ def _apply_reverse_relation_cues(
         caused = _condition_after(cue, cues, after)
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
-    relieved = next((c for c in kept if c.start >= cue.end and _relieves(c)), None)
+    relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
     # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
     # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
@@ -186,7 +188,7 @@ def _apply_reverse_relation_cues(
     if (
         cue.value == "adverse_effect"
         and relieved is None
-        and verb in _RELIEF_VERBS
+        and verb in RELIEF_VERBS
         and kept
         and not named_there
     ):
@@ -199,25 +201,11 @@ def _apply_reverse_relation_cues(
             frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
-    if cue.value == "adverse_effect" and causative and verb in _RELIEF_VERBS and not named_there:
+    if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
         # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
         # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
         return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", cue.value, condition)
-
-
-# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
-# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
-_RELIEF_VERBS = frozenset({"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het"})
-
-
-def _relieves(condition: ConditionMention) -> bool:
-    written, named = condition.text.split(), condition.normalized.split()
-    return (
-        bool(written)
-        and fold(written[0]) in _RELIEF_VERBS
-        and fold(named[0] if named else "") != fold(written[0])
-    )
 
 
 def _apply_condition_candidate_cue(

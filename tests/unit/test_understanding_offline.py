@@ -981,6 +981,7 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("vimedaqa_style_dev4.jsonl", 0.79),
         ("understanding_direction_dev4.jsonl", 0.85),
         ("understanding_direction_dev5.jsonl", 0.88),
+        ("vimedaqa_paraphrase_dev.jsonl", 0.88),
     ],
 )
 def test_other_writers_development_questions_stay_understood(
@@ -1276,6 +1277,14 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
         ("Ibuprofen kỵ với những thuốc nào?", "tuong_tac_thuoc"),
         ("Uống ibuprofen thì tránh ăn uống gì?", "tuong_tac_thuoc"),
         ("Không nên uống ibuprofen với gì?", "tuong_tac_thuoc"),  # not the generic "không nên uống"
+        # paraphrases of ViMedAQA's development questions
+        ("Những trường hợp nào thì dùng An Cung Ngưu Hoàng Hoàn?", "chi_dinh"),
+        ("Cho hoi thuoc Adrenoxyl can tranh xa nhung doi tuong nao?", "chong_chi_dinh"),  # not storage
+        ("Khi quá liều Azicine, cho dùng than hoạt tính để làm gì?", "qua_lieu_va_xu_tri"),
+        ("Uống Acetazolamid vô có thể bị gì?", "tac_dung_khong_mong_muon"),
+        ("Khi quá liều thuốc Avalo, việc chủ quan có thể dẫn đến hậu quả gì?", "qua_lieu_va_xu_tri"),
+        ("Thuốc Caplor thuộc loại kê đơn hay không kê đơn?", "thong_tin_qui_che"),
+        ("Canditral có dùng được cho mẹ đang nuôi con bằng sữa không?", "thoi_ky_cho_con_bu"),
         ("Ibuprofen tối đa một ngày bao nhiêu?", "lieu_luong_va_cach_dung"),
         ("Ibuprofen dùng được cho đau bụng kinh không?", "chi_dinh"),
         ("Ibuprofen dùng được cho người bị hen không?", "chong_chi_dinh"),  # a patient, not a use

@@ -17,12 +17,14 @@ from duocthu.candidates import Turn
 from duocthu.catalog import DrugMatch
 from duocthu.cues import (
     ORGAN_FUNCTION_CONDITIONS,
+    WHICH_WORDS,
     ConditionMention,
     TurnCues,
     avoids_combining,
     condition_asked,
     managed_attribute,
     named_drug_attribute,
+    relieved_form,
     resolve_attribute,
     scan_cues,
 )
@@ -150,7 +152,6 @@ def _named_turn(
 _TOGETHER_WORDS = frozenset({"cung", "kem"})
 # At most this many words between "cùng" and the class it joins: "uống cùng sữa hoặc thuốc …".
 _TOGETHER_TO_CLASS = 4
-_WHICH_WORDS = frozenset({"gi", "nao", "j"})
 # A dose changed because of another medicine: "liều X có cần thay đổi không?".
 _DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
 
@@ -193,7 +194,7 @@ def _beside_another_medicine(
     def joins_class(i: int) -> bool:
         # "cùng thuốc kháng acid", not "cùng thuốc gì" (which drugs: the one drug's section)
         after = [*folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS], ""]
-        return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in _WHICH_WORDS
+        return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in WHICH_WORDS
 
     joined = any(
         any(p < i for p in positions)
@@ -498,7 +499,7 @@ def _reaction_told_with_drug(
             return True
     folded = cues.folded
     for reaction in reactions:  # "uống carbamazepin mà nổi ban", "uống vô xong nổi mẩn"
-        if _relieved_form(reaction):
+        if relieved_form(reaction):
             continue  # "uống X xong đỡ đau": relief, no reaction
         for _, end in products:
             linking = folded[end : reaction.start]
@@ -529,12 +530,6 @@ def _reaction_told_with_drug(
 
 
 _USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
-
-
-def _relieved_form(condition: ConditionMention) -> bool:
-    """A condition written with the verb that relieves it ("đỡ đau", "hạ sốt"), not its own name."""
-    written, named = fold(condition.text).split(), fold(condition.normalized).split()
-    return bool(written) and written[0] in _EFFECT_VERBS and written[:1] != named[:1]
 
 
 # Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban".
@@ -680,8 +675,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
         # question is about ibuprofen (patient_context keeps the allergy)
         named = tuple(m for m in named if m.start not in allergens)
-    in_conversation = bool(turn.prior and turn.prior.drugs) or bool(turn.candidates.history_ids())
-    refers_to_drug = in_conversation or cues.has("continue")
+    earlier = bool(turn.prior and turn.prior.drugs) or bool(turn.candidates.history_ids())
+    refers_to_drug = earlier or cues.has("continue")
     if attribute is None and (named or unknown or (refers_to_drug and not _reverse_lookup(cues))):
         # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
         # about cetirizin asks its adverse reactions, not the section asked before (with no drug
@@ -697,7 +692,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         attribute == INDICATION_SECTION
         and purpose_object is not None
         and asked is None
-        and not _WHICH_WORDS & set(cues.folded[purpose_object.start :])
+        and not WHICH_WORDS & set(cues.folded[purpose_object.start :])
     ):
         # "colchicin trị gút cấp được không": for gout; "trị những loại nhiễm nấm nào" asks
         # which, the indications as a whole
@@ -724,7 +719,6 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     drugs = [m.drug_id for m in named]
     prior = turn.prior
     with_prior = _with_conversation_drug(cues, facts, named, unknown, attribute, prior)
-    earlier = bool(prior and prior.drugs) or bool(turn.candidates.history_ids())
     frame: dict[str, Any] = {
         "drugs": drugs,
         "unknown_drugs": unknown,
