@@ -1433,6 +1433,19 @@ def test_whether_a_class_brings_something_on_lists_the_drugs_that_do(resolver: C
     assert alone.needs_clarify and alone.condition_relation is None
 
 
+def test_a_complaint_no_table_names_is_still_what_a_which_drug_question_asks(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # it had answered with atorvastatin's contraindications
+    frame = understand_offline("Đang uống atorvastatin, bị lẹo mắt, bôi thuốc gì?", resolver)
+    assert (frame.turn_type, frame.drugs) == ("symptom_to_drug", ())
+    assert frame.condition is not None and frame.condition.text == "lẹo mắt"
+    assert frame.patient_context.current_medications == ("atorvastatin",)
+    # a vague complaint is not one
+    vague = understand_offline("Tôi đang dùng warfarin, bị gì đó ở chân, dùng thuốc gì", resolver)
+    assert vague.condition is None
+
+
 def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrugResolver) -> None:
     # a question no section phrase names is about the drug, read over its monograph, whether the
     # catalogue lists the product or not; "là thuốc gì" stays the overview

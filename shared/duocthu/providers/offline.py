@@ -614,6 +614,35 @@ def _relation_kept(
     }
 
 
+# How many words after "bị" a complaint no table names may take: "bị lẹo mắt", "bị mụn rộp ở môi".
+_UNNAMED_COMPLAINT_WORDS = 5
+
+
+def _unnamed_complaint(cues: TurnCues, clauses: Sequence[int]) -> ConditionMention | None:
+    """ "Đang uống atorvastatin, bị lẹo mắt, bôi thuốc gì?": a complaint no condition table names,
+    told after "bị" in a clause of its own before a which-drug question, is what the question asks
+    about (as written), never a question about the medicine the patient takes."""
+    candidate = cues.first("candidate")
+    if candidate is None:
+        return None
+    stops = stop_words()
+    for said in cues.all("comorbidity"):
+        if cues.folded[said.start] != "bi" or said.end >= candidate.start:
+            continue
+        span = []
+        for i in range(said.end, min(candidate.start, said.end + _UNNAMED_COMPLAINT_WORDS)):
+            if clauses[i] != clauses[said.start]:
+                break
+            span.append(i)
+        words_told = [cues.tokens[i] for i in span]
+        if words_told and clauses[said.start] != clauses[candidate.start] and words_told[0] not in stops:
+            text = " ".join(words_told)
+            return ConditionMention(
+                text=text, normalized=text, kind="symptom", start=said.end, length=len(span)
+            )
+    return None
+
+
 def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
     """The patient of a which-drug question: every condition it names except the one asked about
     is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
@@ -651,6 +680,8 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in history for c in facts.conditions
     )
     clauses = clause_ids(text, cues.tokens)
+    untold = None if facts.complaints else _unnamed_complaint(cues, clauses)
+    complaint = complaint or untold is not None
     # before any named drug is set aside as the patient's: a reaction told on it keeps it
     told_first = _reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], clauses)
     if (
@@ -851,7 +882,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             )
             | clarify
         )
-    asked_about = facts.complaints
+    asked_about = facts.complaints or ((untold,) if untold is not None else ())
     kept = _relation_kept(turn, cues, asked_about, facts)
     if kept is not None:
         return {**frame, **kept}
