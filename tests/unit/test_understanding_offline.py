@@ -1284,6 +1284,8 @@ def test_an_ingredient_named_inside_its_product_is_not_a_second_product(
         ("Uống Acetazolamid vô có thể bị gì?", "tac_dung_khong_mong_muon"),
         ("Khi quá liều thuốc Avalo, việc chủ quan có thể dẫn đến hậu quả gì?", "qua_lieu_va_xu_tri"),
         ("Thuốc Caplor thuộc loại kê đơn hay không kê đơn?", "thong_tin_qui_che"),
+        ("Warfarin ăn rau cải được không?", "tuong_tac_thuoc"),  # food
+        ("Azithromycin uống 3 ngày hay 5 ngày?", "lieu_luong_va_cach_dung"),
         ("Canditral có dùng được cho mẹ đang nuôi con bằng sữa không?", "thoi_ky_cho_con_bu"),
         ("Ibuprofen tối đa một ngày bao nhiêu?", "lieu_luong_va_cach_dung"),
         ("Ibuprofen dùng được cho đau bụng kinh không?", "chi_dinh"),
