@@ -982,6 +982,7 @@ def test_the_blind_sets_are_unchanged(name: str) -> None:
         ("understanding_direction_dev4.jsonl", 0.85),
         ("understanding_direction_dev5.jsonl", 0.88),
         ("vimedaqa_paraphrase_dev.jsonl", 0.88),
+        ("understanding_direction_dev6.jsonl", 0.89),
     ],
 )
 def test_other_writers_development_questions_stay_understood(
@@ -1392,6 +1393,13 @@ def test_whether_it_helps_or_brings_on_carries_the_condition(resolver: CatalogDr
         ("digoxin uong bi buon non, nhin mo vang vang la sao", "drug_attribute", None),  # told: its ADR
         ("colchicin co phong ngua con gout khong", "drug_to_condition", "indication"),
         ("dang dung clopidogrel bi dau bao tu, uong thuoc da day nao", "symptom_to_drug", "indication"),
+        # direction development set six
+        ("Kháng sinh nào dễ khiến người uống bị tiêu chảy?", "condition_relation", "adverse_effect"),
+        ("nguoi bi suy tim khong hop voi thuoc nao", "condition_relation", "contraindication"),
+        ("Sintrom có phải thuốc trị huyết khối tĩnh mạch sâu không?", "drug_to_condition", "indication"),
+        ("Clamoxyl có CĐ viêm tai giữa cấp ở trẻ không?", "drug_to_condition", "indication"),
+        ("Bị mụn rộp ở môi, Zovirax có trị được không chị?", "drug_to_condition", "indication"),
+        ("xai Seduxen thay buon ngu, lo mo ca ngay", "drug_attribute", None),  # told: its ADR
     ],
 )
 def test_one_drug_and_a_condition_keep_their_direction(

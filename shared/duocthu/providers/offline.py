@@ -532,8 +532,8 @@ def _reaction_told_with_drug(
 _USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
 
 
-# Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban".
-_THEN_WORDS = frozenset({"ma", "xong", "vo", "vao"})
+# Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban", "xài X thấy buồn ngủ".
+_THEN_WORDS = frozenset({"ma", "xong", "vo", "vao", "thay"})
 
 
 def _asks_if_it_treats(
@@ -729,7 +729,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
         # which, the indications as a whole
         asked = ("indication", purpose_object)
     helped = [c for c in facts.complaints if c.start not in history]
-    if attribute is None and products and helped and cues.has("efficacy"):
+    if attribute in (None, INDICATION_SECTION) and products and helped and cues.has("efficacy"):
         # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
         # what the drug is for, not whether this patient may take it (the contraindications)
         attribute, asked = INDICATION_SECTION, ("indication", helped[0])
