@@ -62,6 +62,9 @@ BLIND_SHA256 = {
     "understanding_direction_blind7.jsonl": (
         "8206eafbd510b2315a27d82fdef49a8a4e28aeee479ec2c84516d20125bc8f44"
     ),
+    "understanding_direction_blind8.jsonl": (
+        "7e65e0e82ab5f4bf08b897a2cb5426fa8319f2e35b7c900822654d3e68e5a705"
+    ),
 }
 
 
