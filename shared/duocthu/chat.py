@@ -350,6 +350,12 @@ class ChatService:
                     f"Lời khuyên trong mục “{heading}” có khi chỉ áp dụng cho một liều hay một giai đoạn; "
                     "hãy đọc nguyên văn mục đó của từng thuốc."
                 )
+        # found by the formulary's wording: a section that words the finding otherwise ("loét và
+        # xuất huyết tiêu hóa" for "loét dạ dày") is missed, so the list must not read as complete
+        lines.append(
+            "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể "
+            "không có ở đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF."
+        )
         lines.append("Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.")
         return lines
 

@@ -284,6 +284,14 @@ def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatServic
     assert "Mục “Thời kỳ mang thai” của" in turn.answer and "đọc nguyên văn" in turn.answer
 
 
+def test_a_which_drugs_list_never_reads_as_complete(service: ChatService) -> None:
+    # found by the formulary's wording: ibuprofen's "loét và xuất huyết tiêu hóa" is not "loét dạ
+    # dày", so the answer says a drug may be missing and where to look
+    turn = service.turn("Thuốc giảm đau có gây loét dạ dày không?")
+    assert turn.frame is not None and turn.frame.condition_relation == "adverse_effect"
+    assert turn.bundle.ranked_drugs and "thuốc nào ghi bằng từ khác có thể không có ở đây" in turn.answer
+
+
 def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: ChatService) -> None:
     turn = service.turn("Thuốc nào không dùng được khi đang cho con bú?")
     assert turn.frame is not None and turn.frame.population == "phu_nu_cho_con_bu"
