@@ -275,8 +275,8 @@ class ChatService:
                 # the list is by section text, never by class: it must not read as "only these"
                 which.insert(
                     -1,
-                    f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: đó là mọi thuốc có "
-                    "mục trên nêu tình trạng này. Nhóm của từng thuốc ở mục “Loại thuốc”.",
+                    f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: thuốc thuộc nhóm khác "
+                    "cũng có trong danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”.",
                 )
             lines += which
         if bundle.candidate_statuses:
