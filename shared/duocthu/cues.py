@@ -65,6 +65,7 @@ CueKind = Literal[
     "past",
     "safe_to_use",
     "efficacy",
+    "not_a_cue",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
@@ -181,11 +182,14 @@ def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     tables = _cue_tables()
     tokens = words(text)
     conditions = [(m.start, m.start + m.length) for m in longest_spans(_condition_index().matches(tokens))]
+    masked = [
+        (m.start, m.start + m.length) for m in tables.contiguous.matches(tokens) if m.value[0] == "not_a_cue"
+    ]
     found: dict[int, dict[int, list[PhraseMatch[tuple[int, int]]]]] = {}
     for match in tables.parts.matches(tokens):
         if match.start and fold(tokens[match.start - 1]) == "khong":
             continue  # "không được dùng" is not "được dùng"
-        if match.start and [fold(t) for t in tokens[match.start - 1 : match.start + 1]] == ["an", "kieng"]:
+        if any(a <= match.start < b for a, b in masked):
             continue  # "ăn kiêng" is a diet, not "kiêng … nào" (which drugs to avoid)
         end = match.start + match.length
         if any(a < match.start and end <= b for a, b in conditions):

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import math
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,17 @@ def chunk(drug_id: str, part: int, text: str, section_key: str = "chi_dinh", kin
     return make_chunk(drug_id, section_key, part, text, kind=kind)
 
 
+@contextmanager
+def shard(tmp_path: Path, parts: Sequence[Chunk]) -> Iterator[EdgeStore]:
+    """An Edge store of just these parts, closed after the block."""
+    edge = EdgeStore(tmp_path)
+    publish(edge, list(parts))
+    try:
+        yield edge
+    finally:
+        edge.close()
+
+
 PARTS = [
     chunk("thuoc_a", 0, "Viêm loét dạ dày tá tràng; trào ngược dạ dày – thực quản."),
     chunk("thuoc_a", 1, "Dự phòng tái phát sau đợt điều trị lành vết loét dạ dày."),
@@ -71,10 +83,8 @@ PARTS = [
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[EdgeStore]:
-    edge = EdgeStore(tmp_path)
-    publish(edge, PARTS)
-    yield edge
-    edge.close()
+    with shard(tmp_path, PARTS) as edge:
+        yield edge
 
 
 def drugs(hits: Sequence[EvidenceItem]) -> list[str]:
@@ -145,21 +155,17 @@ def test_a_word_inside_a_dashed_compound_name_is_not_a_mention() -> None:
 
 
 def test_negation_applies_to_chi_dinh_only(tmp_path: Path) -> None:
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk("thuoc_x", 0, "Thuốc không phải là thuốc điều trị hen phế quản."),
             chunk("thuoc_y", 0, "Cắt cơn hen phế quản cấp."),
             chunk("thuoc_x", 1, "Không dùng cho người hen phế quản.", section_key="chong_chi_dinh"),
         ],
-    )
-    try:
+    ) as edge:
         assert drugs(find_by_indication(edge, "hen phế quản")) == ["thuoc_y"]
         found = find_by_indication(edge, "hen phế quản", section_key="chong_chi_dinh")
         assert drugs(found) == ["thuoc_x"]  # the contraindication names it after "không dùng cho"
-    finally:
-        edge.close()
 
 
 def test_unmarked_phrase_matches_folded_only_when_nothing_matches_as_written(store: EdgeStore) -> None:
@@ -222,27 +228,19 @@ def test_caps_are_eight_drugs_by_two_parts() -> None:
 
 
 def test_drugs_beyond_the_cap_are_named_never_dropped(tmp_path: Path) -> None:
-    edge = EdgeStore(tmp_path)
-    publish(edge, [chunk(f"thuoc_{d}", 0, f"Tăng huyết áp nhóm {d}.") for d in range(5)])
-    try:
+    with shard(tmp_path, [chunk(f"thuoc_{d}", 0, f"Tăng huyết áp nhóm {d}.") for d in range(5)]) as edge:
         bundle = retrieve_by_indication(edge, "tăng huyết áp", EvidencePolicy(indication_candidate_limit=2))
         shown = [d.drug_id for d in bundle.ranked_drugs]
         unlisted = [d.drug_id for d in bundle.unlisted_drugs]
         assert len(shown) == 2 and sorted(shown + unlisted) == [f"thuoc_{d}" for d in range(5)]
         assert all(not d.evidence_ids for d in bundle.unlisted_drugs)  # named, not quoted
         assert {e.drug_id for e in bundle.evidence} == set(shown)
-    finally:
-        edge.close()
 
 
 def found_in(tmp_path: Path, parts: Sequence[Chunk], phrase: str) -> list[EvidenceItem]:
     """find_by_indication over a shard of just these parts."""
-    edge = EdgeStore(tmp_path)
-    publish(edge, list(parts))
-    try:
+    with shard(tmp_path, parts) as edge:
         return find_by_indication(edge, phrase)
-    finally:
-        edge.close()
 
 
 def test_a_cause_named_after_do_ranks_below_a_direct_mention(tmp_path: Path) -> None:
@@ -276,9 +274,8 @@ def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) ->
     # typed without marks, the row still applies; the rest of the phrase stays as typed
     assert "tang kali huyết" in wordings_of("tang kali mau")
     assert wordings_of("sốt") == ("sốt",)
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk(
                 "thuoc_a",
@@ -289,19 +286,15 @@ def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) ->
             chunk("thuoc_b", 0, "Ít gặp: tăng kali máu.", section_key="tac_dung_khong_mong_muon"),
             chunk("thuoc_c", 0, "Hạ kali huyết.", section_key="tac_dung_khong_mong_muon"),
         ],
-    )
-    try:
+    ) as edge:
         found = find_by_indication(edge, "tăng kali máu", section_key="tac_dung_khong_mong_muon")
         assert sorted({h.drug_id for h in found}) == ["thuoc_a", "thuoc_b"]
-    finally:
-        edge.close()
 
 
 def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path: Path) -> None:
     adr = "tac_dung_khong_mong_muon"
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             # low potassium makes the reactions likelier: not a reaction of this drug
             chunk("thuoc_a", 0, "Các ADR dễ xuất hiện hơn khi có hạ kali huyết, suy thận.", section_key=adr),
@@ -313,8 +306,7 @@ def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path
             chunk("thuoc_e", 0, "Thường gặp: hạ kali huyết.", section_key=adr),
             chunk("thuoc_f", 0, "Khi có hạ kali huyết chưa điều chỉnh.", section_key="chong_chi_dinh"),
         ],
-    )
-    try:
+    ) as edge:
         found = find_by_indication(edge, "hạ kali máu", section_key=adr)
         assert sorted({h.drug_id for h in found}) == ["thuoc_d", "thuoc_e"]
         assert sorted({h.drug_id for h in find_by_indication(edge, "suy thận", section_key=adr)}) == [
@@ -323,8 +315,6 @@ def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path
         ]
         # in chỉ định and chống chỉ định "khi có X" is the very condition asked about
         assert drugs(find_by_indication(edge, "hạ kali máu", section_key="chong_chi_dinh")) == ["thuoc_f"]
-    finally:
-        edge.close()
 
 
 def avoid_question(text: str, population: str | None) -> QueryFrame:
@@ -344,20 +334,16 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
     # a known condition is searched as it is, even with a population beside it
     known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
     assert relation_phrases(known) == ("ho khan",)
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk("thuoc_a", 0, "Phụ nữ mang thai.", section_key="chong_chi_dinh"),
             chunk("thuoc_b", 0, "Ba tháng cuối thai kỳ.", section_key="chong_chi_dinh"),
             chunk("thuoc_c", 0, "Suy gan nặng.", section_key="chong_chi_dinh"),
         ],
-    )
-    try:
+    ) as edge:
         bundle = retrieve_by_relation(edge, [RelationSearch("chong_chi_dinh", phrases)])
         assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_b"]
-    finally:
-        edge.close()
 
 
 def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: Path) -> None:
@@ -373,9 +359,8 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
     adverse = frame.model_copy(update={"condition_relation": "adverse_effect"})
     assert [s.section_key for s in relation_searches(adverse)] == ["tac_dung_khong_mong_muon"]
 
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk("thuoc_a", 0, "Phụ nữ mang thai.", section_key="chong_chi_dinh"),
             chunk("thuoc_a", 1, "Không dùng trong thời kỳ mang thai.", section_key="thoi_ky_mang_thai"),
@@ -390,56 +375,45 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
             chunk("thuoc_c", 0, "Có thể dùng khi có chỉ định rõ ràng.", section_key="thoi_ky_mang_thai"),
             chunk("thuoc_d", 0, "Phải tuân thủ các chống chỉ định đã nêu.", section_key="thoi_ky_mang_thai"),
         ],
-    )
-    try:
+    ) as edge:
         bundle = retrieve_by_relation(edge, searches)
         listed = [(d.drug_id, d.section_key) for d in bundle.ranked_drugs]
         # each drug once, under the first section that names it
         assert listed == [("thuoc_a", "chong_chi_dinh"), ("thuoc_b", "thoi_ky_mang_thai")]
         assert {(e.drug_id, e.section_key) for e in bundle.evidence} == set(listed)
         assert bundle.ordering == "keyword:chong_chi_dinh+thoi_ky_mang_thai"
-    finally:
-        edge.close()
 
 
 def test_a_condition_to_avoid_lists_the_cautioned_drugs_after_the_contraindicated(tmp_path: Path) -> None:
     frame = avoid_question("gút", None).model_copy(
         update={"condition": ConditionQuery(text="gút", normalized="gút")}
     )
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk("thuoc_a", 0, "Tiền sử bệnh gút nặng.", section_key="chong_chi_dinh"),
             chunk("thuoc_b", 0, "Theo dõi acid uric ở người có tiền sử bệnh gút.", section_key="than_trong"),
             chunk("thuoc_c", 0, "Suy gan nặng.", section_key="than_trong"),
         ],
-    )
-    try:
+    ) as edge:
         bundle = retrieve_by_relation(edge, relation_searches(frame))
         assert [(d.drug_id, d.section_key) for d in bundle.ranked_drugs] == [
             ("thuoc_a", "chong_chi_dinh"),
             ("thuoc_b", "than_trong"),
         ]
-    finally:
-        edge.close()
 
 
 def test_an_advice_wording_after_a_negation_does_not_count(tmp_path: Path) -> None:
     frame = avoid_question("cho con bú", "phu_nu_cho_con_bu")
-    edge = EdgeStore(tmp_path)
-    publish(
-        edge,
+    with shard(
+        tmp_path,
         [
             chunk("thuoc_a", 0, "Không cần ngừng cho con bú.", section_key="thoi_ky_cho_con_bu"),
             chunk("thuoc_b", 0, "Nên ngừng cho con bú trong khi điều trị.", section_key="thoi_ky_cho_con_bu"),
         ],
-    )
-    try:
+    ) as edge:
         bundle = retrieve_by_relation(edge, relation_searches(frame))
         assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_b"]
-    finally:
-        edge.close()
 
 
 def test_rerank_reorders_groups_and_fails_open() -> None:
