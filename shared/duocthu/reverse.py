@@ -130,12 +130,12 @@ def _data_rows(name: str) -> list[list[str]]:
     return [[cell.strip() for cell in row] for row in rows[1:]]
 
 
-@lru_cache(maxsize=1)
-def _negations() -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Negating phrases (data/indication_negations.tsv) as word tuples, by first word. Matched as
-    written: the formulary's own text carries its marks."""
+@lru_cache(maxsize=2)
+def _negations(name: str = "indication_negations.tsv") -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Negating phrases of a data file (data/indication_negations.tsv, data/adverse_negations.tsv)
+    as word tuples, by first word. Matched as written: the formulary's own text carries its marks."""
     by_first: dict[str, list[tuple[str, ...]]] = {}
-    for (line,) in _data_rows("indication_negations.tsv"):
+    for (line,) in _data_rows(name):
         phrase = tuple(words(line))
         by_first.setdefault(phrase[0], []).append(phrase)
     return {first: tuple(phrases) for first, phrases in by_first.items()}
@@ -165,23 +165,46 @@ def _either_way(tokens: Sequence[str], start: int) -> bool:
     return start >= 2 and [fold(t) for t in tokens[start - 2 : start]] == ["co", "hoac"]
 
 
-def affirmed_positions(text: str, phrase: Sequence[str], lenient: bool = False) -> list[int]:
+# A contrast word ends a negation's reach: "không gây X khi dùng đơn độc, nhưng có thể gây X …"
+_CONTRASTS = frozenset({"nhưng", "song"})
+
+
+# Where a negation's reach ends in a chỉ định section (the sentence) and in an ADR section (the
+# clause: "thường không gây triệu chứng, đôi khi thấy quầng sáng" names the halo). A clause-bound
+# reach can leave a listed negated finding counted ("không gây X, Y"), which its quote shows; it
+# never drops one the text affirms, which nothing would show.
+SENTENCE, CLAUSE = ".;:!?\n", ".;:!?\n,"
+
+
+def affirmed_positions(
+    text: str,
+    phrase: Sequence[str],
+    lenient: bool = False,
+    negations: str = "indication_negations.tsv",
+    reach: str = SENTENCE,
+) -> list[int]:
     """Word indices of every mention of the phrase (as `phrase_position` finds them) that does not
-    follow a negation in its sentence."""
+    follow a negation (of the data file `negations`) within its `reach`, before a contrast word."""
     tokens = words(text)
     mentions = list(_mentions(text, tokens, phrase, lenient))
-    if not mentions or "không" not in tokens[: mentions[-1]]:
+    if not mentions or not {"không", "chưa"} & set(tokens[: mentions[-1]]):
         return mentions  # the common case: nothing before a mention can negate it
-    sentences = segment_ids(text, ".;:!?\n")
-    negations = _negations()
-    negated_from: dict[int, int] = {}  # sentence -> the first word a negation in it reaches
+    sentences = segment_ids(text, reach)
+    by_first = _negations(negations)
+    negated: list[tuple[int, int]] = []  # word spans a negation reaches
     for start, token in enumerate(tokens):
-        for negation in negations.get(token, ()):
+        for negation in by_first.get(token, ()):
             end = start + len(negation)
             if tuple(tokens[start:end]) == negation and not _either_way(tokens, start):
-                sid = sentences[start]
-                negated_from[sid] = min(negated_from.get(sid, len(tokens)), end)
-    return [i for i in mentions if i < negated_from.get(sentences[i], len(tokens))]
+                stop = end
+                while (
+                    stop < len(tokens)
+                    and sentences[stop] == sentences[start]
+                    and tokens[stop] not in _CONTRASTS
+                ):
+                    stop += 1
+                negated.append((end, stop))
+    return [i for i in mentions if not any(a <= i < b for a, b in negated)]
 
 
 def affirmed_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
@@ -284,7 +307,7 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
         for item in candidates:
             tokens = words(item.text)
             if section_key == ADR_SECTION:
-                mentions = _mentions(item.text, tokens, phrase, lenient)
+                mentions = affirmed_positions(item.text, phrase, lenient, "adverse_negations.tsv", CLAUSE)
                 position = next((i for i in mentions if not _after_state_lead(tokens, i, section_key)), -1)
                 weight = 1.0
             elif section_key != INDICATION_SECTION:

@@ -154,7 +154,7 @@ def test_a_word_inside_a_dashed_compound_name_is_not_a_mention() -> None:
     assert phrase_position("Hội chứng Stevens-Johnson.", words("Johnson")) == -1
 
 
-def test_negation_applies_to_chi_dinh_only(tmp_path: Path) -> None:
+def test_a_contraindication_after_khong_dung_cho_is_not_negated(tmp_path: Path) -> None:
     with shard(
         tmp_path,
         [
@@ -315,6 +315,41 @@ def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path
         ]
         # in chỉ định and chống chỉ định "khi có X" is the very condition asked about
         assert drugs(find_by_indication(edge, "hạ kali máu", section_key="chong_chi_dinh")) == ["thuoc_f"]
+
+
+def test_a_reaction_the_adr_section_says_the_drug_does_not_cause_is_not_listed(tmp_path: Path) -> None:
+    adr = "tac_dung_khong_mong_muon"
+    with shard(
+        tmp_path,
+        [
+            # paracetamol's wording: each finding after its own "không gây" is denied
+            chunk("thuoc_a", 0, "Thuốc hầu như không gây kích ứng dạ dày, không gây chảy máu tiêu hóa.", adr),
+            chunk("thuoc_b", 0, "Thường gặp: buồn nôn, kích ứng dạ dày.", adr),
+            # a contrast word ends the denial: the second mention is the drug's reaction
+            chunk(
+                "thuoc_c",
+                0,
+                "Không gây hạ glucose huyết khi dùng đơn độc, nhưng có thể gây hạ glucose huyết.",
+                adr,
+            ),
+            # a comma ends it too: the halo is seen, the symptoms are not
+            chunk(
+                "thuoc_d",
+                0,
+                "Lắng đọng ở giác mạc thường không gây triệu chứng, đôi khi thấy quầng sáng.",
+                adr,
+            ),
+            chunk("thuoc_e", 0, "Chưa ghi nhận hạ glucose huyết.", adr),
+        ],
+    ) as edge:
+
+        def listed(finding: str) -> list[str]:
+            return sorted({h.drug_id for h in find_by_indication(edge, finding, section_key=adr)})
+
+        assert listed("kích ứng dạ dày") == ["thuoc_b"]
+        assert listed("chảy máu tiêu hóa") == []
+        assert listed("hạ glucose huyết") == ["thuoc_c"]
+        assert listed("quầng sáng") == ["thuoc_d"]
 
 
 def avoid_question(text: str, population: str | None) -> QueryFrame:
