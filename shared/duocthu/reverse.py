@@ -165,8 +165,8 @@ def _either_way(tokens: Sequence[str], start: int) -> bool:
     return start >= 2 and [fold(t) for t in tokens[start - 2 : start]] == ["co", "hoac"]
 
 
-# A contrast word ends a negation's reach: "không gây X khi dùng đơn độc, nhưng có thể gây X …"
-_CONTRASTS = frozenset({"nhưng", "song"})
+# A contrast word ends a negation's reach: "không gây X khi dùng đơn độc nhưng có thể gây X …"
+_CONTRASTS = frozenset({"nhưng"})
 
 
 # Where a negation's reach ends in a chỉ định section (the sentence) and in an ADR section (the

@@ -329,7 +329,7 @@ def test_a_reaction_the_adr_section_says_the_drug_does_not_cause_is_not_listed(t
             chunk(
                 "thuoc_c",
                 0,
-                "Không gây hạ glucose huyết khi dùng đơn độc, nhưng có thể gây hạ glucose huyết.",
+                "Không gây hạ glucose huyết khi dùng đơn độc nhưng có thể gây hạ glucose huyết.",
                 adr,
             ),
             # a comma ends it too: the halo is seen, the symptoms are not
