@@ -291,6 +291,21 @@ def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) ->
         assert sorted({h.drug_id for h in found}) == ["thuoc_a", "thuoc_b"]
 
 
+def test_a_gut_bleed_is_found_in_either_wording_and_never_as_another_bleed(tmp_path: Path) -> None:
+    adr = "tac_dung_khong_mong_muon"
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Ít gặp: loét và xuất huyết tiêu hóa, phân đen.", adr),
+            chunk("thuoc_b", 0, "Chảy máu cam, chảy máu lợi, chảy máu tiêu hóa.", adr),
+            chunk("thuoc_c", 0, "Thường gặp: chảy máu cam, bầm tím.", adr),
+        ],
+    ) as edge:
+        for finding in ("chảy máu tiêu hóa", "xuất huyết tiêu hóa"):
+            found = find_by_indication(edge, finding, section_key=adr)
+            assert sorted({h.drug_id for h in found}) == ["thuoc_a", "thuoc_b"], finding
+
+
 def test_a_finding_named_as_the_patients_state_is_not_an_adverse_effect(tmp_path: Path) -> None:
     adr = "tac_dung_khong_mong_muon"
     with shard(

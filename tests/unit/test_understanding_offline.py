@@ -1339,6 +1339,14 @@ def test_what_drugs_bring_on_is_asked_after_the_cue_not_the_patients_condition(
     )
 
 
+def test_a_bleed_is_read_with_where_it_is(resolver: CatalogDrugResolver) -> None:
+    # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
+    for message in ("Thuốc nào gây chảy máu tiêu hóa?", "thuoc nao gay chay mau duong tieu hoa"):
+        frame = understand_offline(message, resolver)
+        assert frame.condition is not None, message
+        assert frame.condition.normalized == "xuất huyết tiêu hóa", message
+
+
 def test_words_typed_without_marks_keep_their_direction(resolver: CatalogDrugResolver) -> None:
     # "cam" is cấm, cầm or the end of "trầm cảm": a which-drugs question keeps what it asks
     for message, relation in (
