@@ -84,6 +84,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(chat_services.chat_response(turn).model_dump_json(indent=2))
         else:
             print(turn.answer)
+            for reply in turn.quick_replies:  # what a chat client offers as buttons
+                print(f"  → {reply}")
             if turn.system_error:
                 print(f"\n[system_error: {turn.system_error}]", file=sys.stderr)
             print(

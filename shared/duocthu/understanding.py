@@ -201,11 +201,32 @@ def _apply_reverse_relation_cues(
             frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
+    if cue.value == "adverse_effect" and causative and named_there and verb in _LOWERING and condition:
+        # "thuốc nào làm hạ huyết áp": the drugs used to lower it or those that bring hypotension on
+        # as a reaction; the words do not tell which, so ask, offering both readings
+        return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
+            update=_lowering_question(condition.normalized or condition.text)
+        )
     if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
         # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
         # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
         return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", cue.value, condition)
+
+
+# "hạ" / "giảm" both start a reaction's name (hạ huyết áp) and say what a drug is for
+_LOWERING = frozenset({"ha", "giam"})
+
+
+def _lowering_question(finding: str) -> dict[str, Any]:
+    return {
+        "needs_clarify": True,
+        "clarify_reason": (
+            f"Bạn muốn hỏi thuốc dùng để {finding} (mục Chỉ định), hay thuốc có thể gây {finding} "
+            "như một tác dụng không mong muốn?"
+        ),
+        "quick_replies": (f"Thuốc nào dùng để {finding}?", f"Thuốc nào có thể gây {finding}?"),
+    }
 
 
 def _apply_condition_candidate_cue(

@@ -41,6 +41,13 @@ def test_ask_abstains_on_unknown_drug(data_dir: Path, capsys: pytest.CaptureFixt
     assert "Không tìm thấy “aspirinol”" in out and "Nguồn:" not in out
 
 
+def test_ask_prints_the_replies_a_clarifying_question_offers(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ask(data_dir, "Chống chỉ định của amoxicilinn?", capsys)
+    assert "Ý bạn là" in out and "  → " in out and "Amoxicilin" in out.split("  → ", 1)[1]
+
+
 def test_if_missing_keeps_the_active_index(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = sorted(p.name for p in (data_dir / "versions").iterdir())
     assert main(["ingest", "--if-missing", "--data-dir", str(data_dir)]) == 0

@@ -1347,6 +1347,26 @@ def test_a_bleed_is_read_with_where_it_is(resolver: CatalogDrugResolver) -> None
         assert frame.condition.normalized == "xuất huyết tiêu hóa", message
 
 
+def test_which_drugs_lower_a_measure_is_asked_back(resolver: CatalogDrugResolver) -> None:
+    # "làm hạ huyết áp": what an antihypertensive is for, or hypotension as a reaction
+    for message in ("Thuốc nào làm hạ huyết áp?", "thuoc nao khien ha huyet ap"):
+        frame = understand_offline(message, resolver)
+        assert frame.needs_clarify, message
+        assert len(frame.quick_replies) == 2, message
+        # each offered reply reads one way only
+        use, reaction = (understand_offline(reply, resolver) for reply in frame.quick_replies)
+        assert (use.condition_relation, use.needs_clarify) == ("indication", False)
+        assert (reaction.condition_relation, reaction.needs_clarify) == ("adverse_effect", False)
+    # "gây" says reaction, "hạ sốt" names no reaction, a raised measure is no use
+    for message, relation in (
+        ("Thuốc nào gây hạ huyết áp?", "adverse_effect"),
+        ("Thuốc nào làm hạ sốt?", "indication"),
+        ("Thuốc nào làm tăng huyết áp?", "adverse_effect"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.condition_relation, frame.needs_clarify) == (relation, False), message
+
+
 def test_words_typed_without_marks_keep_their_direction(resolver: CatalogDrugResolver) -> None:
     # "cam" is cấm, cầm or the end of "trầm cảm": a which-drugs question keeps what it asks
     for message, relation in (
