@@ -268,7 +268,7 @@ class ChatService:
             )
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
-        if bundle.ranked_drugs:
+        if bundle.ranked_drugs or bundle.wider_drugs:
             which = self._which_drugs(bundle)
             asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
             if asked_class:
@@ -350,8 +350,18 @@ class ChatService:
                     f"Lời khuyên trong mục “{heading}” có khi chỉ áp dụng cho một liều hay một giai đoạn; "
                     "hãy đọc nguyên văn mục đó của từng thuốc."
                 )
-        # found by the formulary's wording: a section that words the finding otherwise ("loét và
-        # xuất huyết tiêu hóa" for "loét dạ dày") is missed, so the list must not read as complete
+        by_wider: dict[str, list[str]] = {}
+        for drug in bundle.wider_drugs:
+            by_wider.setdefault(drug.section_key or "chi_dinh", []).append(
+                f"{drug.display_name} (“{drug.wider_finding}”)"
+            )
+        for section_key, named in by_wider.items():
+            lines.append(
+                f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu riêng tình trạng bạn "
+                f"hỏi mà ghi một tình trạng rộng hơn có thể bao gồm nó: {', '.join(named)}."
+            )
+        # found by the formulary's wording: a section that words the finding otherwise is missed,
+        # so the list must not read as complete
         lines.append(
             "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể "
             "không có ở đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF."

@@ -65,6 +65,9 @@ class RankedDrug(_Model):
     # relation lookup may draw on two (chong_chi_dinh, then thoi_ky_mang_thai).
     section_key: str | None = None
     evidence_ids: tuple[str, ...] = ()
+    # Set when the section names a wider finding that holds the one asked, not that one itself:
+    # the wider finding as the data file writes it ("loét và xuất huyết tiêu hóa").
+    wider_finding: str | None = None
 
 
 # Stage-2 safety facets (duocthu.safety): each a separate search with its own query and sections.
@@ -96,6 +99,9 @@ class EvidenceBundle(_Model):
     # Drugs a which-drugs route also found beyond its cap: named in the answer, never quoted, so a
     # list is never cut short in silence.
     unlisted_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs whose section names only a wider finding holding the one asked ("loét tiêu hóa" for
+    # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
+    wider_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None

@@ -254,6 +254,17 @@ def wordings_of(phrase: str) -> tuple[str, ...]:
     return tuple(" ".join(v) for v in dict.fromkeys(variants))
 
 
+@lru_cache(maxsize=1)
+def _wider_rows() -> dict[str, tuple[str, ...]]:
+    return {fold(row[0]): tuple(w for w in row[1:] if w) for row in _data_rows("broader_findings.tsv")}
+
+
+def wider_findings(phrase: str) -> tuple[str, ...]:
+    """The formulary's wordings of wider findings that hold this one (data/broader_findings.tsv):
+    "loét dạ dày" is part of "loét và xuất huyết tiêu hóa"."""
+    return _wider_rows().get(fold(" ".join(words(phrase))), ())
+
+
 def find_by_indication(
     store: VectorStore, indication: str, *, section_key: str = INDICATION_SECTION, limit: int | None = None
 ) -> list[EvidenceItem]:
@@ -445,9 +456,14 @@ def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[Rank
 
 
 def _bundle(
-    ranked: RankedGroups, route: str, error: SystemError | None, found: Sequence[EvidenceItem] = ()
+    ranked: RankedGroups,
+    route: str,
+    error: SystemError | None,
+    found: Sequence[EvidenceItem] = (),
+    wider: Sequence[RankedDrug] = (),
+    wider_evidence: Sequence[EvidenceItem] = (),
 ) -> EvidenceBundle:
-    evidence = [item for group in ranked.groups for item in group.items]
+    evidence = [item for group in ranked.groups for item in group.items] + list(wider_evidence)
     bundle = decide(evidence)
     drugs = tuple(
         RankedDrug(
@@ -463,6 +479,7 @@ def _bundle(
         update={
             "ranked_drugs": drugs,
             "unlisted_drugs": _unlisted(ranked, found),
+            "wider_drugs": tuple(wider),
             "ordering": f"{route}+rerank" if ranked.reranked else route,
             "system_error": error or ranked.system_error,
         }
@@ -634,11 +651,53 @@ def retrieve_by_relation(
         groups.extend(ranked.groups)
         found.extend(hits)
         reranked, error = reranked or ranked.reranked, error or ranked.system_error
-    if not groups:
+    counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+    wider = _found_wider(store, searches, counted)
+    if not groups and not wider:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
-    capped = RankedGroups(tuple(groups[: policy.indication_candidate_limit]), reranked, error)
+    cap = policy.indication_candidate_limit
+    capped = RankedGroups(tuple(groups[:cap]), reranked, error)
+    # the drugs of a wider finding are quoted in the room the drugs naming it leave; the rest named
+    quoted = [item for _, item in wider[: max(cap - len(capped.groups), 0)]]
+    quoted_ids = {item.id for item in quoted}
+    wider_drugs = [
+        drug.model_copy(update={"evidence_ids": (item.id,) if item.id in quoted_ids else ()})
+        for drug, item in wider
+    ]
     route = "keyword:" + "+".join(dict.fromkeys(s.section_key for s in searches))
-    return _bundle(capped, route, None, found)
+    return _bundle(capped, route, None, found, wider_drugs, quoted)
+
+
+def _found_wider(
+    store: VectorStore, searches: Sequence[RelationSearch], counted: set[str]
+) -> list[tuple[RankedDrug, EvidenceItem]]:
+    """Drugs not yet listed whose section names a wider finding holding the one asked
+    (`wider_findings`), each with the first wording of the data row its section holds and its
+    best part for that wording: by search, then by score. Never a drug that names the finding
+    itself (`counted`)."""
+    drugs: dict[str, tuple[RankedDrug, EvidenceItem]] = {}
+    for search in searches:
+        if search.advice:
+            continue
+        best: dict[str, tuple[EvidenceItem, str]] = {}
+        for phrase in search.phrases:
+            for wording in wider_findings(phrase):
+                for hit in find_by_indication(store, wording, section_key=search.section_key):
+                    if hit.drug_id not in best:  # the data file's first wording, its best part
+                        best[hit.drug_id] = (hit, wording)
+        ranked = sorted(best.values(), key=lambda found: (-found[0].score, found[0].drug_id))
+        for hit, wording in ranked:
+            if hit.drug_id in counted or hit.drug_id in drugs:
+                continue
+            drug = RankedDrug(
+                drug_id=hit.drug_id,
+                display_name=hit.display_name,
+                score=hit.score,
+                section_key=search.section_key,
+                wider_finding=wording,
+            )
+            drugs[hit.drug_id] = (drug, hit)
+    return list(drugs.values())
 
 
 # -- ingest: dense vectors and the calibrated threshold ----------------------------------------

@@ -292,6 +292,20 @@ def test_a_which_drugs_list_never_reads_as_complete(service: ChatService) -> Non
     assert turn.bundle.ranked_drugs and "thuốc nào ghi bằng từ khác có thể không có ở đây" in turn.answer
 
 
+def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
+    # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
+    # never among the drugs that name the finding asked
+    turn = service.turn("Thuốc nào gây loét dạ dày?")
+    wider = {d.drug_id: d.wider_finding for d in turn.bundle.wider_drugs}
+    assert wider["ibuprofen"] == "loét và xuất huyết tiêu hóa"
+    assert "ibuprofen" not in {d.drug_id for d in turn.bundle.ranked_drugs}
+    lines = turn.answer.splitlines()
+    named = next(line for line in lines if "có nêu tình trạng này" in line)
+    apart = next(line for line in lines if "tình trạng rộng hơn" in line)
+    assert "Ibuprofen" not in named and "Ibuprofen (“loét và xuất huyết tiêu hóa”)" in apart
+    assert "【Ibuprofen】 Tác dụng không mong muốn (ADR)" in turn.answer  # quoted, with its source
+
+
 def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: ChatService) -> None:
     turn = service.turn("Thuốc nào không dùng được khi đang cho con bú?")
     assert turn.frame is not None and turn.frame.population == "phu_nu_cho_con_bu"

@@ -37,6 +37,7 @@ from duocthu.reverse import (
     relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
+    wider_findings,
     wordings_of,
 )
 from duocthu.settings import Settings
@@ -365,6 +366,43 @@ def test_a_reaction_the_adr_section_says_the_drug_does_not_cause_is_not_listed(t
         assert listed("chảy máu tiêu hóa") == []
         assert listed("hạ glucose huyết") == ["thuoc_c"]
         assert listed("quầng sáng") == ["thuoc_d"]
+
+
+def test_a_wider_finding_lists_its_drugs_apart_and_quoted(tmp_path: Path) -> None:
+    adr = "tac_dung_khong_mong_muon"
+    assert "loét và xuất huyết tiêu hóa" in wider_findings("loet da day")
+    assert wider_findings("ho") == ()
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Ít gặp: loét dạ dày, viêm tụy.", adr),
+            # names the wider finding only: apart, with the words its section uses
+            chunk("thuoc_b", 0, "Ít gặp: viêm dạ dày, loét và xuất huyết tiêu hóa, phân đen.", adr),
+            # names both: listed once, as naming the finding
+            chunk("thuoc_c", 0, "Loét dạ dày; loét, xuất huyết hoặc thủng đường tiêu hóa.", adr),
+            chunk("thuoc_d", 0, "Hầu như không gây loét tiêu hóa.", adr),  # denied
+            chunk("thuoc_e", 0, "Loét miệng, viêm miệng.", adr),
+        ],
+    ) as edge:
+        bundle = retrieve_by_relation(edge, [RelationSearch(adr, ("loét dạ dày",))])
+        assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_c"]
+        (wider,) = bundle.wider_drugs
+        assert (wider.drug_id, wider.wider_finding, wider.section_key) == (
+            "thuoc_b",
+            "loét và xuất huyết tiêu hóa",
+            adr,
+        )
+        assert wider.evidence_ids and set(wider.evidence_ids) <= {e.id for e in bundle.evidence}
+        # beyond the drugs naming the finding, the cap leaves no room: named, not quoted
+        capped = retrieve_by_relation(
+            edge, [RelationSearch(adr, ("loét dạ dày",))], EvidencePolicy(indication_candidate_limit=2)
+        )
+        assert capped.wider_drugs[0].evidence_ids == ()
+        assert "thuoc_b" not in {e.drug_id for e in capped.evidence}
+        # no section names the finding itself: the wider ones still answer, apart
+        only_wider = retrieve_by_relation(edge, [RelationSearch(adr, ("loét tá tràng",))])
+        assert only_wider.decision == "ANSWERABLE" and not only_wider.ranked_drugs
+        assert sorted(d.drug_id for d in only_wider.wider_drugs) == ["thuoc_b", "thuoc_c"]
 
 
 def avoid_question(text: str, population: str | None) -> QueryFrame:
