@@ -668,6 +668,17 @@ def retrieve_by_relation(
     return _bundle(capped, route, None, found, wider_drugs, quoted)
 
 
+def _as_written(text: str, wording: str) -> str:
+    """The words of the part that matched `wording` (in any of its formulary wordings), as the
+    part writes them: "loét và chảy máu tiêu hóa" where the data row says "xuất huyết"."""
+    for variant in wordings_of(wording):
+        pattern = r"\W+".join(re.escape(w) for w in words(variant))
+        found = re.search(rf"(?<!\w){pattern}(?!\w)", nfc(text), re.IGNORECASE)
+        if found:
+            return found.group(0)
+    return wording
+
+
 def _found_wider(
     store: VectorStore, searches: Sequence[RelationSearch], counted: set[str]
 ) -> list[tuple[RankedDrug, EvidenceItem]]:
@@ -694,7 +705,7 @@ def _found_wider(
                 display_name=hit.display_name,
                 score=hit.score,
                 section_key=search.section_key,
-                wider_finding=wording,
+                wider_finding=_as_written(hit.text, wording),
             )
             drugs[hit.drug_id] = (drug, hit)
     return list(drugs.values())

@@ -382,27 +382,30 @@ def test_a_wider_finding_lists_its_drugs_apart_and_quoted(tmp_path: Path) -> Non
             chunk("thuoc_c", 0, "Loét dạ dày; loét, xuất huyết hoặc thủng đường tiêu hóa.", adr),
             chunk("thuoc_d", 0, "Hầu như không gây loét tiêu hóa.", adr),  # denied
             chunk("thuoc_e", 0, "Loét miệng, viêm miệng.", adr),
+            # another wording of the wider finding: shown as the section writes it
+            chunk("thuoc_f", 0, "Tiêu hóa: hiếm khi loét và chảy máu tiêu hóa.", adr),
         ],
     ) as edge:
         bundle = retrieve_by_relation(edge, [RelationSearch(adr, ("loét dạ dày",))])
         assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_c"]
-        (wider,) = bundle.wider_drugs
+        wider, other = sorted(bundle.wider_drugs, key=lambda d: d.drug_id)
         assert (wider.drug_id, wider.wider_finding, wider.section_key) == (
             "thuoc_b",
             "loét và xuất huyết tiêu hóa",
             adr,
         )
+        assert (other.drug_id, other.wider_finding) == ("thuoc_f", "loét và chảy máu tiêu hóa")
         assert wider.evidence_ids and set(wider.evidence_ids) <= {e.id for e in bundle.evidence}
         # beyond the drugs naming the finding, the cap leaves no room: named, not quoted
         capped = retrieve_by_relation(
             edge, [RelationSearch(adr, ("loét dạ dày",))], EvidencePolicy(indication_candidate_limit=2)
         )
-        assert capped.wider_drugs[0].evidence_ids == ()
-        assert "thuoc_b" not in {e.drug_id for e in capped.evidence}
+        assert all(d.evidence_ids == () for d in capped.wider_drugs)
+        assert {"thuoc_b", "thuoc_f"}.isdisjoint(e.drug_id for e in capped.evidence)
         # no section names the finding itself: the wider ones still answer, apart
         only_wider = retrieve_by_relation(edge, [RelationSearch(adr, ("loét tá tràng",))])
         assert only_wider.decision == "ANSWERABLE" and not only_wider.ranked_drugs
-        assert sorted(d.drug_id for d in only_wider.wider_drugs) == ["thuoc_b", "thuoc_c"]
+        assert sorted(d.drug_id for d in only_wider.wider_drugs) == ["thuoc_b", "thuoc_c", "thuoc_f"]
 
 
 def avoid_question(text: str, population: str | None) -> QueryFrame:
