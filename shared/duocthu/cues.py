@@ -48,6 +48,7 @@ CueKind = Literal[
     "allergy",
     "comorbidity",
     "patient_lead",
+    "patient_subject",
     "population",
     "route",
     "renal",

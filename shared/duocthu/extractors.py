@@ -65,6 +65,7 @@ _QUESTION_WORDS = frozenset(
 # In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
 # ("Má tui xài Plavix sau đặt stent.").
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
+_SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
 _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
@@ -227,6 +228,22 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         leads += [
             Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
         ]
+    asked = cues.first("candidate")
+    if asked is not None:
+        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
+        # opening its clause), then a complaint in a later clause, before a which-drug question,
+        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
+        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
+        # nào") the drugs are the choice; only a named drug counts.
+        subjects = {c.end for c in cues.all("patient_subject")}
+        told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
+        leads += [
+            Cue("current_medication", _SUBJECT_LEAD, i, 1)
+            for i in range(asked.start)
+            if fold(tokens[i]) in _TAKING_VERBS
+            and (i in subjects or i == 0 or clauses[i - 1] != clauses[i])  # or opening its clause
+            and any(clause > clauses[i] for clause in told)
+        ]
     for cue in leads:
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
@@ -240,7 +257,9 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
             current += [" ".join(written[m.start : m.end]) for m in drugs]
             current_ids += [m.drug_id for m in drugs]
             current_starts.update(m.start for m in drugs)
-        elif any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
+        elif cue.value != _SUBJECT_LEAD and any(
+            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
+        ):
             # "đang uống á" names nothing
             current.append(" ".join(written[i] for i in span))
 

@@ -1339,6 +1339,27 @@ def test_what_drugs_bring_on_is_asked_after_the_cue_not_the_patients_condition(
     )
 
 
+def test_a_medicine_taken_without_dang_is_the_patients_before_a_which_drug_question(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for message, taken, asked in (
+        ("Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?", "metformin", "sốt"),
+        ("BN dùng warfarin, bị đau răng thì dùng thuốc giảm đau nào?", "warfarin", "đau răng"),
+        ("Bà tôi bị tăng huyết áp, uống amlodipin, giờ bị ho thì uống thuốc gì?", "amlodipin", "ho"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.drugs) == ("symptom_to_drug", ()), message
+        assert frame.condition is not None and frame.condition.normalized == asked, message
+        assert frame.patient_context.current_medications == (taken,), message
+    # a complaint in the drug's own clause may be its reaction: the drug stays the subject
+    reaction = understand_offline("Tôi uống amoxicilin mà bị nổi mẩn thì dùng thuốc gì?", resolver)
+    assert reaction.drugs == ("amoxicilin",) and not reaction.patient_context.current_medications
+    # no complaint: the drugs named are the choice asked about, not the patient's
+    choice = understand_offline("Tôi uống paracetamol hay ibuprofen thì tốt hơn, thuốc nào?", resolver)
+    assert set(choice.drugs) == {"paracetamol", "ibuprofen"}
+    assert not choice.patient_context.current_medications
+
+
 def test_a_bleed_is_read_with_where_it_is(resolver: CatalogDrugResolver) -> None:
     # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
     for message in ("Thuốc nào gây chảy máu tiêu hóa?", "thuoc nao gay chay mau duong tieu hoa"):
