@@ -357,8 +357,8 @@ class ChatService:
             )
         for section_key, named in by_wider.items():
             lines.append(
-                f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu riêng tình trạng bạn "
-                f"hỏi mà ghi một tình trạng rộng hơn có thể bao gồm nó: {', '.join(named)}."
+                f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu đúng tình trạng bạn "
+                f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
             )
         # found by the formulary's wording: a section that words the finding otherwise is missed,
         # so the list must not read as complete

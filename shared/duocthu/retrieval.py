@@ -34,9 +34,8 @@ from duocthu.reverse import (
     Rerank,
     indication_of,
     population_wordings,
-    relation_searches,
     retrieve_by_indication,
-    retrieve_by_relation,
+    retrieve_for_relation,
 )
 from duocthu.safety import with_patient_safety
 from duocthu.sections import INTRO_SECTIONS
@@ -201,7 +200,7 @@ class RetrievalService:
                 return self.with_patient_safety(stage_one, frame, resolver)
             return stage_one
         if frame.turn_type == "condition_relation":
-            return retrieve_by_relation(self.store, relation_searches(frame), self.policy, rerank=self.rerank)
+            return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
         if not frame.drugs or frame.drugs[0] not in resolver.by_id:
             return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
         drug_id = frame.drugs[0]

@@ -533,6 +533,9 @@ class RelationSearch:
     section_key: str
     phrases: tuple[str, ...]
     advice: bool = False
+    # Wider findings holding the asked one: a drug found only through one of them is listed
+    # apart, with the words its section uses (`EvidenceBundle.wider_drugs`).
+    wider: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -562,27 +565,46 @@ def advice_sections() -> frozenset[str]:
     return frozenset(search.section_key for search in _population_advice().values())
 
 
-def relation_phrases(frame: QueryFrame) -> tuple[str, ...]:
-    """What a which-drugs-cause/exclude question searches for: its condition; when it names no
-    known condition but a population ("không được dùng cho phụ nữ có thai"), the wordings the
-    formulary uses for that population (data/population_phrases.tsv)."""
+def _narrowing(frame: QueryFrame) -> str | None:
+    return frame.condition.subtype if frame.condition is not None else None
+
+
+def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...]:
+    """What a which-drugs-cause/exclude question searches for: its condition, with the words that
+    narrow it ("chảy máu" + "cam") unless `narrowed` is off; when it names no known condition
+    but a population ("không được dùng cho phụ nữ có thai"), the wordings the formulary uses for
+    that population (data/population_phrases.tsv)."""
     condition = indication_of(frame)
     known = frame.condition is not None and frame.condition.normalized
     if not known and frame.population:
         return population_wordings(frame.population) or ((condition,) if condition else ())
+    subtype = _narrowing(frame) if narrowed else None
+    if condition and subtype:
+        return (f"{condition} {subtype}",)
     return (condition,) if condition else ()
 
 
-def relation_searches(frame: QueryFrame) -> tuple[RelationSearch, ...]:
+def _wider_of(frame: QueryFrame, phrases: Sequence[str], narrowed: bool) -> tuple[str, ...]:
+    """The wider findings of a relation question: the data file's for each phrase, and a narrowed
+    condition's own name ("chảy máu" for "chảy máu cam")."""
+    wider = [w for phrase in phrases for w in wider_findings(phrase)]
+    head = indication_of(frame)
+    if narrowed and _narrowing(frame) and head:
+        wider.append(head)
+    return tuple(dict.fromkeys(wider))
+
+
+def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[RelationSearch, ...]:
     """The relation's own section for its phrases; for a contraindication question about a
     population that has a section of its own (pregnancy, breastfeeding), that section too, for
     its avoidance wordings (data/population_advice.tsv): a drug whose "Thời kỳ mang thai" says
     "không nên dùng" while its chống chỉ định is silent must not drop out of the list."""
     section = RELATION_SECTIONS.get(frame.condition_relation or "")
-    phrases = relation_phrases(frame)
+    phrases = relation_phrases(frame, narrowed)
     if section is None or not phrases:
         return ()
-    searches = [RelationSearch(section, phrases)]
+    wider = _wider_of(frame, phrases, narrowed)
+    searches = [RelationSearch(section, phrases, wider=wider)]
     known = frame.condition is not None and frame.condition.normalized
     advice = _population_advice().get(frame.population or "")
     if frame.condition_relation == "contraindication" and not known and advice is not None:
@@ -590,7 +612,7 @@ def relation_searches(frame: QueryFrame) -> tuple[RelationSearch, ...]:
     if frame.condition_relation == "contraindication" and known:
         # "người bị gút nên tránh thuốc nào": a drug that names gout only under "Thận trọng"
         # (furosemid) is listed too, after the contraindicated ones and under its own heading
-        searches.append(RelationSearch(CAUTION_SECTION, phrases))
+        searches.append(RelationSearch(CAUTION_SECTION, phrases, wider=wider))
     return tuple(searches)
 
 
@@ -668,6 +690,23 @@ def retrieve_by_relation(
     return _bundle(capped, route, None, found, wider_drugs, quoted)
 
 
+def retrieve_for_relation(
+    store: VectorStore,
+    frame: QueryFrame,
+    policy: EvidencePolicy | None = None,
+    *,
+    rerank: Rerank | None = None,
+) -> EvidenceBundle:
+    """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
+    the finding alone listed apart as wider. When no section writes the narrowed form, the words
+    were no narrowing the formulary knows ("suy thận hoài"), and the finding alone is searched as
+    the one asked."""
+    bundle = retrieve_by_relation(store, relation_searches(frame), policy, rerank=rerank)
+    if _narrowing(frame) and not bundle.ranked_drugs:
+        return retrieve_by_relation(store, relation_searches(frame, narrowed=False), policy, rerank=rerank)
+    return bundle
+
+
 def _as_written(text: str, wording: str) -> str:
     """The words of the part that matched `wording` (in any of its formulary wordings), as the
     part writes them: "loét và chảy máu tiêu hóa" where the data row says "xuất huyết"."""
@@ -683,19 +722,16 @@ def _found_wider(
     store: VectorStore, searches: Sequence[RelationSearch], counted: set[str]
 ) -> list[tuple[RankedDrug, EvidenceItem]]:
     """Drugs not yet listed whose section names a wider finding holding the one asked
-    (`wider_findings`), each with the first wording of the data row its section holds and its
-    best part for that wording: by search, then by score. Never a drug that names the finding
-    itself (`counted`)."""
+    (`RelationSearch.wider`), each with the first wider wording its section holds and its best
+    part for that wording: by search, then by score. Never a drug that names the finding itself
+    (`counted`)."""
     drugs: dict[str, tuple[RankedDrug, EvidenceItem]] = {}
     for search in searches:
-        if search.advice:
-            continue
         best: dict[str, tuple[EvidenceItem, str]] = {}
-        for phrase in search.phrases:
-            for wording in wider_findings(phrase):
-                for hit in find_by_indication(store, wording, section_key=search.section_key):
-                    if hit.drug_id not in best:  # the data file's first wording, its best part
-                        best[hit.drug_id] = (hit, wording)
+        for wording in search.wider:
+            for hit in find_by_indication(store, wording, section_key=search.section_key):
+                if hit.drug_id not in best:  # the first wider wording, its best part
+                    best[hit.drug_id] = (hit, wording)
         ranked = sorted(best.values(), key=lambda found: (-found[0].score, found[0].drug_id))
         for hit, wording in ranked:
             if hit.drug_id in counted or hit.drug_id in drugs:

@@ -28,6 +28,7 @@ from duocthu.cues import (
     RELIEF_VERBS,
     ConditionMention,
     Cue,
+    CueKind,
     TurnCues,
     asks_what_is_safe,
     avoids_combining,
@@ -128,6 +129,9 @@ def _condition_after(
         tail.pop()
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
         tail.pop(0)
+    # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
+    kept = next((i for i, word in enumerate(tail) if i and fold(word) in _QUESTION_WORDS), len(tail))
+    tail = tail[:kept]
     return ConditionQuery(text=" ".join(tail)) if tail else None
 
 
@@ -306,6 +310,73 @@ def _apply_named_drug_cues(
     return frame
 
 
+# What ends a finding's words: a particle or a word of the question ("rụng tóc hả bác sĩ",
+# "chảy máu cam không"); a finding's own words may be function words ("nhạy cảm với ánh sáng").
+_QUESTION_WORDS = frozenset(
+    fold(w)
+    for w in (
+        *("không", "ko", "k", "hông", "hong", "chưa", "gì", "nào", "sao", "vậy", "nhỉ", "là"),
+        *("được", "thì", "hả", "hở", "à", "á", "ạ", "ha", "nhé", "nha", "nhen", "chứ", "đây"),
+        *("luôn", "bác", "sĩ", "dược", "ơi", "nhiều", "nhất", "hơn"),
+    )
+)
+# What ends the words that narrow a known finding: those, a preposition or a conjunction
+# ("chảy máu ở người già", "chảy máu và bầm tím"), or a word that starts another clause.
+_NOT_NARROWING = _QUESTION_WORDS | frozenset(
+    fold(w)
+    for w in (
+        *("ở", "khi", "cho", "trong", "với", "do", "sau", "trước", "và", "hoặc", "hay", "nhưng"),
+        *("mà", "có", "bị", "gây", "ra", "lên", "thuốc", "người", "bệnh", "nhân", "của"),
+    )
+)
+
+
+_MAX_NARROWING_WORDS = 3
+# Cue kinds of a question's form: a narrowing word never starts one ("suy thận chống chỉ định").
+_QUESTION_FORMS: tuple[CueKind, ...] = (
+    "section",
+    "modal_section",
+    "reverse_relation",
+    "candidate",
+    "interaction",
+    "manage",
+)
+
+
+def _apply_narrowing_words(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
+    a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
+    listed apart; read as "chảy máu" it listed every drug that causes bleeding. Kept as the
+    condition's `subtype`; no table is needed for each narrowed form. Not for a contraindication:
+    a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay on that list."""
+    condition = frame.condition
+    if (
+        frame.turn_type != "condition_relation"
+        or frame.condition_relation != "adverse_effect"
+        or condition is None
+        or condition.subtype
+    ):
+        return frame
+    mention = next((c for c in conditions if fold(c.text) == fold(condition.text)), None)
+    if mention is None:
+        return frame
+    # another finding, or a question form after the finding ("suy thận chống chỉ định thuốc nào")
+    starts = {c.start for c in conditions} | {
+        i for kind in _QUESTION_FORMS for c in cues.all(kind) for i in range(c.start, c.end)
+    }
+    taken: list[str] = []
+    end = mention.start + mention.length
+    for i in range(end, min(end + _MAX_NARROWING_WORDS, len(cues.tokens))):
+        if cues.folded[i] in _NOT_NARROWING or i in starts:
+            break
+        taken.append(cues.tokens[i])
+    if not taken:
+        return frame
+    return frame.model_copy(update={"condition": condition.model_copy(update={"subtype": " ".join(taken)})})
+
+
 def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The four rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     if frame.system_error:
@@ -323,6 +394,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         _apply_safe_list_cue,
         _apply_broad_condition_cue,
         _apply_named_drug_cues,
+        _apply_narrowing_words,
     ):
         frame = rule(frame, named, cues, conditions)
     return frame

@@ -37,6 +37,7 @@ from duocthu.reverse import (
     relation_searches,
     retrieve_by_indication,
     retrieve_by_relation,
+    retrieve_for_relation,
     wider_findings,
     wordings_of,
 )
@@ -386,7 +387,9 @@ def test_a_wider_finding_lists_its_drugs_apart_and_quoted(tmp_path: Path) -> Non
             chunk("thuoc_f", 0, "Tiêu hóa: hiếm khi loét và chảy máu tiêu hóa.", adr),
         ],
     ) as edge:
-        bundle = retrieve_by_relation(edge, [RelationSearch(adr, ("loét dạ dày",))])
+        bundle = retrieve_by_relation(
+            edge, [RelationSearch(adr, ("loét dạ dày",), wider=wider_findings("loét dạ dày"))]
+        )
         assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_c"]
         wider, other = sorted(bundle.wider_drugs, key=lambda d: d.drug_id)
         assert (wider.drug_id, wider.wider_finding, wider.section_key) == (
@@ -398,14 +401,45 @@ def test_a_wider_finding_lists_its_drugs_apart_and_quoted(tmp_path: Path) -> Non
         assert wider.evidence_ids and set(wider.evidence_ids) <= {e.id for e in bundle.evidence}
         # beyond the drugs naming the finding, the cap leaves no room: named, not quoted
         capped = retrieve_by_relation(
-            edge, [RelationSearch(adr, ("loét dạ dày",))], EvidencePolicy(indication_candidate_limit=2)
+            edge,
+            [RelationSearch(adr, ("loét dạ dày",), wider=wider_findings("loét dạ dày"))],
+            EvidencePolicy(indication_candidate_limit=2),
         )
         assert all(d.evidence_ids == () for d in capped.wider_drugs)
         assert {"thuoc_b", "thuoc_f"}.isdisjoint(e.drug_id for e in capped.evidence)
         # no section names the finding itself: the wider ones still answer, apart
-        only_wider = retrieve_by_relation(edge, [RelationSearch(adr, ("loét tá tràng",))])
+        only_wider = retrieve_by_relation(
+            edge, [RelationSearch(adr, ("loét tá tràng",), wider=wider_findings("loét tá tràng"))]
+        )
         assert only_wider.decision == "ANSWERABLE" and not only_wider.ranked_drugs
         assert sorted(d.drug_id for d in only_wider.wider_drugs) == ["thuoc_b", "thuoc_c", "thuoc_f"]
+
+
+def test_a_narrowed_finding_lists_the_finding_alone_apart_unless_no_section_writes_it(
+    tmp_path: Path,
+) -> None:
+    adr = "tac_dung_khong_mong_muon"
+
+    def asked(subtype: str) -> QueryFrame:
+        condition = ConditionQuery(text="chảy máu", normalized="chảy máu", subtype=subtype)
+        return QueryFrame(
+            turn_type="condition_relation", condition_relation="adverse_effect", condition=condition
+        )
+
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Thường gặp: chảy máu cam, bầm tím.", adr),
+            chunk("thuoc_b", 0, "Chảy máu ở bất kỳ vị trí nào.", adr),
+        ],
+    ) as edge:
+        bundle = retrieve_for_relation(edge, asked("cam"))
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
+        assert [(d.drug_id, d.wider_finding) for d in bundle.wider_drugs] == [("thuoc_b", "Chảy máu")]
+        # words no section writes after the finding narrow nothing: the finding alone is asked
+        bundle = retrieve_for_relation(edge, asked("hoài"))
+        assert sorted(d.drug_id for d in bundle.ranked_drugs) == ["thuoc_a", "thuoc_b"]
+        assert not bundle.wider_drugs
 
 
 def avoid_question(text: str, population: str | None) -> QueryFrame:

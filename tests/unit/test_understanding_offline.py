@@ -1360,6 +1360,27 @@ def test_a_medicine_taken_without_dang_is_the_patients_before_a_which_drug_quest
     assert not choice.patient_context.current_medications
 
 
+def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for message, normalized, subtype in (
+        ("Thuốc nào gây chảy máu cam?", "chảy máu", "cam"),
+        ("Thuốc nào gây chảy máu cam hả bác sĩ?", "chảy máu", "cam"),
+        ("Thuốc nào gây suy thận cấp?", "suy thận", "cấp"),
+        # a preposition, the question's tail or a question form ends the narrowing words
+        ("Thuốc nào gây chảy máu ở người già?", "chảy máu", None),
+        ("Thuốc nào gây chảy máu không?", "chảy máu", None),
+        # a contraindication in "suy gan" holds in "suy gan nặng": never narrowed
+        ("Người bị suy gan nặng không được dùng thuốc nào?", "suy gan", None),
+    ):
+        condition = understand_offline(message, resolver).condition
+        assert condition is not None, message
+        assert (condition.normalized, condition.subtype) == (normalized, subtype), message
+    # a finding no table names ends at the question's particles
+    condition = understand_offline("Những thuốc nào gây rụng tóc hả bác sĩ?", resolver).condition
+    assert condition is not None and condition.text == "rụng tóc"
+
+
 def test_a_bleed_is_read_with_where_it_is(resolver: CatalogDrugResolver) -> None:
     # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
     for message in ("Thuốc nào gây chảy máu tiêu hóa?", "thuoc nao gay chay mau duong tieu hoa"):
