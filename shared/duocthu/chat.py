@@ -23,6 +23,7 @@ from duocthu.cues import asked_drug_class
 from duocthu.evidence import EvidenceBundle
 from duocthu.frame import QueryFrame
 from duocthu.generation import Answer, citations_of
+from duocthu.interactions import joined_unknown_names
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
 from duocthu.reverse import advice_sections
@@ -215,7 +216,7 @@ class ChatService:
             return self._abstain_turn("", frame, abstain("unknown_drug"))
         bundle = self.retrieval.for_frame(frame, self.resolver, message, self.deadline)
         if bundle.decision == "ABSTAIN":
-            return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle))
+            return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle, message))
         answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)
         preface = self._preface(frame, bundle, message)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
@@ -226,7 +227,11 @@ class ChatService:
     def _names(self, drug_ids: Sequence[str]) -> str:
         return ", ".join(self.titles.get(d, d) for d in drug_ids)
 
-    def _abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle) -> str | None:
+    @staticmethod
+    def _quoted(names: Sequence[str]) -> str:
+        return ", ".join(f"“{name}”" for name in names)
+
+    def _abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle, message: str) -> str | None:
         if bundle.reason == "section_absent" and frame.drugs:
             section = {"drug_to_condition": "chi_dinh", "dosing_calc": "lieu_luong_va_cach_dung"}.get(
                 frame.turn_type, frame.attribute or "tuong_tac_thuoc"
@@ -237,6 +242,14 @@ class ChatService:
                 "Điều này không có nghĩa là an toàn."
             )
         if bundle.reason == "insufficient_retrieval_score" and frame.turn_type == "interaction":
+            joined = joined_unknown_names(message, frame, self.resolver)
+            if joined:
+                missing = self._quoted(joined)
+                return (
+                    f"Không tìm thấy {missing} trong Dược thư, và mục Tương tác thuốc của "
+                    f"{self._names(frame.drugs)} không nhắc đến {missing}. Điều đó KHÔNG có nghĩa là không "
+                    "có tương tác; hãy tra cứu thêm trước khi phối hợp."
+                )
             return (
                 f"Mục Tương tác thuốc của {self._names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
                 "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
@@ -266,6 +279,18 @@ class ChatService:
                 f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self._names(answered)} "
                 f"(chưa trả lời cho: {self._names(unanswered)})."
             )
+        which_drugs = frame.turn_type in DRUGLESS_TURNS and frame.turn_type != "interaction"
+        joined = joined_unknown_names(message, frame, self.resolver) if answered and not which_drugs else ()
+        if joined:
+            # "paracetamol và codein", "… và tramadol": never an answer about one drug that
+            # reads as covering the other
+            missing, known = self._quoted(joined), self._names(answered)
+            covered = (
+                f"là những đoạn trong mục Tương tác thuốc của {known} nhắc đến các thuốc bạn hỏi"
+                if frame.turn_type == "interaction"
+                else f"chỉ nói về {known}, không nói gì về {missing}"
+            )
+            lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs or bundle.wider_drugs:

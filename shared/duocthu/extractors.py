@@ -458,6 +458,7 @@ def unknown_names(
             other_language.update(range(k, end))
         k = max(end, k + 1)
 
+    named_again = {fold(m.matched_text) for m in named}
     names: list[str] = []
     i = 0
     while i < len(raw):
@@ -467,9 +468,11 @@ def unknown_names(
         j = i + 1
         while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
             j += 1
-        # "Acyclovir Stella 800 mg": a maker or strength after a known name
-        if i not in drug_ends and i not in other_language:
-            names.append(" ".join(raw[i:j]))
+        # "Acyclovir Stella 800 mg": a maker or strength after a known name; a drug named again
+        # ("phối hợp digoxin thì giảm digoxin"; `resolve` keeps each drug's first mention) is known
+        name = " ".join(raw[i:j])
+        if i not in drug_ends and i not in other_language and fold(name) not in named_again:
+            names.append(name)
         i = j
     found = [f" {fold(n)} " for n in names]
     names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]

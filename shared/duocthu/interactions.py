@@ -1,4 +1,5 @@
-"""Interaction evidence for two or more named drugs (reference 09: the pool of `_interaction`).
+"""Interaction evidence for two or more named drugs (reference 09: the pool of `_interaction`), or
+for one and names the catalogue lacks.
 
 Each drug's `tuong_tac_thuoc` section is read whole (the section route: a filtered scroll, never a
 top-k) and a part joins the pool when it names one of the *other* drugs by a catalogue name, as a
@@ -75,6 +76,33 @@ def _pool(store: VectorStore, drug_id: str, others: Mapping[str, Sequence[str]])
     return [part for part in parts if names_in(part.text, others)]
 
 
+# Words that join two medicines in a question ("paracetamol và tramadol", "warfarin với X").
+_JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})
+_MAX_JOINER_WORDS = 2
+
+
+def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
+    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
+    an answer from that drug's text alone must say it does not cover them. An unknown name
+    elsewhere in the question (an abbreviation, a place) is left alone."""
+    tokens = folded_words(question)
+    spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    joined = []
+    for name in frame.unknown_drugs:
+        target = folded_words(name)
+        at = next(
+            (i for i in range(len(tokens) - len(target) + 1) if tokens[i : i + len(target)] == target), -1
+        )
+        if at < 0 or not target:
+            continue
+        end = at + len(target)
+        gaps = [tokens[e:at] for _, e in spans if e <= at] + [tokens[end:s] for s, _ in spans if s >= end]
+        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in _JOINERS for t in gap) for gap in gaps):
+            joined.append(name)
+    return tuple(joined)
+
+
 def interacting_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
     """The catalogue drugs an interaction turn is about: the frame's drugs, then the patient's
     current medicines the catalogue knows ("đang dùng warfarin, uống ibuprofen được không")."""
@@ -85,14 +113,21 @@ def interacting_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple
 
 
 def interaction_evidence(
-    store: VectorStore, resolver: CatalogDrugResolver, drug_ids: Iterable[str]
+    store: VectorStore,
+    resolver: CatalogDrugResolver,
+    drug_ids: Iterable[str],
+    unknown_names: Sequence[str] = (),
 ) -> EvidenceBundle:
-    """The pooled interaction evidence for the named drugs, decided by `decide()`."""
+    """The pooled interaction evidence for the named drugs, decided by `decide()`. A name the
+    catalogue lacks ("paracetamol và tramadol") is searched as written in each drug's section:
+    the formulary may still name it there, and if not, the answer says so rather than quoting
+    the whole section as if it answered."""
     ids = list(dict.fromkeys(drug_ids))
     names = {drug_id: drug_names(resolver, drug_id) for drug_id in ids}
+    unknown = {f"unknown:{name}": (name,) for name in unknown_names}
     pool: dict[str, EvidenceItem] = {}
     for drug_id in ids:
-        others = {other: names[other] for other in ids if other != drug_id and names[other]}
+        others = {other: names[other] for other in ids if other != drug_id and names[other]} | unknown
         if not others:
             continue
         for part in _pool(store, drug_id, others):

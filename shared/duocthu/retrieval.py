@@ -24,7 +24,7 @@ from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import EvidenceBundle, EvidenceItem
 from duocthu.frame import QueryFrame
 from duocthu.freeform import free_form
-from duocthu.interactions import interacting_drugs, interaction_evidence
+from duocthu.interactions import interacting_drugs, interaction_evidence, joined_unknown_names
 from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
@@ -162,11 +162,6 @@ class RetrievalService:
         return self.overview(drug_id, intro_only=is_overview)
 
     # -- interactions and patient safety (issue 9) --------------------------------------------
-    def interaction(self, drug_ids: Sequence[str], resolver: CatalogDrugResolver) -> EvidenceBundle:
-        """Two or more named drugs: each one's interaction section searched for the others'
-        names, pooled, decided by decide() (duocthu.interactions)."""
-        return interaction_evidence(self.store, resolver, drug_ids)
-
     def with_patient_safety(
         self, stage_one: EvidenceBundle, frame: QueryFrame, resolver: CatalogDrugResolver
     ) -> EvidenceBundle:
@@ -189,8 +184,9 @@ class RetrievalService:
         query = question or frame.standalone_query
         if frame.turn_type == "interaction":
             drugs = interacting_drugs(frame, resolver)
-            if len(drugs) >= 2:
-                return self.interaction(drugs, resolver)
+            unknown = joined_unknown_names(query or "", frame, resolver)  # "X và tramadol"
+            if len(drugs) >= 2 or (drugs and unknown):
+                return interaction_evidence(self.store, resolver, drugs, unknown)
             if len(drugs) == 1:  # one drug named: its whole interaction section
                 return self.by_section(drugs[0], "tuong_tac_thuoc")
             return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")

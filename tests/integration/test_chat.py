@@ -179,6 +179,20 @@ def test_interaction_pools_both_monographs(service: ChatService) -> None:
     }
 
 
+def test_a_drug_the_formulary_lacks_is_never_answered_for_by_the_other(service: ChatService) -> None:
+    # one catalogue drug and one the formulary lacks: what the known section says of the other
+    # name, or that it says nothing, never the whole section as if it answered
+    absent = service.turn("Paracetamol và tramadol có tương tác không?")
+    assert absent.decision == "ABSTAIN" and "“tramadol”" in absent.answer
+    assert "KHÔNG có nghĩa là không có tương tác" in absent.answer
+    named = service.turn("Warfarin với rifampicin có tương tác không?")
+    assert named.decision == "ANSWERABLE" and all("rifampicin" in e.text for e in named.bundle.evidence)
+    assert named.answer.startswith("Không tìm thấy “rifampicin” trong Dược thư")
+    # another question: the answer says which drug it covers and which it does not
+    dose = service.turn("Liều dùng của paracetamol và codein?")
+    assert "chỉ nói về Paracetamol, không nói gì về “codein”" in dose.answer.splitlines()[0]
+
+
 def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService) -> None:
     turn = service.turn("Digoxin tương tác với amiodaron không?")
     assert turn.decision == "VERIFY_PDF" and "amiodaron" in {e.drug_id for e in turn.bundle.evidence}

@@ -10,7 +10,13 @@ import pytest
 from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
 from duocthu.chunking import Chunk, point_id
 from duocthu.frame import PatientContext, QueryFrame
-from duocthu.interactions import interacting_drugs, interaction_evidence, names_in, phrase_in
+from duocthu.interactions import (
+    interacting_drugs,
+    interaction_evidence,
+    joined_unknown_names,
+    names_in,
+    phrase_in,
+)
 from duocthu.store.edge import EdgeStore
 from duocthu.text import words
 
@@ -115,6 +121,32 @@ def test_no_part_naming_the_pair_abstains_and_never_says_no_interaction(
     assert [e.id for e in esomirtazol.evidence] == ids(("halvorin", 2))
     # one known drug is not a pair
     assert interaction_evidence(store, resolver, ["halvorin", "unknown_drug"]).decision == "ABSTAIN"
+
+
+def test_a_name_the_catalogue_lacks_is_searched_as_written(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # "halvorin và thuốc ức chế CYP3A4": the part that names it, not the whole section
+    bundle = interaction_evidence(store, resolver, ["halvorin"], ["thuốc ức chế CYP3A4"])
+    assert [e.id for e in bundle.evidence] == ids(("halvorin", 0))
+    # named nowhere: an abstention, never the section quoted as if it answered
+    absent = interaction_evidence(store, resolver, ["halvorin"], ["tramadol"])
+    assert (absent.decision, absent.reason) == ("ABSTAIN", "insufficient_retrieval_score")
+
+
+def test_an_unknown_name_counts_beside_a_drug_only_when_the_question_joins_them(
+    resolver: CatalogDrugResolver,
+) -> None:
+    def joined(question: str, *unknown: str) -> tuple[str, ...]:
+        frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=unknown)
+        return joined_unknown_names(question, frame, resolver)
+
+    assert joined("Halvorin và tramadol có tương tác không?", "tramadol") == ("tramadol",)
+    assert joined("tramadol với Halvor dùng chung được không", "tramadol") == ("tramadol",)
+    assert joined("Halvorin + codein liều dùng?", "codein") == ("codein",)
+    # an abbreviation or a typo elsewhere in the question is no medicine asked beside it
+    assert joined("Halvorin uống với nước bưởi có sao khôg", "khôg") == ()
+    assert joined("Halvorin + rượu bia nguy hiểm ntn", "ntn") == ()
 
 
 def test_a_quarantined_section_surfaces_as_verify_pdf(
