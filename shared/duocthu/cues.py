@@ -106,6 +106,15 @@ def _read_tsv(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(lines, delimiter="\t"))
 
 
+@lru_cache(maxsize=1)
+def finding_ends() -> tuple[frozenset[str], frozenset[str]]:
+    """data/finding_ends.tsv, folded: the words that end a finding the question names, and those
+    that also end the words narrowing a known one."""
+    rows = _read_tsv("finding_ends.tsv")
+    finding = frozenset(fold(r["word"]) for r in rows if r["ends"] == "finding")
+    return finding, finding | frozenset(fold(r["word"]) for r in rows if r["ends"] == "narrowing")
+
+
 @dataclass(frozen=True, slots=True)
 class Cue:
     kind: str

@@ -33,6 +33,7 @@ from duocthu.cues import (
     asks_what_is_safe,
     avoids_combining,
     condition_asked,
+    finding_ends,
     names_what_it_treats,
     patient_qualifiers_only,
     relieved_form,
@@ -130,7 +131,8 @@ def _condition_after(
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
         tail.pop(0)
     # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
-    kept = next((i for i, word in enumerate(tail) if i and fold(word) in _QUESTION_WORDS), len(tail))
+    ends_finding = finding_ends()[0]
+    kept = next((i for i, word in enumerate(tail) if i and fold(word) in ends_finding), len(tail))
     tail = tail[:kept]
     return ConditionQuery(text=" ".join(tail)) if tail else None
 
@@ -310,27 +312,6 @@ def _apply_named_drug_cues(
     return frame
 
 
-# What ends a finding's words: a particle or a word of the question ("rụng tóc hả bác sĩ",
-# "chảy máu cam không"); a finding's own words may be function words ("nhạy cảm với ánh sáng").
-_QUESTION_WORDS = frozenset(
-    fold(w)
-    for w in (
-        *("không", "ko", "k", "hông", "hong", "chưa", "gì", "nào", "sao", "vậy", "nhỉ", "là"),
-        *("được", "thì", "hả", "hở", "à", "á", "ạ", "ha", "nhé", "nha", "nhen", "chứ", "đây"),
-        *("luôn", "bác", "sĩ", "dược", "ơi", "nhiều", "nhất", "hơn"),
-    )
-)
-# What ends the words that narrow a known finding: those, a preposition or a conjunction
-# ("chảy máu ở người già", "chảy máu và bầm tím"), or a word that starts another clause.
-_NOT_NARROWING = _QUESTION_WORDS | frozenset(
-    fold(w)
-    for w in (
-        *("ở", "khi", "cho", "trong", "với", "do", "sau", "trước", "và", "hoặc", "hay", "nhưng"),
-        *("mà", "có", "bị", "gây", "ra", "lên", "thuốc", "người", "bệnh", "nhân", "của"),
-    )
-)
-
-
 _MAX_NARROWING_WORDS = 3
 # Cue kinds of a question's form: a narrowing word never starts one ("suy thận chống chỉ định").
 _QUESTION_FORMS: tuple[CueKind, ...] = (
@@ -366,10 +347,11 @@ def _apply_narrowing_words(
     starts = {c.start for c in conditions} | {
         i for kind in _QUESTION_FORMS for c in cues.all(kind) for i in range(c.start, c.end)
     }
+    ends_narrowing = finding_ends()[1]
     taken: list[str] = []
     end = mention.start + mention.length
     for i in range(end, min(end + _MAX_NARROWING_WORDS, len(cues.tokens))):
-        if cues.folded[i] in _NOT_NARROWING or i in starts:
+        if cues.folded[i] in ends_narrowing or i in starts:
             break
         taken.append(cues.tokens[i])
     if not taken:
@@ -378,7 +360,7 @@ def _apply_narrowing_words(
 
 
 def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
-    """The four rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
+    """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     if frame.system_error:
         return frame
     cues = scan_cues(turn.wording)
