@@ -57,6 +57,7 @@ CueKind = Literal[
     "breastfeeding",
     "name_slot",
     "not_a_name",
+    "name_variant",
     "condition_lead",
     "manage",
     "purpose",
@@ -255,8 +256,15 @@ class TurnCues:
         return any(cue.start == 0 for cue in self.all(kind))
 
     def covered(self) -> frozenset[int]:
-        """Token positions inside any cue (they are question words, never a product name)."""
-        return frozenset(i for cues in self.by_kind.values() for c in cues for i in range(c.start, c.end))
+        """Token positions inside any cue (they are question words, never a product name), but for
+        the words that go on a product's name (`name_variant`: "Kavenol Forte")."""
+        return frozenset(
+            i
+            for kind, cues in self.by_kind.items()
+            if kind != "name_variant"
+            for c in cues
+            for i in range(c.start, c.end)
+        )
 
 
 @lru_cache(maxsize=4096)

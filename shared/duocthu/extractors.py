@@ -459,6 +459,8 @@ def unknown_names(
         k = max(end, k + 1)
 
     named_again = {fold(m.matched_text) for m in named}
+    variants = {c.start for c in cues.all("name_variant")}
+    bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
     names: list[str] = []
     i = 0
     while i < len(raw):
@@ -471,7 +473,13 @@ def unknown_names(
         # "Acyclovir Stella 800 mg": a maker or strength after a known name; a drug named again
         # ("phối hợp digoxin thì giảm digoxin"; `resolve` keeps each drug's first mention) is known
         name = " ".join(raw[i:j])
-        if i not in drug_ends and i not in other_language and fold(name) not in named_again:
+        # ... but a word in lower case after a known name is a second ingredient ("Hapacol codein"),
+        # unless it goes on the name ("Panadol extra", data: name_variant) or names it again in
+        # brackets ("aspirin (salicylat)")
+        after_known = i in drug_ends and (
+            not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
+        )
+        if not after_known and i not in other_language and fold(name) not in named_again:
             names.append(name)
         i = j
     found = [f" {fold(n)} " for n in names]

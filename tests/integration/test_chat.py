@@ -189,8 +189,9 @@ def test_a_drug_the_formulary_lacks_is_never_answered_for_by_the_other(service: 
     assert named.decision == "ANSWERABLE" and all("rifampicin" in e.text for e in named.bundle.evidence)
     assert named.answer.startswith("Không tìm thấy “rifampicin” trong Dược thư")
     # another question: the answer says which drug it covers and which it does not
-    dose = service.turn("Liều dùng của paracetamol và codein?")
-    assert "chỉ nói về Paracetamol, không nói gì về “codein”" in dose.answer.splitlines()[0]
+    for message in ("Liều dùng của paracetamol và codein?", "Hapacol codein dùng cho trẻ em được không?"):
+        first = service.turn(message).answer.splitlines()[0]
+        assert "chỉ nói về Paracetamol, không nói gì về “codein”" in first, message
 
 
 def test_quarantined_interaction_is_verify_pdf_not_dropped(service: ChatService) -> None:

@@ -815,6 +815,20 @@ def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
     assert unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
 
 
+def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
+    def unknown(message: str) -> tuple[str, ...]:
+        return unknown_names(message, resolver.resolve(message))
+
+    # "Hapacol codein" is paracetamol and codeine: the answer must not read as covering both
+    assert unknown("Hapacol codein dùng cho trẻ em được không?") == ("codein",)
+    assert unknown("amoxicilin clavulanat liều dùng") == ("clavulanat",)
+    # a maker, a word that goes on the name, or the name again in brackets is no ingredient
+    assert unknown("Acyclovir Stella 800 mg liều dùng") == ()
+    assert unknown("Panadol extra có gây buồn ngủ không?") == ()
+    assert unknown("ngộ độc aspirin (salicylat) xử trí") == ()
+    assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)
+
+
 def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
     assert len(_cue_tables().contiguous) > 300 and len(_cue_tables().gapped) > 100
     assert scan_cues("thuoc nao gay ho khan").first("reverse_relation") is not None
