@@ -293,7 +293,7 @@ class ChatService:
             lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
-        if bundle.ranked_drugs or bundle.wider_drugs:
+        if bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             which = self._which_drugs(bundle)
             asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
             if asked_class:
@@ -384,6 +384,12 @@ class ChatService:
             lines.append(
                 f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu đúng tình trạng bạn "
                 f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
+            )
+        if bundle.incidental_drugs:
+            names = ", ".join(d.display_name for d in bundle.incidental_drugs)
+            lines.append(
+                f"Mục “{SECTION_HEADINGS['chi_dinh']}” của các thuốc sau chỉ nêu tình trạng này trong tên "
+                f"một bệnh khác, không phải như bệnh được điều trị: {names}."
             )
         # found by the formulary's wording: a section that words the finding otherwise is missed,
         # so the list must not read as complete

@@ -102,6 +102,10 @@ class EvidenceBundle(_Model):
     # Drugs whose section names only a wider finding holding the one asked ("loét tiêu hóa" for
     # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
     wider_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs whose chỉ định names the condition only as a patient's state or inside another
+    # disease's name ("co giật do sốt", "sốt thương hàn" for "sốt"): listed apart, never as
+    # treating it.
+    incidental_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None

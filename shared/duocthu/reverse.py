@@ -283,8 +283,13 @@ def find_by_indication(
 
 # A chỉ định mention right after a cause or patient lead ("co giật do sốt", "ở người tăng huyết
 # áp có kèm đái tháo đường"; data/patient_state_leads.tsv) ranks the drug below every drug that
-# names the condition directly; it is still listed.
+# names the condition directly; it is still listed with them, because the lead may introduce
+# what the drug is for ("dự phòng đột quỵ ở người rung nhĩ"). A symptom named only inside another
+# disease's name ("sốt thương hàn", "đau thắt ngực" for "sốt", "đau") is no use of the drug for
+# it: a keyword answer lists that drug apart (`incidental_drugs`). Direct mentions score above 1
+# (`indication_score` > 1), secondary ones above SECONDARY_WEIGHT, incidental ones at most that.
 SECONDARY_WEIGHT = 0.3
+INCIDENTAL_WEIGHT = 0.1
 
 
 def _inside_another_condition(text: str, start: int, length: int, wording: str) -> bool:
@@ -325,16 +330,16 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
                 position, weight = phrase_position(item.text, phrase, lenient), 1.0
             else:
                 found = affirmed_positions(item.text, phrase, lenient)
-                direct = [
-                    i
-                    for i in found
-                    if not _after_state_lead(tokens, i, section_key)
-                    and not _inside_another_condition(item.text, i, len(phrase), wording)
+                named = [
+                    i for i in found if not _inside_another_condition(item.text, i, len(phrase), wording)
                 ]
+                direct = [i for i in named if not _after_state_lead(tokens, i, section_key)]
                 if direct or not found:
                     position, weight = (direct[0] if direct else -1), 1.0
+                elif named:
+                    position, weight = named[0], SECONDARY_WEIGHT
                 else:
-                    position, weight = found[0], SECONDARY_WEIGHT
+                    position, weight = found[0], INCIDENTAL_WEIGHT
             if position >= 0:
                 score = weight * indication_score(position, len(tokens))
                 hits.append(item.model_copy(update={"score": score}))
@@ -443,16 +448,19 @@ def rank_drugs(
 # -- the route ---------------------------------------------------------------------------------
 
 
-def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
-    """The drugs among everything the search found that the capped answer does not show."""
-    shown = {g.drug_id for g in ranked.groups}
+def _ranked(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
     return tuple(
         RankedDrug(
             drug_id=g.drug_id, display_name=g.display_name, score=g.score, section_key=g.items[0].section_key
         )
-        for g in group_by_drug(found)
-        if g.drug_id not in shown
+        for g in groups
     )
+
+
+def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
+    """The drugs among everything the search found that the capped answer does not show."""
+    shown = {g.drug_id for g in ranked.groups}
+    return _ranked([g for g in group_by_drug(found) if g.drug_id not in shown])
 
 
 def _bundle(
@@ -504,8 +512,19 @@ def retrieve_by_indication(
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
     limit = policy.indication_retrieval_limit
     found = find_by_indication(store, indication, section_key=section_key)
-    if found:
-        return _bundle(rank_drugs(indication, found[:limit], policy, rerank), "keyword", None, found)
+    best = {g.drug_id: g.score for g in group_by_drug(found)}
+    direct = [hit for hit in found if best[hit.drug_id] > SECONDARY_WEIGHT]
+    incidental = [hit for hit in found if best[hit.drug_id] <= SECONDARY_WEIGHT]
+    if direct:
+        bundle = _bundle(rank_drugs(indication, direct[:limit], policy, rerank), "keyword", None, direct)
+        return bundle.model_copy(update={"incidental_drugs": _ranked(group_by_drug(incidental))})
+    if incidental:
+        # no part names it as what the drug treats: the incidental ones are all there is, quoted,
+        # and still apart
+        bundle = _bundle(
+            rank_drugs(indication, incidental[:limit], policy, rerank), "keyword", None, incidental
+        )
+        return bundle.model_copy(update={"ranked_drugs": (), "incidental_drugs": bundle.ranked_drugs})
     if embedder is None:
         return EvidenceBundle(
             decision="ABSTAIN", reason="insufficient_retrieval_score", system_error="embedding_unavailable"

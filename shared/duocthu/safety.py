@@ -513,6 +513,7 @@ def merge_bundles(stage_one: EvidenceBundle, stage_two: EvidenceBundle) -> Evide
             "ranked_drugs": stage_one.ranked_drugs,
             "unlisted_drugs": stage_one.unlisted_drugs,
             "wider_drugs": stage_one.wider_drugs,
+            "incidental_drugs": stage_one.incidental_drugs,
             "candidate_statuses": stage_two.candidate_statuses,
             "ordering": stage_one.ordering,
             "system_error": stage_one.system_error,

@@ -307,6 +307,14 @@ def test_a_which_drugs_list_never_reads_as_complete(service: ChatService) -> Non
     assert turn.bundle.ranked_drugs and "thuốc nào ghi bằng từ khác có thể không có ở đây" in turn.answer
 
 
+def test_a_drug_that_names_pain_only_in_angina_is_no_analgesic(service: ChatService) -> None:
+    turn = service.turn("Giảm đau bằng thuốc gì?")
+    assert "amlodipin" in {d.drug_id for d in turn.bundle.incidental_drugs}
+    assert "amlodipin" not in {d.drug_id for d in turn.bundle.ranked_drugs}
+    line = next(line for line in turn.answer.splitlines() if "trong tên một bệnh khác" in line)
+    assert "Amlodipin" in line
+
+
 def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
     # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
     # never among the drugs that name the finding asked

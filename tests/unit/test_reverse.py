@@ -270,6 +270,27 @@ def test_a_mention_inside_a_longer_condition_ranks_below_a_direct_one(tmp_path: 
     assert [h.drug_id for h in found_in(tmp_path, parts, "đau")] == ["thuoc_b", "thuoc_a"]
 
 
+def test_a_symptom_named_only_inside_another_disease_lists_the_drug_apart(tmp_path: Path) -> None:
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Hạ sốt, giảm đau nhẹ đến vừa."),
+            chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi."),  # another disease
+            chunk("thuoc_c", 0, "Cắt cơn co giật do sốt cao ở trẻ em."),  # after a cause lead
+        ],
+    ) as edge:
+        bundle = retrieve_by_indication(edge, "sốt")
+        # the cause lead may introduce the drug's use: listed, below; the other disease is apart
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a", "thuoc_c"]
+        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
+        assert "thuoc_b" not in {e.drug_id for e in bundle.evidence}
+    with shard(tmp_path / "only", [chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi.")]) as edge:
+        # nothing else names it: quoted, still apart
+        bundle = retrieve_by_indication(edge, "sốt")
+        assert (bundle.decision, bundle.ranked_drugs) == ("ANSWERABLE", ())
+        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
+
+
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
