@@ -294,6 +294,7 @@ def test_a_symptom_named_only_inside_another_disease_lists_the_drug_apart(tmp_pa
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
+    assert "tổn thương thận" in wordings_of("độc tính trên thận")
     # typed without marks, the row still applies; the rest of the phrase stays as typed
     assert "tang kali huyết" in wordings_of("tang kali mau")
     assert wordings_of("sốt") == ("sốt",)

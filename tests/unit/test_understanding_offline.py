@@ -1395,12 +1395,22 @@ def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
     assert condition is not None and condition.text == "rụng tóc"
 
 
-def test_a_bleed_is_read_with_where_it_is(resolver: CatalogDrugResolver) -> None:
-    # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
-    for message in ("Thuốc nào gây chảy máu tiêu hóa?", "thuoc nao gay chay mau duong tieu hoa"):
-        frame = understand_offline(message, resolver)
-        assert frame.condition is not None, message
-        assert frame.condition.normalized == "xuất huyết tiêu hóa", message
+@pytest.mark.parametrize(
+    ("message", "finding"),
+    [
+        # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
+        ("Thuốc nào gây chảy máu tiêu hóa?", "xuất huyết tiêu hóa"),
+        ("thuoc nao gay chay mau duong tieu hoa", "xuất huyết tiêu hóa"),
+        # other word orders of the formulary's findings: each had found no drug
+        ("Thuốc nào gây kéo dài QT?", "khoảng QT kéo dài"),
+        ("Thuốc nào gây độc cho thận?", "độc tính trên thận"),
+    ],
+)
+def test_a_finding_is_read_whole_in_the_words_users_write(
+    message: str, finding: str, resolver: CatalogDrugResolver
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.condition is not None and frame.condition.normalized == finding
 
 
 def test_which_drugs_lower_a_measure_is_asked_back(resolver: CatalogDrugResolver) -> None:
