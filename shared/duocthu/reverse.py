@@ -524,7 +524,8 @@ def retrieve_by_indication(
         bundle = _bundle(
             rank_drugs(indication, incidental[:limit], policy, rerank), "keyword", None, incidental
         )
-        return bundle.model_copy(update={"ranked_drugs": (), "incidental_drugs": bundle.ranked_drugs})
+        every = (*bundle.ranked_drugs, *bundle.unlisted_drugs)  # beyond the cap too, never as naming it
+        return bundle.model_copy(update={"ranked_drugs": (), "unlisted_drugs": (), "incidental_drugs": every})
     if embedder is None:
         return EvidenceBundle(
             decision="ABSTAIN", reason="insufficient_retrieval_score", system_error="embedding_unavailable"

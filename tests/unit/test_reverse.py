@@ -284,11 +284,15 @@ def test_a_symptom_named_only_inside_another_disease_lists_the_drug_apart(tmp_pa
         assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a", "thuoc_c"]
         assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
         assert "thuoc_b" not in {e.drug_id for e in bundle.evidence}
-    with shard(tmp_path / "only", [chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi.")]) as edge:
-        # nothing else names it: quoted, still apart
-        bundle = retrieve_by_indication(edge, "sốt")
-        assert (bundle.decision, bundle.ranked_drugs) == ("ANSWERABLE", ())
-        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
+    only = [
+        chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi."),
+        chunk("thuoc_d", 0, "Phối hợp trong sốt giảm bạch cầu trung tính."),
+    ]
+    with shard(tmp_path / "only", only) as edge:
+        # nothing else names it: quoted, still apart, and beyond the cap never "also names it"
+        bundle = retrieve_by_indication(edge, "sốt", EvidencePolicy(indication_candidate_limit=1))
+        assert (bundle.decision, bundle.ranked_drugs, bundle.unlisted_drugs) == ("ANSWERABLE", (), ())
+        assert sorted(d.drug_id for d in bundle.incidental_drugs) == ["thuoc_b", "thuoc_d"]
 
 
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
