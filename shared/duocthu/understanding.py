@@ -37,6 +37,7 @@ from duocthu.cues import (
     names_what_it_treats,
     patient_qualifiers_only,
     relieved_form,
+    resolve_attribute,
     scan_cues,
 )
 from duocthu.extractors import extract_facts, only_patient_facts
@@ -45,7 +46,7 @@ from duocthu.policy.scope import looks_non_human, resolve_subject_scope
 from duocthu.prompt import MODEL_EXCLUDED_FIELDS
 from duocthu.providers import Deadline, FrameProvider, MalformedOutput, ProviderUnavailable
 from duocthu.providers.offline import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
-from duocthu.sections import RELATION_SECTIONS, SECTION_HEADINGS
+from duocthu.sections import ADR_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_HEADINGS
 from duocthu.text import fold
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
 
@@ -233,6 +234,25 @@ def _lowering_question(finding: str) -> dict[str, Any]:
         ),
         "quick_replies": (f"Thuốc nào dùng để {finding}?", f"Thuốc nào có thể gây {finding}?"),
     }
+
+
+def _reading_picked(message: str, prior: QueryFrame | None) -> str | None:
+    """A typed answer to `_lowering_question` ("tác dụng phụ", "để điều trị") is read as the quick
+    reply it picks, as if that button were pressed: a reaction's words (the ADR section's phrases,
+    "gây ra") pick the second reading, a purpose ("để điều trị", "dùng để chữa") the first."""
+    condition = prior.condition if prior is not None else None
+    if prior is None or condition is None or len(prior.quick_replies) != 2:
+        return None
+    if prior.clarify_reason != _lowering_question(condition.normalized or condition.text)["clarify_reason"]:
+        return None
+    cues = scan_cues(message)
+    reaction = resolve_attribute(message) == ADR_SECTION or any(
+        c.value.endswith(":adverse_effect") for c in cues.all("named_drug")
+    )
+    use = resolve_attribute(message) == INDICATION_SECTION or cues.has("purpose")
+    if reaction == use:
+        return None  # neither, or both: read as written
+    return prior.quick_replies[1 if reaction else 0]
 
 
 def _apply_condition_candidate_cue(
@@ -528,6 +548,7 @@ def understand(
     claimed_scope: SubjectScope | None = None,
 ) -> QueryFrame:
     """One turn with the given provider: bound the candidates, then run the pipeline."""
+    message = _reading_picked(message, prior) or message
     candidates = bound_candidates(resolver, message, history, prior)
     turn = Turn(message, tuple(history), prior, candidates)
     return understand_turn(turn, provider, deadline, claimed_scope)

@@ -1423,6 +1423,12 @@ def test_which_drugs_lower_a_measure_is_asked_back(resolver: CatalogDrugResolver
         use, reaction = (understand_offline(reply, resolver) for reply in frame.quick_replies)
         assert (use.condition_relation, use.needs_clarify) == ("indication", False)
         assert (reaction.condition_relation, reaction.needs_clarify) == ("adverse_effect", False)
+    # a typed answer picks a reading as its button would
+    asked = understand_offline("Thuốc nào làm hạ huyết áp?", resolver)
+    history = ("Thuốc nào làm hạ huyết áp?",)
+    for answer, relation in (("để điều trị", "indication"), ("tác dụng phụ", "adverse_effect")):
+        frame = understand_offline(answer, resolver, history, asked)
+        assert (frame.condition_relation, frame.needs_clarify) == (relation, False), answer
     # "gây" says reaction, "hạ sốt" names no reaction, a raised measure is no use
     for message, relation in (
         ("Thuốc nào gây hạ huyết áp?", "adverse_effect"),
