@@ -629,9 +629,10 @@ def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[Relatio
     advice = _population_advice().get(frame.population or "")
     if frame.condition_relation == "contraindication" and not known and advice is not None:
         searches.append(advice)
-    if frame.condition_relation == "contraindication" and known:
+    if frame.condition_relation == "contraindication" and (known or advice is None):
         # "người bị gút nên tránh thuốc nào": a drug that names gout only under "Thận trọng"
-        # (furosemid) is listed too, after the contraindicated ones and under its own heading
+        # (furosemid) is listed too, after the contraindicated ones and under its own heading;
+        # so for a population with no section of its own ("người cao tuổi")
         searches.append(RelationSearch(CAUTION_SECTION, phrases, wider=wider))
     return tuple(searches)
 
