@@ -66,7 +66,7 @@ class RankedDrug(_Model):
     section_key: str | None = None
     evidence_ids: tuple[str, ...] = ()
     # Set when the section names a wider finding that holds the one asked, not that one itself:
-    # the wider finding as the data file writes it ("loét và xuất huyết tiêu hóa").
+    # the wider finding in the section's own words ("loét và chảy máu tiêu hóa").
     wider_finding: str | None = None
 
 
@@ -102,9 +102,8 @@ class EvidenceBundle(_Model):
     # Drugs whose section names only a wider finding holding the one asked ("loét tiêu hóa" for
     # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
     wider_drugs: tuple[RankedDrug, ...] = ()
-    # Drugs whose chỉ định names the condition only as a patient's state or inside another
-    # disease's name ("co giật do sốt", "sốt thương hàn" for "sốt"): listed apart, never as
-    # treating it.
+    # Drugs whose chỉ định names a symptom only inside another disease's name ("sốt giảm bạch
+    # cầu trung tính", "đau thắt ngực"): listed apart, never as treating it.
     incidental_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None

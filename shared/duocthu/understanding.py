@@ -245,11 +245,11 @@ def _reading_picked(message: str, prior: QueryFrame | None) -> str | None:
         return None
     if prior.clarify_reason != _lowering_question(condition.normalized or condition.text)["clarify_reason"]:
         return None
-    cues = scan_cues(message)
-    reaction = resolve_attribute(message) == ADR_SECTION or any(
+    cues, section = scan_cues(message), resolve_attribute(message)
+    reaction = section == ADR_SECTION or any(
         c.value.endswith(":adverse_effect") for c in cues.all("named_drug")
     )
-    use = resolve_attribute(message) == INDICATION_SECTION or cues.has("purpose")
+    use = section == INDICATION_SECTION or cues.has("purpose")
     if reaction == use:
         return None  # neither, or both: read as written
     return prior.quick_replies[1 if reaction else 0]
