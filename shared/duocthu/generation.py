@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -115,12 +115,37 @@ _MARKER = re.compile(r"\[(\d+)\]")
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 
 
-def evidence_block(evidence: Sequence[EvidenceItem]) -> str:
+def evidence_block(evidence: Sequence[EvidenceItem], notes: Mapping[str, str] | None = None) -> str:
+    """The numbered evidence the model may cite; `notes` (by evidence id) says how a part stands
+    to the question, so that a wider finding is never reported as the one asked."""
     parts = []
     for n, item in enumerate(evidence, 1):
         heading = SECTION_HEADINGS.get(item.section_key, item.section_key)
-        parts.append(f"[{n}] {item.display_name} — {heading} (phần {item.part_index + 1}):\n{item.text}")
+        note = f"\n(Lưu ý: {notes[item.id]})" if notes and item.id in notes else ""
+        parts.append(
+            f"[{n}] {item.display_name} — {heading} (phần {item.part_index + 1}):{note}\n{item.text}"
+        )
     return "\n\n".join(parts)
+
+
+_WIDER_NOTE = "rộng hơn tình trạng được hỏi; không nói riêng tình trạng đó"
+_INCIDENTAL_NOTE = (
+    "đoạn này chỉ nêu tình trạng được hỏi trong tên một bệnh khác, không phải như bệnh được điều trị"
+)
+
+
+def evidence_notes(bundle: EvidenceBundle) -> dict[str, str]:
+    """What the model must know of a part beyond its text: a wider finding's part names that
+    finding, not the one asked; an incidental part names the symptom inside another disease."""
+    notes = {
+        evidence_id: f"đoạn này ghi “{drug.wider_finding}”, {_WIDER_NOTE}"
+        for drug in bundle.wider_drugs
+        for evidence_id in drug.evidence_ids
+    }
+    notes |= {
+        evidence_id: _INCIDENTAL_NOTE for drug in bundle.incidental_drugs for evidence_id in drug.evidence_ids
+    }
+    return notes
 
 
 def check_citations(text: str, evidence_count: int) -> str | None:
@@ -146,8 +171,10 @@ class BedrockAnswerGenerator:
         self.model_id = model_id
         self.max_tokens = max_tokens
 
-    def request(self, question: str, evidence: Sequence[EvidenceItem]) -> dict[str, Any]:
-        prompt = f"BẰNG CHỨNG:\n{evidence_block(evidence)}\n\nCÂU HỎI: {question}"
+    def request(
+        self, question: str, evidence: Sequence[EvidenceItem], notes: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        prompt = f"BẰNG CHỨNG:\n{evidence_block(evidence, notes)}\n\nCÂU HỎI: {question}"
         return {
             "modelId": self.model_id,
             "system": [{"text": SYSTEM_PROMPT}],
@@ -164,7 +191,7 @@ class BedrockAnswerGenerator:
         from duocthu.providers.bedrock import DeadlineExceeded
 
         try:
-            response = self.client.converse(**self.request(question, bundle.evidence))
+            response = self.client.converse(**self.request(question, bundle.evidence, evidence_notes(bundle)))
         except (BotoCoreError, ClientError, DeadlineExceeded) as err:
             log.warning("answer generation unavailable: %s", err)
             return _replace(

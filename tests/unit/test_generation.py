@@ -8,11 +8,12 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from duocthu.evidence import EvidenceItem, SourceRef
+from duocthu.evidence import EvidenceItem, RankedDrug, SourceRef
 from duocthu.generation import (
     SAMPLE_NOTICE,
     BedrockAnswerGenerator,
     check_citations,
+    evidence_notes,
     extractive_answer,
 )
 from duocthu.policy import decide
@@ -120,6 +121,28 @@ def test_grounded_answer_is_used_when_every_sentence_is_cited(bedrock: tuple[Any
     answer = generator.generate("ibuprofen chống chỉ định", bundle, sample_data=False)
     assert answer.method == "bedrock" and answer.fallback_reason is None
     assert "[2]" in answer.text and "Nguồn:" in answer.text
+    stubber.assert_no_pending_responses()
+
+
+def test_the_model_is_told_a_part_names_a_wider_finding(bedrock: tuple[Any, Stubber]) -> None:
+    client, stubber = bedrock
+    generator = BedrockAnswerGenerator(client, MODEL)
+    adr = item("tac_dung_khong_mong_muon", 0, "Ít gặp: loét và xuất huyết tiêu hóa.")
+    wider = RankedDrug(
+        drug_id="ibuprofen",
+        display_name="Ibuprofen",
+        score=1.0,
+        section_key="tac_dung_khong_mong_muon",
+        evidence_ids=(adr.id,),
+        wider_finding="loét và xuất huyết tiêu hóa",
+    )
+    bundle = decide([adr]).model_copy(update={"wider_drugs": (wider,)})
+    request = generator.request("thuốc nào gây loét dạ dày", bundle.evidence, evidence_notes(bundle))
+    prompt = request["messages"][0]["content"][0]["text"]
+    assert "[1] Ibuprofen" in prompt and "ghi “loét và xuất huyết tiêu hóa”, rộng hơn" in prompt
+    # the request generate() sends is that one, notes and all (Stubber checks it)
+    stubber.add_response("converse", converse_response("Ibuprofen ghi loét tiêu hóa [1]."), request)
+    assert generator.generate("thuốc nào gây loét dạ dày", bundle, sample_data=False).method == "bedrock"
     stubber.assert_no_pending_responses()
 
 
