@@ -107,13 +107,18 @@ def _read_tsv(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(lines, delimiter="\t"))
 
 
-@lru_cache(maxsize=1)
-def finding_ends() -> tuple[frozenset[str], frozenset[str]]:
-    """data/finding_ends.tsv, folded: the words that end a finding the question names, and those
-    that also end the words narrowing a known one."""
-    rows = _read_tsv("finding_ends.tsv")
-    finding = frozenset(fold(r["word"]) for r in rows if r["ends"] == "finding")
-    return finding, finding | frozenset(fold(r["word"]) for r in rows if r["ends"] == "narrowing")
+@lru_cache(maxsize=2)
+def _finding_end_words(narrowing: bool) -> frozenset[str]:
+    kinds = ("finding", "narrowing") if narrowing else ("finding",)
+    return frozenset(nfc(r["word"]).casefold() for r in _read_tsv("finding_ends.tsv") if r["ends"] in kinds)
+
+
+def ends_finding(token: str, narrowing: bool = False) -> bool:
+    """Whether a word of the question ends the finding it names (data/finding_ends.tsv), or with
+    `narrowing` also the words that narrow a known one. Matched as written, marks and all, never
+    folded: folded, "đây" would end "da day" and "hả" would end "ha" (hạ); the file lists the
+    spellings typed without marks that are safe to match."""
+    return token.casefold() in _finding_end_words(narrowing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from duocthu.cues import (
     asks_what_is_safe,
     avoids_combining,
     condition_asked,
-    finding_ends,
+    ends_finding,
     names_what_it_treats,
     patient_qualifiers_only,
     relieved_form,
@@ -55,7 +55,6 @@ log = logging.getLogger(__name__)
 OFFLINE_BUDGET_S = 5.0
 UNAVAILABLE_REASON = "Hệ thống tạm thời chưa phân tích được câu hỏi. Vui lòng thử lại sau giây lát."
 # Words that close a question and are not part of the condition it names.
-_TRAILING = frozenset(fold(w) for w in ("không", "gì", "nào", "vậy", "ạ", "nhỉ", "là", "được", "thì", "sao"))
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
 
 
@@ -127,13 +126,12 @@ def _condition_after(
     for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
         return ConditionQuery(text=condition.text, normalized=condition.normalized)
     tail = list(cues.tokens[cue.end :])
-    while tail and fold(tail[-1]) in _TRAILING:
+    while tail and ends_finding(tail[-1]):
         tail.pop()
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
         tail.pop(0)
     # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
-    ends_finding = finding_ends()[0]
-    kept = next((i for i, word in enumerate(tail) if i and fold(word) in ends_finding), len(tail))
+    kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
     tail = tail[:kept]
     return ConditionQuery(text=" ".join(tail)) if tail else None
 
@@ -367,11 +365,10 @@ def _apply_narrowing_words(
     starts = {c.start for c in conditions} | {
         i for kind in _QUESTION_FORMS for c in cues.all(kind) for i in range(c.start, c.end)
     }
-    ends_narrowing = finding_ends()[1]
     taken: list[str] = []
     end = mention.start + mention.length
     for i in range(end, min(end + _MAX_NARROWING_WORDS, len(cues.tokens))):
-        if cues.folded[i] in ends_narrowing or i in starts:
+        if ends_finding(cues.tokens[i], narrowing=True) or i in starts:
             break
         taken.append(cues.tokens[i])
     if not taken:

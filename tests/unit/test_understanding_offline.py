@@ -12,6 +12,7 @@ from duocthu.catalog import Catalog, CatalogDrugResolver
 from duocthu.cues import (
     MAX_GAP,
     _cue_tables,
+    ends_finding,
     find_conditions,
     gapped_section_cues,
     resolve_attribute,
@@ -1390,9 +1391,18 @@ def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
         condition = understand_offline(message, resolver).condition
         assert condition is not None, message
         assert (condition.normalized, condition.subtype) == (normalized, subtype), message
-    # a finding no table names ends at the question's particles
-    condition = understand_offline("Những thuốc nào gây rụng tóc hả bác sĩ?", resolver).condition
-    assert condition is not None and condition.text == "rụng tóc"
+    # a finding no table names ends at the question's particles, matched as written: folded, "hả"
+    # would end at "hạ", "đây" at "dạ dày", "ạ" at vitamin A
+    for message, finding in (
+        ("Những thuốc nào gây rụng tóc hả bác sĩ?", "rụng tóc"),
+        ("thuoc nao gay thieu vitamin a khong", "thieu vitamin a"),
+        ("Thuốc nào gây thiếu vitamin K hả bác sĩ?", "thiếu vitamin k"),
+    ):
+        condition = understand_offline(message, resolver).condition
+        assert condition is not None and condition.text == finding, message
+    assert ends_finding("hả") and not ends_finding("hạ") and not ends_finding("ha")
+    assert ends_finding("đây") and not ends_finding("day")
+    assert ends_finding("ở", narrowing=True) and not ends_finding("ở")
 
 
 @pytest.mark.parametrize(
