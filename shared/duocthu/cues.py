@@ -471,13 +471,19 @@ class ConditionMention:
 
 
 @lru_cache(maxsize=1)
-def _condition_index() -> PhraseIndex[tuple[str, ConditionKind]]:
-    index: PhraseIndex[tuple[str, ConditionKind]] = PhraseIndex()
+def _condition_index() -> PhraseIndex[tuple[str, ConditionKind] | None]:
+    """Condition phrases, and the ordinary words that hold one's words (data/distinct_terms.tsv,
+    kind word) with no value: being longer, "sốt ruột" takes the span "sốt" would, and names
+    nothing."""
+    index: PhraseIndex[tuple[str, ConditionKind] | None] = PhraseIndex()
     for row in _read_tsv("condition_phrases.tsv"):
         kind = row["kind"]
         if kind not in ("symptom", "disease"):
             raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
         index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
+    for row in _read_tsv("distinct_terms.tsv"):
+        if row["kind"] == "word":
+            index.add(row["term"], None)
     return index
 
 
@@ -543,13 +549,15 @@ def find_conditions(text: str) -> tuple[ConditionMention, ...]:
     """Conditions named in the text, longest phrase first on overlaps, in text order: the table's
     phrases, and an eponym after a `condition_lead` ("bệnh Crohn", "hội chứng Cushing")."""
     tokens = words(text)
+    spans = longest_spans(_condition_index().matches(tokens))
     found = [
         ConditionMention(
             " ".join(tokens[m.start : m.start + m.length]), m.value[0], m.value[1], m.start, m.length
         )
-        for m in longest_spans(_condition_index().matches(tokens))
+        for m in spans
+        if m.value is not None
     ]
-    taken = {i for c in found for i in range(c.start, c.start + c.length)}
+    taken = {i for m in spans for i in range(m.start, m.start + m.length)}
     raw = raw_words(text)
     for lead in scan_cues(text).all("condition_lead") if len(raw) == len(tokens) else ():
         end = lead.end

@@ -108,11 +108,46 @@ def _compound_edges(text: str) -> tuple[set[int], set[int]]:
     return before, after
 
 
-def _mentions(text: str, tokens: Sequence[str], phrase: Sequence[str], lenient: bool) -> Iterator[int]:
-    """Where the phrase stands in the text as words of its own, never inside a dashed compound."""
+@lru_cache(maxsize=1)
+def _distinct_terms() -> dict[str, tuple[tuple[tuple[str, ...], bool], ...]]:
+    """data/distinct_terms.tsv: the folded finding -> each term holding its words that is not it,
+    as words, and whether that term is another condition (else an ordinary word)."""
+    by_finding: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
+    for term, holds, kind in _data_rows("distinct_terms.tsv"):
+        if kind not in ("word", "condition"):
+            raise ValueError(f"distinct_terms.tsv: kind is word or condition, not {kind!r}")
+        by_finding.setdefault(fold(holds), []).append((tuple(words(term)), kind == "condition"))
+    return {finding: tuple(terms) for finding, terms in by_finding.items()}
+
+
+def _inside_distinct_terms(tokens: Sequence[str], phrase: Sequence[str], conditions: bool) -> set[int]:
+    """Word indices of the text covered by a term that holds the phrase but is not it ("phù hợp"
+    for "phù"): ordinary words always, other conditions ("thiếu máu cục bộ") when `conditions`."""
+    covered: set[int] = set()
+    for term, is_condition in _distinct_terms().get(fold(" ".join(phrase)), ()):
+        if is_condition and not conditions:
+            continue
+        n = len(term)
+        for j in range(len(tokens) - n + 1):
+            if tuple(tokens[j : j + n]) == term:
+                covered.update(range(j, j + n))
+    return covered
+
+
+def _mentions(
+    text: str, tokens: Sequence[str], phrase: Sequence[str], lenient: bool, other_conditions: bool = False
+) -> Iterator[int]:
+    """Where the phrase stands in the text as words of its own: never inside a dashed compound,
+    nor inside a term that holds its words but is not it (data/distinct_terms.tsv); inside another
+    condition's name only when `other_conditions` (chỉ định lists such a drug apart)."""
     before, after = _compound_edges(text)
+    inside = _inside_distinct_terms(tokens, phrase, conditions=not other_conditions)
     n = len(phrase)
-    return (i for i in _occurrences(tokens, phrase, lenient) if i not in before and i + n - 1 not in after)
+    return (
+        i
+        for i in _occurrences(tokens, phrase, lenient)
+        if i not in before and i + n - 1 not in after and not inside.issuperset(range(i, i + n))
+    )
 
 
 def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> int:
@@ -182,11 +217,12 @@ def affirmed_positions(
     lenient: bool = False,
     negations: str = "indication_negations.tsv",
     reach: str = SENTENCE,
+    other_conditions: bool = False,
 ) -> list[int]:
-    """Word indices of every mention of the phrase (as `phrase_position` finds them) that does not
+    """Word indices of every mention of the phrase (as `_mentions` finds them) that does not
     follow a negation (of the data file `negations`) within its `reach`, before a contrast word."""
     tokens = words(text)
-    mentions = list(_mentions(text, tokens, phrase, lenient))
+    mentions = list(_mentions(text, tokens, phrase, lenient, other_conditions))
     if not mentions or not {"không", "chưa"} & set(tokens[: mentions[-1]]):
         return mentions  # the common case: nothing before a mention can negate it
     sentences = segment_ids(text, reach)
@@ -293,11 +329,16 @@ INCIDENTAL_WEIGHT = 0.1
 
 
 def _inside_another_condition(text: str, start: int, length: int, wording: str) -> bool:
-    """Whether a symptom's mention at `start` is part of a disease of another name: "đau" inside
-    "đau thắt ngực" or "đau dây thần kinh" (data/condition_phrases.tsv) is not pain to relieve, so
-    amlodipin ranks below the analgesics for "giảm đau bằng thuốc gì". A symptom inside a symptom
-    ("đau" in "đau đầu") and a disease inside a disease ("loét dạ dày" in "viêm loét dạ dày tá
-    tràng") are the thing asked."""
+    """Whether a mention at `start` is part of a condition of another name. For a symptom, any
+    disease holding it: "đau" inside "đau thắt ngực" or "đau dây thần kinh" (data/
+    condition_phrases.tsv) is not pain to relieve, so amlodipin ranks below the analgesics for
+    "giảm đau bằng thuốc gì". A symptom inside a symptom ("đau" in "đau đầu") and a disease inside
+    a disease ("loét dạ dày" in "viêm loét dạ dày tá tràng") are the thing asked, unless data/
+    distinct_terms.tsv names the longer one another condition ("thiếu máu cục bộ")."""
+    tokens = words(text)
+    inside = _inside_distinct_terms(tokens, tokens[start : start + length], conditions=True)
+    if inside.issuperset(range(start, start + length)):
+        return True
     if condition_kind(wording) != "symptom":
         return False
     asked = fold(wording)
@@ -329,7 +370,7 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             elif section_key != INDICATION_SECTION:
                 position, weight = phrase_position(item.text, phrase, lenient), 1.0
             else:
-                found = affirmed_positions(item.text, phrase, lenient)
+                found = affirmed_positions(item.text, phrase, lenient, other_conditions=True)
                 named = [
                     i for i in found if not _inside_another_condition(item.text, i, len(phrase), wording)
                 ]

@@ -295,6 +295,35 @@ def test_a_symptom_named_only_inside_another_disease_lists_the_drug_apart(tmp_pa
         assert sorted(d.drug_id for d in bundle.incidental_drugs) == ["thuoc_b", "thuoc_d"]
 
 
+def test_a_term_that_holds_a_findings_words_but_is_not_it_never_names_it(tmp_path: Path) -> None:
+    adr = "tac_dung_khong_mong_muon"
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Phù do suy tim sung huyết, xơ gan."),
+            chunk("thuoc_b", 0, "Dùng khi các thuốc khác không phù hợp."),  # an ordinary word
+            chunk("thuoc_c", 0, "Dự phòng phù hoàng điểm dạng nang sau mổ."),  # another condition
+            chunk("thuoc_d", 0, "Dự phòng đột quỵ thiếu máu não và cơn thiếu máu cục bộ thoáng qua."),
+            chunk("thuoc_e", 0, "Thiếu máu tan máu tự miễn."),
+            chunk("thuoc_b", 1, "Hiếm gặp: phù mạch, mày đay.", adr),
+            chunk("thuoc_f", 1, "Thường gặp: phù ngoại vi.", adr),
+            chunk("thuoc_g", 1, "Ít gặp: thiếu máu cơ tim.", adr),
+        ],
+    ) as edge:
+        bundle = retrieve_by_indication(edge, "phù")
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
+        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_c"]  # listed apart, never "phù hợp"
+        bundle = retrieve_by_indication(edge, "thiếu máu")
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_e"]  # haemolytic anaemia is anaemia
+        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_d"]  # ischaemia is not
+        # in the other sections such a mention does not count at all
+        assert drugs(find_by_indication(edge, "phù", section_key=adr)) == ["thuoc_f"]
+        assert drugs(find_by_indication(edge, "thiếu máu", section_key=adr)) == []
+        # asked about themselves, the longer conditions are found
+        assert drugs(find_by_indication(edge, "phù mạch", section_key=adr)) == ["thuoc_b"]
+        assert drugs(find_by_indication(edge, "thiếu máu cơ tim", section_key=adr)) == ["thuoc_g"]
+
+
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
