@@ -389,7 +389,8 @@ class ChatService:
             names = ", ".join(d.display_name for d in bundle.incidental_drugs)
             lines.append(
                 f"Mục “{SECTION_HEADINGS['chi_dinh']}” của các thuốc sau chỉ nêu tình trạng này trong tên "
-                f"một bệnh khác, không phải như bệnh được điều trị: {names}."
+                f"một bệnh khác hoặc như một nguy cơ của người bệnh, không phải như bệnh được điều trị: "
+                f"{names}."
             )
         # found by the formulary's wording: a section that words the finding otherwise is missed,
         # so the list must not read as complete

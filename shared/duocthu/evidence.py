@@ -102,8 +102,9 @@ class EvidenceBundle(_Model):
     # Drugs whose section names only a wider finding holding the one asked ("loét tiêu hóa" for
     # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
     wider_drugs: tuple[RankedDrug, ...] = ()
-    # Drugs whose chỉ định names a symptom only inside another disease's name ("sốt giảm bạch
-    # cầu trung tính", "đau thắt ngực"): listed apart, never as treating it.
+    # Drugs whose chỉ định names the finding only inside another disease's name ("sốt giảm bạch
+    # cầu trung tính", "thiếu máu cục bộ") or as a risk the patient runs ("có nguy cơ chảy máu
+    # thấp"): listed apart, never as treating it.
     incidental_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None

@@ -130,13 +130,14 @@ def evidence_block(evidence: Sequence[EvidenceItem], notes: Mapping[str, str] | 
 
 _WIDER_NOTE = "rộng hơn tình trạng được hỏi; không nói riêng tình trạng đó"
 _INCIDENTAL_NOTE = (
-    "đoạn này chỉ nêu tình trạng được hỏi trong tên một bệnh khác, không phải như bệnh được điều trị"
+    "đoạn này chỉ nêu tình trạng được hỏi trong tên một bệnh khác hoặc như một nguy cơ của người "
+    "bệnh, không phải như bệnh được điều trị"
 )
 
 
 def evidence_notes(bundle: EvidenceBundle) -> dict[str, str]:
     """What the model must know of a part beyond its text: a wider finding's part names that
-    finding, not the one asked; an incidental part names the symptom inside another disease."""
+    finding, not the one asked; an incidental part names it inside another disease or as a risk."""
     notes = {
         evidence_id: f"đoạn này ghi “{drug.wider_finding}”, {_WIDER_NOTE}"
         for drug in bundle.wider_drugs

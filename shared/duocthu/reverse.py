@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 from duocthu.chunking import Chunk
 from duocthu.cues import condition_kind, find_conditions
@@ -176,23 +176,40 @@ def _negations(name: str = "indication_negations.tsv") -> dict[str, tuple[tuple[
     return {first: tuple(phrases) for first, phrases in by_first.items()}
 
 
+LeadReading = Literal["state", "risk", "use"]
+_LEAD_READINGS: frozenset[str] = frozenset(get_args(LeadReading))
+
+
 @lru_cache(maxsize=1)
-def _patient_state_leads() -> dict[str, tuple[tuple[str, ...], ...]]:
-    """data/patient_state_leads.tsv: section key -> its leads as word tuples."""
-    by_section: dict[str, list[tuple[str, ...]]] = {}
-    for phrase, sections in _data_rows("patient_state_leads.tsv"):
+def _patient_state_leads() -> dict[str, tuple[tuple[tuple[str, ...], LeadReading], ...]]:
+    """data/patient_state_leads.tsv: section key -> its leads as word tuples, with their reading."""
+    by_section: dict[str, list[tuple[tuple[str, ...], LeadReading]]] = {}
+    for phrase, sections, reading in _data_rows("patient_state_leads.tsv"):
+        if reading not in _LEAD_READINGS:
+            raise ValueError(f"patient_state_leads.tsv: a lead reads state, risk or use, not {reading!r}")
         for key in sections.split(","):
             if key not in (ADR_SECTION, INDICATION_SECTION):
                 raise ValueError(f"patient_state_leads.tsv: leads apply to ADR or chỉ định only, not {key!r}")
-            by_section.setdefault(key, []).append(tuple(words(phrase)))
+            by_section.setdefault(key, []).append((tuple(words(phrase)), cast(LeadReading, reading)))
     return {key: tuple(leads) for key, leads in by_section.items()}
 
 
+def _lead_before(tokens: Sequence[str], start: int, section_key: str) -> LeadReading | None:
+    """How the longest lead right before the word at `start` reads in this section: the patient's
+    state or a cause ("khi có", "ở người", "do"), a risk the patient runs ("nguy cơ"), or the use
+    after all ("giảm nguy cơ"); None without a lead."""
+    found = [
+        (len(lead), reading)
+        for lead, reading in _patient_state_leads().get(section_key, ())
+        if tuple(tokens[max(0, start - len(lead)) : start]) == lead
+    ]
+    return max(found)[1] if found else None
+
+
 def _after_state_lead(tokens: Sequence[str], start: int, section_key: str) -> bool:
-    """Whether the word at `start` follows a lead that, in this section, names the patient's state
-    or a cause ("khi có", "ở người", "do") rather than what the lookup asks."""
-    leads = _patient_state_leads().get(section_key, ())
-    return any(tuple(tokens[max(0, start - len(lead)) : start]) == lead for lead in leads)
+    """Whether the word at `start` follows a lead that, in this section, names the patient's state,
+    a cause or a risk rather than what the lookup asks."""
+    return _lead_before(tokens, start, section_key) in ("state", "risk")
 
 
 def _either_way(tokens: Sequence[str], start: int) -> bool:
@@ -372,7 +389,10 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             else:
                 found = affirmed_positions(item.text, phrase, lenient, other_conditions=True)
                 named = [
-                    i for i in found if not _inside_another_condition(item.text, i, len(phrase), wording)
+                    i
+                    for i in found
+                    if not _inside_another_condition(item.text, i, len(phrase), wording)
+                    and _lead_before(tokens, i, section_key) != "risk"
                 ]
                 direct = [i for i in named if not _after_state_lead(tokens, i, section_key)]
                 if direct or not found:

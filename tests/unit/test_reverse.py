@@ -324,6 +324,30 @@ def test_a_term_that_holds_a_findings_words_but_is_not_it_never_names_it(tmp_pat
         assert drugs(find_by_indication(edge, "thiếu máu cơ tim", section_key=adr)) == ["thuoc_g"]
 
 
+def test_a_finding_named_as_a_risk_the_patient_runs_is_never_the_use(tmp_path: Path) -> None:
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Dự phòng chảy máu tái phát do loét dạ dày tá tràng."),
+            chunk("thuoc_b", 0, "Rung nhĩ, không dùng được kháng vitamin K và có nguy cơ chảy máu thấp."),
+            chunk("thuoc_c", 0, "Trẻ em cần hạ sốt (tránh nguy cơ hội chứng Reye)."),
+            chunk("thuoc_d", 0, "Giảm nguy cơ đột quỵ ở người tăng huyết áp có phì đại thất trái."),
+            chunk("thuoc_e", 0, "Có nhiều yếu tố nguy cơ (tăng huyết áp, hút thuốc lá)."),
+        ],
+    ) as edge:
+        bundle = retrieve_by_indication(edge, "chảy máu")
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
+        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
+        reye = retrieve_by_indication(edge, "hội chứng Reye")
+        assert [d.drug_id for d in reye.incidental_drugs] == ["thuoc_c"]
+        # "giảm nguy cơ" makes it the use after all
+        stroke = retrieve_by_indication(edge, "đột quỵ")
+        assert [d.drug_id for d in stroke.ranked_drugs] == ["thuoc_d"] and stroke.ranked_drugs[0].score > 1
+        # the longer "yếu tố nguy cơ" decides: a risk factor is the patient's state, listed and ranked low
+        factors = {d.drug_id: d.score for d in retrieve_by_indication(edge, "tăng huyết áp").ranked_drugs}
+        assert factors["thuoc_e"] < 1
+
+
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
     assert wordings_of("hạ kali máu") == ("hạ kali máu", "hạ kali huyết", "giảm kali máu", "giảm kali huyết")
     assert "tăng transaminase" in wordings_of("tăng men gan")
