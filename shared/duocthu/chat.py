@@ -387,9 +387,15 @@ class ChatService:
             )
         if bundle.incidental_drugs:
             names = ", ".join(d.display_name for d in bundle.incidental_drugs)
+            if not (bundle.ranked_drugs or bundle.wider_drugs):
+                # quoted only so the user can see why: none of them is a drug for it
+                lines.append(
+                    f"Không thuốc nào có mục “{SECTION_HEADINGS['chi_dinh']}” trong Dược thư nêu tình trạng "
+                    "này như bệnh được điều trị."
+                )
             lines.append(
                 f"Mục “{SECTION_HEADINGS['chi_dinh']}” của các thuốc sau chỉ nêu tình trạng này trong tên "
-                f"một bệnh khác hoặc như một nguy cơ của người bệnh, không phải như bệnh được điều trị: "
+                f"một bệnh khác hoặc như một nguy cơ, không phải như bệnh được điều trị: "
                 f"{names}."
             )
         # found by the formulary's wording: a section that words the finding otherwise is missed,

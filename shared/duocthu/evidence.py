@@ -103,8 +103,8 @@ class EvidenceBundle(_Model):
     # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
     wider_drugs: tuple[RankedDrug, ...] = ()
     # Drugs whose chỉ định names the finding only inside another disease's name ("sốt giảm bạch
-    # cầu trung tính", "thiếu máu cục bộ") or as a risk the patient runs ("có nguy cơ chảy máu
-    # thấp"): listed apart, never as treating it.
+    # cầu trung tính", "thiếu máu cục bộ") or as a risk ("có nguy cơ chảy máu thấp", "ít gây hạ
+    # glucose huyết"): listed apart, never as treating it.
     incidental_drugs: tuple[RankedDrug, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None

@@ -130,8 +130,8 @@ def evidence_block(evidence: Sequence[EvidenceItem], notes: Mapping[str, str] | 
 
 _WIDER_NOTE = "rộng hơn tình trạng được hỏi; không nói riêng tình trạng đó"
 _INCIDENTAL_NOTE = (
-    "đoạn này chỉ nêu tình trạng được hỏi trong tên một bệnh khác hoặc như một nguy cơ của người "
-    "bệnh, không phải như bệnh được điều trị"
+    "đoạn này chỉ nêu tình trạng được hỏi trong tên một bệnh khác hoặc như một nguy cơ, không phải "
+    "như bệnh được điều trị"
 )
 
 

@@ -315,6 +315,15 @@ def test_a_drug_that_names_pain_only_in_angina_is_no_analgesic(service: ChatServ
     assert "Amlodipin" in line
 
 
+def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service: ChatService) -> None:
+    # metformin's chỉ định: "ít gây hạ glucose huyết"; gliclazid's: "nguy cơ hạ glucose huyết"
+    turn = service.turn("Thuốc nào trị hạ đường huyết?")
+    assert turn.bundle.ranked_drugs == () and turn.bundle.unlisted_drugs == ()
+    assert {"metformin", "gliclazid"} <= {d.drug_id for d in turn.bundle.incidental_drugs}
+    first = turn.answer.splitlines()[0]
+    assert first.startswith("Không thuốc nào") and "như bệnh được điều trị" in first
+
+
 def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
     # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
     # never among the drugs that name the finding asked

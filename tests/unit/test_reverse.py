@@ -333,8 +333,14 @@ def test_a_finding_named_as_a_risk_the_patient_runs_is_never_the_use(tmp_path: P
             chunk("thuoc_c", 0, "Trẻ em cần hạ sốt (tránh nguy cơ hội chứng Reye)."),
             chunk("thuoc_d", 0, "Giảm nguy cơ đột quỵ ở người tăng huyết áp có phì đại thất trái."),
             chunk("thuoc_e", 0, "Có nhiều yếu tố nguy cơ (tăng huyết áp, hút thuốc lá)."),
+            chunk("thuoc_f", 0, "Đái tháo đường typ 2; hợp với người thừa cân vì ít gây hạ glucose huyết."),
+            chunk("thuoc_g", 0, "Điều trị hạ glucose huyết do insulin."),
         ],
     ) as edge:
+        # what a drug causes is never what it treats
+        low = retrieve_by_indication(edge, "hạ glucose huyết")
+        assert [d.drug_id for d in low.ranked_drugs] == ["thuoc_g"]
+        assert [d.drug_id for d in low.incidental_drugs] == ["thuoc_f"]
         bundle = retrieve_by_indication(edge, "chảy máu")
         assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
         assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
