@@ -734,6 +734,7 @@ def test_an_eponym_names_a_disease_never_a_product(
         ("toi sot ruot qua", []),
         ("Người lao động bị đau lưng dùng thuốc gì?", ["đau lưng"]),  # labour: no tuberculosis
         ("Thuốc nào trị ho gà?", ["ho gà"]),  # whooping cough, not a cough
+        ("Đau do bệnh thần kinh đái tháo đường dùng thuốc gì?", ["bệnh thần kinh đái tháo đường"]),
         ("Bệnh nhân thiếu máu cục bộ dùng thuốc gì?", ["thiếu máu cục bộ"]),  # ischaemia, not anaemia
         ("Thuốc nào phù hợp cho người đau đầu?", ["đau đầu"]),  # suitable: no oedema
         ("Thuốc nào trị phù?", ["phù"]),
