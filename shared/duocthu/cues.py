@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_ORDER, SECTION_PHRASES
+from duocthu.terms import ordinary_words
 from duocthu.text import PhraseIndex, PhraseMatch, fold, has_diacritics, longest_spans, nfc, raw_words, words
 from duocthu.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
@@ -481,9 +482,8 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind] | None]:
         if kind not in ("symptom", "disease"):
             raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
         index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
-    for row in _read_tsv("distinct_terms.tsv"):
-        if row["kind"] == "word":
-            index.add(row["term"], None)
+    for term in ordinary_words():
+        index.add(term, None)
     return index
 
 

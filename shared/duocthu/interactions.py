@@ -15,7 +15,7 @@ says nothing about the pair, which is not the same as "no interaction". Wording 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from duocthu.catalog import CatalogDrugResolver
@@ -43,19 +43,23 @@ def _tokens(phrase: str) -> tuple[str, ...]:
     return tuple(words(phrase))
 
 
-def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
-    """True when `phrase` occurs in `tokens` as a contiguous run of whole words, under the
-    diacritics rule with the phrase as the typed side: a word written with marks must match them,
-    one written without marks matches the folded text ("warfarin" in "Warfarin:", never inside
-    "esomeprazol" for "omeprazol")."""
+def phrase_positions(tokens: Sequence[str], phrase: str) -> Iterator[int]:
+    """Where `phrase` occurs in `tokens` as a contiguous run of whole words, under the diacritics
+    rule with the phrase as the typed side: a word written with marks must match them, one written
+    without marks matches the folded text ("warfarin" in "Warfarin:", never inside "esomeprazol"
+    for "omeprazol")."""
     target = _tokens(phrase)
     n = len(target)
-    if n == 0 or n > len(tokens):
-        return False
-    return any(
-        all(token_matches(p, t) for p, t in zip(target, tokens[i : i + n], strict=True))
+    return (
+        i
         for i in range(len(tokens) - n + 1)
+        if n and all(token_matches(p, t) for p, t in zip(target, tokens[i : i + n], strict=True))
     )
+
+
+def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
+    """True when `phrase` occurs in `tokens` (`phrase_positions`)."""
+    return next(phrase_positions(tokens, phrase), None) is not None
 
 
 def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:

@@ -44,6 +44,7 @@ from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, Embed
 from duocthu.sections import ADR_SECTION, CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits, stop_words
+from duocthu.terms import inside_distinct_terms, names_finding
 from duocthu.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
 from duocthu.vocabulary import SystemError
 
@@ -108,32 +109,6 @@ def _compound_edges(text: str) -> tuple[set[int], set[int]]:
     return before, after
 
 
-@lru_cache(maxsize=1)
-def _distinct_terms() -> dict[str, tuple[tuple[tuple[str, ...], bool], ...]]:
-    """data/distinct_terms.tsv: the folded finding -> each term holding its words that is not it,
-    as words, and whether that term is another condition (else an ordinary word)."""
-    by_finding: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
-    for term, holds, kind in _data_rows("distinct_terms.tsv"):
-        if kind not in ("word", "condition"):
-            raise ValueError(f"distinct_terms.tsv: kind is word or condition, not {kind!r}")
-        by_finding.setdefault(fold(holds), []).append((tuple(words(term)), kind == "condition"))
-    return {finding: tuple(terms) for finding, terms in by_finding.items()}
-
-
-def _inside_distinct_terms(tokens: Sequence[str], phrase: Sequence[str], conditions: bool) -> set[int]:
-    """Word indices of the text covered by a term that holds the phrase but is not it ("phù hợp"
-    for "phù"): ordinary words always, other conditions ("thiếu máu cục bộ") when `conditions`."""
-    covered: set[int] = set()
-    for term, is_condition in _distinct_terms().get(fold(" ".join(phrase)), ()):
-        if is_condition and not conditions:
-            continue
-        n = len(term)
-        for j in range(len(tokens) - n + 1):
-            if tuple(tokens[j : j + n]) == term:
-                covered.update(range(j, j + n))
-    return covered
-
-
 def _mentions(
     text: str, tokens: Sequence[str], phrase: Sequence[str], lenient: bool, other_conditions: bool = False
 ) -> Iterator[int]:
@@ -141,7 +116,7 @@ def _mentions(
     nor inside a term that holds its words but is not it (data/distinct_terms.tsv); inside another
     condition's name only when `other_conditions` (chỉ định lists such a drug apart)."""
     before, after = _compound_edges(text)
-    inside = _inside_distinct_terms(tokens, phrase, conditions=not other_conditions)
+    inside = inside_distinct_terms(tokens, phrase, conditions=not other_conditions)
     n = len(phrase)
     return (
         i
@@ -352,9 +327,7 @@ def _inside_another_condition(text: str, start: int, length: int, wording: str) 
     "giảm đau bằng thuốc gì". A symptom inside a symptom ("đau" in "đau đầu") and a disease inside
     a disease ("loét dạ dày" in "viêm loét dạ dày tá tràng") are the thing asked, unless data/
     distinct_terms.tsv names the longer one another condition ("thiếu máu cục bộ")."""
-    tokens = words(text)
-    inside = _inside_distinct_terms(tokens, tokens[start : start + length], conditions=True)
-    if inside.issuperset(range(start, start + length)):
+    if not names_finding(words(text), start, length):
         return True
     if condition_kind(wording) != "symptom":
         return False

@@ -50,10 +50,11 @@ from duocthu.catalog import CatalogDrugResolver
 from duocthu.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment, SafetyFacet
 from duocthu.extractors import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 from duocthu.frame import PatientContext, QueryFrame
-from duocthu.interactions import drug_names, phrase_in
+from duocthu.interactions import drug_names, phrase_in, phrase_positions
 from duocthu.policy import EvidencePolicy, decide
 from duocthu.sections import INTERACTION_SECTION
 from duocthu.store import VectorStore
+from duocthu.terms import names_finding
 from duocthu.text import PhraseIndex, words
 from duocthu.vocabulary import POPULATIONS, CandidateStatus, Population
 
@@ -190,9 +191,14 @@ class FacetQuery:
         return " ; ".join(dict.fromkeys(phrases))
 
     def named_in(self, text: str) -> frozenset[str]:
-        """The anchors (keys) the text names."""
+        """The anchors (keys) the text names; never a phrase standing inside a term that holds its
+        words but is not it ("thiếu máu" in "bệnh tim thiếu máu cục bộ", data/distinct_terms.tsv)."""
         tokens = words(text)
-        return frozenset(a.key for a in self.anchors if any(phrase_in(tokens, p) for p in a.phrases))
+
+        def names(phrase: str) -> bool:
+            return any(names_finding(tokens, i, len(words(phrase))) for i in phrase_positions(tokens, phrase))
+
+        return frozenset(a.key for a in self.anchors if any(names(p) for p in a.phrases))
 
 
 @dataclass(frozen=True)

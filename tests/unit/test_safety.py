@@ -16,6 +16,8 @@ from duocthu.frame import PatientContext, QueryFrame
 from duocthu.policy import EvidencePolicy
 from duocthu.safety import (
     FACET_SECTIONS,
+    Anchor,
+    FacetQuery,
     PatientProfile,
     anchor_table,
     assess_patient_candidates,
@@ -267,6 +269,19 @@ def test_a_generic_word_overlap_is_not_an_anchor(store: EdgeStore, resolver: Cat
     assert "Người cao tuổi cần theo dõi chức năng thận." not in found
     assert PARTS["dronaxin"]["than_trong"][1] in found
     assert PARTS["dronaxin"]["lieu_luong_va_cach_dung"][1] in found
+
+
+def warning_on(phrase: str) -> FacetQuery:
+    anchor = Anchor(f"term:{phrase}", (phrase,))
+    return FacetQuery("warnings", FACET_SECTIONS["warnings"], "lexical", (phrase,), (anchor,))
+
+
+def test_a_condition_inside_a_term_that_is_not_it_is_no_warning() -> None:
+    # an anaemic patient: ibuprofen's "bệnh tim thiếu máu cục bộ" is ischaemia, nothing about them
+    anaemia = warning_on("thiếu máu")
+    assert anaemia.named_in("Thận trọng ở người suy tim nhẹ, bệnh tim thiếu máu cục bộ.") == frozenset()
+    assert anaemia.named_in("Thiếu máu cục bộ; thiếu máu nặng chưa điều trị.") == {"term:thiếu máu"}
+    assert warning_on("phù").named_in("Dùng khi thuốc khác không phù hợp.") == frozenset()  # an ordinary word
 
 
 def test_a_medicine_never_counts_as_a_warning(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
