@@ -68,6 +68,7 @@ CueKind = Literal[
     "past",
     "safe_to_use",
     "efficacy",
+    "both",
     "not_a_cue",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))

@@ -234,14 +234,41 @@ def _lowering_question(finding: str) -> dict[str, Any]:
     }
 
 
+# Said when a user answers `_lowering_question` with both readings: each answer reads one way.
+_ONE_AT_A_TIME = "Mỗi câu trả lời chỉ theo một cách hiểu; hãy chọn một trước, rồi hỏi tiếp cách còn lại."
+
+
+def _asked_two_readings(prior: QueryFrame | None) -> bool:
+    """Whether the turn before asked `_lowering_question` (again, after "cả hai", too)."""
+    condition = prior.condition if prior is not None else None
+    if prior is None or condition is None or len(prior.quick_replies) != 2 or not prior.clarify_reason:
+        return False
+    asked = _lowering_question(condition.normalized or condition.text)["clarify_reason"]
+    return prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}")
+
+
+def _both_asked_again(message: str, prior: QueryFrame | None) -> QueryFrame | None:
+    """ "cả hai" after `_lowering_question`: the same question again, saying why one is picked
+    first; never a new question about nothing."""
+    if prior is None or prior.condition is None or not _asked_two_readings(prior):
+        return None
+    if not scan_cues(message).has("both"):
+        return None
+    asked = _lowering_question(prior.condition.normalized or prior.condition.text)["clarify_reason"]
+    return prior.model_copy(
+        update={
+            "clarify_reason": f"{_ONE_AT_A_TIME} {asked}",
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
+    )
+
+
 def _reading_picked(message: str, prior: QueryFrame | None) -> str | None:
     """A typed answer to `_lowering_question` ("tác dụng phụ", "để điều trị") is read as the quick
     reply it picks, as if that button were pressed: a reaction's words (the ADR section's phrases,
     "gây ra") pick the second reading, a purpose ("để điều trị", "dùng để chữa") the first."""
-    condition = prior.condition if prior is not None else None
-    if prior is None or condition is None or len(prior.quick_replies) != 2:
-        return None
-    if prior.clarify_reason != _lowering_question(condition.normalized or condition.text)["clarify_reason"]:
+    if prior is None or not _asked_two_readings(prior):
         return None
     cues, section = scan_cues(message), resolve_attribute(message)
     reaction = section == ADR_SECTION or any(
@@ -545,6 +572,8 @@ def understand(
     claimed_scope: SubjectScope | None = None,
 ) -> QueryFrame:
     """One turn with the given provider: bound the candidates, then run the pipeline."""
+    if (again := _both_asked_again(message, prior)) is not None:
+        return again
     message = _reading_picked(message, prior) or message
     candidates = bound_candidates(resolver, message, history, prior)
     turn = Turn(message, tuple(history), prior, candidates)

@@ -1457,6 +1457,14 @@ def test_which_drugs_lower_a_measure_is_asked_back(resolver: CatalogDrugResolver
     for answer, relation in (("để điều trị", "indication"), ("tác dụng phụ", "adverse_effect")):
         frame = understand_offline(answer, resolver, history, asked)
         assert (frame.condition_relation, frame.needs_clarify) == (relation, False), answer
+    # "cả hai" is asked again, saying each answer reads one way; a reading typed after still picks
+    again = understand_offline("cả hai", resolver, history, asked)
+    assert again.needs_clarify and again.quick_replies == asked.quick_replies
+    assert again.clarify_reason and again.clarify_reason.endswith(asked.clarify_reason or "?")
+    later = (*history, "cả hai")
+    assert understand_offline("ca 2", resolver, later, again).clarify_reason == again.clarify_reason
+    picked = understand_offline("tác dụng phụ", resolver, later, again)
+    assert (picked.condition_relation, picked.needs_clarify) == ("adverse_effect", False)
     # "gây" says reaction, "hạ sốt" names no reaction, a raised measure is no use
     for message, relation in (
         ("Thuốc nào gây hạ huyết áp?", "adverse_effect"),
