@@ -1136,9 +1136,14 @@ def test_a_medicine_taken_beside_another_asks_for_interactions(resolver: Catalog
         "Tôi đang uống thuốc khác thì có bôi Benzyl benzoate cùng lúc được không?",
         "Người đang uống ketoconazol cần lưu ý gì khi dùng thêm Alsiful S.R?",
         "Dùng Bequantene cùng succinylcholin có ảnh hưởng gì không?",
+        # "với" joins a class only when the cue tables name one right after it
+        "Uống methotrexat với thuốc chống viêm không steroid được không?",
+        "Warfarin dùng chung với NSAID được không?",
     ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.attribute) == ("interaction", "tuong_tac_thuoc"), question
+    dose = understand_offline("Dùng ibuprofen với liều bao nhiêu?", resolver)
+    assert (dose.turn_type, dose.attribute) == ("drug_attribute", "lieu_luong_va_cach_dung")
     spaced = understand_offline("Nên uống ciprofloxacin cách thuốc kháng acid bao lâu?", resolver)
     assert (spaced.drugs, spaced.unknown_drugs, spaced.attribute) == (
         ("ciprofloxacin",),

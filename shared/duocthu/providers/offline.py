@@ -152,6 +152,10 @@ def _named_turn(
 _TOGETHER_WORDS = frozenset({"cung", "kem"})
 # At most this many words between "cùng" and the class it joins: "uống cùng sữa hoặc thuốc …".
 _TOGETHER_TO_CLASS = 4
+# Words that join a medicine to a class the cue tables name (drug_class), and how far before the
+# class they may stand ("với các thuốc lợi tiểu"). "với" alone joins too much else ("với liều").
+_CLASS_JOINERS = frozenset({"voi", "chung", "cung", "kem"})
+_JOINER_TO_NAMED_CLASS = 2
 # A dose changed because of another medicine: "liều X có cần thay đổi không?".
 _DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
 
@@ -178,12 +182,17 @@ def _without_ingredients(folded: Sequence[str], named: Sequence[DrugMatch], unkn
 
 
 def _beside_another_medicine(
-    folded: Sequence[str], facts: Facts, named: Sequence[DrugMatch], unknown: Sequence[str]
+    folded: Sequence[str],
+    facts: Facts,
+    named: Sequence[DrugMatch],
+    unknown: Sequence[str],
+    class_starts: frozenset[int] = frozenset(),
 ) -> Beside:
     """Whether the medicines asked about are taken beside another: "taken" when the patient
     already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
     thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
-    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid")."""
+    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), or "với"/"chung" to a class
+    the cue tables name (`class_starts`: "uống methotrexat với thuốc chống viêm không steroid")."""
     asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
     for taken in map(fold, facts.current_medications):
         names_one = any(a in taken for a in asked)
@@ -196,15 +205,23 @@ def _beside_another_medicine(
         after = [*folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS], ""]
         return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in WHICH_WORDS
 
+    def joins_named_class(i: int) -> bool:  # "với NSAID", "với các thuốc lợi tiểu"
+        return any(i < start <= i + _JOINER_TO_NAMED_CLASS for start in class_starts)
+
     joined = any(
         any(p < i for p in positions)
         and (
             (t in _TOGETHER_WORDS and (any(p > i for p in positions) or joins_class(i)))
+            or (t in _CLASS_JOINERS and joins_named_class(i))
             or (t == "cach" and i + 1 in positions)  # "uống tetracyclin cách Biviantac bao lâu"
         )
         for i, t in enumerate(folded)
     )
     return "joined" if joined else None
+
+
+def _class_starts(cues: TurnCues) -> frozenset[int]:
+    return frozenset(c.start for c in cues.all("drug_class"))
 
 
 def _product_spans(
@@ -817,7 +834,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
             cues,
             facts,
             asks_more,
-            _beside_another_medicine(cues.folded, facts, named, unknown),
+            _beside_another_medicine(cues.folded, facts, named, unknown, _class_starts(cues)),
         )
         if (
             turn_type in ("drug_overview", "drug_attribute")
@@ -864,7 +881,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
 
     context_action = "new" if earlier else "none"
     if unknown:
-        beside = _beside_another_medicine(cues.folded, facts, named, unknown)
+        beside = _beside_another_medicine(cues.folded, facts, named, unknown, _class_starts(cues))
         # as for a catalogue drug: a question no section phrase names is read over the monograph
         asks_more = _content_words(cues, products)
         turn_type, attribute = _named_turn(len(unknown), attribute, cues, facts, asks_more, beside)
