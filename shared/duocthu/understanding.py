@@ -298,14 +298,16 @@ def _apply_condition_candidate_cue(
 def _apply_safe_list_cue(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """ "Thuốc kháng sinh nào dùng được cho trẻ em?": which drugs are safe for a population, with no
-    condition to treat. No section lists drugs that way: relation unknown, said so, never a
-    request to name a drug the user has not got."""
+    """ "Thuốc kháng sinh nào dùng được cho trẻ em?", "… cho người dị ứng penicilin?": which drugs
+    are safe for a population or a patient (an allergy, a pregnancy), with no condition to treat.
+    No section lists drugs that way: relation unknown, said so, never a request to name a drug
+    the user has not got."""
+    patient = frame.patient_context
     if (
         named
         or frame.unknown_drugs
         or conditions
-        or not frame.population
+        or not (frame.population or patient.allergies or patient.pregnancy or patient.breastfeeding)
         or not cues.has("candidate")
         or cues.has("reverse_relation")
         or not asks_what_is_safe(cues)

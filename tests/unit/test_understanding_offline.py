@@ -433,12 +433,16 @@ def test_which_drug_is_safe_for_a_patient_is_no_indication_lookup(resolver: Cata
 
 
 def test_a_safe_list_for_a_population_and_a_worry_about_a_reaction(resolver: CatalogDrugResolver) -> None:
-    safe = understand_offline("Thuốc kháng sinh nào dùng được cho trẻ em?", resolver)
-    assert (safe.turn_type, safe.condition_relation, safe.needs_clarify) == (
-        "condition_relation",
-        "unknown",
-        False,
-    )
+    for message in (
+        "Thuốc kháng sinh nào dùng được cho trẻ em?",
+        "Thuốc nào dùng được cho người dị ứng penicilin?",  # an allergy is such a patient too
+    ):
+        safe = understand_offline(message, resolver)
+        assert (safe.turn_type, safe.condition_relation, safe.needs_clarify) == (
+            "condition_relation",
+            "unknown",
+            False,
+        ), message
     # "có sao không" asks whether the reaction is expected and how serious: the adverse reactions
     # (every writer of the direction sets labelled it so); "xử trí sao" asks what to do
     worry = understand_offline("Uống amoxicilin bị tiêu chảy có sao không?", resolver)
