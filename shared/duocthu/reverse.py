@@ -355,10 +355,22 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
             tokens = words(item.text)
             if section_key == ADR_SECTION:
                 mentions = affirmed_positions(item.text, phrase, lenient, "adverse_negations.tsv", CLAUSE)
-                position = next((i for i in mentions if not _after_state_lead(tokens, i, section_key)), -1)
+                position = next(
+                    (
+                        i
+                        for i in mentions
+                        if not _after_state_lead(tokens, i, section_key)
+                        and not _inside_another_condition(item.text, i, len(phrase), wording)
+                    ),
+                    -1,
+                )
                 weight = 1.0
             elif section_key != INDICATION_SECTION:
-                position, weight = phrase_position(item.text, phrase, lenient), 1.0
+                # "sốt" inside "thuốc chống sốt rét" is no fever the drug is contraindicated in
+                other = _inside_another_condition
+                written = _mentions(item.text, tokens, phrase, lenient)
+                position = next((i for i in written if not other(item.text, i, len(phrase), wording)), -1)
+                weight = 1.0
             else:
                 found = affirmed_positions(item.text, phrase, lenient, other_conditions=True)
                 named = [

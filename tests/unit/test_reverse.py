@@ -324,6 +324,20 @@ def test_a_term_that_holds_a_findings_words_but_is_not_it_never_names_it(tmp_pat
         assert drugs(find_by_indication(edge, "thiếu máu cơ tim", section_key=adr)) == ["thuoc_g"]
 
 
+def test_a_symptom_inside_another_diseases_name_is_no_contraindication(tmp_path: Path) -> None:
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Không phối hợp với thuốc chống sốt rét (halofantrin).", "chong_chi_dinh"),
+            chunk("thuoc_b", 0, "Trẻ em dưới 16 tuổi bị sốt do nhiễm virus.", "chong_chi_dinh"),
+            chunk("thuoc_c", 0, "Không dùng để cắt cơn đau thắt ngực.", "chong_chi_dinh"),
+        ],
+    ) as edge:
+        assert drugs(find_by_indication(edge, "sốt", section_key="chong_chi_dinh")) == ["thuoc_b"]
+        assert drugs(find_by_indication(edge, "đau", section_key="chong_chi_dinh")) == []
+        assert drugs(find_by_indication(edge, "sốt rét", section_key="chong_chi_dinh")) == ["thuoc_a"]
+
+
 def test_a_finding_named_as_a_risk_the_patient_runs_is_never_the_use(tmp_path: Path) -> None:
     with shard(
         tmp_path,
