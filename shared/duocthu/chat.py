@@ -264,7 +264,7 @@ class ChatService:
             return (
                 "Tôi chỉ tra được theo một tình trạng các thuốc mà Dược thư nêu trong mục Chỉ định, "
                 "Tác dụng không mong muốn hoặc Chống chỉ định; câu hỏi này cần đọc từng chuyên luận. "
-                "Hãy hỏi về một thuốc cụ thể, ví dụ: “metformin dùng cho người suy thận được không?”."
+                f"Hãy hỏi về một thuốc cụ thể, ví dụ: “{self._ask_about_one_drug(frame)}”."
             )
         if bundle.reason == "needs_clarification":
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
@@ -344,6 +344,22 @@ class ChatService:
         if context.breastfeeding:
             facts.append("đang cho con bú")
         return "; ".join(facts) or "không có thông tin cụ thể"
+
+    @staticmethod
+    def _ask_about_one_drug(frame: QueryFrame) -> str:
+        """An example question about one drug for the patient a safe-list question named, with a
+        slot for the drug: no drug is suggested."""
+        context = frame.patient_context
+        if context.allergies:
+            who = f"người dị ứng {context.allergies[0]}"
+        elif frame.condition is not None:
+            who = f"người {frame.condition.text}"
+        elif frame.population in POPULATION_NAMES:
+            who = POPULATION_NAMES[frame.population]
+            who = f"người {who}" if who.startswith("suy") else who
+        else:
+            return "metformin dùng cho người suy thận được không?"
+        return f"[tên thuốc] dùng cho {who} được không?"
 
     @staticmethod
     def _which_drugs(bundle: EvidenceBundle) -> list[str]:

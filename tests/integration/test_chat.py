@@ -254,6 +254,10 @@ def test_which_drugs_need_a_dose_change_is_never_answered_with_indications(servi
     assert turn.frame is not None and turn.frame.condition_relation == "unknown"
     assert (turn.decision, turn.bundle.ranked_drugs) == ("ABSTAIN", ())
     assert "Hãy hỏi về một thuốc cụ thể" in turn.answer
+    # the example is about this patient, with a slot for the drug: no drug is suggested
+    assert "“[tên thuốc] dùng cho người suy thận được không?”" in turn.answer
+    allergy = service.turn("Thuốc nào dùng được cho người dị ứng penicilin?")
+    assert allergy.decision == "ABSTAIN" and "“[tên thuốc] dùng cho người dị ứng penicilin" in allergy.answer
 
 
 def test_a_past_reaction_to_a_candidate_flags_its_contraindication(service: ChatService) -> None:
