@@ -291,6 +291,7 @@ class ChatService:
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
             lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
+        lines += self._named_by_class(bundle)
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
         if bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
@@ -344,6 +345,21 @@ class ChatService:
         if context.breastfeeding:
             facts.append("đang cho con bú")
         return "; ".join(facts) or "không có thông tin cụ thể"
+
+    def _named_by_class(self, bundle: EvidenceBundle) -> list[str]:
+        """An interaction part that names an asked drug only by its class says so: the formulary
+        text is about the class, and the drug is in it by its own "Loại thuốc" section."""
+        section_of = {item.id: item.drug_id for item in bundle.evidence}
+        said: dict[tuple[str, str], list[str]] = {}
+        for mention in bundle.named_by_class:
+            wordings = said.setdefault((section_of[mention.evidence_id], mention.drug_id), [])
+            if mention.wording not in wordings:
+                wordings.append(mention.wording)
+        return [
+            f"Mục Tương tác thuốc của {self._names([owner])} không nêu tên {self._names([drug])} mà nêu nhóm "
+            f"{self._quoted(wordings)}; mục Loại thuốc của {self._names([drug])} xếp thuốc này vào nhóm đó."
+            for (owner, drug), wordings in said.items()
+        ]
 
     @staticmethod
     def _ask_about_one_drug(frame: QueryFrame) -> str:

@@ -90,6 +90,15 @@ class CandidateAssessment(_Model):
     facets: tuple[FacetAssessment, ...] = ()
 
 
+class NamedByClass(_Model):
+    """An interaction part that names one of the asked drugs only by its class ("thuốc ức chế
+    enzym chuyển" for enalapril), as that drug's "Loại thuốc" section words it."""
+
+    evidence_id: str
+    drug_id: str
+    wording: str  # the class as the part writes it
+
+
 class EvidenceBundle(_Model):
     decision: Decision
     reason: Reason
@@ -106,6 +115,8 @@ class EvidenceBundle(_Model):
     # cầu trung tính", "thiếu máu cục bộ") or as a risk ("có nguy cơ chảy máu thấp", "ít gây hạ
     # glucose huyết"): listed apart, never as treating it.
     incidental_drugs: tuple[RankedDrug, ...] = ()
+    # Interaction parts that name an asked drug only by its class: said so, never as naming it.
+    named_by_class: tuple[NamedByClass, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None

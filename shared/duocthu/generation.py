@@ -137,7 +137,8 @@ _INCIDENTAL_NOTE = (
 
 def evidence_notes(bundle: EvidenceBundle) -> dict[str, str]:
     """What the model must know of a part beyond its text: a wider finding's part names that
-    finding, not the one asked; an incidental part names it inside another disease or as a risk."""
+    finding, not the one asked; an incidental part names it inside another disease or as a risk; an
+    interaction part may name a drug by its class only."""
     notes = {
         evidence_id: f"đoạn này ghi “{drug.wider_finding}”, {_WIDER_NOTE}"
         for drug in bundle.wider_drugs
@@ -145,6 +146,10 @@ def evidence_notes(bundle: EvidenceBundle) -> dict[str, str]:
     }
     notes |= {
         evidence_id: _INCIDENTAL_NOTE for drug in bundle.incidental_drugs for evidence_id in drug.evidence_ids
+    }
+    notes |= {
+        m.evidence_id: f"đoạn này không nêu tên {m.drug_id} mà nêu nhóm “{m.wording}” chứa thuốc đó"
+        for m in bundle.named_by_class
     }
     return notes
 

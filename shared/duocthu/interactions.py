@@ -9,22 +9,36 @@ answer VERIFY_PDF. A quarantined section joins the pool whole, even where its ex
 no other drug, because that text is exactly what cannot be trusted; dropping it is how the old
 interaction path once hid a quarantined drug's evidence.
 
+A part that names another asked drug only by its class joins too (data/drug_classes.tsv: the
+class its "Loại thuốc" section names, "thuốc ức chế enzym chuyển" for enalapril), and the bundle
+says so (`named_by_class`), so the answer never reads as the formulary naming that drug.
+
 No part naming another drug is ABSTAIN `insufficient_retrieval_score`: the formulary text found
 says nothing about the pair, which is not the same as "no interaction". Wording it is chat's job.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from importlib import resources
 
 from duocthu.catalog import CatalogDrugResolver
-from duocthu.evidence import EvidenceBundle, EvidenceItem
+from duocthu.evidence import EvidenceBundle, EvidenceItem, NamedByClass
 from duocthu.frame import QueryFrame
 from duocthu.policy import decide
-from duocthu.sections import INTERACTION_SECTION
+from duocthu.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.store import VectorStore
-from duocthu.text import folded_words, token_matches, words
+from duocthu.text import (
+    PhraseIndex,
+    folded_words,
+    longest_spans,
+    raw_words,
+    segment_ids,
+    token_matches,
+    words,
+)
 
 # Catalogue names read per drug: its own name, then every recognisable alias (INN variants, brands).
 _MAX_NAMES = 64
@@ -73,11 +87,86 @@ def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
     return " ; ".join(dict.fromkeys(" ".join(folded_words(n)) for ns in names.values() for n in ns))
 
 
-def _pool(store: VectorStore, drug_id: str, others: Mapping[str, Sequence[str]]) -> list[EvidenceItem]:
+# -- drug classes (data/drug_classes.tsv) ------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _class_index() -> PhraseIndex[str]:
+    text = resources.files("duocthu").joinpath("data", "drug_classes.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    index: PhraseIndex[str] = PhraseIndex()
+    for row in csv.DictReader(lines, delimiter="\t"):
+        index.add(row["phrase"], row["class"], allow_folded=False)
+    return index
+
+
+def classes_named(
+    text: str, affirmed_only: bool = False, own: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """The drug classes a text names, each with its first wording as written: the longest phrase
+    at a place wins. With `affirmed_only`, a class after "không" in its clause does not count
+    ("không xếp vào nhóm thuốc chống viêm không steroid"). A class in `own` (the section's own
+    drug's classes) counts only as its other members ("các thuốc chống viêm không steroid khác",
+    "hai thuốc chống viêm không steroid"): said alone in diclofenac's section, it is diclofenac's
+    own class beside a third drug ("kháng sinh quinolon phối hợp với thuốc chống viêm không
+    steroid")."""
+    tokens = words(text)
+    clauses = segment_ids(text, _CLAUSE_MARKS)
+    written = raw_words(text)
+    spans = longest_spans(_class_index().matches(tokens))
+    inside = {i for m in spans for i in range(m.start, m.start + m.length)}  # "chống viêm không steroid"
+    found: dict[str, str] = {}
+    for match in spans:
+        negators = (
+            i
+            for i in range(match.start)
+            if clauses[i] == clauses[match.start] and tokens[i] == "không" and i not in inside
+        )
+        if affirmed_only and next(negators, None) is not None:
+            continue
+        end = match.start + match.length
+        others = tokens[end : end + 1] == ["khác"] or "hai" in tokens[max(0, match.start - 2) : match.start]
+        if match.value in own and not others:
+            continue
+        found.setdefault(match.value, " ".join(written[match.start : match.start + match.length]))
+    return found
+
+
+_CLAUSE_MARKS = ".;:!?\n,"
+
+
+def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
+    """The classes a drug's "Loại thuốc" section puts it in."""
+    parts = store.find_by_section(drug_id, CLASS_SECTION)
+    return frozenset(c for part in parts for c in classes_named(part.text, affirmed_only=True))
+
+
+def _pool(
+    store: VectorStore,
+    drug_id: str,
+    others: Mapping[str, Sequence[str]],
+    classes: Mapping[str, frozenset[str]],
+) -> tuple[list[EvidenceItem], list[NamedByClass]]:
     parts = store.find_by_section(drug_id, INTERACTION_SECTION)
     if any(part.needs_visual_check for part in parts):
-        return parts  # quarantined: surfaced whole, for a check against the printed page
-    return [part for part in parts if names_in(part.text, others)]
+        return parts, []  # quarantined: surfaced whole, for a check against the printed page
+    pooled: list[EvidenceItem] = []
+    by_class: list[NamedByClass] = []
+    for part in parts:
+        if names_in(part.text, others):
+            pooled.append(part)
+            continue
+        named = classes_named(part.text, own=classes.get(drug_id, frozenset()))
+        mentions = [
+            NamedByClass(evidence_id=part.id, drug_id=other, wording=named[c])
+            for other in others
+            for c in sorted(classes.get(other, ()))
+            if c in named
+        ]
+        if mentions:
+            pooled.append(part)
+            by_class.append(mentions[0])
+    return pooled, by_class
 
 
 # Words that join two medicines in a question ("paracetamol và tramadol", "warfarin với X").
@@ -128,14 +217,22 @@ def interaction_evidence(
     the whole section as if it answered."""
     ids = list(dict.fromkeys(drug_ids))
     names = {drug_id: drug_names(resolver, drug_id) for drug_id in ids}
+    classes = {drug_id: drug_classes(store, drug_id) for drug_id in ids} if len(ids) > 1 else {}
     unknown = {f"unknown:{name}": (name,) for name in unknown_names}
     pool: dict[str, EvidenceItem] = {}
+    by_class: dict[str, NamedByClass] = {}
     for drug_id in ids:
         others = {other: names[other] for other in ids if other != drug_id and names[other]} | unknown
         if not others:
             continue
-        for part in _pool(store, drug_id, others):
+        parts, mentions = _pool(store, drug_id, others, classes)
+        for part in parts:
             pool.setdefault(part.id, part)
+        for mention in mentions:
+            by_class.setdefault(mention.evidence_id, mention)
     if not pool:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
-    return decide(list(pool.values()))
+    bundle = decide(list(pool.values()))
+    kept = {item.id for item in bundle.evidence}
+    named_by_class = tuple(m for m in by_class.values() if m.evidence_id in kept)
+    return bundle.model_copy(update={"named_by_class": named_by_class}) if named_by_class else bundle

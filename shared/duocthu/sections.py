@@ -35,6 +35,7 @@ ADR_MANAGEMENT_SECTION = "huong_dan_cach_xu_tri_adr"
 DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
 OVERDOSE_SECTION = "qua_lieu_va_xu_tri"
+CLASS_SECTION = "loai_thuoc"
 _NAMED = {
     INDICATION_SECTION,
     CONTRAINDICATION_SECTION,

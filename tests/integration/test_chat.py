@@ -328,6 +328,22 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
     assert first.startswith("Không thuốc nào") and "như bệnh được điều trị" in first
 
 
+def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatService) -> None:
+    # gliclazid's section names "các thuốc chống viêm không steroid", never ibuprofen; ibuprofen
+    # names neither gliclazid nor its class: the pair had been answered as not naming each other
+    turn = service.turn("Gliclazid và ibuprofen có tương tác không?")
+    assert turn.decision == "ANSWERABLE"
+    assert [(m.drug_id, m.wording) for m in turn.bundle.named_by_class] == [
+        ("ibuprofen", "chống viêm không steroid")
+    ]
+    assert turn.answer.splitlines()[0] == (
+        "Mục Tương tác thuốc của Gliclazid không nêu tên Ibuprofen mà nêu nhóm “chống viêm không steroid”; "
+        "mục Loại thuốc của Ibuprofen xếp thuốc này vào nhóm đó."
+    )
+    # paracetamol's Loại thuốc says it is not one: still nothing for that pair
+    assert service.turn("Gliclazid và paracetamol có tương tác không?").decision == "ABSTAIN"
+
+
 def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
     # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
     # never among the drugs that name the finding asked

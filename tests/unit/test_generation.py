@@ -8,7 +8,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from duocthu.evidence import EvidenceItem, RankedDrug, SourceRef
+from duocthu.evidence import EvidenceItem, NamedByClass, RankedDrug, SourceRef
 from duocthu.generation import (
     SAMPLE_NOTICE,
     BedrockAnswerGenerator,
@@ -144,6 +144,15 @@ def test_the_model_is_told_a_part_names_a_wider_finding(bedrock: tuple[Any, Stub
     stubber.add_response("converse", converse_response("Ibuprofen ghi loét tiêu hóa [1]."), request)
     assert generator.generate("thuốc nào gây loét dạ dày", bundle, sample_data=False).method == "bedrock"
     stubber.assert_no_pending_responses()
+
+
+def test_the_model_is_told_an_interaction_part_names_a_drug_by_its_class() -> None:
+    part = item("tuong_tac_thuoc", 0, "Các thuốc chống viêm không steroid làm tăng nguy cơ hạ glucose huyết.")
+    named = NamedByClass(evidence_id=part.id, drug_id="ibuprofen", wording="chống viêm không steroid")
+    bundle = decide([part]).model_copy(update={"named_by_class": (named,)})
+    assert evidence_notes(bundle) == {
+        part.id: "đoạn này không nêu tên ibuprofen mà nêu nhóm “chống viêm không steroid” chứa thuốc đó"
+    }
 
 
 @pytest.mark.parametrize(

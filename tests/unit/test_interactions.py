@@ -173,3 +173,34 @@ def test_the_drugs_of_an_interaction_turn_include_the_current_medicines(
         patient_context=PatientContext(current_medications=["Halvor", "thuốc bổ"]),
     )
     assert interacting_drugs(frame, resolver) == ("mirtazol", "halvorin")
+
+
+def test_a_part_naming_the_other_drugs_class_joins_and_says_so(tmp_path: Path) -> None:
+    parts = {
+        ("glimaxin", KEY): [
+            "Tăng nguy cơ hạ glucose huyết: các thuốc chống viêm không steroid, thuốc chẹn beta.",
+            "Kháng sinh nhóm quinolon có thể gây rối loạn glucose huyết.",  # no beta-lactam named
+            "Thức ăn không ảnh hưởng đến hấp thu.",
+        ],
+        ("voltarin", "loai_thuoc"): ["Thuốc chống viêm không steroid, dẫn chất acid phenylacetic."],
+        ("paranol", "loai_thuoc"): ["Thuốc giảm đau; không xếp vào nhóm thuốc chống viêm không steroid."],
+        ("amoxirin", "loai_thuoc"): ["Kháng sinh nhóm beta-lactam."],
+    }
+    chunks = [make_chunk(d, key, i, t) for (d, key), texts in parts.items() for i, t in enumerate(texts)]
+    names = ("glimaxin", "voltarin", "paranol", "amoxirin")
+    catalog = Catalog(corpus_hash="h", drugs=tuple(CatalogDrug(drug_id=d, title=d.title()) for d in names))
+    edge = EdgeStore(tmp_path)
+    publish(edge, chunks)
+    try:
+        resolver = CatalogDrugResolver(catalog)
+        # glimaxin's section never names voltarin, only its class, which voltarin's Loại thuốc gives
+        bundle = interaction_evidence(edge, resolver, ["glimaxin", "voltarin"])
+        assert [e.id for e in bundle.evidence] == [point_id("glimaxin", KEY, 0)]
+        assert [(m.evidence_id, m.drug_id, m.wording) for m in bundle.named_by_class] == [
+            (point_id("glimaxin", KEY, 0), "voltarin", "chống viêm không steroid")
+        ]
+        # a class its Loại thuốc denies, or a broad word ("kháng sinh"), ties nothing
+        for other in ("paranol", "amoxirin"):
+            assert interaction_evidence(edge, resolver, ["glimaxin", other]).decision == "ABSTAIN", other
+    finally:
+        edge.close()
