@@ -32,8 +32,10 @@ from duocthu.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.store import VectorStore
 from duocthu.text import (
     PhraseIndex,
+    fold,
     folded_words,
     longest_spans,
+    nfc,
     raw_words,
     segment_ids,
     token_matches,
@@ -76,10 +78,21 @@ def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
     return next(phrase_positions(tokens, phrase), None) is not None
 
 
+@lru_cache(maxsize=4096)
+def _folded_run(phrase: str) -> str:
+    return f" {' '.join(fold(t) for t in _tokens(phrase))} "
+
+
 def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:
-    """The keys of `names` (drug ids) whose names the text contains as whole-word phrases."""
+    """The keys of `names` (drug ids) whose names the text contains as whole-word phrases. A name
+    whose folded words do not stand in the folded text cannot match, and is not scanned for."""
     tokens = words(text)
-    return frozenset(key for key, phrases in names.items() if any(phrase_in(tokens, p) for p in phrases))
+    folded = f" {' '.join(fold(t) for t in tokens)} "
+    return frozenset(
+        key
+        for key, phrases in names.items()
+        if any(_folded_run(p) in folded and phrase_in(tokens, p) for p in phrases)
+    )
 
 
 def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
@@ -91,13 +104,17 @@ def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
 
 
 @lru_cache(maxsize=1)
-def _class_index() -> PhraseIndex[str]:
+def _class_table() -> tuple[PhraseIndex[str], tuple[str, ...]]:
+    """The class phrases as an index, and as text (NFC, case-folded): a text holding none of them
+    names no class, and is not scanned word by word."""
     text = resources.files("duocthu").joinpath("data", "drug_classes.tsv").read_text("utf-8")
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     index: PhraseIndex[str] = PhraseIndex()
+    phrases: set[str] = set()
     for row in csv.DictReader(lines, delimiter="\t"):
         index.add(row["phrase"], row["class"], allow_folded=False)
-    return index
+        phrases.add(" ".join(words(row["phrase"])))
+    return index, tuple(sorted(phrases))
 
 
 def classes_named(
@@ -110,10 +127,16 @@ def classes_named(
     "hai thuốc chống viêm không steroid"): said alone in diclofenac's section, it is diclofenac's
     own class beside a third drug ("kháng sinh quinolon phối hợp với thuốc chống viêm không
     steroid")."""
+    index, phrases = _class_table()
+    lowered = nfc(text).casefold()
+    if not any(word in lowered for word in phrases):
+        return {}
     tokens = words(text)
+    spans = longest_spans(index.matches(tokens))
+    if not spans:
+        return {}
     clauses = segment_ids(text, _CLAUSE_MARKS)
     written = raw_words(text)
-    spans = longest_spans(_class_index().matches(tokens))
     inside = {i for m in spans for i in range(m.start, m.start + m.length)}  # "chống viêm không steroid"
     found: dict[str, str] = {}
     for match in spans:
