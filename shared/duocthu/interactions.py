@@ -35,7 +35,6 @@ from duocthu.text import (
     fold,
     folded_words,
     longest_spans,
-    nfc,
     raw_words,
     segment_ids,
     token_matches,
@@ -105,8 +104,8 @@ def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
 
 @lru_cache(maxsize=1)
 def _class_table() -> tuple[PhraseIndex[str], tuple[str, ...]]:
-    """The class phrases as an index, and as text (NFC, case-folded): a text holding none of them
-    names no class, and is not scanned word by word."""
+    """The class phrases as an index, and as runs of words: a text whose words hold none of them
+    names no class, and is not scanned span by span."""
     text = resources.files("duocthu").joinpath("data", "drug_classes.tsv").read_text("utf-8")
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     index: PhraseIndex[str] = PhraseIndex()
@@ -128,10 +127,10 @@ def classes_named(
     own class beside a third drug ("kháng sinh quinolon phối hợp với thuốc chống viêm không
     steroid")."""
     index, phrases = _class_table()
-    lowered = nfc(text).casefold()
-    if not any(word in lowered for word in phrases):
-        return {}
     tokens = words(text)
+    joined = " ".join(tokens)
+    if not any(phrase in joined for phrase in phrases):
+        return {}
     spans = longest_spans(index.matches(tokens))
     if not spans:
         return {}
@@ -188,7 +187,7 @@ def _pool(
         ]
         if mentions:
             pooled.append(part)
-            by_class.append(mentions[0])
+            by_class += mentions
     return pooled, by_class
 
 
@@ -243,7 +242,7 @@ def interaction_evidence(
     classes = {drug_id: drug_classes(store, drug_id) for drug_id in ids} if len(ids) > 1 else {}
     unknown = {f"unknown:{name}": (name,) for name in unknown_names}
     pool: dict[str, EvidenceItem] = {}
-    by_class: dict[str, NamedByClass] = {}
+    by_class: dict[tuple[str, str], NamedByClass] = {}
     for drug_id in ids:
         others = {other: names[other] for other in ids if other != drug_id and names[other]} | unknown
         if not others:
@@ -252,7 +251,7 @@ def interaction_evidence(
         for part in parts:
             pool.setdefault(part.id, part)
         for mention in mentions:
-            by_class.setdefault(mention.evidence_id, mention)
+            by_class.setdefault((mention.evidence_id, mention.drug_id), mention)
     if not pool:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     bundle = decide(list(pool.values()))
