@@ -9,7 +9,10 @@ early, concise mention ranks first. In chỉ định text a mention that follows
 sentence ("không phải là thuốc điều trị hen phế quản", data/indication_negations.tsv) is what
 the drug is not for, and does not count; one right after a cause or patient lead ("co giật do
 sốt", "ở người … có kèm", data/patient_state_leads.tsv) ranks the drug below every direct
-mention. A phrase is also searched in the formulary's own wordings of it
+mention; one after a risk lead ("có nguy cơ chảy máu thấp", "ít gây hạ glucose huyết") or inside
+another condition's name ("sốt thương hàn", "thiếu máu cục bộ") lists the drug apart. A mention
+inside a term that holds the phrase's words but is not it (data/distinct_terms.tsv: "phù hợp")
+never counts. A phrase is also searched in the formulary's own wordings of it
 (data/formulary_wordings.tsv: "hạ kali máu" is "hạ kali huyết").
 
 Only when the keyword pass finds nothing does `search_indication` try dense similarity, on chi_dinh
