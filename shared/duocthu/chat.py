@@ -21,14 +21,15 @@ from duocthu.conversation import (
 )
 from duocthu.cues import asked_drug_class
 from duocthu.evidence import EvidenceBundle
-from duocthu.frame import QueryFrame
+from duocthu.frame import ConditionQuery, QueryFrame
 from duocthu.generation import Answer, citations_of
 from duocthu.interactions import joined_unknown_names
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import advice_sections
+from duocthu.reverse import advice_sections, phrase_position, wordings_of
 from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import NoIndex, StoreUnavailable
+from duocthu.text import words
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
 
 log = logging.getLogger(__name__)
@@ -294,7 +295,9 @@ class ChatService:
         lines += self._named_by_class(bundle)
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
-        if bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
+        if frame.turn_type == "drug_to_condition" and frame.condition is not None and bundle.evidence:
+            lines.append(self._indication_reading(frame.condition, bundle))
+        elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             which = self._which_drugs(bundle)
             asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
             if asked_class:
@@ -360,6 +363,34 @@ class ChatService:
             f"{self._quoted(wordings)}; mục Loại thuốc của {self._names([drug])} xếp thuốc này vào nhóm đó."
             for (owner, drug), wordings in said.items()
         ]
+
+    def _indication_reading(self, condition: ConditionQuery, bundle: EvidenceBundle) -> str:
+        """ "X có trị Y không?": whether X's chỉ định, quoted whole below, names Y as what X treats
+        (`reverse.with_indication_reading`); found by the formulary's wording, so never "no"."""
+        drug = self._names(list(dict.fromkeys(item.drug_id for item in bundle.evidence))[:1])
+        heading, asked = SECTION_HEADINGS["chi_dinh"], condition.text
+        if bundle.ranked_drugs:
+            return f"Mục “{heading}” của {drug} có nêu “{asked}” (xem trích dẫn dưới đây)."
+        if bundle.incidental_drugs:
+            return (
+                f"Mục “{heading}” của {drug} chỉ nêu “{asked}” trong tên một bệnh khác hoặc như một nguy cơ, "
+                "không phải như bệnh được điều trị."
+            )
+        wordings = wordings_of(condition.normalized or condition.text)
+        if any(
+            phrase_position(item.text, words(w), lenient=True) >= 0
+            for item in bundle.evidence
+            for w in wordings
+        ):
+            # "không có hiệu quả điều trị … viêm khớp dạng thấp": named, but not as a use
+            return (
+                f"Mục “{heading}” của {drug} có nhắc đến “{asked}” nhưng không nêu như bệnh được điều trị "
+                "(ví dụ trong một câu phủ định); hãy đọc nguyên văn dưới đây."
+            )
+        return (
+            f"Không tìm thấy “{asked}” trong mục “{heading}” của {drug} theo cách Dược thư viết tình trạng "
+            "này; Dược thư có thể ghi bằng từ khác, nên hãy đọc toàn mục dưới đây."
+        )
 
     @staticmethod
     def _ask_about_one_drug(frame: QueryFrame) -> str:

@@ -36,9 +36,10 @@ from duocthu.reverse import (
     population_wordings,
     retrieve_by_indication,
     retrieve_for_relation,
+    with_indication_reading,
 )
 from duocthu.safety import with_patient_safety
-from duocthu.sections import INTRO_SECTIONS
+from duocthu.sections import INDICATION_SECTION, INTRO_SECTIONS
 from duocthu.store import VectorStore
 from duocthu.text import asks_yes_or_no
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
@@ -210,7 +211,8 @@ class RetrievalService:
 
             return self.for_each_drug(frame.drugs, resolver, each)
         if frame.turn_type == "drug_to_condition":
-            return self.by_section(drug_id, "chi_dinh")
+            section = self.by_section(drug_id, INDICATION_SECTION)
+            return with_indication_reading(section, self.store, drug_id, indication_of(frame))
         if frame.turn_type == "dosing_calc":
             return self.by_section(drug_id, "lieu_luong_va_cach_dung")
         if frame.turn_type == "drug_overview":

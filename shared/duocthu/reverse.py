@@ -395,6 +395,30 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
     return hits
 
 
+def with_indication_reading(
+    bundle: EvidenceBundle, store: VectorStore, drug_id: str, indication: str | None
+) -> EvidenceBundle:
+    """A "does X treat Y" answer (drug_to_condition) quotes X's whole chỉ định; this says how that
+    section names Y, read as a which-drugs lookup would: as what X treats (X in `ranked_drugs`),
+    only inside another disease's name or as a risk (in `incidental_drugs`), or in none of the
+    formulary's wordings of Y (in neither)."""
+    if not indication or bundle.decision == "ABSTAIN" or not is_searchable(indication):
+        return bundle
+    hits = [hit for hit in find_by_indication(store, indication) if hit.drug_id == drug_id]
+    if not hits:
+        return bundle
+    best = max(hit.score for hit in hits)
+    drug = RankedDrug(
+        drug_id=drug_id,
+        display_name=hits[0].display_name,
+        score=best,
+        section_key=INDICATION_SECTION,
+        evidence_ids=tuple(hit.id for hit in hits),
+    )
+    field = "ranked_drugs" if best > SECONDARY_WEIGHT else "incidental_drugs"
+    return bundle.model_copy(update={field: (drug,)})
+
+
 # -- dense fallback ----------------------------------------------------------------------------
 
 

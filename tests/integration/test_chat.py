@@ -328,6 +328,29 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
     assert first.startswith("Không thuốc nào") and "như bệnh được điều trị" in first
 
 
+@pytest.mark.parametrize(
+    ("question", "first_line"),
+    [
+        ("Omeprazol có trị loét dạ dày không?", "Mục “Chỉ định” của Omeprazol có nêu “loét dạ dày”"),
+        # "ít gây hạ glucose huyết": what metformin rarely causes, never what it treats
+        (
+            "Metformin có trị hạ đường huyết không?",
+            "Mục “Chỉ định” của Metformin chỉ nêu “hạ đường huyết” trong",
+        ),
+        # "không có hiệu quả điều trị quá trình viêm trong viêm khớp dạng thấp"
+        ("Paracetamol có trị viêm khớp dạng thấp không?", "Mục “Chỉ định” của Paracetamol có nhắc đến"),
+        ("Amoxicilin có trị sốt không?", "Không tìm thấy “sốt” trong mục “Chỉ định” của Amoxicilin"),
+    ],
+)
+def test_does_x_treat_y_opens_with_how_the_indications_name_y(
+    service: ChatService, question: str, first_line: str
+) -> None:
+    turn = service.turn(question)
+    assert turn.frame is not None and turn.frame.turn_type == "drug_to_condition"
+    assert turn.answer.splitlines()[0].startswith(first_line)
+    assert {e.section_key for e in turn.bundle.evidence} == {"chi_dinh"}  # the whole section, quoted
+
+
 def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatService) -> None:
     # gliclazid's section names "các thuốc chống viêm không steroid", never ibuprofen; ibuprofen
     # names neither gliclazid nor its class: the pair had been answered as not naming each other

