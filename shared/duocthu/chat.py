@@ -27,7 +27,7 @@ from duocthu.interactions import joined_unknown_names
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
 from duocthu.reverse import advice_sections, phrase_position, wordings_of
-from duocthu.sections import SECTION_HEADINGS
+from duocthu.sections import RELATION_SECTIONS, SECTION_HEADINGS
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.text import words
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
@@ -295,8 +295,14 @@ class ChatService:
         lines += self._named_by_class(bundle)
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
-        if frame.turn_type == "drug_to_condition" and frame.condition is not None and bundle.evidence:
-            lines.append(self._indication_reading(frame.condition, bundle))
+        read = RELATION_SECTIONS.get(frame.condition_relation or "")
+        named_drug = frame.turn_type == "drug_to_condition" or (
+            frame.turn_type == "drug_attribute" and read is not None and read == frame.attribute
+        )
+        if named_drug:
+            if read and frame.condition is not None and bundle.evidence:
+                reading = self._section_reading(read, frame.condition, bundle)
+                lines += [reading] if reading else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             which = self._which_drugs(bundle)
             asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
@@ -364,29 +370,45 @@ class ChatService:
             for (owner, drug), wordings in said.items()
         ]
 
-    def _indication_reading(self, condition: ConditionQuery, bundle: EvidenceBundle) -> str:
-        """ "X có trị Y không?": whether X's chỉ định, quoted whole below, names Y as what X treats
-        (`reverse.with_indication_reading`); found by the formulary's wording, so never "no"."""
-        drug = self._names(list(dict.fromkeys(item.drug_id for item in bundle.evidence))[:1])
-        heading, asked = SECTION_HEADINGS["chi_dinh"], condition.text
+    def _section_reading(
+        self, section_key: str, condition: ConditionQuery, bundle: EvidenceBundle
+    ) -> str | None:
+        """ "X có trị / gây Y không?": how X's section, quoted below, names Y
+        (`reverse.with_section_reading`). Found by the formulary's wording, so never a "no"; and
+        outside chỉ định nothing at all when Y is not found: "not found among the reactions" would
+        read as "does not cause it" where the section words it otherwise ("tiêu chảy" for "đi
+        ngoài")."""
+        drug = self._names([bundle.evidence[0].drug_id])
+        heading, asked = SECTION_HEADINGS[section_key], condition.text
+        found = condition.normalized or asked  # what was searched: "phù" for "phù cổ chân"
         if bundle.ranked_drugs:
-            return f"Mục “{heading}” của {drug} có nêu “{asked}” (xem trích dẫn dưới đây)."
+            return f"Mục “{heading}” của {drug} có nêu “{found}” (xem trích dẫn dưới đây)."
         if bundle.incidental_drugs:
             return (
-                f"Mục “{heading}” của {drug} chỉ nêu “{asked}” trong tên một bệnh khác hoặc như một nguy cơ, "
+                f"Mục “{heading}” của {drug} chỉ nêu “{found}” trong tên một bệnh khác hoặc như một nguy cơ, "
                 "không phải như bệnh được điều trị."
             )
+        if bundle.wider_drugs:
+            wider = bundle.wider_drugs[0].wider_finding
+            return (
+                f"Mục “{heading}” của {drug} không nêu đúng “{found}” mà ghi “{wider}”, một tình trạng rộng "
+                "hơn bao gồm cả tình trạng đó."
+            )
         wordings = wordings_of(condition.normalized or condition.text)
-        if any(
+        mentioned = any(
             phrase_position(item.text, words(w), lenient=True) >= 0
             for item in bundle.evidence
+            if item.section_key == section_key
             for w in wordings
-        ):
-            # "không có hiệu quả điều trị … viêm khớp dạng thấp": named, but not as a use
+        )
+        if mentioned:
+            # "không có hiệu quả điều trị … viêm khớp dạng thấp", "hầu như không gây kích ứng dạ dày"
             return (
-                f"Mục “{heading}” của {drug} có nhắc đến “{asked}” nhưng không nêu như bệnh được điều trị "
+                f"Mục “{heading}” của {drug} có nhắc đến “{asked}” nhưng không theo nghĩa bạn hỏi "
                 "(ví dụ trong một câu phủ định); hãy đọc nguyên văn dưới đây."
             )
+        if section_key != "chi_dinh":
+            return None
         return (
             f"Không tìm thấy “{asked}” trong mục “{heading}” của {drug} theo cách Dược thư viết tình trạng "
             "này; Dược thư có thể ghi bằng từ khác, nên hãy đọc toàn mục dưới đây."

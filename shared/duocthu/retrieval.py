@@ -36,10 +36,10 @@ from duocthu.reverse import (
     population_wordings,
     retrieve_by_indication,
     retrieve_for_relation,
-    with_indication_reading,
+    with_section_reading,
 )
 from duocthu.safety import with_patient_safety
-from duocthu.sections import INDICATION_SECTION, INTRO_SECTIONS
+from duocthu.sections import INDICATION_SECTION, INTRO_SECTIONS, RELATION_SECTIONS
 from duocthu.store import VectorStore
 from duocthu.text import asks_yes_or_no
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
@@ -211,8 +211,8 @@ class RetrievalService:
 
             return self.for_each_drug(frame.drugs, resolver, each)
         if frame.turn_type == "drug_to_condition":
-            section = self.by_section(drug_id, INDICATION_SECTION)
-            return with_indication_reading(section, self.store, drug_id, indication_of(frame))
+            indications = self.by_section(drug_id, INDICATION_SECTION)
+            return with_section_reading(indications, self.store, drug_id, frame)
         if frame.turn_type == "dosing_calc":
             return self.by_section(drug_id, "lieu_luong_va_cach_dung")
         if frame.turn_type == "drug_overview":
@@ -222,6 +222,10 @@ class RetrievalService:
             # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
             # the part that names them is read
             query = " ".join((query or "", *population_wordings(frame.population)))
-        return self.retrieve_framed(
+        bundle = self.retrieve_framed(
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )
+        if frame.attribute and RELATION_SECTIONS.get(frame.condition_relation or "") == frame.attribute:
+            # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
+            return with_section_reading(bundle, self.store, drug_id, frame)
+        return bundle

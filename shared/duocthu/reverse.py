@@ -395,28 +395,40 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
     return hits
 
 
-def with_indication_reading(
-    bundle: EvidenceBundle, store: VectorStore, drug_id: str, indication: str | None
+def with_section_reading(
+    bundle: EvidenceBundle, store: VectorStore, drug_id: str, frame: QueryFrame
 ) -> EvidenceBundle:
-    """A "does X treat Y" answer (drug_to_condition) quotes X's whole chỉ định; this says how that
-    section names Y, read as a which-drugs lookup would: as what X treats (X in `ranked_drugs`),
-    only inside another disease's name or as a risk (in `incidental_drugs`), or in none of the
-    formulary's wordings of Y (in neither)."""
-    if not indication or bundle.decision == "ABSTAIN" or not is_searchable(indication):
+    """A "does X treat / cause / exclude Y" answer quotes X's whole section; this says how that
+    section names Y, read as a which-drugs lookup would read it: as what is asked (X in
+    `ranked_drugs`); in chỉ định, only inside another disease's name or as a risk (in
+    `incidental_drugs`); only as a wider finding holding Y (in `wider_drugs`, with the section's
+    words: "loét và xuất huyết tiêu hóa" for "loét dạ dày"); or in none of the formulary's
+    wordings of Y (none of them). The section searched is the frame's relation's."""
+    searches = relation_searches(frame)
+    if not searches or bundle.decision == "ABSTAIN":
         return bundle
-    hits = [hit for hit in find_by_indication(store, indication) if hit.drug_id == drug_id]
-    if not hits:
-        return bundle
-    best = max(hit.score for hit in hits)
-    drug = RankedDrug(
-        drug_id=drug_id,
-        display_name=hits[0].display_name,
-        score=best,
-        section_key=INDICATION_SECTION,
-        evidence_ids=tuple(hit.id for hit in hits),
-    )
-    field = "ranked_drugs" if best > SECONDARY_WEIGHT else "incidental_drugs"
-    return bundle.model_copy(update={field: (drug,)})
+    search = searches[0]
+    hits = [
+        hit
+        for phrase in search.phrases
+        if is_searchable(phrase)
+        for hit in find_by_indication(store, phrase, section_key=search.section_key)
+        if hit.drug_id == drug_id
+    ]
+    if hits:
+        best = max(hit.score for hit in hits)
+        drug = RankedDrug(
+            drug_id=drug_id,
+            display_name=hits[0].display_name,
+            score=best,
+            section_key=search.section_key,
+            evidence_ids=tuple(dict.fromkeys(hit.id for hit in hits)),
+        )
+        apart = search.section_key == INDICATION_SECTION and best <= SECONDARY_WEIGHT
+        return bundle.model_copy(update={"incidental_drugs" if apart else "ranked_drugs": (drug,)})
+    found = _found_wider(store, [search], counted=set())
+    wider = [d.model_copy(update={"evidence_ids": (hit.id,)}) for d, hit in found if d.drug_id == drug_id]
+    return bundle.model_copy(update={"wider_drugs": tuple(wider[:1])}) if wider else bundle
 
 
 # -- dense fallback ----------------------------------------------------------------------------

@@ -340,15 +340,30 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
         # "không có hiệu quả điều trị quá trình viêm trong viêm khớp dạng thấp"
         ("Paracetamol có trị viêm khớp dạng thấp không?", "Mục “Chỉ định” của Paracetamol có nhắc đến"),
         ("Amoxicilin có trị sốt không?", "Không tìm thấy “sốt” trong mục “Chỉ định” của Amoxicilin"),
+        # the ADR section of a named drug, asked with a finding
+        (
+            "Captopril có gây ho khan không?",
+            "Mục “Tác dụng không mong muốn (ADR)” của Captopril có nêu “ho khan”",
+        ),
+        (
+            "Ibuprofen có gây loét dạ dày không?",
+            "Mục “Tác dụng không mong muốn (ADR)” của Ibuprofen không nêu đúng “loét dạ dày” mà ghi “loét và",
+        ),
+        # "hầu như không gây kích ứng dạ dày"
+        (
+            "Paracetamol có gây kích ứng dạ dày không?",
+            "Mục “Tác dụng không mong muốn (ADR)” của Paracetamol có nhắc",
+        ),
     ],
 )
-def test_does_x_treat_y_opens_with_how_the_indications_name_y(
+def test_does_x_treat_or_cause_y_opens_with_how_its_section_names_y(
     service: ChatService, question: str, first_line: str
 ) -> None:
     turn = service.turn(question)
-    assert turn.frame is not None and turn.frame.turn_type == "drug_to_condition"
+    assert turn.frame is not None and turn.frame.turn_type in ("drug_to_condition", "drug_attribute")
     assert turn.answer.splitlines()[0].startswith(first_line)
-    assert {e.section_key for e in turn.bundle.evidence} == {"chi_dinh"}  # the whole section, quoted
+    asked = "chi_dinh" if turn.frame.turn_type == "drug_to_condition" else turn.frame.attribute
+    assert asked in {e.section_key for e in turn.bundle.evidence}  # the section itself is quoted
 
 
 def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatService) -> None:

@@ -39,7 +39,7 @@ from duocthu.reverse import (
     retrieve_by_relation,
     retrieve_for_relation,
     wider_findings,
-    with_indication_reading,
+    with_section_reading,
     wordings_of,
 )
 from duocthu.settings import Settings
@@ -373,18 +373,31 @@ def test_does_x_treat_y_says_how_xs_indications_name_y(tmp_path: Path) -> None:
     parts = [
         chunk("thuoc_a", 0, "Đái tháo đường typ 2; ít gây hạ glucose huyết."),
         chunk("thuoc_b", 0, "Điều trị hạ glucose huyết do insulin."),
+        chunk("thuoc_c", 0, "Ít gặp: buồn nôn; loét và xuất huyết tiêu hóa.", "tac_dung_khong_mong_muon"),
     ]
     with shard(tmp_path, parts) as edge:
 
-        def reading(drug_id: str, asked: str) -> tuple[list[str], list[str]]:
-            section = decide(edge.find_by_section(drug_id, "chi_dinh"))
-            bundle = with_indication_reading(section, edge, drug_id, asked)
+        def reading(drug_id: str, asked: str, section_key: str = "chi_dinh") -> tuple[list[str], ...]:
+            section = decide(edge.find_by_section(drug_id, section_key))
+            relation = {"chi_dinh": "indication", "tac_dung_khong_mong_muon": "adverse_effect"}[section_key]
+            frame = QueryFrame(
+                turn_type="drug_attribute",
+                drugs=(drug_id,),
+                attribute=section_key,
+                condition=ConditionQuery(text=asked, normalized=asked),
+                condition_relation=relation,
+            )
+            bundle = with_section_reading(section, edge, drug_id, frame)
             assert bundle.evidence == section.evidence  # the whole section is still quoted
-            return [d.drug_id for d in bundle.ranked_drugs], [d.drug_id for d in bundle.incidental_drugs]
+            fields = (bundle.ranked_drugs, bundle.incidental_drugs, bundle.wider_drugs)
+            return tuple([d.wider_finding or d.drug_id for d in field] for field in fields)
 
-        assert reading("thuoc_b", "hạ glucose huyết") == (["thuoc_b"], [])  # what it treats
-        assert reading("thuoc_a", "hạ glucose huyết") == ([], ["thuoc_a"])  # what it rarely causes
-        assert reading("thuoc_a", "tăng huyết áp") == ([], [])  # not named in any wording
+        assert reading("thuoc_b", "hạ glucose huyết") == (["thuoc_b"], [], [])  # what it treats
+        assert reading("thuoc_a", "hạ glucose huyết") == ([], ["thuoc_a"], [])  # what it rarely causes
+        assert reading("thuoc_a", "tăng huyết áp") == ([], [], [])  # not named in any wording
+        adr = "tac_dung_khong_mong_muon"
+        assert reading("thuoc_c", "loét dạ dày", adr) == ([], [], ["loét và xuất huyết tiêu hóa"])
+        assert reading("thuoc_c", "buồn nôn", adr) == (["thuoc_c"], [], [])
 
 
 def test_a_finding_is_searched_in_the_formularys_wordings_too(tmp_path: Path) -> None:
