@@ -104,6 +104,9 @@ class EvidenceBundle(_Model):
     reason: Reason
     evidence: tuple[EvidenceItem, ...] = ()
     omitted_evidence_ids: tuple[str, ...] = ()
+    # The drugs whose section names the finding asked, best first. A question about one named
+    # drug and a finding ("X có trị / gây Y không?") fills this, `incidental_drugs` or
+    # `wider_drugs` with that drug alone, to say how its section names Y (reverse.with_section_reading).
     ranked_drugs: tuple[RankedDrug, ...] = ()
     # Drugs a which-drugs route also found beyond its cap: named in the answer, never quoted, so a
     # list is never cut short in silence.
