@@ -26,8 +26,8 @@ from duocthu.generation import Answer, citations_of
 from duocthu.interactions import joined_unknown_names
 from duocthu.providers import Deadline
 from duocthu.retrieval import RetrievalService
-from duocthu.reverse import advice_sections, phrase_position, wordings_of
-from duocthu.sections import RELATION_SECTIONS, SECTION_HEADINGS
+from duocthu.reverse import advice_sections, phrase_position, section_read_for, wordings_of
+from duocthu.sections import SECTION_HEADINGS
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.text import words
 from duocthu.vocabulary import Reason, SubjectScope, SystemError
@@ -295,12 +295,9 @@ class ChatService:
         lines += self._named_by_class(bundle)
         if frame.turn_type == "dosing_calc":
             lines.append(self._dosing_echo(frame))
-        read = RELATION_SECTIONS.get(frame.condition_relation or "")
-        named_drug = frame.turn_type == "drug_to_condition" or (
-            frame.turn_type == "drug_attribute" and read is not None and read == frame.attribute
-        )
-        if named_drug:
-            if read and frame.condition is not None and bundle.evidence:
+        read = section_read_for(frame)
+        if read:
+            if frame.condition is not None and bundle.evidence:
                 reading = self._section_reading(read, frame.condition, bundle)
                 lines += [reading] if reading else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:

@@ -36,10 +36,11 @@ from duocthu.reverse import (
     population_wordings,
     retrieve_by_indication,
     retrieve_for_relation,
+    section_read_for,
     with_section_reading,
 )
 from duocthu.safety import with_patient_safety
-from duocthu.sections import INDICATION_SECTION, INTRO_SECTIONS, RELATION_SECTIONS
+from duocthu.sections import INDICATION_SECTION, INTRO_SECTIONS
 from duocthu.store import VectorStore
 from duocthu.text import asks_yes_or_no
 from duocthu.vocabulary import PATIENT_SAFETY_TURNS
@@ -225,7 +226,7 @@ class RetrievalService:
         bundle = self.retrieve_framed(
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )
-        if frame.attribute and RELATION_SECTIONS.get(frame.condition_relation or "") == frame.attribute:
+        if section_read_for(frame):
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug_id, frame)
         return bundle

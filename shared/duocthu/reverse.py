@@ -395,6 +395,17 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
     return hits
 
 
+def section_read_for(frame: QueryFrame) -> str | None:
+    """The section a named drug's question asks about a finding ("X có trị Y không?": chỉ định;
+    "X có gây Y không?": ADR), which `with_section_reading` reads for it; None for any other."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    if frame.turn_type == "drug_to_condition" or (
+        frame.turn_type == "drug_attribute" and section == frame.attribute
+    ):
+        return section
+    return None
+
+
 def with_section_reading(
     bundle: EvidenceBundle, store: VectorStore, drug_id: str, frame: QueryFrame
 ) -> EvidenceBundle:
