@@ -377,7 +377,8 @@ class ChatService:
         ngoài")."""
         drug = self._names([bundle.evidence[0].drug_id])
         heading, asked = SECTION_HEADINGS[section_key], condition.text
-        found = condition.normalized or asked  # what was searched: "phù" for "phù cổ chân"
+        # what was searched: "phù" for "phù cổ chân", "chảy máu cam" narrowed
+        found = " ".join(w for w in (condition.normalized or asked, condition.subtype) if w)
         if bundle.ranked_drugs:
             return f"Mục “{heading}” của {drug} có nêu “{found}” (xem trích dẫn dưới đây)."
         if bundle.incidental_drugs:

@@ -376,12 +376,14 @@ def _apply_narrowing_words(
 ) -> QueryFrame:
     """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
     a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
-    listed apart; read as "chảy máu" it listed every drug that causes bleeding. Kept as the
-    condition's `subtype`; no table is needed for each narrowed form. Not for a contraindication:
-    a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay on that list."""
+    listed apart; read as "chảy máu" it listed every drug that causes bleeding. So does a named
+    drug's ("Aspirin có gây chảy máu cam không?": its ADR section is read for "chảy máu cam").
+    Kept as the condition's `subtype`; no table is needed for each narrowed form. Not for a
+    contraindication: a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay
+    on that list."""
     condition = frame.condition
     if (
-        frame.turn_type != "condition_relation"
+        frame.turn_type not in ("condition_relation", "drug_attribute")
         or frame.condition_relation != "adverse_effect"
         or condition is None
         or condition.subtype

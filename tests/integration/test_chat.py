@@ -349,6 +349,11 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
             "Ibuprofen có gây loét dạ dày không?",
             "Mục “Tác dụng không mong muốn (ADR)” của Ibuprofen không nêu đúng “loét dạ dày” mà ghi “loét và",
         ),
+        # the words after the finding narrow it for a named drug too: "chảy máu cam", not any bleeding
+        (
+            "Aspirin có gây chảy máu cam không?",
+            "Mục “Tác dụng không mong muốn (ADR)” của Acid acetylsalicylic có nêu “chảy máu cam”",
+        ),
         # "hầu như không gây kích ứng dạ dày"
         (
             "Paracetamol có gây kích ứng dạ dày không?",
