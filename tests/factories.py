@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import SourceRef
-from duocthu.sections import SECTION_HEADINGS
+from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.models.evidence import SourceRef
 from duocthu.store import Manifest, VectorStore
 
 

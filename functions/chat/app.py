@@ -12,8 +12,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse
-from duocthu.runtime import get_runtime
-from duocthu.services import chat as service
+from duocthu.api.runtime import get_runtime
+from duocthu.api.services import chat as service
 from duocthu.settings import get_settings
 
 logger = Logger()

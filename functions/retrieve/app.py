@@ -13,10 +13,10 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import RetrieveRequest
-from duocthu.errors import DependencyUnavailable
-from duocthu.evidence import EvidenceBundle
-from duocthu.runtime import NotReady, get_runtime
-from duocthu.services import retrieve as service
+from duocthu.api.runtime import NotReady, get_runtime
+from duocthu.api.services import retrieve as service
+from duocthu.core.errors import DependencyUnavailable
+from duocthu.models.evidence import EvidenceBundle
 from duocthu.settings import get_settings
 from duocthu.store import NoIndex, StoreUnavailable
 

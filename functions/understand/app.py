@@ -15,10 +15,10 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import UnderstandRequest
-from duocthu.errors import DependencyUnavailable
-from duocthu.frame import QueryFrame
-from duocthu.runtime import NotReady, get_runtime
-from duocthu.services import understand as service
+from duocthu.api.runtime import NotReady, get_runtime
+from duocthu.api.services import understand as service
+from duocthu.core.errors import DependencyUnavailable
+from duocthu.models.frame import QueryFrame
 from duocthu.settings import get_settings
 
 logger = Logger()

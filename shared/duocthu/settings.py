@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from duocthu.policy.evidence import EvidencePolicy
+from duocthu.core.policy import EvidencePolicy
 
 # Claude Haiku 4.5 through Bedrock's global cross-Region inference profile: Converse with a forced
 # tool choice (`toolChoice.tool`) is supported by Anthropic Claude 3+ and Amazon Nova models only.
@@ -42,7 +42,7 @@ class Settings(BaseModel):
     )
     session_ttl_s: int = Field(default=24 * 3600, gt=0, description="SESSION_TTL_S")
     evidence_policy: EvidencePolicy = Field(
-        default_factory=EvidencePolicy, description="EVIDENCE_*: retrieval limits (duocthu.policy.evidence)"
+        default_factory=EvidencePolicy, description="EVIDENCE_*: retrieval limits (duocthu.core.policy)"
     )
     # Query understanding (duocthu.providers): the offline provider unless a model is configured.
     understanding_provider: Literal["offline", "bedrock"] | None = Field(
@@ -67,7 +67,7 @@ class Settings(BaseModel):
         default="standard", description="BEDROCK_RETRY_MODE: botocore retry mode"
     )
     understanding_max_tokens: int = Field(default=1024, gt=0, description="UNDERSTANDING_MAX_TOKENS")
-    # Answer text (duocthu.generation): extractive unless a generation model is configured.
+    # Answer text (duocthu.answer.generation): extractive unless a generation model is configured.
     generation_model_id: str | None = Field(
         default=None, description="GENERATION_MODEL_ID: Bedrock model/inference profile for grounded answers"
     )

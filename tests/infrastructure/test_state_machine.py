@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from duocthu.api.models import RetrieveRequest, UnderstandRequest
-from duocthu.errors import DependencyUnavailable
+from duocthu.core.errors import DependencyUnavailable
 from moto import mock_aws
 from moto.moto_api._internal.models import moto_api_backend
 

@@ -7,17 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu import understanding
-from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.chat import ChatService
-from duocthu.conversation import ConversationState, ConversationUnavailable, FileConversationStore
-from duocthu.frame import QueryFrame
-from duocthu.generation import ExtractiveGenerator
-from duocthu.retrieval import RetrievalService
+from duocthu.answer.generation import ExtractiveGenerator
+from duocthu.answer.turn import ChatService
+from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.vocabulary import SubjectScope
+from duocthu.models.frame import QueryFrame
+from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
 from duocthu.store.edge import EdgeStore
-from duocthu.vocabulary import SubjectScope
+from duocthu.store.sessions import ConversationState, ConversationUnavailable, FileConversationStore
+from duocthu.understanding import pipeline as understanding
 
 
 def offline(resolver: CatalogDrugResolver) -> Any:

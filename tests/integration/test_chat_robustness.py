@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from duocthu.vocabulary import DECISIONS, REASONS
+from duocthu.core.vocabulary import DECISIONS, REASONS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

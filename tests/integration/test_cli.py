@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from duocthu.cli import main
+from duocthu.tools.cli import main
 
 from tests.conftest import SAMPLE_TSV, kit_rows
 

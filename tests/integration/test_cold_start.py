@@ -56,8 +56,8 @@ def test_embedded_cold_start_skips_what_it_never_runs(function: str, tmp_path: P
         "httpx",  # only a Qdrant server or Cohere calls over httpx
         "qdrant_client",
         "cohere",
-        "duocthu.ingest",  # building an index is the CLI's job, not a request's
-        "duocthu.localserver",
+        "duocthu.ingest.pipeline",  # building an index is the CLI's job, not a request's
+        "duocthu.tools.localserver",
         "http.server",
         "sqlite3",  # Powertools' default tracer would patch (and import) every library X-Ray supports
         "requests",

@@ -9,7 +9,8 @@ from typing import Any
 
 import boto3
 import pytest
-from duocthu.conversation import (
+from duocthu.models.frame import QueryFrame
+from duocthu.store.sessions import (
     MAX_TURNS,
     ConversationState,
     ConversationUnavailable,
@@ -17,7 +18,6 @@ from duocthu.conversation import (
     FileConversationStore,
     new_session_id,
 )
-from duocthu.frame import QueryFrame
 from moto import mock_aws
 
 from tests.infrastructure.template import read_sam_template

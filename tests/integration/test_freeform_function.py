@@ -10,13 +10,13 @@ from typing import Any
 
 import httpx
 import pytest
-from duocthu.catalog import Catalog
-from duocthu.cli import main as cli
+from duocthu.api.runtime import get_runtime
+from duocthu.api.services import retrieve as services
+from duocthu.catalog.resolver import Catalog
 from duocthu.providers.rerank import CohereReranker, Reranker
-from duocthu.runtime import get_runtime
-from duocthu.services import retrieve as services
 from duocthu.settings import Settings, get_settings
 from duocthu.store.edge import EdgeStore
+from duocthu.tools.cli import main as cli
 
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function
 from tests.integration.test_handlers import env as env  # the fixture: sample index, Powertools env

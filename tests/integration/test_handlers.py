@@ -13,9 +13,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from duocthu.catalog import Catalog
-from duocthu.errors import DependencyUnavailable
-from duocthu.runtime import get_runtime
+from duocthu.api.runtime import get_runtime
+from duocthu.catalog.resolver import Catalog
+from duocthu.core.errors import DependencyUnavailable
 from duocthu.settings import Settings, get_settings
 from duocthu.store import StoreUnavailable
 from duocthu.store.edge import EdgeStore

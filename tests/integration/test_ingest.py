@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from duocthu.catalog import load_active_catalog
-from duocthu.chunking import chunk_monograph
-from duocthu.ingest import ingest_path, ingest_records
-from duocthu.scale_source import atc_monographs, iter_jsonl
+from duocthu.catalog.resolver import load_active_catalog
+from duocthu.ingest.chunking import chunk_monograph
+from duocthu.ingest.pipeline import ingest_path, ingest_records
+from duocthu.models.source import Monograph, SourceError
 from duocthu.settings import Settings
-from duocthu.source import Monograph, SourceError
 from duocthu.store.edge import EdgeStore
+from duocthu.tools.scale_source import atc_monographs, iter_jsonl
 
 from tests.conftest import ATC_CSV
 
@@ -95,7 +95,7 @@ def test_killing_an_ingest_leaves_the_previous_version_answering(
         [
             sys.executable,
             "-m",
-            "duocthu.cli",
+            "duocthu.tools.cli",
             "ingest",
             "--quiet",
             "--source",

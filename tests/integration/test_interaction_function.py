@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.cli import main as cli
+from duocthu.tools.cli import main as cli
 
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function
 from tests.integration.test_handlers import env as env  # the fixture: sample index, Powertools env

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from duocthu.localserver import make_server, to_event
+from duocthu.tools.localserver import make_server, to_event
 
 from tests.integration.test_handlers import env  # noqa: F401 - fixture
 

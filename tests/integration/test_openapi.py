@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from duocthu.api.openapi import openapi_json
+from duocthu.tools.openapi import openapi_json
 
 from tests.conftest import ROOT
 from tests.integration.test_handlers import env  # noqa: F401 - fixture

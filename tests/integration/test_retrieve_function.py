@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 import pytest
-from duocthu.cli import main as cli
-from duocthu.errors import DependencyUnavailable
-from duocthu.runtime import get_runtime
+from duocthu.api.runtime import get_runtime
+from duocthu.core.errors import DependencyUnavailable
 from duocthu.settings import get_settings
 from duocthu.store import NoIndex, StoreUnavailable
+from duocthu.tools.cli import main as cli
 
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function
 from tests.integration.test_handlers import env as env  # the fixture: sample index, Powertools env

@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.cli import main as cli
-from duocthu.errors import DependencyUnavailable
-from duocthu.ingest import ingest_records
+from duocthu.api.runtime import get_runtime
+from duocthu.api.services import retrieve as services
+from duocthu.core.errors import DependencyUnavailable
+from duocthu.core.text import folded_words
+from duocthu.ingest.pipeline import ingest_records
+from duocthu.models.source import Monograph
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
-from duocthu.runtime import get_runtime
-from duocthu.services import retrieve as services
 from duocthu.settings import Settings, get_settings
-from duocthu.source import Monograph
 from duocthu.store.edge import EdgeStore
-from duocthu.text import folded_words
+from duocthu.tools.cli import main as cli
 
 from tests.conftest import ATC_CSV
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.chunking import Chunk
+from duocthu.core.text import folded_words
+from duocthu.ingest.chunking import Chunk
 from duocthu.settings import Settings
 from duocthu.store import Manifest, StoreUnavailable
 from duocthu.store.base import lexical_query_tokens
 from duocthu.store.edge import EdgeStore
 from duocthu.store.server import ServerStore
-from duocthu.text import folded_words
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import ResponseHandlingException
 

@@ -10,14 +10,14 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import ANY, Stubber
-from duocthu.candidates import Turn
-from duocthu.errors import DependencyUnavailable
-from duocthu.prompt import TOOL_NAME
+from duocthu.api.runtime import get_runtime
+from duocthu.api.services import understand as services
+from duocthu.core.errors import DependencyUnavailable
 from duocthu.providers import Deadline, get_frame_provider
 from duocthu.providers import bedrock as bedrock_module
-from duocthu.runtime import get_runtime
-from duocthu.services import understand as services
 from duocthu.settings import get_settings
+from duocthu.understanding.candidates import Turn
+from duocthu.understanding.prompt import TOOL_NAME
 
 from tests.integration.test_handlers import LambdaContext, call, env, http_event, load_function  # noqa: F401
 

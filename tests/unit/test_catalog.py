@@ -6,8 +6,8 @@ from unittest.mock import patch
 
 import boto3
 import pytest
-from duocthu import catalog as catalog_module
-from duocthu.catalog import (
+from duocthu.catalog import resolver as catalog_module
+from duocthu.catalog.resolver import (
     AliasIndex,
     Catalog,
     CatalogDrug,
@@ -15,7 +15,7 @@ from duocthu.catalog import (
     load_catalog_from_s3,
     load_resolver,
 )
-from duocthu.source import Monograph, corpus_hash
+from duocthu.models.source import Monograph, corpus_hash
 from moto import mock_aws
 
 
@@ -73,7 +73,7 @@ def test_an_index_from_other_rules_is_derived_again_and_logged(
     path = tmp_path / "catalog.json"
     path.write_text(catalog.model_copy(update={"alias_index": stale}).model_dump_json(), encoding="utf-8")
     # When it is loaded
-    with caplog.at_level(logging.WARNING, logger="duocthu.catalog"):
+    with caplog.at_level(logging.WARNING, logger="duocthu.catalog.resolver"):
         resolver = load_resolver(path)
     # Then the stale tables are not served
     assert "re-deriving" in caplog.text
@@ -137,10 +137,10 @@ def test_s3_uri_names_a_bucket_and_a_key(uri: str) -> None:
 def test_runtime_reads_the_catalogue_from_s3_and_checks_its_hash(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sample_records: list[Monograph], s3_client_cache: object
 ) -> None:
-    from duocthu.ingest import ingest_records
-    from duocthu.runtime import build_runtime
+    from duocthu.api.runtime import build_runtime
+    from duocthu.ingest.pipeline import ingest_records
+    from duocthu.models.source import corpus_hash
     from duocthu.settings import Settings
-    from duocthu.source import corpus_hash
     from duocthu.store.edge import EdgeStore
 
     # Given an index of two drugs, and in S3 the catalogue of that corpus and of another one

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from duocthu.chunking import PART_CHAR_BUDGET, chunk_monograph, point_id, split_section
-from duocthu.source import Block, Monograph
+from duocthu.ingest.chunking import PART_CHAR_BUDGET, chunk_monograph, point_id, split_section
+from duocthu.models.source import Block, Monograph
 
 
 def _normalise(text: str) -> str:

@@ -1,6 +1,6 @@
 import pytest
-from duocthu.evidence import EvidenceBundle, EvidenceItem, SourceRef
-from duocthu.policy import decide
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, SourceRef
+from duocthu.retrieval.decision import decide
 from pydantic import ValidationError
 
 REF = SourceRef(book="Dược thư", edition="3", section_heading="Chống chỉ định", page_start=10, page_end=11)

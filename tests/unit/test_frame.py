@@ -1,6 +1,6 @@
 import pytest
-from duocthu.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
-from duocthu.vocabulary import TURN_TYPES
+from duocthu.core.vocabulary import TURN_TYPES
+from duocthu.models.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from pydantic import ValidationError
 
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from duocthu.chunking import Chunk
-from duocthu.evals.free_form import default_gold, load_gold
-from duocthu.evidence import EvidenceBundle, EvidenceItem
-from duocthu.freeform import free_form, lexical_order, question_terms, scored_text
-from duocthu.packing import block_tokens
-from duocthu.policy import EvidencePolicy
+from duocthu.core.sections import resolve_section
+from duocthu.ingest.chunking import Chunk
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
 from duocthu.providers.rerank import CohereReranker, Ranked
-from duocthu.retrieval import RetrievalService
-from duocthu.sections import resolve_section
-from duocthu.source import load_source, sample_formulary_path
+from duocthu.retrieval.decision import EvidencePolicy
+from duocthu.retrieval.freeform import free_form, lexical_order, question_terms, scored_text
+from duocthu.retrieval.packing import block_tokens
+from duocthu.retrieval.service import RetrievalService
 from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals.free_form import default_gold, load_gold
 
 from tests.factories import make_chunk, publish
 from tests.unit.test_rerank import cohere_client

@@ -8,15 +8,15 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from duocthu.evidence import EvidenceItem, NamedByClass, RankedDrug, SourceRef
-from duocthu.generation import (
+from duocthu.answer.generation import (
     SAMPLE_NOTICE,
     BedrockAnswerGenerator,
     check_citations,
     evidence_notes,
     extractive_answer,
 )
-from duocthu.policy import decide
+from duocthu.models.evidence import EvidenceItem, NamedByClass, RankedDrug, SourceRef
+from duocthu.retrieval.decision import decide
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
 

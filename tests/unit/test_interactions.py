@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
-from duocthu.chunking import Chunk, point_id
-from duocthu.frame import PatientContext, QueryFrame
-from duocthu.interactions import (
+from duocthu.catalog.resolver import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.core.text import words
+from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.retrieval.interactions import (
     interacting_drugs,
     interaction_evidence,
     joined_unknown_names,
@@ -18,7 +19,6 @@ from duocthu.interactions import (
     phrase_in,
 )
 from duocthu.store.edge import EdgeStore
-from duocthu.text import words
 
 from tests.factories import make_chunk, publish
 

@@ -6,8 +6,8 @@ import uuid
 from pathlib import Path
 
 import qdrant_edge as qe
-from duocthu.lexical import lexical_terms, lexical_vector, token_index
-from duocthu.text import folded_words
+from duocthu.core.text import folded_words
+from duocthu.store.lexical import lexical_terms, lexical_vector, token_index
 
 DOCS = {
     "ulcer": "Chống chỉ định: loét dạ dày tá tràng tiến triển; loét dạ dày do thuốc.",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from duocthu.evidence import EvidenceItem, SourceRef
-from duocthu.packing import (
+from duocthu.models.evidence import EvidenceItem, SourceRef
+from duocthu.retrieval.packing import (
     BLOCK_OVERHEAD_TOKENS,
     CHARS_PER_TOKEN,
     block_tokens,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from duocthu.evidence import EvidenceItem, SourceRef
-from duocthu.policy import EvidencePolicy, decide
+from duocthu.models.evidence import EvidenceItem, SourceRef
+from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.settings import Settings
 from duocthu.store.base import lexical_query_tokens, stop_words
 from pydantic import ValidationError

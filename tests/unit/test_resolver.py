@@ -8,7 +8,7 @@ import re
 import unicodedata
 
 import pytest
-from duocthu.catalog import (
+from duocthu.catalog.resolver import (
     Catalog,
     CatalogDrug,
     CatalogDrugResolver,
@@ -17,9 +17,9 @@ from duocthu.catalog import (
     common_words,
     is_vietnamese_syllable,
 )
-from duocthu.scale_source import atc_monographs
-from duocthu.source import Monograph
-from duocthu.text import fold, token_matches, words
+from duocthu.core.text import fold, token_matches, words
+from duocthu.models.source import Monograph
+from duocthu.tools.scale_source import atc_monographs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -364,7 +364,7 @@ def test_cli_drugs_prints_hits_and_suggestions_with_scores(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], sample_records: list[Monograph]
 ) -> None:
     # Given the sample catalogue as the active index's
-    from duocthu import cli
+    from duocthu.tools import cli
 
     catalog = Catalog.from_records(sample_records, "sample")
     monkeypatch.setattr(cli, "open_store", lambda settings: _NoStore())

@@ -8,11 +8,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from duocthu.chunking import Chunk
-from duocthu.evidence import EvidenceItem
-from duocthu.policy import EvidencePolicy
-from duocthu.retrieval import RetrievalService
-from duocthu.sections import INTRO_SECTIONS, SECTION_ORDER
+from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER
+from duocthu.ingest.chunking import Chunk
+from duocthu.models.evidence import EvidenceItem
+from duocthu.retrieval.decision import EvidencePolicy
+from duocthu.retrieval.service import RetrievalService
 from duocthu.store.edge import EdgeStore
 
 from tests.factories import make_chunk, publish

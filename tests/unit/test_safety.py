@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.catalog import Catalog, CatalogDrug, CatalogDrugResolver
-from duocthu.chunking import Chunk, point_id
-from duocthu.evidence import EvidenceBundle, EvidenceItem, RankedDrug
-from duocthu.frame import PatientContext, QueryFrame
-from duocthu.policy import EvidencePolicy
-from duocthu.safety import (
+from duocthu.catalog.resolver import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.core.text import words
+from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.retrieval.decision import EvidencePolicy
+from duocthu.retrieval.safety import (
     FACET_SECTIONS,
     Anchor,
     FacetQuery,
@@ -25,7 +26,6 @@ from duocthu.safety import (
     with_patient_safety,
 )
 from duocthu.store.edge import EdgeStore
-from duocthu.text import words
 
 from tests.factories import make_chunk, publish
 

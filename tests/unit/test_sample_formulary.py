@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import pairwise
 
 import pytest
-from duocthu.chunking import chunk_monograph
-from duocthu.sections import SECTION_HEADINGS, SECTION_KEYS
-from duocthu.source import Monograph
-from duocthu.text import contains_phrase
+from duocthu.core.sections import SECTION_HEADINGS, SECTION_KEYS
+from duocthu.core.text import contains_phrase
+from duocthu.ingest.chunking import chunk_monograph
+from duocthu.models.source import Monograph
 
 from tests.conftest import SAMPLE_TSV, kit_rows
 

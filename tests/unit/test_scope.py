@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from duocthu.policy.scope import looks_non_human, resolve_subject_scope, scan_scope
+from duocthu.understanding.scope import looks_non_human, resolve_subject_scope, scan_scope
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 import pytest
-from duocthu.sections import (
+from duocthu.core.sections import (
     INTRO_SECTIONS,
     SECTION_HEADINGS,
     SECTION_KEY_HINTS,

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.source import SourceError, corpus_hash, load_source, parse_records, slugify
+from duocthu.models.source import SourceError, corpus_hash, load_source, parse_records, slugify
 
 
 def record(drug_id: str = "thuoc_a") -> dict[str, Any]:

@@ -1,6 +1,6 @@
 import unicodedata
 
-from duocthu.text import (
+from duocthu.core.text import (
     PhraseIndex,
     asks_yes_or_no,
     contains_phrase,

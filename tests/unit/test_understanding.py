@@ -8,19 +8,19 @@ import logging
 from typing import Any
 
 import pytest
-from duocthu.candidates import Turn, bound_candidates
-from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.frame import QueryFrame
-from duocthu.prompt import user_message
+from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.models.frame import QueryFrame
+from duocthu.models.source import Monograph
 from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
-from duocthu.source import Monograph
-from duocthu.understanding import (
+from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.pipeline import (
     _resolve_id,
     apply_postconditions,
     merge_with_prior_frame,
     understand,
     understand_offline,
 )
+from duocthu.understanding.prompt import user_message
 
 
 @pytest.fixture(scope="module")

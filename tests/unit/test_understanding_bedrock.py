@@ -15,10 +15,17 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
-from duocthu.candidates import Turn, bound_candidates
-from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.frame import QueryFrame
-from duocthu.prompt import (
+from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.sections import SECTION_KEYS
+from duocthu.models.frame import QueryFrame
+from duocthu.models.source import Monograph
+from duocthu.providers import Deadline, frame_provider
+from duocthu.providers import bedrock as bedrock_module
+from duocthu.providers.bedrock import BedrockFrameProvider, DeadlineExceeded, _client, parse_tool_input
+from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
+from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.pipeline import understand_turn
+from duocthu.understanding.prompt import (
     SYSTEM_PROMPT,
     TOOL_NAME,
     frame_tool_schema,
@@ -27,14 +34,7 @@ from duocthu.prompt import (
     tool_config,
     user_message,
 )
-from duocthu.providers import Deadline, frame_provider
-from duocthu.providers import bedrock as bedrock_module
-from duocthu.providers.bedrock import BedrockFrameProvider, DeadlineExceeded, _client, parse_tool_input
-from duocthu.providers.offline import OfflineFrameProvider
-from duocthu.sections import SECTION_KEYS
-from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
-from duocthu.source import Monograph
-from duocthu.understanding import understand_turn
+from duocthu.understanding.rules.provider import OfflineFrameProvider
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
 

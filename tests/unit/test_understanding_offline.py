@@ -8,18 +8,11 @@ import json
 from collections import Counter
 
 import pytest
-from duocthu.catalog import Catalog, CatalogDrugResolver
-from duocthu.cues import (
-    MAX_GAP,
-    _cue_tables,
-    ends_finding,
-    find_conditions,
-    gapped_section_cues,
-    resolve_attribute,
-    scan_cues,
-    standard_wording,
-)
-from duocthu.evals.understanding import (
+from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.vocabulary import TURN_TYPES
+from duocthu.models.frame import QueryFrame
+from duocthu.models.source import Monograph
+from duocthu.tools.evals.understanding import (
     FIELDS,
     attribute_ok,
     false_drugs,
@@ -30,12 +23,19 @@ from duocthu.evals.understanding import (
     score_vimedaqa,
     understand_conversation,
 )
-from duocthu.extractors import extract_age, extract_facts, extract_weight, unknown_names
-from duocthu.frame import QueryFrame
-from duocthu.providers.offline import OfflineFrameProvider
-from duocthu.source import Monograph
-from duocthu.understanding import understand_offline
-from duocthu.vocabulary import TURN_TYPES
+from duocthu.understanding.cues import (
+    MAX_GAP,
+    _cue_tables,
+    ends_finding,
+    find_conditions,
+    gapped_section_cues,
+    resolve_attribute,
+    scan_cues,
+    standard_wording,
+)
+from duocthu.understanding.facts import extract_age, extract_facts, extract_weight, unknown_names
+from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.rules.provider import OfflineFrameProvider
 
 from tests.conftest import ROOT
 

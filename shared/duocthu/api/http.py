@@ -14,8 +14,8 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from duocthu.api.models import ErrorBody
-from duocthu.errors import DependencyUnavailable
-from duocthu.runtime import NotReady
+from duocthu.api.runtime import NotReady
+from duocthu.core.errors import DependencyUnavailable
 from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
 

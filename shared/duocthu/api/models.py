@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from duocthu.evidence import EvidenceBundle
-from duocthu.frame import QueryFrame
-from duocthu.vocabulary import Decision, Reason, SystemError
+from duocthu.core.vocabulary import Decision, Reason, SystemError
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.frame import QueryFrame
 
 MAX_MESSAGE_CHARS = 2000
 MAX_HISTORY = 20

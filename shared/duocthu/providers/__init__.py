@@ -2,7 +2,7 @@
 
 Query understanding: a `FrameProvider` proposes a frame (the tool input a model returned, or the
 offline provider's rules) for a turn whose candidates are already bounded. Validation,
-post-conditions and the prior-frame merge happen afterwards, in `duocthu.understanding`, the same
+post-conditions and the prior-frame merge happen afterwards, in `duocthu.understanding.pipeline`, the same
 for every provider. A provider that is configured but failing is a fault reported as such
 (`system_error`), never a silent switch to another provider.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
-from duocthu.candidates import Turn
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
+from duocthu.understanding.candidates import Turn
 
 
 class ProviderUnavailable(RuntimeError):
@@ -63,7 +63,7 @@ class FrameProvider(Protocol):
 def frame_provider(settings: Settings) -> FrameProvider:
     """The understanding provider the settings ask for: offline unless a model is configured."""
     if settings.understanding_backend == "offline":
-        from duocthu.providers.offline import OfflineFrameProvider
+        from duocthu.understanding.rules.provider import OfflineFrameProvider
 
         return OfflineFrameProvider()
     from duocthu.providers.bedrock import BedrockFrameProvider, bedrock_runtime_client

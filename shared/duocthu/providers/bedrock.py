@@ -23,10 +23,10 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from duocthu.candidates import Turn
-from duocthu.prompt import SYSTEM_PROMPT, TOOL_NAME, tool_config, user_message
 from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
 from duocthu.settings import Settings
+from duocthu.understanding.candidates import Turn
+from duocthu.understanding.prompt import SYSTEM_PROMPT, TOOL_NAME, tool_config, user_message
 
 log = logging.getLogger(__name__)
 

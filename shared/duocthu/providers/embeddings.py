@@ -9,7 +9,7 @@
 
 No provider configured means no dense route, said so (`embedding_unavailable`), never faked. A
 provider that is configured but cannot embed raises `EmbeddingUnavailable`; an index whose vectors
-came from another model raises `EmbeddingModelMismatch` (duocthu.reverse checks the manifest).
+came from another model raises `EmbeddingModelMismatch` (reverse lookup checks the manifest).
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from duocthu.chunking import Chunk
-from duocthu.evidence import EvidenceItem, SourceRef
-from duocthu.lexical import SparseTerms, lexical_terms
-from duocthu.sections import SECTION_ORDER
-from duocthu.text import fold, folded_words, words
+from duocthu.core.sections import SECTION_ORDER
+from duocthu.core.text import fold, folded_words, words
+from duocthu.ingest.chunking import Chunk
+from duocthu.models.evidence import EvidenceItem, SourceRef
+from duocthu.store.lexical import SparseTerms, lexical_terms
 
 LEXICAL_VECTOR = "lexical"
 DENSE_VECTOR = "dense"

@@ -16,9 +16,8 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from duocthu.chunking import Chunk
-from duocthu.evidence import EvidenceItem
-from duocthu.lexical import SparseTerms, lexical_vector
+from duocthu.ingest.chunking import Chunk
+from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
@@ -34,6 +33,7 @@ from duocthu.store.base import (
     dense_size,
     item_from_payload,
 )
+from duocthu.store.lexical import SparseTerms, lexical_vector
 
 MANIFEST_FILE = "manifest.json"
 KEEP_VERSIONS = 2  # the active one and its predecessor

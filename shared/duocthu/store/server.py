@@ -13,9 +13,8 @@ from typing import Any, TypeVar
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from duocthu.chunking import Chunk
-from duocthu.evidence import EvidenceItem
-from duocthu.lexical import SparseTerms, lexical_vector
+from duocthu.ingest.chunking import Chunk
+from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
@@ -31,6 +30,7 @@ from duocthu.store.base import (
     dense_size,
     item_from_payload,
 )
+from duocthu.store.lexical import SparseTerms, lexical_vector
 
 T = TypeVar("T")
 

@@ -1,0 +1,1 @@
+"""An evidence bundle -> the reply: the chat turn, the replies' wording, extractive and grounded answers."""

@@ -1,0 +1,53 @@
+"""The retrieve function: a frame (or drug + section) -> EvidenceBundle."""
+
+from __future__ import annotations
+
+from duocthu.api.models import RetrieveRequest
+from duocthu.api.runtime import Runtime
+from duocthu.core.errors import DependencyUnavailable
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.providers import Deadline, LambdaContextLike
+from duocthu.providers.embeddings import get_embedder
+from duocthu.providers.rerank import get_reranker
+from duocthu.retrieval.service import RetrievalService
+
+
+def retrieval_service(runtime: Runtime) -> RetrievalService:
+    """Retrieval with the providers the settings choose (each built once per process)."""
+    settings = runtime.settings
+    return RetrievalService(
+        runtime.store,
+        settings.evidence_policy,
+        embedder=get_embedder(settings),
+        reranker=get_reranker(settings),
+    )
+
+
+def retrieve(
+    runtime: Runtime, request: RetrieveRequest, context: LambdaContextLike | None = None
+) -> EvidenceBundle:
+    """A frame goes through the one routing table (RetrievalService.for_frame); the explicit form
+    names its drug and section. A configured provider that failed (an embedding model for the
+    reverse lookup) is a dependency fault: 503 over HTTP, a typed error on direct invoke."""
+    _, resolver = runtime.ready()
+    settings = runtime.settings
+    service = retrieval_service(runtime)
+    deadline = Deadline.for_invocation(
+        context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
+    )
+    if request.frame is not None:
+        bundle = service.for_frame(request.frame, resolver, request.query, deadline)
+    elif request.drug_id not in resolver.by_id:
+        return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+    else:
+        assert request.drug_id is not None  # the request model guarantees one form
+        bundle = service.retrieve_framed(
+            request.drug_id,
+            None if request.is_overview else request.section_key,
+            query=request.query,
+            is_overview=request.is_overview,
+            deadline=deadline,
+        )
+    if bundle.reason == "dependency_unavailable":
+        raise DependencyUnavailable(bundle.system_error or "dependency_unavailable")
+    return bundle

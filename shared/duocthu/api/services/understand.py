@@ -1,0 +1,31 @@
+"""The understand function: a turn (+ history, prior frame) -> QueryFrame."""
+
+from __future__ import annotations
+
+from duocthu.api.models import UnderstandRequest
+from duocthu.api.runtime import Runtime
+from duocthu.models.frame import QueryFrame
+from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
+from duocthu.understanding import pipeline as understanding
+
+
+def understand(
+    runtime: Runtime, request: UnderstandRequest, context: LambdaContextLike | None = None
+) -> QueryFrame:
+    """The turn's frame, from the provider the settings choose, within the invocation's deadline.
+    A provider fault is a frame with system_error; the caller decides what that means (the
+    understand function answers 503/502, chat abstains)."""
+    _, resolver = runtime.ready()
+    settings = runtime.settings
+    deadline = Deadline.for_invocation(
+        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
+    )
+    return understanding.understand(
+        request.message,
+        resolver,
+        get_frame_provider(settings),
+        deadline,
+        request.history,
+        request.prior_frame,
+        request.subject_scope,
+    )

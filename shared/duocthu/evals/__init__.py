@@ -1,1 +1,0 @@
-"""Quality measurements: `duocthu eval NAME [options]` runs `duocthu.evals.NAME.main(argv)`."""

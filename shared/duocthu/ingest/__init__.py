@@ -1,0 +1,1 @@
+"""Formulary source -> chunks -> a new index version -> the catalogue artifact."""

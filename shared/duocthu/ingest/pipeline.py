@@ -1,0 +1,113 @@
+"""Formulary source -> validated records -> chunks -> a new index version -> switch.
+
+Nothing is written before every record validates; the pointer moves only after the new version
+is complete, so a failed or killed ingest leaves the previous version serving.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from duocthu.catalog.resolver import Catalog, catalog_path
+from duocthu.ingest.chunking import Chunk, chunk_monograph
+from duocthu.models.source import Monograph, corpus_hash, load_source, sample_formulary_path
+from duocthu.providers.embeddings import Embedder, get_embedder
+from duocthu.retrieval.reverse.lookup import Calibration, dense_vectors
+from duocthu.settings import Settings
+from duocthu.store import Manifest, VectorStore
+from duocthu.store.base import dense_size
+
+log = logging.getLogger(__name__)
+SAMPLE_SOURCE = "sample"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    version: str
+    corpus_hash: str
+    drugs: int
+    sections: int
+    points: int
+    backend: str
+    calibration: Calibration | None = None  # with an embedding provider: the dense threshold's basis
+
+
+def new_version_name(digest: str) -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}-{digest[:10]}"
+
+
+def ingest_records(
+    records: list[Monograph],
+    store: VectorStore,
+    settings: Settings,
+    on_start: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    embedder: Embedder | None = None,
+    source_label: str | None = None,
+) -> IngestReport:
+    """With an embedding provider (`embedder`, else the one the settings configure), the parts
+    the dense fallback reads get vectors, and the manifest records the model, the dimension and the
+    discard threshold calibrated for it (duocthu.retrieval.reverse.lookup)."""
+    digest = corpus_hash(records)
+    chunks: list[Chunk] = [c for r in records for c in chunk_monograph(r)]
+    version = new_version_name(digest)
+    embedder = embedder or get_embedder(settings)
+    dense, calibration = dense_vectors(chunks, embedder) if embedder else (None, None)
+    if calibration:
+        log.info("dense threshold calibrated: %s", calibration.summary())
+    if on_start:
+        on_start(len(chunks))
+    store.build_version(version, chunks, dense=dense if calibration else None, progress=progress)
+    path = catalog_path(settings, version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Catalog.from_records(records, digest).write(path)
+    manifest = Manifest(
+        version=version,
+        corpus_hash=digest,
+        created_at=Manifest.now(),
+        points=len(chunks),
+        drugs=len(records),
+        embedding_model=calibration.model if calibration else None,
+        dense_dim=dense_size(dense) if calibration else None,
+        dense_threshold=calibration.threshold if calibration else None,
+        source=source_label,
+    )
+    store.activate(manifest)
+    log.info("activated index version %s (%d drugs, %d points)", version, len(records), len(chunks))
+    return IngestReport(
+        version=version,
+        corpus_hash=digest,
+        drugs=len(records),
+        sections=sum(len(r.sections) for r in records),
+        points=len(chunks),
+        backend=store.backend,
+        calibration=calibration,
+    )
+
+
+def ingest_path(
+    source: Path,
+    store: VectorStore,
+    settings: Settings,
+    on_start: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> IngestReport:
+    label = SAMPLE_SOURCE if source.resolve() == sample_formulary_path().resolve() else str(source)
+    return ingest_records(
+        load_source(source), store, settings, on_start=on_start, progress=progress, source_label=label
+    )
+
+
+def sample_index_is_stale(manifest: Manifest | None) -> bool:
+    """True when there is no index, or the active one was built from the bundled sample formulary
+    and the sample has changed since (a developer pulled new monographs). An index built from any
+    other source is never replaced by the sample."""
+    if manifest is None:
+        return True
+    if manifest.source != SAMPLE_SOURCE:
+        return False
+    return manifest.corpus_hash != corpus_hash(load_source(sample_formulary_path()))

@@ -1,0 +1,131 @@
+"""Evidence: what retrieval hands to an answer, and the decision over it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from duocthu.core.vocabulary import CandidateStatus, Decision, Reason, SystemError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceRef(_Model):
+    """Where a piece of evidence stands in the printed formulary."""
+
+    book: str
+    edition: str
+    section_heading: str
+    page_start: int = Field(ge=1)
+    page_end: int = Field(ge=1)
+    sample_data: bool = False
+
+    @model_validator(mode="after")
+    def _page_order(self) -> SourceRef:
+        if self.page_end < self.page_start:
+            raise ValueError("page_end before page_start")
+        return self
+
+    def citation(self) -> str:
+        pages = (
+            f"tr. {self.page_start}"
+            if self.page_start == self.page_end
+            else (f"tr. {self.page_start}–{self.page_end}")
+        )
+        sample = " [DỮ LIỆU MẪU]" if self.sample_data else ""
+        return f"{self.book} ({self.edition}), mục “{self.section_heading}”, {pages}{sample}"
+
+
+class EvidenceItem(_Model):
+    id: str
+    drug_id: str
+    display_name: str
+    section_key: str
+    part_index: int = Field(ge=0)
+    chunk_kind: str
+    score: float
+    text: str
+    source_refs: tuple[SourceRef, ...]
+    requires_visual_check: bool = False
+    has_quarantined_content: bool = False
+
+    @property
+    def needs_visual_check(self) -> bool:
+        return self.requires_visual_check or self.has_quarantined_content
+
+
+class RankedDrug(_Model):
+    drug_id: str
+    display_name: str
+    score: float
+    # The section whose text put the drug on the list (chi_dinh for an indication lookup); a
+    # relation lookup may draw on two (chong_chi_dinh, then thoi_ky_mang_thai).
+    section_key: str | None = None
+    evidence_ids: tuple[str, ...] = ()
+    # Set when the section names a wider finding that holds the one asked, not that one itself:
+    # the wider finding in the section's own words ("loét và chảy máu tiêu hóa").
+    wider_finding: str | None = None
+
+
+# Stage-2 safety facets (duocthu.retrieval.safety): each a separate search with its own query and sections.
+SafetyFacet = Literal["interaction", "warnings", "dosage", "pregnancy", "breastfeeding"]
+
+
+class FacetAssessment(_Model):
+    """What one facet found for one candidate: INSUFFICIENT_EVIDENCE when it found nothing (never
+    "safe"). The status counts every matching part; evidence_ids are the parts kept within the caps."""
+
+    facet: SafetyFacet
+    status: CandidateStatus
+    evidence_ids: tuple[str, ...] = ()
+
+
+class CandidateAssessment(_Model):
+    drug_id: str
+    status: CandidateStatus
+    evidence_ids: tuple[str, ...] = ()
+    facets: tuple[FacetAssessment, ...] = ()
+
+
+class NamedByClass(_Model):
+    """An interaction part that names one of the asked drugs only by its class ("thuốc ức chế
+    enzym chuyển" for enalapril), as that drug's "Loại thuốc" section words it."""
+
+    evidence_id: str
+    drug_id: str
+    wording: str  # the class as the part writes it
+
+
+class EvidenceBundle(_Model):
+    decision: Decision
+    reason: Reason
+    evidence: tuple[EvidenceItem, ...] = ()
+    omitted_evidence_ids: tuple[str, ...] = ()
+    # The drugs whose section names the finding asked, best first. A question about one named
+    # drug and a finding ("X có trị / gây Y không?") fills this, `incidental_drugs` or
+    # `wider_drugs` with that drug alone, to say how its section names Y (reverse.with_section_reading).
+    ranked_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs a which-drugs route also found beyond its cap: named in the answer, never quoted, so a
+    # list is never cut short in silence.
+    unlisted_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs whose section names only a wider finding holding the one asked ("loét tiêu hóa" for
+    # "loét dạ dày"): listed apart with that wording, never as naming the finding itself.
+    wider_drugs: tuple[RankedDrug, ...] = ()
+    # Drugs whose chỉ định names the finding only inside another disease's name ("sốt giảm bạch
+    # cầu trung tính", "thiếu máu cục bộ") or as a risk ("có nguy cơ chảy máu thấp", "ít gây hạ
+    # glucose huyết"): listed apart, never as treating it.
+    incidental_drugs: tuple[RankedDrug, ...] = ()
+    # Interaction parts that name an asked drug only by its class: said so, never as naming it.
+    named_by_class: tuple[NamedByClass, ...] = ()
+    candidate_statuses: tuple[CandidateAssessment, ...] = ()
+    ordering: str | None = None
+    system_error: SystemError | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EvidenceBundle:
+        if self.decision == "ANSWERABLE" and not self.evidence:
+            raise ValueError("an ANSWERABLE bundle must carry evidence")
+        return self

@@ -1,0 +1,1 @@
+"""A frame -> EvidenceBundle: the retrieval service and its routes (reference 09)."""

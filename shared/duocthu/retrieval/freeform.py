@@ -1,0 +1,173 @@
+"""The free-form route (reference 09 §4): a question about a resolved drug that names no section.
+
+Candidates are the drug's whole monograph, prose parts only (block descriptors stay out of a text
+answer). They are ordered, cut to the ordering's top `rerank_top_k`, then packed to the token
+budget (`duocthu.retrieval.packing`), and the bundle says which ordering was used and why (`ordering`):
+
+- `rerank:<provider>:<model>`: a configured reranker ordered them (Cohere Rerank 3.5);
+- `lexical:<scoring>; no reranker configured`: the offline default;
+- `lexical:<scoring>; rerank failed (<why>)`: the reranker timed out or failed; the bundle also
+  carries `system_error="rerank_unavailable"`. Reranking is an ordering aid, so its failure never
+  fails the answer (fail-open), and the packing cap applies all the same.
+
+Never book order: the pharmacology section comes early in the book, is the largest, and sits close
+to almost any question about the drug (reference 09 measured similarity at hit@1 0.05 on
+contraindications because of it), so book order would hand it to every free-form question.
+
+Lexical ordering scores each part against the question's words (stop words left out, folded as in
+the store's lexical vector), without the drug's own name (the candidates are all that drug's
+parts, so its name says nothing about which part answers). Two scorings, measured against each
+other by `duocthu eval free-form` (docs/quality.md, "Free-form ordering"):
+
+- `matches`: the count of distinct question words a part contains, the store's lexical score;
+- `bm25`: Okapi BM25 (k1 1.2, b 0.75) with term frequency and length from the part's text and
+  IDF over the drug's own prose parts: a word in every part of the monograph weighs almost
+  nothing, a word in one section weighs most, which is the choice being made here.
+
+Parts sharing no word with the question are never ordered in: with nothing lexical to go on, the
+route abstains (`insufficient_retrieval_score`) rather than answer from an arbitrary part.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Literal, get_args
+
+from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.text import folded_words
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.providers import Deadline
+from duocthu.providers.rerank import Reranker
+from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.packing import TokenCounter, estimate_tokens, pack_evidence
+from duocthu.store import VectorStore
+from duocthu.store.base import lexical_query_tokens
+
+log = logging.getLogger(__name__)
+
+Scoring = Literal["bm25", "matches"]
+SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
+# Chosen by `duocthu eval free-form` on the dev split (docs/quality.md, "Free-form ordering").
+DEFAULT_SCORING: Scoring = "bm25"  # dev: recall@6 0.978 vs 0.911, hit@1 0.667 vs 0.644
+BM25_K1 = 1.2
+BM25_B = 0.75
+# Without a request deadline (outside Lambda) the reranker's own timeout is the bound.
+NO_DEADLINE_S = 30.0
+
+
+def scored_text(item: EvidenceItem) -> str:
+    """What a part is matched and reranked on: its section heading, then its text. The heading
+    carries the words a question uses for the topic ("thận trọng", "tương tác") that the part's
+    own sentences rarely repeat."""
+    return f"{SECTION_HEADINGS.get(item.section_key, item.section_key)}: {item.text}"
+
+
+def question_terms(query: str, candidates: Sequence[EvidenceItem]) -> list[str]:
+    """The question's distinct folded words, stop words, numbers and the drug's own name left out.
+    A number in a question is the patient's ("80 tuổi", "ClCr 25"): as a term it would pick the
+    part that happens to print it ("viên nén 80 mg")."""
+    name = {word for item in candidates[:1] for word in folded_words(item.display_name)}
+    return [term for term in lexical_query_tokens(query) if term not in name and not term.isdigit()]
+
+
+@lru_cache(maxsize=8192)
+def _term_counts(text: str) -> tuple[Mapping[str, int], int]:
+    """A part's folded word counts and length, once per text per process (read-only)."""
+    tokens = folded_words(text)
+    return Counter(tokens), len(tokens)
+
+
+def lexical_scores(terms: Sequence[str], candidates: Sequence[EvidenceItem], scoring: Scoring) -> list[float]:
+    """Each candidate's score against the question terms (0 when it contains none of them)."""
+    counts = [_term_counts(scored_text(item)) for item in candidates]
+    if scoring == "matches":
+        return [float(sum(1 for term in terms if term in tf)) for tf, _ in counts]
+    n = len(counts)
+    avgdl = sum(length for _, length in counts) / n if n else 0.0
+    idf = {}
+    for term in terms:
+        df = sum(1 for tf, _ in counts if term in tf)
+        idf[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    scores = []
+    for tf, length in counts:
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl) if avgdl else BM25_K1
+        scores.append(sum(idf[t] * tf[t] * (BM25_K1 + 1) / (tf[t] + norm) for t in terms if t in tf))
+    return scores
+
+
+def lexical_order(
+    query: str, candidates: Sequence[EvidenceItem], scoring: Scoring = DEFAULT_SCORING
+) -> list[EvidenceItem]:
+    """Candidates that share a word with the question, best score first, each carrying its
+    lexical score; ties keep the candidates' order (book order, as `find_by_drug` returns them)."""
+    scores = lexical_scores(question_terms(query, candidates), candidates, scoring)
+    ranked = sorted(
+        ((score, i) for i, score in enumerate(scores) if score > 0), key=lambda pair: (-pair[0], pair[1])
+    )
+    return [candidates[i].model_copy(update={"score": round(score, 4)}) for score, i in ranked]
+
+
+def reranked_order(
+    query: str, candidates: Sequence[EvidenceItem], reranker: Reranker, top_n: int, deadline: Deadline
+) -> list[EvidenceItem]:
+    """The reranker's top `top_n`, best first, each carrying its relevance score; raises whatever
+    the provider raises."""
+    documents = [scored_text(item) for item in candidates]
+    ranking = reranker.rerank(query, documents, top_n, deadline)
+    return [candidates[r.index].model_copy(update={"score": round(r.score, 4)}) for r in ranking]
+
+
+def free_form(
+    store: VectorStore,
+    drug_id: str,
+    query: str,
+    policy: EvidencePolicy,
+    reranker: Reranker | None = None,
+    deadline: Deadline | None = None,
+    scoring: Scoring = DEFAULT_SCORING,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> EvidenceBundle:
+    """Order the drug's prose parts for the question, keep the top `rerank_top_k`, pack them to
+    `max_context_tokens`, and decide. Store faults propagate (a dependency fault, not an ordering
+    one); a reranker fault never does."""
+    candidates = store.find_by_drug(drug_id, chunk_kind="prose")
+    if not candidates:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    top_k = policy.rerank_top_k
+    ordered: list[EvidenceItem] | None = None
+    system_error: Literal["rerank_unavailable"] | None = None
+    if reranker is None:
+        ordering = f"lexical:{scoring}; no reranker configured"
+    else:
+        try:
+            ordered = reranked_order(
+                query, candidates, reranker, top_k, deadline or Deadline.after(NO_DEADLINE_S)
+            )
+            ordering = f"rerank:{reranker.name}:{reranker.model}"
+        except Exception as err:  # any failure of an ordering aid: fail open, and say so
+            log.warning("rerank unavailable, ordering lexically: %s: %s", type(err).__name__, err)
+            ordering = f"lexical:{scoring}; rerank failed ({type(err).__name__})"
+            system_error = "rerank_unavailable"
+    if ordered is None:
+        ordered = lexical_order(query, candidates, scoring)[:top_k]
+        if not ordered:
+            return EvidenceBundle(
+                decision="ABSTAIN",
+                reason="insufficient_retrieval_score",
+                ordering=f"{ordering}; no part shares a word with the question",
+                system_error=system_error,
+            )
+    packed = pack_evidence(ordered, policy.max_context_tokens, count_tokens)
+    if not packed.evidence:  # the best part alone is over the budget: never cut, never skipped
+        bundle = EvidenceBundle(
+            decision="ABSTAIN",
+            reason="insufficient_retrieval_score",
+            omitted_evidence_ids=packed.omitted_evidence_ids,
+        )
+    else:
+        bundle = decide(packed.evidence, packed.omitted_evidence_ids)
+    return bundle.model_copy(update={"ordering": ordering, "system_error": system_error})

@@ -1,0 +1,260 @@
+"""Interaction evidence for two or more named drugs (reference 09: the pool of `_interaction`), or
+for one and names the catalogue lacks.
+
+Each drug's `tuong_tac_thuoc` section is read whole (the section route: a filtered scroll, never a
+top-k) and a part joins the pool when it names one of the *other* drugs by a catalogue name, as a
+whole-word phrase. The formulary writes an interaction under both drugs, so both directions are
+searched and pooled. The pool goes through the public `decide()`: a quarantined part makes the
+answer VERIFY_PDF. A quarantined section joins the pool whole, even where its extracted text names
+no other drug, because that text is exactly what cannot be trusted; dropping it is how the old
+interaction path once hid a quarantined drug's evidence.
+
+A part that names another asked drug only by its class joins too (data/drug_classes.tsv: the
+class its "Loại thuốc" section names, "thuốc ức chế enzym chuyển" for enalapril), and the bundle
+says so (`named_by_class`), so the answer never reads as the formulary naming that drug.
+
+No part naming another drug is ABSTAIN `insufficient_retrieval_score`: the formulary text found
+says nothing about the pair, which is not the same as "no interaction". Wording it is chat's job.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from importlib import resources
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
+from duocthu.core.text import (
+    PhraseIndex,
+    fold,
+    folded_words,
+    longest_spans,
+    raw_words,
+    segment_ids,
+    token_matches,
+    words,
+)
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
+from duocthu.models.frame import QueryFrame
+from duocthu.retrieval.decision import decide
+from duocthu.store import VectorStore
+
+# Catalogue names read per drug: its own name, then every recognisable alias (INN variants, brands).
+_MAX_NAMES = 64
+
+
+def drug_names(resolver: CatalogDrugResolver, drug_id: str) -> tuple[str, ...]:
+    """The names a formulary text may use for drug_id: the resolver's catalogue names (ordinary
+    words, names of three letters or fewer and pack codes are left out), or none if unknown."""
+    if drug_id not in resolver.by_id:
+        return ()
+    return resolver.catalog_names(drug_id, limit=_MAX_NAMES)
+
+
+@lru_cache(maxsize=4096)
+def _tokens(phrase: str) -> tuple[str, ...]:
+    return tuple(words(phrase))
+
+
+def phrase_positions(tokens: Sequence[str], phrase: str) -> Iterator[int]:
+    """Where `phrase` occurs in `tokens` as a contiguous run of whole words, under the diacritics
+    rule with the phrase as the typed side: a word written with marks must match them, one written
+    without marks matches the folded text ("warfarin" in "Warfarin:", never inside "esomeprazol"
+    for "omeprazol")."""
+    target = _tokens(phrase)
+    n = len(target)
+    return (
+        i
+        for i in range(len(tokens) - n + 1)
+        if n and all(token_matches(p, t) for p, t in zip(target, tokens[i : i + n], strict=True))
+    )
+
+
+def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
+    """True when `phrase` occurs in `tokens` (`phrase_positions`)."""
+    return next(phrase_positions(tokens, phrase), None) is not None
+
+
+@lru_cache(maxsize=4096)
+def _folded_run(phrase: str) -> str:
+    return f" {' '.join(fold(t) for t in _tokens(phrase))} "
+
+
+def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:
+    """The keys of `names` (drug ids) whose names the text contains as whole-word phrases. A name
+    whose folded words do not stand in the folded text cannot match, and is not scanned for."""
+    tokens = words(text)
+    folded = f" {' '.join(fold(t) for t in tokens)} "
+    return frozenset(
+        key
+        for key, phrases in names.items()
+        if any(_folded_run(p) in folded and phrase_in(tokens, p) for p in phrases)
+    )
+
+
+def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
+    """One lexical query from every name (the store scores distinct words; the phrase check decides)."""
+    return " ; ".join(dict.fromkeys(" ".join(folded_words(n)) for ns in names.values() for n in ns))
+
+
+# -- drug classes (data/drug_classes.tsv) ------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _class_table() -> tuple[PhraseIndex[str], tuple[str, ...]]:
+    """The class phrases as an index, and as runs of words: a text whose words hold none of them
+    names no class, and is not scanned span by span."""
+    text = resources.files("duocthu").joinpath("data", "drug_classes.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    index: PhraseIndex[str] = PhraseIndex()
+    phrases: set[str] = set()
+    for row in csv.DictReader(lines, delimiter="\t"):
+        index.add(row["phrase"], row["class"], allow_folded=False)
+        phrases.add(" ".join(words(row["phrase"])))
+    return index, tuple(sorted(phrases))
+
+
+def classes_named(
+    text: str, affirmed_only: bool = False, own: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """The drug classes a text names, each with its first wording as written: the longest phrase
+    at a place wins. With `affirmed_only`, a class after "không" in its clause does not count
+    ("không xếp vào nhóm thuốc chống viêm không steroid"). A class in `own` (the section's own
+    drug's classes) counts only as its other members ("các thuốc chống viêm không steroid khác",
+    "hai thuốc chống viêm không steroid"): said alone in diclofenac's section, it is diclofenac's
+    own class beside a third drug ("kháng sinh quinolon phối hợp với thuốc chống viêm không
+    steroid")."""
+    index, phrases = _class_table()
+    tokens = words(text)
+    joined = " ".join(tokens)
+    if not any(phrase in joined for phrase in phrases):
+        return {}
+    spans = longest_spans(index.matches(tokens))
+    if not spans:
+        return {}
+    clauses = segment_ids(text, _CLAUSE_MARKS)
+    written = raw_words(text)
+    inside = {i for m in spans for i in range(m.start, m.start + m.length)}  # "chống viêm không steroid"
+    found: dict[str, str] = {}
+    for match in spans:
+        negators = (
+            i
+            for i in range(match.start)
+            if clauses[i] == clauses[match.start] and tokens[i] == "không" and i not in inside
+        )
+        if affirmed_only and next(negators, None) is not None:
+            continue
+        end = match.start + match.length
+        others = tokens[end : end + 1] == ["khác"] or "hai" in tokens[max(0, match.start - 2) : match.start]
+        if match.value in own and not others:
+            continue
+        found.setdefault(match.value, " ".join(written[match.start : match.start + match.length]))
+    return found
+
+
+_CLAUSE_MARKS = ".;:!?\n,"
+
+
+def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
+    """The classes a drug's "Loại thuốc" section puts it in."""
+    parts = store.find_by_section(drug_id, CLASS_SECTION)
+    return frozenset(c for part in parts for c in classes_named(part.text, affirmed_only=True))
+
+
+def _pool(
+    store: VectorStore,
+    drug_id: str,
+    others: Mapping[str, Sequence[str]],
+    classes: Mapping[str, frozenset[str]],
+) -> tuple[list[EvidenceItem], list[NamedByClass]]:
+    parts = store.find_by_section(drug_id, INTERACTION_SECTION)
+    if any(part.needs_visual_check for part in parts):
+        return parts, []  # quarantined: surfaced whole, for a check against the printed page
+    pooled: list[EvidenceItem] = []
+    by_class: list[NamedByClass] = []
+    for part in parts:
+        if names_in(part.text, others):
+            pooled.append(part)
+            continue
+        named = classes_named(part.text, own=classes.get(drug_id, frozenset()))
+        mentions = [
+            NamedByClass(evidence_id=part.id, drug_id=other, wording=named[c])
+            for other in others
+            for c in sorted(classes.get(other, ()))
+            if c in named
+        ]
+        if mentions:
+            pooled.append(part)
+            by_class += mentions
+    return pooled, by_class
+
+
+# Words that join two medicines in a question ("paracetamol và tramadol", "warfarin với X").
+_JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})
+_MAX_JOINER_WORDS = 2
+
+
+def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
+    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
+    an answer from that drug's text alone must say it does not cover them. An unknown name
+    elsewhere in the question (an abbreviation, a place) is left alone."""
+    tokens = folded_words(question)
+    spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    joined = []
+    for name in frame.unknown_drugs:
+        target = folded_words(name)
+        at = next(
+            (i for i in range(len(tokens) - len(target) + 1) if tokens[i : i + len(target)] == target), -1
+        )
+        if at < 0 or not target:
+            continue
+        end = at + len(target)
+        gaps = [tokens[e:at] for _, e in spans if e <= at] + [tokens[end:s] for s, _ in spans if s >= end]
+        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in _JOINERS for t in gap) for gap in gaps):
+            joined.append(name)
+    return tuple(joined)
+
+
+def interacting_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+    """The catalogue drugs an interaction turn is about: the frame's drugs, then the patient's
+    current medicines the catalogue knows ("đang dùng warfarin, uống ibuprofen được không")."""
+    current = (
+        m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)
+    )
+    return tuple(d for d in dict.fromkeys((*frame.drugs, *current)) if d in resolver.by_id)
+
+
+def interaction_evidence(
+    store: VectorStore,
+    resolver: CatalogDrugResolver,
+    drug_ids: Iterable[str],
+    unknown_names: Sequence[str] = (),
+) -> EvidenceBundle:
+    """The pooled interaction evidence for the named drugs, decided by `decide()`. A name the
+    catalogue lacks ("paracetamol và tramadol") is searched as written in each drug's section:
+    the formulary may still name it there, and if not, the answer says so rather than quoting
+    the whole section as if it answered."""
+    ids = list(dict.fromkeys(drug_ids))
+    names = {drug_id: drug_names(resolver, drug_id) for drug_id in ids}
+    classes = {drug_id: drug_classes(store, drug_id) for drug_id in ids} if len(ids) > 1 else {}
+    unknown = {f"unknown:{name}": (name,) for name in unknown_names}
+    pool: dict[str, EvidenceItem] = {}
+    by_class: dict[tuple[str, str], NamedByClass] = {}
+    for drug_id in ids:
+        others = {other: names[other] for other in ids if other != drug_id and names[other]} | unknown
+        if not others:
+            continue
+        parts, mentions = _pool(store, drug_id, others, classes)
+        for part in parts:
+            pool.setdefault(part.id, part)
+        for mention in mentions:
+            by_class.setdefault((mention.evidence_id, mention.drug_id), mention)
+    if not pool:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    bundle = decide(list(pool.values()))
+    kept = {item.id for item in bundle.evidence}
+    named_by_class = tuple(m for m in by_class.values() if m.evidence_id in kept)
+    return bundle.model_copy(update={"named_by_class": named_by_class}) if named_by_class else bundle

@@ -1,0 +1,1 @@
+"""Reverse lookup: a condition or finding -> the drugs whose sections name it (reference 09 §5)."""

@@ -1,0 +1,232 @@
+"""RetrievalService: a frame's drug and section -> an EvidenceBundle (reference 09).
+
+When the question names its section, a payload filter answers it exactly: letting similarity
+choose the section was measured at hit@1 0.544 (0.05 on chong_chi_dinh), because the large
+pharmacology section sits close to almost any question. Routes here:
+
+- the section route: the whole section, read to exhaustion, in part order, score 1.0 by
+  construction (an exact match, not a similarity), no evidence limit: a truncated list of
+  contraindications would read as a complete one;
+- bounded cross-section pooling, for the routes the policy names (than_trong): parts of other
+  sections of the same drug that match the question strongly by lexical score;
+- the drug overview: prose parts in book order, the intro sections only for a drug_overview turn
+  (the whole monograph for a bare drug name once made answers too long to generate).
+
+- the free-form route (duocthu.retrieval.freeform): a question naming no section, about one drug; its
+  prose parts ordered by a reranker or lexically (never book order), packed to a token budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.sections import INDICATION_SECTION, INTRO_SECTIONS
+from duocthu.core.text import asks_yes_or_no
+from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.frame import QueryFrame
+from duocthu.providers import Deadline
+from duocthu.providers.embeddings import Embedder
+from duocthu.providers.rerank import Reranker
+from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.freeform import free_form
+from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence, joined_unknown_names
+from duocthu.retrieval.reverse.lookup import (
+    REVERSE_TURNS,
+    Rerank,
+    indication_of,
+    population_wordings,
+    retrieve_by_indication,
+    retrieve_for_relation,
+    section_read_for,
+    with_section_reading,
+)
+from duocthu.retrieval.safety import with_patient_safety
+from duocthu.store import VectorStore
+
+
+def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+    """Prefix each section's first part with 【display name】 (reference 09's overview), so that a
+    model reading the concatenated parts always knows which drug a section is about, also when a
+    pool holds several drugs."""
+    labelled: list[EvidenceItem] = []
+    seen: set[tuple[str, str]] = set()
+    for item in items:
+        key = (item.drug_id, item.section_key)
+        if key not in seen:
+            seen.add(key)
+            item = item.model_copy(update={"text": f"【{item.display_name}】 {item.text}"})
+        labelled.append(item)
+    return labelled
+
+
+class RetrievalService:
+    def __init__(
+        self,
+        store: VectorStore,
+        policy: EvidencePolicy | None = None,
+        embedder: Embedder | None = None,
+        rerank: Rerank | None = None,
+        reranker: Reranker | None = None,
+    ):
+        self.store = store
+        self.policy = policy or EvidencePolicy()
+        self.embedder = embedder  # reverse lookup's dense fallback only
+        self.rerank = rerank  # reverse lookup's optional drug rerank
+        self.reranker = reranker  # the free-form route's part rerank (None: lexical order)
+
+    # -- section route ----------------------------------------------------------------------
+    def by_section(self, drug_id: str, section_key: str, query: str | None = None) -> EvidenceBundle:
+        parts = self.store.find_by_section(drug_id, section_key)
+        if not parts:
+            # Pooled text is a supplement to a section, never a stand-in for a missing one.
+            return EvidenceBundle(decision="ABSTAIN", reason="section_absent")
+        pooled = self.pooled_neighbours(drug_id, section_key, query) if query else []
+        # decide() sees the pooled parts too: a quarantined neighbour makes the answer VERIFY_PDF.
+        return decide([*parts, *pooled])
+
+    def for_each_drug(
+        self, drug_ids: Sequence[str], resolver: CatalogDrugResolver, one: Callable[[str], EvidenceBundle]
+    ) -> EvidenceBundle:
+        """The same question of several named drugs ("tác dụng phụ của loratadin và cetirizin",
+        "paracetamol và ibuprofen dùng cho trẻ em được không"), at most `compared_drug_limit`,
+        each answered by `one` and the parts decided together. A drug that yields nothing adds
+        nothing, and the answer names it as unanswered."""
+        known = [d for d in drug_ids if d in resolver.by_id][: self.policy.compared_drug_limit]
+        bundles = [one(d) for d in known]
+        parts = [item for bundle in bundles for item in bundle.evidence]
+        if not parts:
+            return bundles[0] if bundles else EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+        return decide(parts, [i for bundle in bundles for i in bundle.omitted_evidence_ids])
+
+    def pooled_neighbours(self, drug_id: str, section_key: str, query: str) -> list[EvidenceItem]:
+        """Parts of at most `max_lexical_pooled_sections` other sections of the same drug that
+        match the question on at least `lexical_pool_min_score` distinct words, best section
+        first. Exists for one measured case: a precaution question whose answer the monograph
+        files only under contraindications."""
+        policy = self.policy
+        if not policy.pools(section_key):
+            return []
+        hits = self.store.search_lexical(
+            query,
+            drug_id=drug_id,
+            exclude_sections={section_key} | policy.lexical_pool_excluded_sections,
+            min_score=policy.lexical_pool_min_score,
+            limit=policy.lexical_pool_hit_limit,
+        )
+        sections: list[str] = []
+        for hit in hits:  # best first
+            if hit.section_key not in sections and len(sections) < policy.max_lexical_pooled_sections:
+                sections.append(hit.section_key)
+        rank = {key: i for i, key in enumerate(sections)}
+        kept = [hit for hit in hits if hit.section_key in rank and hit.drug_id == drug_id]
+        return sorted(kept, key=lambda h: (rank[h.section_key], h.part_index))
+
+    # -- drug overview ----------------------------------------------------------------------
+    def overview(self, drug_id: str, intro_only: bool = True) -> EvidenceBundle:
+        sections = INTRO_SECTIONS if intro_only else None
+        items = self.store.find_by_drug(drug_id, chunk_kind="prose", section_keys=sections)
+        if not items:
+            return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+        return decide(label_sections(items))
+
+    # -- free-form question (duocthu.retrieval.freeform) -----------------------------------------------
+    def free_form(self, drug_id: str, query: str, deadline: Deadline | None = None) -> EvidenceBundle:
+        """The drug's prose parts ordered for the question (reranked, else lexically), the top
+        `rerank_top_k` packed to `max_context_tokens`; the bundle names the ordering used."""
+        return free_form(self.store, drug_id, query, self.policy, self.reranker, deadline)
+
+    # -- reverse lookup (duocthu.retrieval.reverse) ----------------------------------------------------
+    def by_indication(self, indication: str | None, deadline: Deadline | None = None) -> EvidenceBundle:
+        """Condition -> drugs: the chỉ định keyword pass, the dense fallback only when it finds
+        nothing; ranked drugs (max score per drug) with their evidence, capped by the policy."""
+        return retrieve_by_indication(
+            self.store, indication, self.policy, embedder=self.embedder, rerank=self.rerank, deadline=deadline
+        )
+
+    # -- entry point ------------------------------------------------------------------------
+    def retrieve_framed(
+        self,
+        drug_id: str,
+        section_key: str | None,
+        query: str | None = None,
+        is_overview: bool = True,
+        deadline: Deadline | None = None,
+    ) -> EvidenceBundle:
+        """A named section takes the section route. Without one: the intro overview for a
+        drug_overview turn (is_overview, the default: a bare drug name); else the free-form route
+        for the question, or, with no question to order by, every prose section in book order."""
+        if section_key:
+            return self.by_section(drug_id, section_key, query)
+        if not is_overview and query and query.strip():
+            return self.free_form(drug_id, query, deadline)
+        return self.overview(drug_id, intro_only=is_overview)
+
+    # -- interactions and patient safety (issue 9) --------------------------------------------
+    def with_patient_safety(
+        self, stage_one: EvidenceBundle, frame: QueryFrame, resolver: CatalogDrugResolver
+    ) -> EvidenceBundle:
+        """A reverse lookup's bundle plus the stage-2 safety facets of its ranked drugs for the
+        patient the frame describes (duocthu.retrieval.safety); stage one as it is without a patient."""
+        return with_patient_safety(stage_one, self.store, resolver, frame, self.policy)
+
+    # -- a frame -> its route (the one routing table; chat and the retrieve function share it) ----
+    def for_frame(
+        self,
+        frame: QueryFrame,
+        resolver: CatalogDrugResolver,
+        question: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> EvidenceBundle:
+        """Interaction -> the interaction pool; condition/symptom -> the reverse lookup (plus the
+        patient's safety facets when the frame describes one); condition_relation -> that
+        relation's own section across drugs; a named drug -> its section, overview or free-form
+        route. `question` orders a free-form answer and drives pooling."""
+        query = question or frame.standalone_query
+        if frame.turn_type == "interaction":
+            drugs = interacting_drugs(frame, resolver)
+            unknown = joined_unknown_names(query or "", frame, resolver)  # "X và tramadol"
+            if len(drugs) >= 2 or (drugs and unknown):
+                return interaction_evidence(self.store, resolver, drugs, unknown)
+            if len(drugs) == 1:  # one drug named: its whole interaction section
+                return self.by_section(drugs[0], "tuong_tac_thuoc")
+            return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
+        if frame.turn_type in REVERSE_TURNS:
+            stage_one = self.by_indication(indication_of(frame), deadline)
+            if frame.turn_type in PATIENT_SAFETY_TURNS:
+                return self.with_patient_safety(stage_one, frame, resolver)
+            return stage_one
+        if frame.turn_type == "condition_relation":
+            return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
+        if not frame.drugs or frame.drugs[0] not in resolver.by_id:
+            return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
+        drug_id = frame.drugs[0]
+        if frame.turn_type in ("drug_attribute", "drug_overview") and len(frame.drugs) > 1:
+
+            def each(drug: str) -> EvidenceBundle:
+                if frame.turn_type == "drug_overview":
+                    return self.overview(drug)
+                attribute = frame.attribute
+                return self.retrieve_framed(drug, attribute, query, is_overview=False, deadline=deadline)
+
+            return self.for_each_drug(frame.drugs, resolver, each)
+        if frame.turn_type == "drug_to_condition":
+            indications = self.by_section(drug_id, INDICATION_SECTION)
+            return with_section_reading(indications, self.store, drug_id, frame)
+        if frame.turn_type == "dosing_calc":
+            return self.by_section(drug_id, "lieu_luong_va_cach_dung")
+        if frame.turn_type == "drug_overview":
+            return self.overview(drug_id)
+        if not frame.attribute and frame.population and asks_yes_or_no(query or ""):
+            # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
+            # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
+            # the part that names them is read
+            query = " ".join((query or "", *population_wordings(frame.population)))
+        bundle = self.retrieve_framed(
+            drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
+        )
+        if section_read_for(frame):
+            # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
+            return with_section_reading(bundle, self.store, drug_id, frame)
+        return bundle

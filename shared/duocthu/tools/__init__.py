@@ -1,0 +1,3 @@
+"""Developer tools (cli, batch, local server, benchmarks, evaluations, scale source): never shipped in
+the Lambda layer.
+"""

@@ -1,0 +1,1 @@
+"""Quality measurements: `duocthu eval NAME [options]` runs `duocthu.tools.evals.NAME.main(argv)`."""

@@ -1,0 +1,34 @@
+"""What the evaluations share: where the team's gold sets live, and the index they run on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu.catalog.resolver import CatalogDrugResolver, load_active_catalog
+from duocthu.ingest.pipeline import ingest_records
+from duocthu.models.source import load_source, sample_formulary_path
+from duocthu.settings import Settings
+from duocthu.store import VectorStore
+from duocthu.store.edge import EdgeStore
+
+# tests/gold in a source checkout (gold sets are evaluation data, not shipped in the layer)
+GOLD_DIR = Path(__file__).resolve().parents[4] / "tests" / "gold"
+
+
+def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
+    """An existing Edge index, or (None) a fresh index of the sample formulary in `workdir`, so
+    that a run never depends on what .duocthu happens to hold."""
+    if data_dir is None:
+        settings = Settings(data_dir=workdir)
+        store: VectorStore = EdgeStore(workdir)
+        ingest_records(load_source(sample_formulary_path()), store, settings)
+    else:
+        settings = Settings(data_dir=data_dir)
+        store = EdgeStore(data_dir)
+    _, catalog = load_active_catalog(store, settings)
+    return store, CatalogDrugResolver(catalog)
+
+
+def rate(num: int, den: int) -> str:
+    """ "0.963 (79/82)", or "–" when there is nothing to divide by."""
+    return f"{num / den:.3f} ({num}/{den})" if den else "–"

@@ -1,0 +1,143 @@
+"""`duocthu serve`: the HTTP API on loopback, through the real Lambda handlers.
+
+Each request is wrapped in an API Gateway HTTP API (v2) event and handed to the same `handler`
+the deployed function runs (`sam local start-api` would need Docker, which these machines lack).
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import logging
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
+
+log = logging.getLogger(__name__)
+
+# path -> the function that serves it (as template.yaml routes them)
+ROUTES = {
+    "/v1/chat": "chat",
+    "/v1/drugs": "chat",
+    "/health": "chat",
+    "/v1/understand": "understand",
+    "/v1/retrieve": "retrieve",
+}
+
+
+@dataclass
+class LocalContext:
+    function_name: str
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = "arn:aws:lambda:local:000000000000:function:local"
+    aws_request_id: str = ""
+    deadline_ms: float = 0.0
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int(self.deadline_ms - time.time() * 1000))
+
+
+def functions_dir() -> Path:
+    folder = Path(__file__).resolve().parents[3] / "functions"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} not found: `duocthu serve` runs from a source checkout")
+    return folder
+
+
+def load_handler_module(name: str, folder: Path | None = None) -> ModuleType:
+    path = (folder or functions_dir()) / name / "app.py"
+    spec = importlib.util.spec_from_file_location(f"duocthu_fn_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def to_event(method: str, target: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
+    url = urlsplit(target)
+    try:
+        text, encoded = body.decode("utf-8"), False
+    except UnicodeDecodeError:  # passed on as API Gateway does: base64, flagged
+        text, encoded = base64.b64encode(body).decode("ascii"), True
+    query = dict(parse_qsl(url.query, keep_blank_values=True))
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": url.path,
+        "rawQueryString": url.query,
+        "headers": {k.lower(): v for k, v in headers.items()},
+        "queryStringParameters": query or None,
+        "requestContext": {
+            "accountId": "000000000000",
+            "apiId": "local",
+            "domainName": "localhost",
+            "http": {
+                "method": method,
+                "path": url.path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": headers.get("User-Agent", ""),
+            },
+            "requestId": str(uuid.uuid4()),
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
+            "timeEpoch": int(time.time() * 1000),
+        },
+        "body": text if body else None,
+        "isBase64Encoded": encoded,
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    modules: ClassVar[dict[str, ModuleType]] = {}
+    timeout_s = 29.0
+
+    def _dispatch(self) -> None:
+        path = urlsplit(self.path).path
+        name = ROUTES.get(path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if name is None:
+            self._reply(
+                404, {"Content-Type": "application/json"}, b'{"error":"not_found","message":"no such route"}'
+            )
+            return
+        event = to_event(self.command, self.path, dict(self.headers.items()), body)
+        context = LocalContext(
+            function_name=name,
+            aws_request_id=event["requestContext"]["requestId"],
+            deadline_ms=time.time() * 1000 + self.timeout_s * 1000,
+        )
+        response = self.modules[name].handler(event, context)
+        payload = response.get("body") or ""
+        raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode("utf-8")
+        self._reply(int(response.get("statusCode", 200)), response.get("headers") or {}, raw)
+
+    def _reply(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _dispatch
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.info("%s %s", self.address_string(), format % args)
+
+
+def make_server(port: int = 3000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """A server bound to loopback, with every function's handler imported once (cold start)."""
+    modules = {name: load_handler_module(name) for name in sorted(set(ROUTES.values()))}
+    handler = type("Handler", (_Handler,), {"modules": modules})
+    return ThreadingHTTPServer((host, port), handler)

@@ -1,0 +1,1 @@
+"""A turn (+ history, prior frame) -> QueryFrame. Intent only: nothing here answers a question."""

@@ -1,0 +1,100 @@
+"""Candidate bounding: the only drug_ids a turn's frame may name, fixed before any model runs.
+
+For the turn and every history line: the drugs `resolve` names exactly, and, where a line names
+none, the few `suggest` finds it plausibly misspelt. Drugs of the prior frame that are in the
+catalogue stay candidates too (a follow-up turn refers back to them). The prompt shows this set
+and nothing else, and `resolve_id` accepts nothing outside it.
+
+Why bound first (reference 08, F-04): checking that a model's drug_id is *some* catalogue drug
+does not show it is the one the user named; a model could map an invented name ("aspirinol") onto
+any real drug. A name that fuzzy-matches nothing never enters the set, so it can only end up in
+`unknown_drugs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.cues import standard_wording
+
+SUGGEST_K = 5
+SUGGEST_MIN_SCORE = 0.55
+NAMES_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class LineCandidates:
+    text: str
+    matches: tuple[DrugMatch, ...]  # exact names in the line
+    suggestions: tuple[Suggestion, ...]  # fuzzy candidates, only when the line names no drug
+
+
+@dataclass(frozen=True)
+class CandidateSet:
+    turn: LineCandidates
+    history: tuple[LineCandidates, ...]  # oldest first
+    prior_ids: tuple[str, ...]  # catalogue drugs of the prior frame
+    names: dict[str, tuple[str, ...]]  # drug_id -> display names, its own name form first
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every drug_id shown, in order of appearance: the turn, then history (newest first),
+        then the prior frame."""
+        ordered: dict[str, None] = {}
+        for line in (self.turn, *reversed(self.history)):
+            ordered.update((m.drug_id, None) for m in line.matches)
+            ordered.update((s.drug_id, None) for s in line.suggestions)
+        ordered.update((d, None) for d in self.prior_ids)
+        return tuple(ordered)
+
+    @property
+    def named_ids(self) -> tuple[str, ...]:
+        """Drugs the current turn names exactly."""
+        return tuple(m.drug_id for m in self.turn.matches)
+
+    def history_ids(self) -> tuple[str, ...]:
+        """Drugs named exactly by the most recent history line that names any."""
+        for line in reversed(self.history):
+            if line.matches:
+                return tuple(m.drug_id for m in line.matches)
+        return ()
+
+
+def _line(resolver: CatalogDrugResolver, text: str) -> LineCandidates:
+    matches = resolver.resolve(text)
+    suggestions = () if matches else resolver.suggest(text, k=SUGGEST_K, min_score=SUGGEST_MIN_SCORE)
+    return LineCandidates(text, matches, suggestions)
+
+
+def bound_candidates(
+    resolver: CatalogDrugResolver, message: str, history: Sequence[str] = (), prior: QueryFrame | None = None
+) -> CandidateSet:
+    turn = _line(resolver, message)
+    lines = tuple(_line(resolver, text) for text in history)
+    prior_ids = tuple(d for d in (prior.drugs if prior else ()) if d in resolver.by_id)
+    ids: dict[str, None] = {}
+    for line in (turn, *lines):
+        ids.update((m.drug_id, None) for m in line.matches)
+        ids.update((s.drug_id, None) for s in line.suggestions)
+    ids.update((d, None) for d in prior_ids)
+    names = {d: resolver.catalog_names(d, limit=NAMES_SHOWN) for d in ids}
+    return CandidateSet(turn, lines, prior_ids, names)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn to understand: the message, what came before, and its bounded candidates."""
+
+    message: str
+    history: tuple[str, ...]
+    prior: QueryFrame | None
+    candidates: CandidateSet
+
+    @property
+    def wording(self) -> str:
+        """The message as the cue tables read it (regional spellings standardised, word for word);
+        what the user sees stays `message`."""
+        return standard_wording(self.message)

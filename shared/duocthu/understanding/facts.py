@@ -1,0 +1,487 @@
+"""Small extractors: the patient facts a turn states (weight, age, population, route, kidney and
+liver function, pregnancy, breastfeeding, current medicines, allergies, conditions) and the
+product names it mentions that the catalogue does not know.
+
+Each is a narrow surface rule over the cue tables (`duocthu.understanding.cues`); none holds drug knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from duocthu.catalog.resolver import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
+from duocthu.core.sections import SECTION_PHRASES
+from duocthu.core.text import fold, nfc, raw_words, segment_ids
+from duocthu.core.vocabulary import Population, Route
+from duocthu.models.frame import MAX_WEIGHT_KG, PatientContext
+from duocthu.store.base import stop_words
+from duocthu.understanding.cues import (
+    ORGAN_FUNCTION_CONDITIONS,
+    ConditionMention,
+    Cue,
+    TurnCues,
+    find_conditions,
+    scan_cues,
+)
+
+# "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
+_WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
+_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
+_AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
+# Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
+# doses run to adolescence), 65 and over is elderly.
+CHILD_BELOW_YEARS = 18.0
+ELDERLY_FROM_YEARS = 65.0
+REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
+# Words that end the object of "đang dùng X" / "dị ứng với X".
+_OBJECT_STOP = frozenset(
+    fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
+)
+# A turn that ends in one of these (folded), or has a question mark, asks something.
+_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
+# A turn with none of these anywhere (nor a question mark) tells, it does not ask. Compared as
+# written: folded, "đâu" (where) would be "đau" (pain) and "mấy" would be "máy".
+_QUESTION_WORDS = frozenset(
+    {
+        "không",
+        "gì",
+        "nào",
+        "sao",
+        "chưa",
+        "nhỉ",
+        "thế",
+        "bao",
+        "mấy",
+        "ai",
+        "đâu",
+        "khong",
+        "gi",
+        "nao",
+        "chua",
+    }
+)
+# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
+# ("Má tui xài Plavix sau đặt stent.").
+_TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
+_SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
+# Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
+_FILLERS = frozenset({"con", "benh", "chung"})
+# Sentence-final particles: never a medicine's name.
+_PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
+_RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
+_NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
+
+
+@dataclass(frozen=True)
+class Facts:
+    weight_kg: float | None = None
+    age_text: str | None = None
+    population: Population | None = None
+    route: Route | None = None
+    renal_function: str | None = None
+    hepatic_function: str | None = None
+    pregnancy: bool | None = None
+    breastfeeding: bool | None = None
+    current_medications: tuple[str, ...] = ()
+    allergies: tuple[str, ...] = ()
+    comorbidities: tuple[str, ...] = ()
+    conditions: tuple[ConditionMention, ...] = ()
+    comorbid: tuple[ConditionMention, ...] = ()  # the conditions the patient has ("bị hen")
+    current_medication_ids: tuple[str, ...] = ()  # catalogue drugs among current_medications
+    current_medication_starts: frozenset[int] = field(default_factory=frozenset)  # their mentions
+    object_positions: frozenset[int] = field(default_factory=frozenset)  # tokens of allergy objects
+    adverse_reactions: tuple[str, ...] = ()  # past reactions, with their cause: "phù mặt (aspirin)"
+    reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
+    reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
+
+    def patient_context(self) -> PatientContext:
+        return PatientContext(
+            comorbidities=self.comorbidities,
+            allergies=self.allergies,
+            adverse_reactions=self.adverse_reactions,
+            current_medications=self.current_medications,
+            renal_function=self.renal_function,
+            hepatic_function=self.hepatic_function,
+            pregnancy=self.pregnancy,
+            breastfeeding=self.breastfeeding,
+        )
+
+    @property
+    def complaints(self) -> tuple[ConditionMention, ...]:
+        """The conditions a question may ask about: all but the past reactions it tells."""
+        return tuple(c for c in self.conditions if c.start not in self.reaction_starts)
+
+    @property
+    def states_patient(self) -> bool:
+        """The turn describes a particular patient (so the answer is a decision for that patient)."""
+        return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def extract_weight(text: str) -> float | None:
+    for match in _WEIGHT.finditer(fold(nfc(text))):
+        weight = _number(match.group(1))
+        if 0 < weight <= MAX_WEIGHT_KG:
+            return weight
+    return None
+
+
+def extract_age(text: str) -> tuple[str | None, float | None]:
+    """The age as stated ("5 tuổi", "3 tháng tuổi") and in years."""
+    match = _AGE.search(fold(nfc(text)))
+    if not match:
+        return None, None
+    value, unit = _number(match.group(1)), match.group(2)
+    years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
+    return f"{match.group(1)} {_AGE_WORDS[unit]}", years
+
+
+def asks_something(text: str, cues: TurnCues) -> bool:
+    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
+    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
+
+
+def tells_only(text: str, cues: TurnCues) -> bool:
+    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
+    return "?" not in text and not any(t in _QUESTION_WORDS for t in cues.tokens)
+
+
+def clause_ids(text: str, tokens: Sequence[str] | None = None) -> list[int]:
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :). Given the
+    turn's `tokens`, one clause for all of them if the two tokenisers disagree (exotic text)."""
+    clauses = segment_ids(text, ",;.?!:")
+    return [0] * len(tokens) if tokens is not None and len(clauses) != len(tokens) else clauses
+
+
+def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
+    """Token positions of the phrase a cue introduces: to the clause end, a stop word, or `limit`."""
+    end = cue.end
+    while (
+        end < len(tokens)
+        and end - cue.end < limit
+        and clauses[end] == clauses[cue.end - 1]
+        and fold(tokens[end]) not in _OBJECT_STOP
+    ):
+        end += 1
+    return range(cue.end, end)
+
+
+def _reduced_clearance(cues: TurnCues) -> bool:
+    """A clearance stated as a number below `REDUCED_CLEARANCE` ("ClCr 25", "eGFR 40 ml/phút"):
+    the kidney function the formulary's renal dose bands start from."""
+    for cue in cues.all("renal"):
+        after = cues.tokens[cue.end : cue.end + 3]
+        number = next((t for t in after if t.isdigit()), None)
+        if number is not None:
+            return int(number) < REDUCED_CLEARANCE
+    return False
+
+
+def _population(cues: TurnCues, years: float | None) -> Population | None:
+    found = cues.all("population")
+    if found:
+        return found[0].value  # type: ignore[return-value]  # checked against POPULATIONS at load
+    if _reduced_clearance(cues):
+        return "suy_than"
+    if years is None:
+        return None
+    if years < CHILD_BELOW_YEARS:
+        return "tre_em"
+    return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
+
+
+def _function(cue: Cue | None, tokens: Sequence[str]) -> str | None:
+    """The stated kidney/liver function: the cue and the qualifiers after it ("suy thận nặng")."""
+    if cue is None:
+        return None
+    end = cue.end
+    while (
+        end < len(tokens)
+        and end - cue.end < 3
+        and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
+    ):
+        end += 1
+    return " ".join(tokens[cue.start : end])
+
+
+def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
+    cues = scan_cues(text)
+    tokens = cues.tokens
+    clauses = clause_ids(text, tokens)
+    age_text, years = extract_age(text)
+    route = cues.first("route")
+    starts = {m.start: m for m in named}
+    written = raw_words(text)  # what the patient's medicines and allergies are shown as
+    if len(written) != len(tokens):
+        written = list(tokens)
+
+    current: list[str] = []
+    current_ids: list[str] = []
+    current_starts: set[int] = set()
+    leads = list(cues.all("current_medication"))
+    if tells_only(text, cues):
+        leads += [
+            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
+        ]
+    asked = cues.first("candidate")
+    if asked is not None:
+        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
+        # opening its clause), then a complaint in a later clause, before a which-drug question,
+        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
+        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
+        # nào") the drugs are the choice; only a named drug counts.
+        subjects = {c.end for c in cues.all("patient_subject")}
+        told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
+        leads += [
+            Cue("current_medication", _SUBJECT_LEAD, i, 1)
+            for i in range(asked.start)
+            if fold(tokens[i]) in _TAKING_VERBS
+            and (i in subjects or i == 0 or clauses[i - 1] != clauses[i])  # or opening its clause
+            and any(clause > clauses[i] for clause in told)
+        ]
+    for cue in leads:
+        span = _object_after(cue, tokens, clauses, limit=6)
+        drugs = [starts[i] for i in span if i in starts]
+        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
+        end = span.stop
+        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
+            joined = starts[end + 1]
+            drugs.append(joined)
+            end = joined.end
+        if drugs:
+            current += [" ".join(written[m.start : m.end]) for m in drugs]
+            current_ids += [m.drug_id for m in drugs]
+            current_starts.update(m.start for m in drugs)
+        elif cue.value != _SUBJECT_LEAD and any(
+            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
+        ):
+            # "đang uống á" names nothing
+            current.append(" ".join(written[i] for i in span))
+
+    allergies: list[str] = []
+    objects: set[int] = set()
+    stated: set[int] = set()  # "dị ứng" saying which medicine the patient is allergic to
+    for cue in cues.all("allergy"):
+        span = _object_after(cue, tokens, clauses)
+        if len(span):
+            allergies.append(" ".join(written[i] for i in span))
+            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
+            # drug asked about (its contraindications list the hypersensitivity)
+            own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
+            objects.update(span[:2] if own else span)
+            # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
+            if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
+                stated.update(range(cue.start, cue.end))
+
+    conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
+    # "bị gút", and with a filler word between: "đang bị cơn gút cấp", "bị bệnh tiểu đường"
+    comorbid_starts = {c.end for c in cues.all("comorbidity")}
+    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in _FILLERS}
+    comorbid = [
+        c
+        for c in conditions
+        if c.start in comorbid_starts
+        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
+        and c.start not in objects
+    ]
+    comorbidities = [c.normalized for c in comorbid]
+    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
+    return Facts(
+        weight_kg=extract_weight(text),
+        age_text=age_text,
+        population=_population(cues, years),
+        route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
+        renal_function=_function(cues.first("renal"), tokens),
+        hepatic_function=_function(cues.first("hepatic"), tokens),
+        pregnancy=True if cues.has("pregnancy") else None,
+        breastfeeding=True if cues.has("breastfeeding") else None,
+        current_medications=tuple(dict.fromkeys(current)),
+        allergies=tuple(dict.fromkeys(allergies)),
+        comorbidities=tuple(dict.fromkeys(comorbidities)),
+        conditions=conditions,
+        comorbid=tuple(comorbid),
+        current_medication_ids=tuple(dict.fromkeys(current_ids)),
+        current_medication_starts=frozenset(current_starts),
+        object_positions=frozenset(objects),
+        adverse_reactions=tuple(dict.fromkeys(reactions)),
+        reaction_starts=frozenset(reaction_starts),
+        reaction_cause_starts=frozenset(cause_starts),
+    )
+
+
+# At most this many words (such as "dữ dội") between a reaction and the lead naming its cause.
+REACTION_TO_LEAD = 3
+# At most this many words of a reaction told after its drug ("uống X bị phồng rộp da …").
+MAX_REACTION_WORDS = 5
+
+
+def _past_reactions(
+    cues: TurnCues,
+    named: Sequence[DrugMatch],
+    conditions: Sequence[ConditionMention],
+    written: Sequence[str],
+    clauses: Sequence[int],
+) -> tuple[list[str], set[int], set[int]]:
+    """Reactions told with their cause before a new complaint: "từng bị phù mặt khi uống aspirin,
+    nay đau răng thì uống gì?". The reaction and its drug are the patient's history (the drug is
+    not what is asked about); the complaint after them is the question. Without a later complaint
+    ("bị ho khan do captopril thì xử trí sao?") the reaction is what is asked."""
+    reactions: list[str] = []
+    reaction_starts: set[int] = set()
+    cause_starts: set[int] = set()
+    told_as_past = cues.has("past")  # "từng", "tiền sử", "trước đây", "ngưng"
+
+    def past(start: int, end: int, match: DrugMatch) -> None:
+        reaction_starts.update(c.start for c in conditions if start <= c.start < end)
+        reaction_starts.add(start)
+        cause_starts.add(match.start)
+        reactions.append(f"{' '.join(written[start:end])} ({' '.join(written[match.start : match.end])})")
+
+    for match in named:
+        # the reaction, then its cause: "phù mặt khi uống aspirin", "SJS do Tegretol"
+        lead = next((c for c in cues.all("reaction_lead") if c.end == match.start), None)
+        if lead is not None and (told_as_past or any(c.start >= match.end for c in conditions)):
+            before = [c for c in conditions if 0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD]
+            if before:
+                past(before[-1].start, before[-1].start + before[-1].length, match)
+                continue
+        # the drug, then "bị" and the reaction, then a new complaint: "trước đây uống Tegretol bị
+        # phồng rộp da. Nay động kinh tái phát…" (told as past: without it, "uống X bị Y" is a
+        # reaction happening now, asked about). The reaction runs to the end of its clause.
+        said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
+        if said is None or not told_as_past or said.end >= len(clauses):
+            continue
+        end, clause = said.end, clauses[said.end]
+        while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
+            end += 1
+        if any(c.start >= end for c in conditions):
+            past(said.end, end, match)
+    return reactions, reaction_starts, cause_starts
+
+
+def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """Every catalogue drug the turn names is named as a medicine the patient already takes:
+    in "đang dùng warfarin, bị đau đầu thì dùng thuốc gì?" warfarin is context, not the subject."""
+    return bool(named) and all(m.start in facts.current_medication_starts for m in named)
+
+
+def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
+    """Every catalogue drug the turn names is the patient's: a medicine taken, what the patient is
+    allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject), or
+    the cause of a past reaction told before a new complaint (`_past_reactions`)."""
+    mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
+    return bool(named) and all(m.start in mine for m in named)
+
+
+# --- Names the catalogue does not know ---------------------------------------------------------
+
+
+def _foreign(token: str) -> bool:
+    """A word that cannot be Vietnamese: three letters or more, not one syllable's shape, not listed."""
+    folded = fold(token)
+    if len(folded) < 3 or not folded.isalpha() or token.casefold() in common_words():
+        return False
+    return not is_vietnamese_syllable(folded)
+
+
+MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
+
+
+def unknown_names(
+    text: str,
+    named: Sequence[DrugMatch] = (),
+    suggestions: Sequence[Suggestion] = (),
+    facts: Facts | None = None,
+) -> tuple[str, ...]:
+    """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
+
+    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
+    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
+    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
+    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
+    A fuzzy suggestion's span is a name too: it was not found as written.
+    """
+    raw = raw_words(text)
+    cues = scan_cues(text)
+    suggested = [s.matched_text for s in suggestions]
+    if len(raw) != len(cues.tokens):
+        return tuple(dict.fromkeys(suggested))
+    facts = facts or extract_facts(text, named)
+    blocked = set(cues.covered()) | set(facts.object_positions)
+    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
+        blocked.update(range(phrase.start, phrase.start + phrase.length))
+    drug_starts = {m.start for m in named}
+    drug_ends = set()
+    for match in named:
+        blocked.update(range(match.start, match.end))
+        drug_ends.add(match.end)
+    for condition in facts.conditions:
+        blocked.update(range(condition.start, condition.start + condition.length))
+    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
+    blocked.update(c.end for c in cues.all("comorbidity"))
+    for lead in cues.all("condition_lead"):
+        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
+        end = lead.end
+        while end < len(raw) and end - lead.end < 3 and (_foreign(raw[end]) or raw[end][:1].isupper()):
+            end += 1
+        blocked.update(range(lead.end, end))
+    slots = {cue.end for cue in cues.all("name_slot")}
+
+    def capitalised(i: int) -> bool:
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
+
+    def word(i: int, in_run: bool) -> bool:
+        if i in blocked:
+            return False
+        if _foreign(raw[i]):
+            return True
+        # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
+        return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
+
+    def strength(i: int) -> bool:
+        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
+
+    # A stretch of many foreign-looking words is a sentence in another language ("ignore previous
+    # instructions and ..."), never a product name.
+    other_language: set[int] = set()
+    k = 0
+    while k < len(raw):
+        end = k
+        while end < len(raw) and _foreign(raw[end]):
+            end += 1
+        if end - k > MAX_NAME_WORDS:
+            other_language.update(range(k, end))
+        k = max(end, k + 1)
+
+    named_again = {fold(m.matched_text) for m in named}
+    variants = {c.start for c in cues.all("name_variant")}
+    bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
+    names: list[str] = []
+    i = 0
+    while i < len(raw):
+        if not word(i, in_run=False):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
+            j += 1
+        # Right after a known name: a maker ("Acyclovir Stella 800 mg"), a word that goes on the
+        # name ("Panadol extra", data: name_variant) or the drug again in brackets ("aspirin
+        # (salicylat)") is no name; another word in lower case is a second ingredient ("Hapacol
+        # codein"). A drug named again ("phối hợp digoxin thì giảm digoxin") is known: `resolve`
+        # keeps only each drug's first mention.
+        name = " ".join(raw[i:j])
+        after_known = i in drug_ends and (
+            not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
+        )
+        if not after_known and i not in other_language and fold(name) not in named_again:
+            names.append(name)
+        i = j
+    found = [f" {fold(n)} " for n in names]
+    names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
+    return tuple(dict.fromkeys(names))

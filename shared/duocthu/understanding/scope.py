@@ -1,0 +1,60 @@
+"""Subject scope: is this question about a person, or about an animal?
+
+The formulary describes medicines for people, so a veterinary question has nothing to be answered
+from; the turn is answered as out of scope (`non_human_subject`). This is a fixed keyword rule on
+the text, deliberately not a model call: it runs on every request, must work while a model
+provider is down, and must be auditable. It checks corpus coverage only; it must never grow into
+rules about what a professional may ask.
+
+A caller may claim a scope (the web client sends one), but the claim can only narrow: the result
+is the more conservative of the claim and the scan, so a client that always sends "human" cannot
+widen a question about a dog.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+
+from duocthu.core.text import PhraseIndex, words
+from duocthu.core.vocabulary import SubjectScope
+
+
+@lru_cache(maxsize=1)
+def _scope_phrases() -> PhraseIndex[SubjectScope]:
+    text = resources.files("duocthu").joinpath("data", "subject_scope.tsv").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    index: PhraseIndex[SubjectScope] = PhraseIndex()
+    for row in csv.DictReader(lines, delimiter="\t"):
+        scope, match = row["scope"], row["match"]
+        if scope not in ("human", "non_human") or match not in ("folded", "as_written"):
+            raise ValueError(f"subject_scope.tsv: bad row {row}")
+        index.add(row["phrase"], "human" if scope == "human" else "non_human", allow_folded=match == "folded")
+    return index
+
+
+def scan_scope(text: str) -> SubjectScope:
+    """non_human when the text names an animal as the subject. An animal word inside a phrase about
+    a person ("bị chó cắn", "dị ứng lông mèo") does not count."""
+    found = _scope_phrases().matches(words(text))
+    personal = {m.start + i for m in found if m.value == "human" for i in range(m.length)}
+    for match in found:
+        if match.value == "non_human" and personal.isdisjoint(range(match.start, match.start + match.length)):
+            return "non_human"
+    return "human"
+
+
+def resolve_subject_scope(query: str, claimed: SubjectScope | None = None) -> SubjectScope:
+    """The more conservative of the caller's claim and the keyword scan (non_human wins)."""
+    if claimed == "non_human":
+        return "non_human"
+    return scan_scope(query)
+
+
+def looks_non_human(lines: str | Iterable[str]) -> bool:
+    """The guard before any clarifying question: does the conversation (this turn, or a line of
+    its history) talk about an animal? Asking "which drug?" about a dog only delays the refusal."""
+    texts = [lines] if isinstance(lines, str) else list(lines)
+    return any(scan_scope(text) == "non_human" for text in texts)
