@@ -20,7 +20,7 @@ from duocthu.tools.cli import main as cli
 
 from tests.integration.test_handlers import LambdaContext, call, http_event, load_function
 from tests.integration.test_handlers import env as env  # the fixture: sample index, Powertools env
-from tests.unit.test_rerank import cohere_client
+from tests.unit.providers.test_rerank import cohere_client
 
 pytestmark = pytest.mark.usefixtures("env")
 

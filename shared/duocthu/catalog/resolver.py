@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from duocthu.core.tables import data_lines
 from duocthu.core.text import (
     PhraseMatch,
     fold,
@@ -71,15 +71,9 @@ AliasKind = Literal["folded", "as_written", "word"]
 
 
 @lru_cache(maxsize=1)
-def _common_words_text() -> str:
-    return resources.files("duocthu").joinpath("data", "common_words.txt").read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """data/common_words.txt: words (NFC, case-folded, with marks) no alias may stand for."""
-    lines = (line.strip() for line in _common_words_text().splitlines())
-    return frozenset(" ".join(words(line)) for line in lines if line and not line.startswith("#"))
+    return frozenset(" ".join(words(line)) for line in data_lines("common_words.txt"))
 
 
 @lru_cache(maxsize=1)
@@ -173,7 +167,7 @@ def _similarity_cutoff(min_score: float) -> float:
 def rules_digest() -> str:
     """Identifies the rules an AliasIndex was derived under (format, word list, syllable shape)."""
     digest = hashlib.sha256(f"{_INDEX_FORMAT}|{_SYLLABLE.pattern}|{_FUZZY_MIN_LETTERS}|".encode())
-    digest.update(_common_words_text().encode("utf-8"))
+    digest.update("\n".join(data_lines("common_words.txt")).encode("utf-8"))
     return digest.hexdigest()[:16]
 
 

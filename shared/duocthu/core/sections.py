@@ -6,19 +6,10 @@ and `data/section_phrases.tsv` (question phrases). Adding a phrasing is adding a
 
 from __future__ import annotations
 
-import csv
-from importlib import resources
-
+from duocthu.core.tables import table_records
 from duocthu.core.text import PhraseIndex, words
 
-
-def _read_tsv(name: str) -> list[dict[str, str]]:
-    text = resources.files("duocthu").joinpath("data", name).read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
-
-
-_ROWS = sorted(_read_tsv("section_keys.tsv"), key=lambda r: int(r["order"]))
+_ROWS = sorted(table_records("section_keys.tsv"), key=lambda r: int(r["order"]))
 
 SECTION_KEYS: tuple[str, ...] = tuple(r["section_key"] for r in _ROWS)
 SECTION_ORDER: dict[str, int] = {key: i for i, key in enumerate(SECTION_KEYS)}
@@ -58,7 +49,7 @@ RELATION_SECTIONS: dict[str, str] = {
 
 def _load_phrases() -> PhraseIndex[str]:
     index: PhraseIndex[str] = PhraseIndex()
-    for row in _read_tsv("section_phrases.tsv"):
+    for row in table_records("section_phrases.tsv"):
         key = row["section_key"]
         if key not in SECTION_ORDER:
             raise ValueError(f"section_phrases.tsv: unknown section key {key!r}")

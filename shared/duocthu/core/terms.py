@@ -9,11 +9,10 @@ Understanding reads the ordinary words among them as no condition at all
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from functools import lru_cache
-from importlib import resources
 
+from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
 
 KINDS = ("word", "condition")
@@ -23,10 +22,8 @@ KINDS = ("word", "condition")
 def _distinct_terms() -> dict[str, tuple[tuple[tuple[str, ...], bool], ...]]:
     """The folded finding -> each term holding its words that is not it, as words, and whether
     that term is another condition (else an ordinary word)."""
-    text = resources.files("duocthu").joinpath("data", "distinct_terms.tsv").read_text("utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     by_finding: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
-    for row in csv.DictReader(lines, delimiter="\t"):
+    for row in table_records("distinct_terms.tsv"):
         if row["kind"] not in KINDS:
             raise ValueError(f"distinct_terms.tsv: kind is word or condition, not {row['kind']!r}")
         term = (tuple(words(row["term"])), row["kind"] == "condition")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Generic, TypeVar
 
+from duocthu.core.tables import data_lines
+
 T = TypeVar("T")
 _WORD = re.compile(r"\w+", re.UNICODE)
 # NFD leaves đ/Đ whole (they are letters, not d + mark), so they are mapped by hand.
@@ -172,3 +174,9 @@ def asks_yes_or_no(text: str) -> bool:
     """A question closed by "không" ("dùng được không?", "có … không ạ?")."""
     tail = [fold(t) for t in words(text)][-3:]
     return "khong" in tail or "ko" in tail
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """data/stop_words.txt: exact spellings (marks included) left out of a lexical query."""
+    return frozenset(w for line in data_lines("stop_words.txt") for w in words(line))

@@ -19,13 +19,12 @@ says nothing about the pair, which is not the same as "no interaction". Wording 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from importlib import resources
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
+from duocthu.core.tables import table_records
 from duocthu.core.text import (
     PhraseIndex,
     fold,
@@ -106,11 +105,9 @@ def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
 def _class_table() -> tuple[PhraseIndex[str], tuple[str, ...]]:
     """The class phrases as an index, and as runs of words: a text whose words hold none of them
     names no class, and is not scanned span by span."""
-    text = resources.files("duocthu").joinpath("data", "drug_classes.tsv").read_text("utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     index: PhraseIndex[str] = PhraseIndex()
     phrases: set[str] = set()
-    for row in csv.DictReader(lines, delimiter="\t"):
+    for row in table_records("drug_classes.tsv"):
         index.add(row["phrase"], row["class"], allow_folded=False)
         phrases.add(" ".join(words(row["phrase"])))
     return index, tuple(sorted(phrases))

@@ -38,16 +38,15 @@ a cap removes is listed in `omitted_evidence_ids`.
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import INTERACTION_SECTION
+from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
 from duocthu.core.text import PhraseIndex, words
 from duocthu.core.vocabulary import POPULATIONS, CandidateStatus, Population
@@ -129,15 +128,9 @@ class AnchorTable:
         return " ".join(tokens) or None
 
 
-def _read_rows() -> list[dict[str, str]]:
-    text = resources.files("duocthu").joinpath("data", "clinical_anchors.tsv").read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
-
-
 @lru_cache(maxsize=1)
 def anchor_table() -> AnchorTable:
-    rows = _read_rows()
+    rows = table_records("clinical_anchors.tsv")
     generic = frozenset(w for r in rows if r["kind"] == "generic" for w in words(r["phrase"]))
     concepts: dict[str, list[str]] = {}
     by_population: dict[str, str] = {}

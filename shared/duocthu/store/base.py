@@ -7,14 +7,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.sections import SECTION_ORDER
-from duocthu.core.text import fold, folded_words, words
+from duocthu.core.text import fold, folded_words, stop_words, words
 from duocthu.ingest.chunking import Chunk
 from duocthu.models.evidence import EvidenceItem, SourceRef
 from duocthu.store.lexical import SparseTerms, lexical_terms
@@ -180,15 +178,6 @@ def conditions(
         equal={k: v for k, v in pairs if v is not None},
         any_of={"section_key": tuple(sorted(section_keys))} if section_keys is not None else {},
         none_of={"section_key": tuple(sorted(exclude_sections))} if exclude_sections else {},
-    )
-
-
-@lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """data/stop_words.txt: exact spellings (marks included) left out of a lexical query."""
-    text = resources.files("duocthu").joinpath("data", "stop_words.txt").read_text(encoding="utf-8")
-    return frozenset(
-        w for line in text.splitlines() if line.strip() and not line.startswith("#") for w in words(line)
     )
 
 

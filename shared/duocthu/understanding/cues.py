@@ -16,15 +16,14 @@ no contiguous relation form is found.
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Literal, get_args
 
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_ORDER, SECTION_PHRASES
+from duocthu.core.tables import table_records
 from duocthu.core.terms import ordinary_words
 from duocthu.core.text import (
     PhraseIndex,
@@ -89,7 +88,7 @@ GAPPED_KINDS = ("section", "reverse_relation")
 @lru_cache(maxsize=1)
 def _regional_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
     table = {}
-    for row in _read_tsv("regional_words.tsv"):
+    for row in table_records("regional_words.tsv"):
         phrase, standard = nfc(row["phrase"]).casefold(), nfc(row["standard"])
         if len(words(phrase)) != len(words(standard)):
             raise ValueError(f"regional_words.tsv: {phrase!r} and {standard!r} differ in word count")
@@ -112,16 +111,11 @@ def standard_wording(text: str) -> str:
     return pattern.sub(standard, nfc(text))
 
 
-def _read_tsv(name: str) -> list[dict[str, str]]:
-    text = resources.files("duocthu").joinpath("data", name).read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
-
-
 @lru_cache(maxsize=2)
 def _finding_end_words(narrowing: bool) -> frozenset[str]:
     kinds = ("finding", "narrowing") if narrowing else ("finding",)
-    return frozenset(nfc(r["word"]).casefold() for r in _read_tsv("finding_ends.tsv") if r["ends"] in kinds)
+    rows = table_records("finding_ends.tsv")
+    return frozenset(nfc(r["word"]).casefold() for r in rows if r["ends"] in kinds)
 
 
 def ends_finding(token: str, narrowing: bool = False) -> bool:
@@ -176,7 +170,7 @@ def _cue_tables() -> _CueTables:
     index: PhraseIndex[tuple[str, str]] = PhraseIndex()
     parts: PhraseIndex[tuple[int, int]] = PhraseIndex()
     gapped: list[tuple[int, str, str]] = []
-    for row in _read_tsv("understanding_cues.tsv"):
+    for row in table_records("understanding_cues.tsv"):
         kind, value, phrase = row["kind"], (row.get("value") or "").strip(), row["phrase"]
         if kind not in CUE_KINDS:
             raise ValueError(f"understanding_cues.tsv: unknown kind {kind!r}")
@@ -487,7 +481,7 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind] | None]:
     kind word) with no value: being longer, "sốt ruột" takes the span "sốt" would, and names
     nothing."""
     index: PhraseIndex[tuple[str, ConditionKind] | None] = PhraseIndex()
-    for row in _read_tsv("condition_phrases.tsv"):
+    for row in table_records("condition_phrases.tsv"):
         kind = row["kind"]
         if kind not in ("symptom", "disease"):
             raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
@@ -500,7 +494,7 @@ def _condition_index() -> PhraseIndex[tuple[str, ConditionKind] | None]:
 @lru_cache(maxsize=1)
 def _condition_kinds() -> dict[str, ConditionKind]:
     kinds: dict[str, ConditionKind] = {}
-    for row in _read_tsv("condition_phrases.tsv"):
+    for row in table_records("condition_phrases.tsv"):
         kind: ConditionKind = "symptom" if row["kind"] == "symptom" else "disease"
         kinds.setdefault(fold(row["normalized"]), kind)
     return kinds

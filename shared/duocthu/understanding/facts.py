@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from duocthu.catalog.resolver import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
 from duocthu.core.sections import SECTION_PHRASES
-from duocthu.core.text import fold, nfc, raw_words, segment_ids
+from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import MAX_WEIGHT_KG, PatientContext
-from duocthu.store.base import stop_words
 from duocthu.understanding.cues import (
     ORGAN_FUNCTION_CONDITIONS,
     ConditionMention,

@@ -13,21 +13,18 @@ widen a question about a dog.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from functools import lru_cache
-from importlib import resources
 
+from duocthu.core.tables import table_records
 from duocthu.core.text import PhraseIndex, words
 from duocthu.core.vocabulary import SubjectScope
 
 
 @lru_cache(maxsize=1)
 def _scope_phrases() -> PhraseIndex[SubjectScope]:
-    text = resources.files("duocthu").joinpath("data", "subject_scope.tsv").read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     index: PhraseIndex[SubjectScope] = PhraseIndex()
-    for row in csv.DictReader(lines, delimiter="\t"):
+    for row in table_records("subject_scope.tsv"):
         scope, match = row["scope"], row["match"]
         if scope not in ("human", "non_human") or match not in ("folded", "as_written"):
             raise ValueError(f"subject_scope.tsv: bad row {row}")

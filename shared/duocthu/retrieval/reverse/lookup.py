@@ -34,12 +34,12 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Literal, cast, get_args
 
 from duocthu.core.sections import ADR_SECTION, CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
+from duocthu.core.tables import table_rows
 from duocthu.core.terms import inside_distinct_terms, names_finding
-from duocthu.core.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
+from duocthu.core.text import fold, has_diacritics, nfc, segment_ids, stop_words, token_matches, words
 from duocthu.core.vocabulary import SystemError
 from duocthu.ingest.chunking import Chunk
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
@@ -48,7 +48,7 @@ from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.store import Manifest, NoIndex, VectorStore
-from duocthu.store.base import rank_hits, stop_words
+from duocthu.store.base import rank_hits
 from duocthu.understanding.cues import condition_kind, find_conditions
 
 log = logging.getLogger(__name__)
@@ -136,19 +136,12 @@ def phrase_position(text: str, phrase: Sequence[str], lenient: bool = False) -> 
     return next(_mentions(text, words(text), phrase, lenient), -1)
 
 
-def _data_rows(name: str) -> list[list[str]]:
-    """A data file's rows after its header, comments and blank lines left out."""
-    text = resources.files("duocthu").joinpath("data", name).read_text("utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return [[cell.strip() for cell in row] for row in rows[1:]]
-
-
 @lru_cache(maxsize=2)
 def _negations(name: str = "indication_negations.tsv") -> dict[str, tuple[tuple[str, ...], ...]]:
     """Negating phrases of a data file (data/indication_negations.tsv, data/adverse_negations.tsv)
     as word tuples, by first word. Matched as written: the formulary's own text carries its marks."""
     by_first: dict[str, list[tuple[str, ...]]] = {}
-    for (line,) in _data_rows(name):
+    for (line,) in table_rows(name):
         phrase = tuple(words(line))
         by_first.setdefault(phrase[0], []).append(phrase)
     return {first: tuple(phrases) for first, phrases in by_first.items()}
@@ -162,7 +155,7 @@ _LEAD_READINGS: frozenset[str] = frozenset(get_args(LeadReading))
 def _patient_state_leads() -> dict[str, tuple[tuple[tuple[str, ...], LeadReading], ...]]:
     """data/patient_state_leads.tsv: section key -> its leads as word tuples, with their reading."""
     by_section: dict[str, list[tuple[tuple[str, ...], LeadReading]]] = {}
-    for phrase, sections, reading in _data_rows("patient_state_leads.tsv"):
+    for phrase, sections, reading in table_rows("patient_state_leads.tsv"):
         if reading not in _LEAD_READINGS:
             raise ValueError(f"patient_state_leads.tsv: a lead reads state, risk or use, not {reading!r}")
         for key in sections.split(","):
@@ -257,7 +250,7 @@ def is_searchable(indication: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _wording_rows() -> tuple[tuple[tuple[str, ...], ...], ...]:
-    return tuple(tuple(tuple(words(w)) for w in row if w) for row in _data_rows("formulary_wordings.tsv"))
+    return tuple(tuple(tuple(words(w)) for w in row if w) for row in table_rows("formulary_wordings.tsv"))
 
 
 def _find_run(tokens: Sequence[str], run: Sequence[str]) -> int:
@@ -287,7 +280,7 @@ def wordings_of(phrase: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _wider_rows() -> dict[str, tuple[str, ...]]:
-    return {fold(row[0]): tuple(w for w in row[1:] if w) for row in _data_rows("broader_findings.tsv")}
+    return {fold(row[0]): tuple(w for w in row[1:] if w) for row in table_rows("broader_findings.tsv")}
 
 
 def wider_findings(phrase: str) -> tuple[str, ...]:
@@ -657,7 +650,7 @@ class RelationSearch:
 @lru_cache(maxsize=1)
 def _population_phrases() -> dict[str, tuple[str, ...]]:
     by_population: dict[str, list[str]] = {}
-    for population, phrase in _data_rows("population_phrases.tsv"):
+    for population, phrase in table_rows("population_phrases.tsv"):
         by_population.setdefault(population, []).append(phrase)
     return {k: tuple(v) for k, v in by_population.items()}
 
@@ -671,7 +664,7 @@ def population_wordings(population: str | None) -> tuple[str, ...]:
 def _population_advice() -> dict[str, RelationSearch]:
     """Population -> its own section and the wordings there that advise against use."""
     rows: dict[str, tuple[str, list[str]]] = {}
-    for population, section_key, wording in _data_rows("population_advice.tsv"):
+    for population, section_key, wording in table_rows("population_advice.tsv"):
         rows.setdefault(population, (section_key, []))[1].append(wording)
     return {k: RelationSearch(key, tuple(wordings), advice=True) for k, (key, wordings) in rows.items()}
 
@@ -877,7 +870,7 @@ def in_dense_scope(chunk: Chunk) -> bool:
 def calibration_phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(indication phrases, nonsense phrases) of data/indication_calibration.tsv."""
     kinds: dict[str, list[str]] = {"indication": [], "nonsense": []}
-    for phrase, kind in _data_rows("indication_calibration.tsv"):
+    for phrase, kind in table_rows("indication_calibration.tsv"):
         kinds[kind].append(phrase)
     return tuple(kinds["indication"]), tuple(kinds["nonsense"])
 

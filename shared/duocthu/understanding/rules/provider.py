@@ -25,11 +25,10 @@ from duocthu.core.sections import (
     OVERDOSE_SECTION,
     RELATION_SECTIONS,
 )
-from duocthu.core.text import asks_yes_or_no, fold, words
+from duocthu.core.text import asks_yes_or_no, fold, stop_words, words
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
 from duocthu.providers import Deadline
-from duocthu.store.base import stop_words
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import (
     ORGAN_FUNCTION_CONDITIONS,

@@ -27,7 +27,7 @@ from duocthu.store.edge import EdgeStore
 from duocthu.tools.evals.free_form import default_gold, load_gold
 
 from tests.factories import make_chunk, publish
-from tests.unit.test_rerank import cohere_client
+from tests.unit.providers.test_rerank import cohere_client
 
 # zeta: a monograph whose first prose section in book order is the pharmacology attractor.
 ZETA = {
