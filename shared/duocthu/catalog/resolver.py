@@ -29,16 +29,9 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.tables import data_lines
-from duocthu.core.text import (
-    PhraseMatch,
-    fold,
-    has_diacritics,
-    longest_spans,
-    raw_words,
-    token_matches,
-    words,
-)
+from duocthu.core.text import fold, has_diacritics, raw_words, token_matches, words
 from duocthu.models.source import Monograph
 
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ and `data/section_phrases.tsv` (question phrases). Adding a phrasing is adding a
 
 from __future__ import annotations
 
+from duocthu.core.phrases import PhraseIndex
 from duocthu.core.tables import table_records
-from duocthu.core.text import PhraseIndex, words
+from duocthu.core.text import words
 
 _ROWS = sorted(table_records("section_keys.tsv"), key=lambda r: int(r["order"]))
 

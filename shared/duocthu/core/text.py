@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Generic, TypeVar
 
 from duocthu.core.tables import data_lines
 
-T = TypeVar("T")
 _WORD = re.compile(r"\w+", re.UNICODE)
 # NFD leaves đ/Đ whole (they are letters, not d + mark), so they are mapped by hand.
 _D_MAP = str.maketrans({"đ": "d", "Đ": "D"})
@@ -72,102 +68,6 @@ def token_matches(query_token: str, target_token: str) -> bool:
     if has_diacritics(query_token):
         return query_token.casefold() == target_token.casefold()
     return query_token.casefold() == fold(target_token)
-
-
-def find_phrase(tokens: Sequence[str], phrase: Sequence[str]) -> int:
-    """Index of the first contiguous occurrence of `phrase` in `tokens` (-1 if none).
-
-    Both sides are whole tokens, so a match is always on word boundaries ("liều" never
-    matches inside "quá liều" unless the phrase is the single token "liều").
-    """
-    n = len(phrase)
-    if n == 0 or n > len(tokens):
-        return -1
-    first = phrase[0]
-    for i in range(len(tokens) - n + 1):
-        if tokens[i] == first and list(tokens[i : i + n]) == list(phrase):
-            return i
-    return -1
-
-
-def contains_phrase(text: str, phrase: str) -> bool:
-    """Folded, word-boundary phrase containment (diacritic-insensitive)."""
-    return find_phrase(folded_words(text), folded_words(phrase)) >= 0
-
-
-@dataclass(frozen=True, slots=True)
-class PhraseMatch(Generic[T]):
-    start: int
-    length: int
-    value: T
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry(Generic[T]):
-    tokens: tuple[str, ...]
-    value: T
-    allow_folded: bool
-
-
-class PhraseIndex(Generic[T]):
-    """Whole-token phrases -> values, matched on contiguous spans of a query.
-
-    Lookup is by the span's folded form (one dict probe per span, so a query costs O(q·L) for
-    q tokens and phrases up to L tokens, whatever the table size); each candidate is then checked
-    with the diacritics rule, token by token. Phrases added with allow_folded=False match only as
-    written (case-insensitive), never through folding.
-    """
-
-    def __init__(self) -> None:
-        self._by_folded: dict[tuple[str, ...], list[_Entry[T]]] = {}
-        self.max_len = 0
-
-    def add(self, phrase: str, value: T, allow_folded: bool = True) -> None:
-        tokens = tuple(words(phrase))
-        if not tokens:
-            return
-        key = tuple(fold(t) for t in tokens)
-        self._by_folded.setdefault(key, []).append(_Entry(tokens, value, allow_folded))
-        self.max_len = max(self.max_len, len(tokens))
-
-    def __len__(self) -> int:
-        return sum(len(v) for v in self._by_folded.values())
-
-    def matches(self, tokens: Sequence[str], folded_only: bool = False) -> list[PhraseMatch[T]]:
-        """Every (span, value) whose phrase matches the span under the diacritics rule
-        (with folded_only, every span whose folded form matches, marks ignored)."""
-        folded = [fold(t) for t in tokens]
-        found: list[PhraseMatch[T]] = []
-        for start in range(len(tokens)):
-            for length in range(1, min(self.max_len, len(tokens) - start) + 1):
-                entries = self._by_folded.get(tuple(folded[start : start + length]))
-                if not entries:
-                    continue
-                span = tokens[start : start + length]
-                for entry in entries:
-                    if folded_only:
-                        ok = True
-                    elif entry.allow_folded:
-                        ok = all(token_matches(q, t) for q, t in zip(span, entry.tokens, strict=True))
-                    else:
-                        ok = all(q.casefold() == t for q, t in zip(span, entry.tokens, strict=True))
-                    if ok:
-                        found.append(PhraseMatch(start, length, entry.value))
-        return found
-
-
-def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:
-    """Non-overlapping matches, longest first, then earliest: "acid acetylsalicylic" beats "acid"."""
-    taken: set[int] = set()
-    kept: list[PhraseMatch[T]] = []
-    best_span: dict[tuple[int, int], None] = {}
-    for match in sorted(found, key=lambda m: (-m.length, m.start)):
-        span = range(match.start, match.start + match.length)
-        if (match.start, match.length) in best_span or not taken.intersection(span):
-            taken.update(span)
-            best_span[(match.start, match.length)] = None
-            kept.append(match)
-    return sorted(kept, key=lambda m: m.start)
 
 
 def asks_yes_or_no(text: str) -> bool:

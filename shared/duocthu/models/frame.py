@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from duocthu.core.measures import MAX_WEIGHT_KG
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.vocabulary import (
     CONDITION_RELATIONS,
@@ -29,7 +30,6 @@ from duocthu.core.vocabulary import (
 
 MAX_QUICK_REPLIES = 4
 MAX_QUICK_REPLY_CHARS = 40
-MAX_WEIGHT_KG = 500.0
 _DRUG_ID = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
 
 

@@ -19,22 +19,14 @@ says nothing about the pair, which is not the same as "no interaction". Wording 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
 from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
-from duocthu.core.text import (
-    PhraseIndex,
-    fold,
-    folded_words,
-    longest_spans,
-    raw_words,
-    segment_ids,
-    token_matches,
-    words,
-)
+from duocthu.core.text import fold, folded_words, raw_words, segment_ids, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import decide
@@ -57,23 +49,10 @@ def _tokens(phrase: str) -> tuple[str, ...]:
     return tuple(words(phrase))
 
 
-def phrase_positions(tokens: Sequence[str], phrase: str) -> Iterator[int]:
-    """Where `phrase` occurs in `tokens` as a contiguous run of whole words, under the diacritics
-    rule with the phrase as the typed side: a word written with marks must match them, one written
-    without marks matches the folded text ("warfarin" in "Warfarin:", never inside "esomeprazol"
-    for "omeprazol")."""
-    target = _tokens(phrase)
-    n = len(target)
-    return (
-        i
-        for i in range(len(tokens) - n + 1)
-        if n and all(token_matches(p, t) for p, t in zip(target, tokens[i : i + n], strict=True))
-    )
-
-
 def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
-    """True when `phrase` occurs in `tokens` (`phrase_positions`)."""
-    return next(phrase_positions(tokens, phrase), None) is not None
+    """True when `phrase` stands in `tokens` as whole words under the diacritics rule, the phrase
+    as the typed side: "warfarin" in "Warfarin:", never "omeprazol" inside "esomeprazol"."""
+    return find_phrase(tokens, _tokens(phrase), lenient=True) >= 0
 
 
 @lru_cache(maxsize=4096)

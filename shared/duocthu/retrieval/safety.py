@@ -45,10 +45,12 @@ from functools import lru_cache
 from typing import Literal
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
+from duocthu.core.phrases import PhraseIndex, phrase_starts
 from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
-from duocthu.core.text import PhraseIndex, words
+from duocthu.core.text import words
 from duocthu.core.vocabulary import POPULATIONS, CandidateStatus, Population
 from duocthu.models.evidence import (
     CandidateAssessment,
@@ -59,9 +61,8 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
-from duocthu.retrieval.interactions import drug_names, phrase_in, phrase_positions
+from duocthu.retrieval.interactions import drug_names, phrase_in
 from duocthu.store import VectorStore
-from duocthu.understanding.facts import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 
 # Turns whose answer is a list of indicated drugs: with a stated patient, stage 2 follows stage 1.
 FACET_SECTIONS: Mapping[SafetyFacet, tuple[str, ...]] = {
@@ -195,7 +196,9 @@ class FacetQuery:
         tokens = words(text)
 
         def names(phrase: str) -> bool:
-            return any(names_finding(tokens, i, len(words(phrase))) for i in phrase_positions(tokens, phrase))
+            phrase_words = words(phrase)
+            starts = phrase_starts(tokens, phrase_words, lenient=True)
+            return any(names_finding(tokens, i, len(phrase_words)) for i in starts)
 
         return frozenset(a.key for a in self.anchors if any(names(p) for p in a.phrases))
 

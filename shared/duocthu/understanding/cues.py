@@ -22,19 +22,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
+from duocthu.core.conditions import ConditionMention, condition_index
+from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_ORDER, SECTION_PHRASES
 from duocthu.core.tables import table_records
-from duocthu.core.terms import ordinary_words
-from duocthu.core.text import (
-    PhraseIndex,
-    PhraseMatch,
-    fold,
-    has_diacritics,
-    longest_spans,
-    nfc,
-    raw_words,
-    words,
-)
+from duocthu.core.text import fold, has_diacritics, nfc, raw_words, words
 from duocthu.core.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -202,7 +194,7 @@ def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
     tables = _cue_tables()
     tokens = words(text)
-    conditions = [(m.start, m.start + m.length) for m in longest_spans(_condition_index().matches(tokens))]
+    conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
     masked = [
         (m.start, m.start + m.length) for m in tables.contiguous.matches(tokens) if m.value[0] == "not_a_cue"
     ]
@@ -345,7 +337,7 @@ def resolve_attribute(text: str, gapped: bool = True) -> str | None:
     """
     tokens = words(text)
     # A phrase cut out of a condition's name is not a section: "đường dùng" in "tiểu đường dùng".
-    conditions = [(m.start, m.start + m.length) for m in longest_spans(_condition_index().matches(tokens))]
+    conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
 
     def outside_conditions(match: PhraseMatch[str]) -> bool:
         end = match.start + match.length
@@ -463,48 +455,6 @@ def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, in
 
 # --- Conditions -------------------------------------------------------------------------------
 
-ConditionKind = Literal["symptom", "disease"]
-
-
-@dataclass(frozen=True, slots=True)
-class ConditionMention:
-    text: str  # the span as the user wrote it (case-folded tokens)
-    normalized: str
-    kind: ConditionKind
-    start: int
-    length: int
-
-
-@lru_cache(maxsize=1)
-def _condition_index() -> PhraseIndex[tuple[str, ConditionKind] | None]:
-    """Condition phrases, and the ordinary words that hold one's words (data/distinct_terms.tsv,
-    kind word) with no value: being longer, "sốt ruột" takes the span "sốt" would, and names
-    nothing."""
-    index: PhraseIndex[tuple[str, ConditionKind] | None] = PhraseIndex()
-    for row in table_records("condition_phrases.tsv"):
-        kind = row["kind"]
-        if kind not in ("symptom", "disease"):
-            raise ValueError(f"condition_phrases.tsv: unknown kind {kind!r}")
-        index.add(row["phrase"], (row["normalized"], "symptom" if kind == "symptom" else "disease"))
-    for term in ordinary_words():
-        index.add(term, None)
-    return index
-
-
-@lru_cache(maxsize=1)
-def _condition_kinds() -> dict[str, ConditionKind]:
-    kinds: dict[str, ConditionKind] = {}
-    for row in table_records("condition_phrases.tsv"):
-        kind: ConditionKind = "symptom" if row["kind"] == "symptom" else "disease"
-        kinds.setdefault(fold(row["normalized"]), kind)
-    return kinds
-
-
-def condition_kind(normalized: str) -> ConditionKind | None:
-    """Whether a normalised condition ("đau", "đau thắt ngực") is a symptom or a disease, if known."""
-    return _condition_kinds().get(fold(normalized))
-
-
 # Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
 # condition a question is about only when it names no other.
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
@@ -548,26 +498,3 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | Non
     return before[-1] if before else asked[0]
 
 
-@lru_cache(maxsize=4096)
-def find_conditions(text: str) -> tuple[ConditionMention, ...]:
-    """Conditions named in the text, longest phrase first on overlaps, in text order: the table's
-    phrases, and an eponym after a `condition_lead` ("bệnh Crohn", "hội chứng Cushing")."""
-    tokens = words(text)
-    spans = longest_spans(_condition_index().matches(tokens))
-    found = [
-        ConditionMention(
-            " ".join(tokens[m.start : m.start + m.length]), m.value[0], m.value[1], m.start, m.length
-        )
-        for m in spans
-        if m.value is not None
-    ]
-    taken = {i for m in spans for i in range(m.start, m.start + m.length)}
-    raw = raw_words(text)
-    for lead in scan_cues(text).all("condition_lead") if len(raw) == len(tokens) else ():
-        end = lead.end
-        while end < len(raw) and end - lead.end < 3 and raw[end][:1].isupper() and end not in taken:
-            end += 1
-        if end > lead.end and lead.start not in taken:
-            span = " ".join(tokens[lead.start : end])
-            found.append(ConditionMention(span, span, "disease", lead.start, end - lead.start))
-    return tuple(sorted(found, key=lambda c: c.start))

@@ -12,27 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from duocthu.catalog.resolver import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
+from duocthu.core.conditions import ConditionMention, find_conditions
+from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words
 from duocthu.core.vocabulary import Population, Route
-from duocthu.models.frame import MAX_WEIGHT_KG, PatientContext
-from duocthu.understanding.cues import (
-    ORGAN_FUNCTION_CONDITIONS,
-    ConditionMention,
-    Cue,
-    TurnCues,
-    find_conditions,
-    scan_cues,
-)
+from duocthu.models.frame import PatientContext
+from duocthu.understanding.cues import ORGAN_FUNCTION_CONDITIONS, Cue, TurnCues, scan_cues
 
-# "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
-_WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
-_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
-_AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
-# Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
-# doses run to adolescence), 65 and over is elderly.
-CHILD_BELOW_YEARS = 18.0
-ELDERLY_FROM_YEARS = 65.0
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
@@ -116,28 +103,6 @@ class Facts:
     def states_patient(self) -> bool:
         """The turn describes a particular patient (so the answer is a decision for that patient)."""
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
-
-
-def _number(text: str) -> float:
-    return float(text.replace(",", "."))
-
-
-def extract_weight(text: str) -> float | None:
-    for match in _WEIGHT.finditer(fold(nfc(text))):
-        weight = _number(match.group(1))
-        if 0 < weight <= MAX_WEIGHT_KG:
-            return weight
-    return None
-
-
-def extract_age(text: str) -> tuple[str | None, float | None]:
-    """The age as stated ("5 tuổi", "3 tháng tuổi") and in years."""
-    match = _AGE.search(fold(nfc(text)))
-    if not match:
-        return None, None
-    value, unit = _number(match.group(1)), match.group(2)
-    years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
-    return f"{match.group(1)} {_AGE_WORDS[unit]}", years
 
 
 def asks_something(text: str, cues: TurnCues) -> bool:

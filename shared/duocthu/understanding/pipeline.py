@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.conditions import ConditionMention
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_HEADINGS
 from duocthu.core.text import fold
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
@@ -31,7 +32,6 @@ from duocthu.providers import Deadline, FrameProvider, MalformedOutput, Provider
 from duocthu.understanding.candidates import Turn, bound_candidates
 from duocthu.understanding.cues import (
     RELIEF_VERBS,
-    ConditionMention,
     Cue,
     CueKind,
     TurnCues,

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from duocthu.core.measures import MAX_WEIGHT_KG
 from duocthu.core.sections import SECTION_HEADINGS, SECTION_KEY_HINTS, SECTION_KEYS
-from duocthu.models.frame import MAX_QUICK_REPLIES, MAX_QUICK_REPLY_CHARS, MAX_WEIGHT_KG, QueryFrame
+from duocthu.models.frame import MAX_QUICK_REPLIES, MAX_QUICK_REPLY_CHARS, QueryFrame
 from duocthu.understanding.candidates import CandidateSet
 
 TOOL_NAME = "record_query_frame"

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from duocthu.core.phrases import PhraseIndex
 from duocthu.core.tables import table_records
-from duocthu.core.text import PhraseIndex, words
+from duocthu.core.text import words
 from duocthu.core.vocabulary import SubjectScope
 
 

@@ -1,16 +1,7 @@
 import unicodedata
 
-from duocthu.core.text import (
-    PhraseIndex,
-    asks_yes_or_no,
-    contains_phrase,
-    find_phrase,
-    fold,
-    folded_words,
-    has_diacritics,
-    longest_spans,
-    words,
-)
+from duocthu.core.phrases import PhraseIndex, contains_phrase, find_phrase, longest_spans
+from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, words
 
 
 def test_fold_strips_marks_and_maps_d_bar() -> None:

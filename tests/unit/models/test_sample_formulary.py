@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 import pytest
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import SECTION_HEADINGS, SECTION_KEYS
-from duocthu.core.text import contains_phrase
 from duocthu.ingest.chunking import chunk_monograph
 from duocthu.models.source import Monograph
 

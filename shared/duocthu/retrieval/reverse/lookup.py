@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, cast, get_args
 
+from duocthu.core.conditions import condition_kind, find_conditions
+from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import ADR_SECTION, CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
 from duocthu.core.tables import table_rows
 from duocthu.core.terms import inside_distinct_terms, names_finding
@@ -49,7 +51,6 @@ from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, Embed
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.store import Manifest, NoIndex, VectorStore
 from duocthu.store.base import rank_hits
-from duocthu.understanding.cues import condition_kind, find_conditions
 
 log = logging.getLogger(__name__)
 
@@ -77,18 +78,6 @@ def indication_of(frame: QueryFrame) -> str | None:
 def indication_score(position: int, words_in_part: int) -> float:
     """Reference 09's score: rewards an early (position, in words) and concise mention."""
     return 1 + 1 / (1 + position) + 1 / (1 + words_in_part / 40)
-
-
-def _occurrences(tokens: Sequence[str], phrase: Sequence[str], lenient: bool) -> Iterator[int]:
-    n = len(phrase)
-    for i in range(len(tokens) - n + 1):
-        span = tokens[i : i + n]
-        if (
-            all(token_matches(q, t) for q, t in zip(phrase, span, strict=True))
-            if lenient
-            else list(span) == list(phrase)
-        ):
-            yield i
 
 
 _DASHES = "-–‐"
@@ -123,7 +112,7 @@ def _mentions(
     n = len(phrase)
     return (
         i
-        for i in _occurrences(tokens, phrase, lenient)
+        for i in phrase_starts(tokens, phrase, lenient)
         if i not in before and i + n - 1 not in after and not inside.issuperset(range(i, i + n))
     )
 

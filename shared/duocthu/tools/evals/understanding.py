@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER
-from duocthu.core.text import contains_phrase, fold
+from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.providers import Deadline, FrameProvider, frame_provider

@@ -14,6 +14,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.conditions import ConditionMention
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
@@ -33,7 +34,6 @@ from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import (
     ORGAN_FUNCTION_CONDITIONS,
     WHICH_WORDS,
-    ConditionMention,
     TurnCues,
     avoids_combining,
     condition_asked,

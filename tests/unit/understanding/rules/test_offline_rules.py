@@ -9,6 +9,8 @@ from collections import Counter
 
 import pytest
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.conditions import find_conditions
+from duocthu.core.measures import extract_age, extract_weight
 from duocthu.core.vocabulary import TURN_TYPES
 from duocthu.models.frame import QueryFrame
 from duocthu.models.source import Monograph
@@ -27,13 +29,12 @@ from duocthu.understanding.cues import (
     MAX_GAP,
     _cue_tables,
     ends_finding,
-    find_conditions,
     gapped_section_cues,
     resolve_attribute,
     scan_cues,
     standard_wording,
 )
-from duocthu.understanding.facts import extract_age, extract_facts, extract_weight, unknown_names
+from duocthu.understanding.facts import extract_facts, unknown_names
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 

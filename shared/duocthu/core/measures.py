@@ -1,0 +1,43 @@
+"""Measures a turn states about the patient: weight and age, read from the folded text.
+
+Pure functions of the text; the frame's validation and the safety facets share their bounds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu.core.text import fold, nfc
+
+# A weight above this is a typing slip, never a patient (the frame drops it).
+MAX_WEIGHT_KG = 500.0
+# "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
+_WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
+_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
+_AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
+# Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
+# doses run to adolescence), 65 and over is elderly.
+CHILD_BELOW_YEARS = 18.0
+ELDERLY_FROM_YEARS = 65.0
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def extract_weight(text: str) -> float | None:
+    for match in _WEIGHT.finditer(fold(nfc(text))):
+        weight = _number(match.group(1))
+        if 0 < weight <= MAX_WEIGHT_KG:
+            return weight
+    return None
+
+
+def extract_age(text: str) -> tuple[str | None, float | None]:
+    """The age as stated ("5 tuổi", "3 tháng tuổi") and in years."""
+    match = _AGE.search(fold(nfc(text)))
+    if not match:
+        return None, None
+    value, unit = _number(match.group(1)), match.group(2)
+    years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
+    return f"{match.group(1)} {_AGE_WORDS[unit]}", years

@@ -1,0 +1,118 @@
+"""The one phrase matcher: whole-word phrases found in word tokens, exactly or under the
+diacritics rule (`duocthu.core.text.token_matches`), one at a time or from a table of phrases
+(`PhraseIndex`). Every reader of a question or of formulary text matches phrases here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from duocthu.core.text import fold, folded_words, token_matches, words
+
+T = TypeVar("T")
+
+
+def phrase_starts(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = False) -> Iterator[int]:
+    """Where `phrase` stands in `tokens` as a contiguous run of whole words, first to last. Both
+    sides are whole tokens, so a match is always on word boundaries ("liều" never matches inside
+    "quá liều"). Exact: word for word as given. Lenient: the diacritics rule word by word, the
+    phrase as the typed side (a word written without marks matches the folded text). An empty
+    phrase stands nowhere."""
+    n = len(phrase)
+    if n == 0:
+        return
+    first = phrase[0]
+    for i in range(len(tokens) - n + 1):
+        span = tokens[i : i + n]
+        if lenient:
+            if all(token_matches(q, t) for q, t in zip(phrase, span, strict=True)):
+                yield i
+        elif span[0] == first and list(span) == list(phrase):
+            yield i
+
+
+def find_phrase(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = False) -> int:
+    """Index of the phrase's first occurrence in `tokens` (`phrase_starts`), -1 if none."""
+    return next(phrase_starts(tokens, phrase, lenient), -1)
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Folded, word-boundary phrase containment (diacritic-insensitive)."""
+    return find_phrase(folded_words(text), folded_words(phrase)) >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseMatch(Generic[T]):
+    start: int
+    length: int
+    value: T
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry(Generic[T]):
+    tokens: tuple[str, ...]
+    value: T
+    allow_folded: bool
+
+
+class PhraseIndex(Generic[T]):
+    """Whole-token phrases -> values, matched on contiguous spans of a query.
+
+    Lookup is by the span's folded form (one dict probe per span, so a query costs O(q·L) for
+    q tokens and phrases up to L tokens, whatever the table size); each candidate is then checked
+    with the diacritics rule, token by token. Phrases added with allow_folded=False match only as
+    written (case-insensitive), never through folding.
+    """
+
+    def __init__(self) -> None:
+        self._by_folded: dict[tuple[str, ...], list[_Entry[T]]] = {}
+        self.max_len = 0
+
+    def add(self, phrase: str, value: T, allow_folded: bool = True) -> None:
+        tokens = tuple(words(phrase))
+        if not tokens:
+            return
+        key = tuple(fold(t) for t in tokens)
+        self._by_folded.setdefault(key, []).append(_Entry(tokens, value, allow_folded))
+        self.max_len = max(self.max_len, len(tokens))
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._by_folded.values())
+
+    def matches(self, tokens: Sequence[str], folded_only: bool = False) -> list[PhraseMatch[T]]:
+        """Every (span, value) whose phrase matches the span under the diacritics rule
+        (with folded_only, every span whose folded form matches, marks ignored)."""
+        folded = [fold(t) for t in tokens]
+        found: list[PhraseMatch[T]] = []
+        for start in range(len(tokens)):
+            for length in range(1, min(self.max_len, len(tokens) - start) + 1):
+                entries = self._by_folded.get(tuple(folded[start : start + length]))
+                if not entries:
+                    continue
+                span = tokens[start : start + length]
+                for entry in entries:
+                    if folded_only:
+                        ok = True
+                    elif entry.allow_folded:
+                        ok = all(token_matches(q, t) for q, t in zip(span, entry.tokens, strict=True))
+                    else:
+                        ok = all(q.casefold() == t for q, t in zip(span, entry.tokens, strict=True))
+                    if ok:
+                        found.append(PhraseMatch(start, length, entry.value))
+        return found
+
+
+def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:
+    """Non-overlapping matches, longest first, then earliest: "acid acetylsalicylic" beats "acid"."""
+    taken: set[int] = set()
+    kept: list[PhraseMatch[T]] = []
+    best_span: dict[tuple[int, int], None] = {}
+    for match in sorted(found, key=lambda m: (-m.length, m.start)):
+        span = range(match.start, match.start + match.length)
+        if (match.start, match.length) in best_span or not taken.intersection(span):
+            taken.update(span)
+            best_span[(match.start, match.length)] = None
+            kept.append(match)
+    return sorted(kept, key=lambda m: m.start)
