@@ -12,12 +12,13 @@ import pytest
 from botocore.stub import ANY, Stubber
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import understand as services
+from duocthu.core.deadline import Deadline
 from duocthu.core.errors import DependencyUnavailable
-from duocthu.providers import Deadline, get_frame_provider
 from duocthu.providers import bedrock as bedrock_module
 from duocthu.settings import get_settings
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.prompt import TOOL_NAME
+from duocthu.understanding.providers import get_frame_provider
 
 from tests.integration.test_handlers import LambdaContext, call, env, http_event, load_function  # noqa: F401
 

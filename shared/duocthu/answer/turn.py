@@ -13,12 +13,12 @@ from typing import Protocol
 
 from duocthu.answer.generation import Answer, citations_of
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.core.vocabulary import Reason, SubjectScope, SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
-from duocthu.providers import Deadline
 from duocthu.retrieval.interactions import joined_unknown_names
 from duocthu.retrieval.reverse.lookup import advice_sections, phrase_position, section_read_for, wordings_of
 from duocthu.retrieval.service import RetrievalService

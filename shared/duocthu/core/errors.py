@@ -10,3 +10,11 @@ class DependencyUnavailable(RuntimeError):
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
+
+
+class ProviderUnavailable(RuntimeError):
+    """The provider could not be used for this turn: throttled, timed out, refused, unreachable."""
+
+
+class MalformedOutput(RuntimeError):
+    """The provider answered, but with nothing usable (a frame, a ranking)."""

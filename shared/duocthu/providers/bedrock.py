@@ -1,9 +1,6 @@
-"""Bedrock Runtime: the Converse call that proposes a frame.
-
-One call per turn, with one tool whose input schema is the QueryFrame's JSON Schema and a
-`toolChoice` that forces it, so the model can only return a frame. The default model
-(settings.DEFAULT_UNDERSTANDING_MODEL_ID) is one that supports a forced tool choice; Bedrock accepts
-`toolChoice.tool` only for Anthropic Claude 3+ and Amazon Nova models.
+"""Bedrock Runtime: the one place its boto3 client is built, and the Converse call under the turn's
+deadline. Understanding (`duocthu.understanding.bedrock`), grounded answers, rerank and embeddings
+all call Bedrock through this client.
 
 Time: each turn has a deadline (the Lambda's remaining time minus a margin). The read timeout of an
 attempt never exceeds what is left, and no retry starts after the deadline, so a slow provider
@@ -23,10 +20,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
+from duocthu.core.deadline import Deadline
+from duocthu.core.errors import ProviderUnavailable
 from duocthu.settings import Settings
-from duocthu.understanding.candidates import Turn
-from duocthu.understanding.prompt import SYSTEM_PROMPT, TOOL_NAME, tool_config, user_message
 
 log = logging.getLogger(__name__)
 
@@ -76,58 +72,19 @@ def bedrock_runtime_client(settings: Settings) -> Callable[[int], Any]:
     return client_for
 
 
-class BedrockFrameProvider:
-    name = "bedrock"
-
-    def __init__(
-        self,
-        client: Callable[[int], Any],
-        model_id: str,
-        max_tokens: int = 1024,
-        read_timeout_s: float = 20.0,
-    ):
-        self.client_for = client
-        self.model_id = model_id
-        self.max_tokens = max_tokens
-        self.read_timeout_s = read_timeout_s
-
-    def request(self, turn: Turn) -> dict[str, Any]:
-        """The Converse request for a turn (what the Stubber tests pin)."""
-        text = user_message(turn.message, turn.history, turn.prior, turn.candidates)
-        return {
-            "modelId": self.model_id,
-            "system": [{"text": SYSTEM_PROMPT}],
-            "messages": [{"role": "user", "content": [{"text": text}]}],
-            "toolConfig": tool_config(),
-            "inferenceConfig": {"maxTokens": self.max_tokens, "temperature": 0.0},
-        }
-
-    def propose(self, turn: Turn, deadline: Deadline) -> dict[str, Any]:
-        remaining = deadline.remaining_s()
-        if remaining < MIN_TURN_S:
-            raise ProviderUnavailable(f"only {remaining:.2f}s left in the turn's deadline")
-        token = _TURN_DEADLINE.set(deadline)
-        try:
-            client = self.client_for(max(1, int(min(self.read_timeout_s, remaining))))
-            response = client.converse(**self.request(turn))
-        except (ClientError, BotoCoreError, DeadlineExceeded) as err:
-            raise ProviderUnavailable(f"{type(err).__name__}: {err}") from err
-        finally:
-            _TURN_DEADLINE.reset(token)
-        return parse_tool_input(response)
-
-
-def parse_tool_input(response: dict[str, Any]) -> dict[str, Any]:
-    """The forced tool's input from a Converse response; anything else is malformed output."""
-    stop = response.get("stopReason")
-    if stop == "max_tokens":
-        raise MalformedOutput("the model ran out of tokens before finishing the frame")
-    content = (response.get("output") or {}).get("message", {}).get("content") or []
-    for block in content:
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        if use and use.get("name") == TOOL_NAME:
-            data = use.get("input")
-            if isinstance(data, dict):
-                return data
-            raise MalformedOutput(f"the tool input is a {type(data).__name__}, not an object")
-    raise MalformedOutput(f"no {TOOL_NAME} call in the response (stopReason={stop!r})")
+def converse(
+    client_for: Callable[[int], Any], request: dict[str, Any], deadline: Deadline, read_timeout_s: float
+) -> Any:
+    """One Converse call that ends inside the deadline: the read timeout cut to what is left, no
+    retry started after it; any client fault is `ProviderUnavailable`."""
+    remaining = deadline.remaining_s()
+    if remaining < MIN_TURN_S:
+        raise ProviderUnavailable(f"only {remaining:.2f}s left in the turn's deadline")
+    token = _TURN_DEADLINE.set(deadline)
+    try:
+        client = client_for(max(1, int(min(read_timeout_s, remaining))))
+        return client.converse(**request)
+    except (ClientError, BotoCoreError, DeadlineExceeded) as err:
+        raise ProviderUnavailable(f"{type(err).__name__}: {err}") from err
+    finally:
+        _TURN_DEADLINE.reset(token)

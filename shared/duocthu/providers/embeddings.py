@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from duocthu.providers import Deadline
+from duocthu.core.deadline import Deadline
 from duocthu.settings import Settings
 
 log = logging.getLogger(__name__)

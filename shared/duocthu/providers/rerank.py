@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
-from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
+from duocthu.core.deadline import Deadline
+from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.settings import Settings
 
 log = logging.getLogger(__name__)

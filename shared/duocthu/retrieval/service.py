@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import INDICATION_SECTION, INTRO_SECTIONS
 from duocthu.core.text import asks_yes_or_no
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
-from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
 from duocthu.providers.rerank import Reranker
 from duocthu.retrieval.decision import EvidencePolicy, decide

@@ -496,5 +496,3 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | Non
     question = cues.first("candidate")
     before = [c for c in asked if question is not None and c.start < question.start]
     return before[-1] if before else asked[0]
-
-

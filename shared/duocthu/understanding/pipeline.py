@@ -24,11 +24,12 @@ from pydantic import ValidationError
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.conditions import ConditionMention
+from duocthu.core.deadline import Deadline
+from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_HEADINGS
 from duocthu.core.text import fold
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
 from duocthu.models.frame import ConditionQuery, PatientContext, QueryFrame
-from duocthu.providers import Deadline, FrameProvider, MalformedOutput, ProviderUnavailable
 from duocthu.understanding.candidates import Turn, bound_candidates
 from duocthu.understanding.cues import (
     RELIEF_VERBS,
@@ -47,6 +48,7 @@ from duocthu.understanding.cues import (
 )
 from duocthu.understanding.facts import extract_facts, only_patient_facts
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
+from duocthu.understanding.providers import FrameProvider
 from duocthu.understanding.rules.provider import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
 from duocthu.understanding.scope import looks_non_human, resolve_subject_scope
 

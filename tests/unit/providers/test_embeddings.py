@@ -14,7 +14,7 @@ import boto3
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
-from duocthu.providers import Deadline
+from duocthu.core.deadline import Deadline
 from duocthu.providers import embeddings as embeddings_module
 from duocthu.providers.embeddings import (
     COHERE_BATCH,

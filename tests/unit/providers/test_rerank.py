@@ -15,7 +15,8 @@ import httpx
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
-from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
+from duocthu.core.deadline import Deadline
+from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.providers.rerank import (
     BEDROCK_RERANK_MODEL,
     COHERE_RERANK_MODEL,

@@ -16,13 +16,14 @@ import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.frame import QueryFrame
 from duocthu.models.source import Monograph
-from duocthu.providers import Deadline, frame_provider
 from duocthu.providers import bedrock as bedrock_module
-from duocthu.providers.bedrock import BedrockFrameProvider, DeadlineExceeded, _client, parse_tool_input
+from duocthu.providers.bedrock import DeadlineExceeded, _client
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
+from duocthu.understanding.bedrock import BedrockFrameProvider, parse_tool_input
 from duocthu.understanding.candidates import Turn, bound_candidates
 from duocthu.understanding.pipeline import understand_turn
 from duocthu.understanding.prompt import (
@@ -34,6 +35,7 @@ from duocthu.understanding.prompt import (
     tool_config,
     user_message,
 )
+from duocthu.understanding.providers import frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"

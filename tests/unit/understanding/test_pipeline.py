@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.deadline import Deadline
+from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.models.frame import QueryFrame
 from duocthu.models.source import Monograph
-from duocthu.providers import Deadline, MalformedOutput, ProviderUnavailable
 from duocthu.understanding.candidates import Turn, bound_candidates
 from duocthu.understanding.pipeline import (
     _resolve_id,

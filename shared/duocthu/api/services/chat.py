@@ -9,14 +9,15 @@ from duocthu.answer.turn import ChatService, ChatTurn
 from duocthu.api.models import ChatRequest, ChatResponse, HealthBody
 from duocthu.api.runtime import Runtime
 from duocthu.api.services.retrieve import retrieval_service
+from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.core.vocabulary import SubjectScope
 from duocthu.models.frame import QueryFrame
-from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.providers.embeddings import get_embedder
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.store.sessions import get_conversation_store
 from duocthu.understanding import pipeline as understanding
+from duocthu.understanding.providers import get_frame_provider
 
 
 def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> ChatService:

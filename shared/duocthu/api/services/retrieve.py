@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from duocthu.api.models import RetrieveRequest
 from duocthu.api.runtime import Runtime
+from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.providers import Deadline, LambdaContextLike
 from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval.service import RetrievalService

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from duocthu.api.models import UnderstandRequest
 from duocthu.api.runtime import Runtime
+from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.models.frame import QueryFrame
-from duocthu.providers import Deadline, LambdaContextLike, get_frame_provider
 from duocthu.understanding import pipeline as understanding
+from duocthu.understanding.providers import get_frame_provider
 
 
 def understand(

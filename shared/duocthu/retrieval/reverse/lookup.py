@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Any, Literal, cast, get_args
 
 from duocthu.core.conditions import condition_kind, find_conditions
+from duocthu.core.deadline import Deadline
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import ADR_SECTION, CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
 from duocthu.core.tables import table_rows
@@ -46,7 +47,6 @@ from duocthu.core.vocabulary import SystemError
 from duocthu.ingest.chunking import Chunk
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame
-from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.store import Manifest, NoIndex, VectorStore

@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver, load_active_catalog
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.ingest.pipeline import IngestReport, ingest_records
 from duocthu.models.source import load_source, sample_formulary_path
-from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
 from duocthu.retrieval.reverse.lookup import REVERSE_TURNS, find_by_indication, indication_of
 from duocthu.retrieval.service import RetrievalService

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.evidence import EvidenceItem
-from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore

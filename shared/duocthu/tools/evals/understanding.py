@@ -40,15 +40,16 @@ from pathlib import Path
 from typing import Any
 
 from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER
 from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.models.source import load_source, sample_formulary_path
-from duocthu.providers import Deadline, FrameProvider, frame_provider
 from duocthu.settings import Settings
 from duocthu.tools.evals.common import rate
 from duocthu.understanding.pipeline import understand
+from duocthu.understanding.providers import FrameProvider, frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 from duocthu.understanding.scope import resolve_subject_scope
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ConditionMention
+from duocthu.core.deadline import Deadline
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
@@ -29,7 +30,6 @@ from duocthu.core.sections import (
 from duocthu.core.text import asks_yes_or_no, fold, stop_words, words
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.frame import MAX_QUICK_REPLIES, PatientContext, QueryFrame
-from duocthu.providers import Deadline
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import (
     ORGAN_FUNCTION_CONDITIONS,

