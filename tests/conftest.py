@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from duocthu.catalog.resolver import Catalog, load_active_catalog
+from duocthu.catalog.artifact import Catalog
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import Monograph, load_source, sample_formulary_path
 from duocthu.settings import Settings
+from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
 from duocthu.store.server import ServerStore
 from qdrant_client import QdrantClient

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from duocthu.answer.generation import ExtractiveGenerator
 from duocthu.answer.turn import ChatService
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.vocabulary import SubjectScope
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.service import RetrievalService

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import retrieve as services
-from duocthu.catalog.resolver import Catalog
+from duocthu.catalog.artifact import Catalog
 from duocthu.providers.rerank import CohereReranker, Reranker
 from duocthu.settings import Settings, get_settings
 from duocthu.store.edge import EdgeStore

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from duocthu.api.runtime import get_runtime
-from duocthu.catalog.resolver import Catalog
+from duocthu.catalog.artifact import Catalog
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.settings import Settings, get_settings
 from duocthu.store import StoreUnavailable

@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from duocthu.catalog.resolver import load_active_catalog
 from duocthu.ingest.chunking import chunk_monograph
 from duocthu.ingest.pipeline import ingest_path, ingest_records
 from duocthu.models.source import Monograph, SourceError
 from duocthu.settings import Settings
+from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.scale_source import atc_monographs, iter_jsonl
 

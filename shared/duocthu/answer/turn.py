@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from duocthu.answer.generation import Answer, citations_of
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import words

@@ -8,9 +8,11 @@ import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver, CatalogMismatch, load_active_catalog
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.settings import Settings, get_settings
 from duocthu.store import Manifest, NoIndex, StoreUnavailable, VectorStore, open_store
+from duocthu.store.catalog import CatalogMismatch, load_active_catalog
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from duocthu.catalog.resolver import Catalog, catalog_path
+from duocthu.catalog.artifact import Catalog
 from duocthu.ingest.chunking import Chunk, chunk_monograph
 from duocthu.models.source import Monograph, corpus_hash, load_source, sample_formulary_path
 from duocthu.providers.embeddings import Embedder, get_embedder
@@ -20,6 +20,7 @@ from duocthu.retrieval.reverse.lookup import Calibration, dense_vectors
 from duocthu.settings import Settings
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size
+from duocthu.store.catalog import catalog_path
 
 log = logging.getLogger(__name__)
 SAMPLE_SOURCE = "sample"

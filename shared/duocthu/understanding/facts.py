@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from duocthu.catalog.resolver import DrugMatch, Suggestion, common_words, is_vietnamese_syllable
+from duocthu.catalog.names import common_words, is_vietnamese_syllable
+from duocthu.catalog.resolver import DrugMatch, Suggestion
 from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.sections import SECTION_PHRASES

@@ -6,16 +6,11 @@ from unittest.mock import patch
 
 import boto3
 import pytest
-from duocthu.catalog import resolver as catalog_module
-from duocthu.catalog.resolver import (
-    AliasIndex,
-    Catalog,
-    CatalogDrug,
-    CatalogDrugResolver,
-    load_catalog_from_s3,
-    load_resolver,
-)
+from duocthu.catalog.artifact import AliasIndex, Catalog, CatalogDrug
+from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
 from duocthu.models.source import Monograph, corpus_hash
+from duocthu.store import catalog as catalog_module
+from duocthu.store.catalog import load_catalog_from_s3
 from moto import mock_aws
 
 

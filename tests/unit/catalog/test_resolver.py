@@ -8,15 +8,9 @@ import re
 import unicodedata
 
 import pytest
-from duocthu.catalog.resolver import (
-    Catalog,
-    CatalogDrug,
-    CatalogDrugResolver,
-    Suggestion,
-    alias_kind,
-    common_words,
-    is_vietnamese_syllable,
-)
+from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.names import alias_kind, common_words, is_vietnamese_syllable
+from duocthu.catalog.resolver import CatalogDrugResolver, Suggestion
 from duocthu.core.text import fold, token_matches, words
 from duocthu.models.source import Monograph
 from duocthu.tools.scale_source import atc_monographs

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from duocthu.catalog.resolver import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.text import words
 from duocthu.ingest.chunking import Chunk, point_id
 from duocthu.models.frame import PatientContext, QueryFrame

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.catalog.resolver import Catalog, CatalogDrug, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.text import words
 from duocthu.ingest.chunking import Chunk, point_id
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug

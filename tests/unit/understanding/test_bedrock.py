@@ -15,7 +15,8 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.frame import QueryFrame

@@ -8,7 +8,8 @@ import logging
 from typing import Any
 
 import pytest
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.models.frame import QueryFrame

@@ -30,7 +30,8 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from duocthu.catalog.resolver import Catalog, CatalogDrug, CatalogDrugResolver, load_resolver
+from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
 from duocthu.core.text import fold, words
 from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.tools.bench.timing import p50_p95, pin_one_cpu

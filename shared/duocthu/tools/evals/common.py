@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from duocthu.catalog.resolver import CatalogDrugResolver, load_active_catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
+from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
 
 # tests/gold in a source checkout (gold sets are evaluation data, not shipped in the layer)

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu.catalog.resolver import CatalogDrugResolver, load_active_catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.ingest.pipeline import IngestReport, ingest_records
@@ -49,6 +49,7 @@ from duocthu.providers.embeddings import Embedder, embedder_from_settings
 from duocthu.retrieval.reverse.lookup import REVERSE_TURNS, find_by_indication, indication_of
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
+from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.evals.common import GOLD_DIR, rate
 from duocthu.understanding.pipeline import understand_offline

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER

@@ -8,7 +8,8 @@ import json
 from collections import Counter
 
 import pytest
-from duocthu.catalog.resolver import Catalog, CatalogDrugResolver
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.conditions import find_conditions
 from duocthu.core.measures import extract_age, extract_weight
 from duocthu.core.vocabulary import TURN_TYPES

@@ -1,0 +1,61 @@
+"""Loading the catalogue artifact a process serves: from the index version's folder, or from S3
+when the layer does not ship it, and checked against the active index (a catalogue built from
+another corpus is an error, never served).
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from duocthu.catalog.artifact import Catalog
+from duocthu.settings import Settings
+from duocthu.store.base import Manifest, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+def load_catalog_from_s3(uri: str) -> Catalog:
+    """The catalogue artifact at s3://bucket/key (CATALOG_S3_URI), for a layer that does not ship it."""
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
+    if not uri.startswith("s3://") or not bucket or not key:
+        raise ValueError(f"not an s3://bucket/key URI: {uri!r}")
+    body = _s3_client().get_object(Bucket=bucket, Key=key)["Body"].read()
+    catalog = Catalog.model_validate_json(body)
+    log.info("catalogue from %s: %d drugs, corpus %s", uri, len(catalog.drugs), catalog.corpus_hash[:12])
+    return catalog
+
+
+@lru_cache(maxsize=1)
+def _s3_client() -> Any:
+    import boto3  # only when the catalogue comes from S3: a cold start from the layer skips it
+
+    return boto3.client("s3")
+
+
+CATALOG_FILE = "catalog.json"
+
+
+def catalog_path(settings: Settings, version: str) -> Path:
+    return settings.data_dir / "versions" / version / CATALOG_FILE
+
+
+def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
+    """The active manifest and its catalogue; raises when they were built from different corpora."""
+    manifest = store.active_manifest()
+    if manifest is None:
+        raise FileNotFoundError("no index: run `duocthu ingest`")
+    if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
+        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
+    else:
+        catalog = Catalog.read(catalog_path(settings, manifest.version))
+    if catalog.corpus_hash != manifest.corpus_hash:
+        raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
+    return manifest, catalog
+
+
+class CatalogMismatch(RuntimeError):
+    def __init__(self, index_hash: str, catalog_hash: str):
+        super().__init__(f"catalogue corpus hash {catalog_hash[:12]} != index corpus hash {index_hash[:12]}")
