@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from duocthu.catalog.artifact import Catalog
 from duocthu.ingest.pipeline import ingest_records
-from duocthu.models.source import Monograph, load_source, sample_formulary_path
+from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.source import Monograph
 from duocthu.settings import Settings
 from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu.core.sections import SECTION_HEADINGS
-from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.evidence import SourceRef
 from duocthu.store import Manifest, VectorStore
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from duocthu.ingest.chunking import chunk_monograph
 from duocthu.ingest.pipeline import ingest_path, ingest_records
-from duocthu.models.source import Monograph, SourceError
+from duocthu.ingest.source import SourceError
+from duocthu.models.source import Monograph
 from duocthu.settings import Settings
 from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore

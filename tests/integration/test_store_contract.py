@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from duocthu.core.text import folded_words
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.settings import Settings
 from duocthu.store import Manifest, StoreUnavailable
 from duocthu.store.base import lexical_query_tokens

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from duocthu.core.text import fold
+from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.evidence import SourceRef
 from duocthu.models.source import Block, Monograph, Section
 
@@ -15,47 +13,6 @@ from duocthu.models.source import Block, Monograph, Section
 # becomes several parts and the 6000-token packing budget holds a whole monograph's worth.
 PART_CHAR_BUDGET = 800
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
-_POINT_NAMESPACE = uuid.UUID("8a3c8f0e-4a52-4b8a-9a55-1c0f1d2b7e61")
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    id: str
-    drug_id: str
-    display_name: str
-    section_key: str
-    section_heading: str
-    part_index: int
-    chunk_kind: str  # "prose" | "block"
-    text: str
-    source_ref: SourceRef
-    requires_visual_check: bool
-    has_quarantined_content: bool
-    atc_codes: tuple[str, ...]
-
-    @property
-    def text_norm(self) -> str:
-        return fold(self.text)
-
-    def payload(self) -> dict[str, object]:
-        return {
-            "drug_id": self.drug_id,
-            "display_name": self.display_name,
-            "section_key": self.section_key,
-            "part_index": self.part_index,
-            "chunk_kind": self.chunk_kind,
-            "text": self.text,
-            "text_norm": self.text_norm,
-            "source_refs": [self.source_ref.model_dump()],
-            "requires_visual_check": self.requires_visual_check,
-            "has_quarantined_content": self.has_quarantined_content,
-            "atc_codes": list(self.atc_codes),
-        }
-
-
-def point_id(drug_id: str, section_key: str, part_index: int) -> str:
-    """Deterministic: re-ingesting the same corpus yields the same ids."""
-    return str(uuid.uuid5(_POINT_NAMESPACE, f"{drug_id}/{section_key}/{part_index}"))
 
 
 def _split_long(text: str, budget: int) -> list[str]:

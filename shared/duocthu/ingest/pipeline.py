@@ -13,8 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from duocthu.catalog.artifact import Catalog
-from duocthu.ingest.chunking import Chunk, chunk_monograph
-from duocthu.models.source import Monograph, corpus_hash, load_source, sample_formulary_path
+from duocthu.ingest.chunking import chunk_monograph
+from duocthu.ingest.source import corpus_hash, load_source, sample_formulary_path
+from duocthu.models.chunk import Chunk
+from duocthu.models.source import Monograph
 from duocthu.providers.embeddings import Embedder, get_embedder
 from duocthu.retrieval.reverse.lookup import Calibration, dense_vectors
 from duocthu.settings import Settings

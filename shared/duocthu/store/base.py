@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold, folded_words, stop_words, words
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem, SourceRef
 from duocthu.store.lexical import SparseTerms, lexical_terms
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,

@@ -12,7 +12,7 @@ from duocthu.api.runtime import build_runtime
 from duocthu.api.services import chat as chat_services
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.ingest.pipeline import ingest_path, sample_index_is_stale
-from duocthu.models.source import SourceError, sample_formulary_path
+from duocthu.ingest.source import SourceError, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.store import open_store
 from duocthu.store.catalog import load_active_catalog

@@ -17,7 +17,8 @@ from typing import Any
 
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import fold, nfc
-from duocthu.models.source import Monograph, parse_records, slugify
+from duocthu.ingest.source import parse_records
+from duocthu.models.source import Monograph, slugify
 
 BOOK = "atc-dataset-v2 (dữ liệu kiểm thử, không phải Dược thư)"
 # CSV column -> section key, in book order

@@ -8,7 +8,8 @@ import boto3
 import pytest
 from duocthu.catalog.artifact import AliasIndex, Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
-from duocthu.models.source import Monograph, corpus_hash
+from duocthu.ingest.source import corpus_hash
+from duocthu.models.source import Monograph
 from duocthu.store import catalog as catalog_module
 from duocthu.store.catalog import load_catalog_from_s3
 from moto import mock_aws
@@ -134,7 +135,7 @@ def test_runtime_reads_the_catalogue_from_s3_and_checks_its_hash(
 ) -> None:
     from duocthu.api.runtime import build_runtime
     from duocthu.ingest.pipeline import ingest_records
-    from duocthu.models.source import corpus_hash
+    from duocthu.ingest.source import corpus_hash
     from duocthu.settings import Settings
     from duocthu.store.edge import EdgeStore
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from duocthu.ingest.chunking import PART_CHAR_BUDGET, chunk_monograph, point_id, split_section
+from duocthu.ingest.chunking import PART_CHAR_BUDGET, chunk_monograph, split_section
+from duocthu.models.chunk import point_id
 from duocthu.models.source import Block, Monograph
 
 

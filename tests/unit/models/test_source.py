@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.models.source import SourceError, corpus_hash, load_source, parse_records, slugify
+from duocthu.ingest.source import SourceError, corpus_hash, load_source, parse_records
+from duocthu.models.source import slugify
 
 
 def record(drug_id: str = "thuoc_a") -> dict[str, Any]:

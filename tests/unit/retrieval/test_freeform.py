@@ -16,9 +16,9 @@ import pytest
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.core.sections import resolve_section
-from duocthu.ingest.chunking import Chunk
+from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.providers.rerank import CohereReranker, Ranked
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.freeform import free_form, lexical_order, question_terms, scored_text

@@ -10,7 +10,7 @@ import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.text import words
-from duocthu.ingest.chunking import Chunk, point_id
+from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.interactions import (
     interacting_drugs,

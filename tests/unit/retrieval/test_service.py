@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.service import RetrievalService

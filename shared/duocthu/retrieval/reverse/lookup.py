@@ -44,7 +44,7 @@ from duocthu.core.tables import table_rows
 from duocthu.core.terms import inside_distinct_terms, names_finding
 from duocthu.core.text import fold, has_diacritics, nfc, segment_ids, stop_words, token_matches, words
 from duocthu.core.vocabulary import SystemError
-from duocthu.ingest.chunking import Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame
 from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch, EmbeddingUnavailable

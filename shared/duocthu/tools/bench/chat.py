@@ -28,7 +28,7 @@ from pathlib import Path
 from duocthu.api.runtime import build_runtime
 from duocthu.api.services import chat as services
 from duocthu.ingest.pipeline import ingest_records
-from duocthu.models.source import load_source, sample_formulary_path
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.bench.timing import p50_p95, pin_one_cpu

@@ -33,7 +33,7 @@ from pathlib import Path
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
 from duocthu.core.text import fold, words
-from duocthu.models.source import load_source, sample_formulary_path
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.tools.bench.timing import p50_p95, pin_one_cpu
 
 CATALOGS = ("sample", "atc", "synthetic-10k")

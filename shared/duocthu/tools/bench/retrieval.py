@@ -42,8 +42,9 @@ from pathlib import Path
 from qdrant_client import QdrantClient
 
 from duocthu.ingest.pipeline import ingest_records
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.models.source import Monograph, load_source, sample_formulary_path
+from duocthu.models.source import Monograph
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.reverse.lookup import retrieve_by_indication
 from duocthu.retrieval.service import RetrievalService

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.ingest.pipeline import ingest_records
-from duocthu.models.source import load_source, sample_formulary_path
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
 from duocthu.store.catalog import load_active_catalog

@@ -44,7 +44,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.ingest.pipeline import IngestReport, ingest_records
-from duocthu.models.source import load_source, sample_formulary_path
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
 from duocthu.retrieval.reverse.lookup import REVERSE_TURNS, find_by_indication, indication_of
 from duocthu.retrieval.service import RetrievalService

@@ -45,8 +45,8 @@ from duocthu.core.deadline import Deadline
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INTRO_SECTIONS, SECTION_ORDER
 from duocthu.core.text import fold
+from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.frame import QueryFrame
-from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.tools.evals.common import rate
 from duocthu.understanding.pipeline import understand

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from duocthu.core.deadline import Deadline
 from duocthu.core.text import words
-from duocthu.ingest.chunking import Chunk, point_id
 from duocthu.ingest.pipeline import ingest_records
+from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.evidence import EvidenceItem, SourceRef
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.source import Monograph
