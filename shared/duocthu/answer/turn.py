@@ -20,7 +20,7 @@ from duocthu.core.text import words
 from duocthu.core.vocabulary import Reason, SubjectScope, SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
-from duocthu.retrieval.interactions import joined_unknown_names
+from duocthu.models.reading import TurnReading
 from duocthu.retrieval.reverse.lookup import advice_sections, phrase_position, section_read_for, wordings_of
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import NoIndex, StoreUnavailable
@@ -31,7 +31,7 @@ from duocthu.store.sessions import (
     new_session_id,
     valid_session_id,
 )
-from duocthu.understanding.cues import asked_drug_class
+from duocthu.understanding.reading import read_turn
 
 log = logging.getLogger(__name__)
 
@@ -178,8 +178,9 @@ class ChatService:
             state.prior_frame,
             subject_scope,
         )
+        reading = read_turn(message, frame, self.resolver)  # the message is read here, once
         try:
-            result = self._route(message, frame)
+            result = self._route(reading, frame)
         except (StoreUnavailable, NoIndex) as err:
             log.error("store unavailable: %s", err)
             result = self._abstain_turn(
@@ -198,7 +199,7 @@ class ChatService:
         reply = text or ABSTAIN_REPLIES.get(bundle.reason, "Không đủ bằng chứng từ Dược thư để trả lời.")
         return ChatTurn(session_id, reply, bundle, frame, quick_replies=frame.quick_replies)
 
-    def _route(self, message: str, frame: QueryFrame) -> ChatTurn:
+    def _route(self, reading: TurnReading, frame: QueryFrame) -> ChatTurn:
         if frame.subject_scope == "non_human":
             return self._abstain_turn("", frame, abstain("non_human_subject"))
         if frame.system_error in ("understanding_provider_unavailable", "understanding_malformed_output"):
@@ -216,11 +217,11 @@ class ChatService:
                 text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
                 return self._abstain_turn("", frame, abstain("unknown_drug"), text)
             return self._abstain_turn("", frame, abstain("unknown_drug"))
-        bundle = self.retrieval.for_frame(frame, self.resolver, message, self.deadline)
+        bundle = self.retrieval.for_frame(frame, self.resolver, reading, self.deadline)
         if bundle.decision == "ABSTAIN":
-            return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle, message))
-        answer = self.generator.generate(message, bundle, sample_data=self.catalog.sample_data)
-        preface = self._preface(frame, bundle, message)
+            return self._abstain_turn("", frame, bundle, self._abstain_text(frame, bundle, reading))
+        answer = self.generator.generate(reading.text, bundle, sample_data=self.catalog.sample_data)
+        preface = self._preface(frame, bundle, reading)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
         return ChatTurn(
             "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error
@@ -233,7 +234,7 @@ class ChatService:
     def _quoted(names: Sequence[str]) -> str:
         return ", ".join(f"“{name}”" for name in names)
 
-    def _abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle, message: str) -> str | None:
+    def _abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> str | None:
         if bundle.reason == "section_absent" and frame.drugs:
             section = {"drug_to_condition": "chi_dinh", "dosing_calc": "lieu_luong_va_cach_dung"}.get(
                 frame.turn_type, frame.attribute or "tuong_tac_thuoc"
@@ -244,7 +245,7 @@ class ChatService:
                 "Điều này không có nghĩa là an toàn."
             )
         if bundle.reason == "insufficient_retrieval_score" and frame.turn_type == "interaction":
-            joined = joined_unknown_names(message, frame, self.resolver)
+            joined = reading.joined_unknown_names
             if joined:
                 missing = self._quoted(joined)
                 return (
@@ -272,7 +273,7 @@ class ChatService:
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
 
-    def _preface(self, frame: QueryFrame, bundle: EvidenceBundle, message: str) -> list[str]:
+    def _preface(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> list[str]:
         lines: list[str] = []
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         unanswered = [d for d in frame.drugs if d not in answered]
@@ -282,7 +283,7 @@ class ChatService:
                 f"(chưa trả lời cho: {self._names(unanswered)})."
             )
         which_drugs = frame.turn_type in DRUGLESS_TURNS and frame.turn_type != "interaction"
-        joined = joined_unknown_names(message, frame, self.resolver) if answered and not which_drugs else ()
+        joined = reading.joined_unknown_names if answered and not which_drugs else ()
         if joined:
             # "paracetamol và codein", "… và tramadol": never an answer about one drug that
             # reads as covering the other
@@ -299,11 +300,11 @@ class ChatService:
         read = section_read_for(frame)
         if read:
             if frame.condition is not None and bundle.evidence:
-                reading = self._section_reading(read, frame.condition, bundle)
-                lines += [reading] if reading else []
+                section_line = self._section_reading(read, frame.condition, bundle)
+                lines += [section_line] if section_line else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             which = self._which_drugs(bundle)
-            asked_class = asked_drug_class(message) if frame.turn_type == "condition_relation" else None
+            asked_class = reading.asked_class
             if asked_class:
                 # the list is by section text, never by class: it must not read as "only these"
                 which.insert(

@@ -167,33 +167,6 @@ def _pool(
     return pooled, by_class
 
 
-# Words that join two medicines in a question ("paracetamol và tramadol", "warfarin với X").
-_JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})
-_MAX_JOINER_WORDS = 2
-
-
-def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
-    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
-    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
-    an answer from that drug's text alone must say it does not cover them. An unknown name
-    elsewhere in the question (an abbreviation, a place) is left alone."""
-    tokens = folded_words(question)
-    spans = [(m.start, m.end) for m in resolver.resolve(question)]
-    joined = []
-    for name in frame.unknown_drugs:
-        target = folded_words(name)
-        at = next(
-            (i for i in range(len(tokens) - len(target) + 1) if tokens[i : i + len(target)] == target), -1
-        )
-        if at < 0 or not target:
-            continue
-        end = at + len(target)
-        gaps = [tokens[e:at] for _, e in spans if e <= at] + [tokens[end:s] for s, _ in spans if s >= end]
-        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in _JOINERS for t in gap) for gap in gaps):
-            joined.append(name)
-    return tuple(joined)
-
-
 def interacting_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
     """The catalogue drugs an interaction turn is about: the frame's drugs, then the patient's
     current medicines the catalogue knows ("đang dùng warfarin, uống ibuprofen được không")."""

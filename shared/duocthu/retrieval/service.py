@@ -23,15 +23,15 @@ from collections.abc import Callable, Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import INDICATION_SECTION, INTRO_SECTIONS
-from duocthu.core.text import asks_yes_or_no
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
+from duocthu.models.reading import TurnReading
 from duocthu.providers.embeddings import Embedder
 from duocthu.providers.rerank import Reranker
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
-from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence, joined_unknown_names
+from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence
 from duocthu.retrieval.reverse.lookup import (
     REVERSE_TURNS,
     Rerank,
@@ -176,17 +176,18 @@ class RetrievalService:
         self,
         frame: QueryFrame,
         resolver: CatalogDrugResolver,
-        question: str | None = None,
+        reading: TurnReading,
         deadline: Deadline | None = None,
     ) -> EvidenceBundle:
         """Interaction -> the interaction pool; condition/symptom -> the reverse lookup (plus the
         patient's safety facets when the frame describes one); condition_relation -> that
         relation's own section across drugs; a named drug -> its section, overview or free-form
-        route. `question` orders a free-form answer and drives pooling."""
-        query = question or frame.standalone_query
+        route. The reading's text orders a free-form answer and drives pooling; what the turn
+        means comes from the frame and the reading, never from the text again."""
+        query = reading.text or frame.standalone_query
         if frame.turn_type == "interaction":
             drugs = interacting_drugs(frame, resolver)
-            unknown = joined_unknown_names(query or "", frame, resolver)  # "X và tramadol"
+            unknown = reading.joined_unknown_names  # "X và tramadol"
             if len(drugs) >= 2 or (drugs and unknown):
                 return interaction_evidence(self.store, resolver, drugs, unknown)
             if len(drugs) == 1:  # one drug named: its whole interaction section
@@ -218,7 +219,7 @@ class RetrievalService:
             return self.by_section(drug_id, "lieu_luong_va_cach_dung")
         if frame.turn_type == "drug_overview":
             return self.overview(drug_id)
-        if not frame.attribute and frame.population and asks_yes_or_no(query or ""):
+        if not frame.attribute and frame.population and reading.yes_or_no:
             # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
             # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
             # the part that names them is read

@@ -15,7 +15,6 @@ from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.interactions import (
     interacting_drugs,
     interaction_evidence,
-    joined_unknown_names,
     names_in,
     phrase_in,
 )
@@ -133,21 +132,6 @@ def test_a_name_the_catalogue_lacks_is_searched_as_written(
     # named nowhere: an abstention, never the section quoted as if it answered
     absent = interaction_evidence(store, resolver, ["halvorin"], ["tramadol"])
     assert (absent.decision, absent.reason) == ("ABSTAIN", "insufficient_retrieval_score")
-
-
-def test_an_unknown_name_counts_beside_a_drug_only_when_the_question_joins_them(
-    resolver: CatalogDrugResolver,
-) -> None:
-    def joined(question: str, *unknown: str) -> tuple[str, ...]:
-        frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=unknown)
-        return joined_unknown_names(question, frame, resolver)
-
-    assert joined("Halvorin và tramadol có tương tác không?", "tramadol") == ("tramadol",)
-    assert joined("tramadol với Halvor dùng chung được không", "tramadol") == ("tramadol",)
-    assert joined("Halvorin + codein liều dùng?", "codein") == ("codein",)
-    # an abbreviation or a typo elsewhere in the question is no medicine asked beside it
-    assert joined("Halvorin uống với nước bưởi có sao khôg", "khôg") == ()
-    assert joined("Halvorin + rượu bia nguy hiểm ntn", "ntn") == ()
 
 
 def test_a_quarantined_section_surfaces_as_verify_pdf(

@@ -39,6 +39,7 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import GOLD_DIR, open_index, rate
 from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.reading import read_turn
 
 SPLITS = ("heldout", "dev")
 PIPELINES = ("product", "as typed")
@@ -104,7 +105,7 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         returned: tuple[str, ...] = ()
         typed: tuple[str, ...] = ()
         if understood:
-            bundle = service.for_frame(frame, resolver, row.question)
+            bundle = service.for_frame(frame, resolver, read_turn(row.question, frame, resolver))
             returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))
             lay = (frame.condition.text,) if frame.condition and frame.condition.normalized else ()
             typed = as_typed(store, lay or relation_phrases(frame), RELATION_SECTIONS[row.relation])

@@ -1,0 +1,24 @@
+"""What understanding read in a turn's own words beyond the frame: computed once, in understanding,
+and carried beside the frame, so retrieval and the answer never scan the message again.
+
+The frame is the JSON contract between the functions; a reading is in-process only. A caller that
+has only a frame and a question (the retrieve function) has the reading made once at its edge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    # The question as written: what lexical ordering, pooling and grounded generation search and
+    # quote with. Never read again for what the turn means.
+    text: str
+    # Closed by "không" ("dùng được không?"): whether this patient may take the drug.
+    yes_or_no: bool = False
+    # Names the catalogue lacks that the question joins to a catalogue drug ("paracetamol và
+    # tramadol"): an answer from that drug's text alone must say it does not cover them.
+    joined_unknown_names: tuple[str, ...] = ()
+    # The drug class a question names, as written ("thuốc giảm đau"), for a class-wide answer.
+    asked_class: str | None = None

@@ -1,0 +1,45 @@
+"""A turn's reading (`duocthu.models.reading.TurnReading`): what its words say beyond the frame,
+read once, here, and handed on with the frame."""
+
+from __future__ import annotations
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.phrases import find_phrase
+from duocthu.core.text import asks_yes_or_no, folded_words
+from duocthu.models.frame import QueryFrame
+from duocthu.models.reading import TurnReading
+from duocthu.understanding.cues import asked_drug_class
+
+# Words that join two medicines asked about together ("và", "với", "cùng", "phối hợp"), folded.
+_JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})
+_MAX_JOINER_WORDS = 2
+
+
+def read_turn(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
+    """The reading of a turn whose frame is `frame`."""
+    return TurnReading(
+        text=text,
+        yes_or_no=asks_yes_or_no(text),
+        joined_unknown_names=joined_unknown_names(text, frame, resolver),
+        asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
+    )
+
+
+def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
+    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
+    an answer from that drug's text alone must say it does not cover them. An unknown name
+    elsewhere in the question (an abbreviation, a place) is left alone."""
+    tokens = folded_words(question)
+    spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    joined = []
+    for name in frame.unknown_drugs:
+        target = folded_words(name)
+        at = find_phrase(tokens, target)
+        if at < 0:
+            continue
+        end = at + len(target)
+        gaps = [tokens[e:at] for _, e in spans if e <= at] + [tokens[end:s] for s, _ in spans if s >= end]
+        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in _JOINERS for t in gap) for gap in gaps):
+            joined.append(name)
+    return tuple(joined)

@@ -1,0 +1,49 @@
+"""A turn's reading: what its words say beyond the frame, read once and handed on with it."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.reading import joined_unknown_names, read_turn
+
+
+@pytest.fixture(scope="module")
+def resolver() -> CatalogDrugResolver:
+    drugs = (CatalogDrug(drug_id="halvorin", title="Halvorin", aliases=("Halvor",)),)
+    return CatalogDrugResolver(Catalog(corpus_hash="h", drugs=drugs))
+
+
+def test_an_unknown_name_counts_beside_a_drug_only_when_the_question_joins_them(
+    resolver: CatalogDrugResolver,
+) -> None:
+    def joined(question: str, *unknown: str) -> tuple[str, ...]:
+        frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=unknown)
+        return joined_unknown_names(question, frame, resolver)
+
+    assert joined("Halvorin và tramadol có tương tác không?", "tramadol") == ("tramadol",)
+    assert joined("tramadol với Halvor dùng chung được không", "tramadol") == ("tramadol",)
+    assert joined("Halvorin + codein liều dùng?", "codein") == ("codein",)
+    # an abbreviation or a typo elsewhere in the question is no medicine asked beside it
+    assert joined("Halvorin uống với nước bưởi có sao khôg", "khôg") == ()
+    assert joined("Halvorin + rượu bia nguy hiểm ntn", "ntn") == ()
+
+
+def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogDrugResolver) -> None:
+    # Given an interaction question that joins a medicine the catalogue lacks to one it has
+    frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=("tramadol",))
+    # When the turn is read
+    reading = read_turn("Halvorin và tramadol dùng chung được không?", frame, resolver)
+    # Then the reading holds the text, the yes/no form and the joined name; no class is asked
+    assert reading.text == "Halvorin và tramadol dùng chung được không?"
+    assert reading.yes_or_no
+    assert reading.joined_unknown_names == ("tramadol",)
+    assert reading.asked_class is None
+
+
+def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugResolver) -> None:
+    relation = QueryFrame(turn_type="condition_relation", condition_relation="adverse_effect")
+    assert read_turn("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class == "Thuốc giảm đau"
+    other = QueryFrame(turn_type="drug_attribute", drugs=("halvorin",), attribute="chi_dinh")
+    assert read_turn("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None
