@@ -1,0 +1,349 @@
+"""The replies' wording: what a chat turn says around the quoted evidence (why it abstains, which
+drugs a list holds and by which section, the patient checked against), in plain Vietnamese.
+
+An abstention always says why and never implies that a drug is safe; a list found by the
+formulary's wording never reads as complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.text import words
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.models.reading import TurnReading
+from duocthu.retrieval.reverse.lookup import advice_sections, phrase_position, section_read_for, wordings_of
+
+POPULATION_NAMES = {
+    "tre_em": "trẻ em",
+    "nguoi_lon": "người lớn",
+    "nguoi_cao_tuoi": "người cao tuổi",
+    "phu_nu_co_thai": "phụ nữ có thai",
+    "phu_nu_cho_con_bu": "phụ nữ cho con bú",
+    "suy_than": "suy thận",
+    "suy_gan": "suy gan",
+}
+# turns whose evidence is not one named drug's monograph
+DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
+STATUS_TEXT = {
+    "CONTRAINDICATED": "mục Chống chỉ định có nêu tình trạng của người bệnh (xem trích dẫn).",
+    "CAUTION": "Dược thư có lưu ý thận trọng liên quan đến tình trạng của người bệnh (xem trích dẫn).",
+    "SUPPORTED": "có bằng chứng phù hợp trong Dược thư (xem trích dẫn).",
+    "INSUFFICIENT_EVIDENCE": (
+        "không tìm thấy đoạn nào về tình trạng của người bệnh; điều này KHÔNG có nghĩa là an toàn."
+    ),
+}
+
+SMALLTALK_REPLY = (
+    "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam: hãy hỏi về một thuốc, ví dụ "
+    "“Chống chỉ định của amoxicilin?” hoặc “Liều paracetamol cho trẻ em?”."
+)
+ABSTAIN_REPLIES: dict[str, str] = {
+    "out_of_scope": "Câu hỏi này nằm ngoài nội dung Dược thư Quốc gia Việt Nam, nên tôi không trả lời.",
+    "non_human_subject": (
+        "Dược thư Quốc gia Việt Nam chỉ đề cập việc dùng thuốc cho người; tôi không trả lời câu hỏi "
+        "về thú y hoặc động vật."
+    ),
+    "unknown_drug": "Không tìm thấy thuốc được hỏi trong Dược thư, nên tôi không có thông tin để trả lời.",
+    "dependency_unavailable": (
+        "Hệ thống tạm thời không truy cập được dữ liệu cần thiết. Xin thử lại sau ít phút; "
+        "đây không phải là câu trả lời về thuốc."
+    ),
+    "insufficient_retrieval_score": (
+        "Dược thư không có đoạn nào đủ liên quan để trả lời câu hỏi này. Điều đó không có nghĩa là "
+        "thuốc an toàn hay không tương tác; hãy tra trực tiếp chuyên luận."
+    ),
+    "parent_hydration_failed": "Không lấy được nội dung chuyên luận để trả lời. Hãy tra trực tiếp Dược thư.",
+    "missing_provenance": (
+        "Nội dung tìm được không có thông tin nguồn (trang) nên không thể trích dẫn; "
+        "hãy tra trực tiếp Dược thư."
+    ),
+}
+
+
+class ReplyWording:
+    """The sentences of a reply, with the catalogue's titles for the drugs it names."""
+
+    def __init__(self, titles: dict[str, str]):
+        self.titles = titles
+
+    def names(self, drug_ids: Sequence[str]) -> str:
+        return ", ".join(self.titles.get(d, d) for d in drug_ids)
+
+    @staticmethod
+    def quoted(names: Sequence[str]) -> str:
+        return ", ".join(f"“{name}”" for name in names)
+
+    def abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> str | None:
+        if bundle.reason == "section_absent" and frame.drugs:
+            section = {"drug_to_condition": "chi_dinh", "dosing_calc": "lieu_luong_va_cach_dung"}.get(
+                frame.turn_type, frame.attribute or "tuong_tac_thuoc"
+            )
+            return (
+                f"Chuyên luận {self.names(frame.drugs[:1])} trong Dược thư không có mục "
+                f"“{SECTION_HEADINGS[section]}”, nên tôi không có thông tin để trả lời. "
+                "Điều này không có nghĩa là an toàn."
+            )
+        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type == "interaction":
+            joined = reading.joined_unknown_names
+            if joined:
+                missing = self.quoted(joined)
+                return (
+                    f"Không tìm thấy {missing} trong Dược thư, và mục Tương tác thuốc của "
+                    f"{self.names(frame.drugs)} không nhắc đến {missing}. Điều đó KHÔNG có nghĩa là không "
+                    "có tương tác; hãy tra cứu thêm trước khi phối hợp."
+                )
+            return (
+                f"Mục Tương tác thuốc của {self.names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
+                "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
+            )
+        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type in DRUGLESS_TURNS:
+            return (
+                "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
+                "là không có thuốc phù hợp hay thuốc nào cũng an toàn; hãy diễn đạt lại hoặc tra cứu thêm."
+            )
+        if bundle.reason == "needs_clarification" and frame.condition_relation == "unknown":
+            # "thuốc nào cần chỉnh liều ở người suy thận": no section lists drugs that way
+            return (
+                "Tôi chỉ tra được theo một tình trạng các thuốc mà Dược thư nêu trong mục Chỉ định, "
+                "Tác dụng không mong muốn hoặc Chống chỉ định; câu hỏi này cần đọc từng chuyên luận. "
+                f"Hãy hỏi về một thuốc cụ thể, ví dụ: “{self.ask_about_one_drug(frame)}”."
+            )
+        if bundle.reason == "needs_clarification":
+            return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
+        return None
+
+    def preface(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> list[str]:
+        lines: list[str] = []
+        answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
+        unanswered = [d for d in frame.drugs if d not in answered]
+        if answered and unanswered and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
+            lines.append(
+                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.names(answered)} "
+                f"(chưa trả lời cho: {self.names(unanswered)})."
+            )
+        which_drugs = frame.turn_type in DRUGLESS_TURNS and frame.turn_type != "interaction"
+        joined = reading.joined_unknown_names if answered and not which_drugs else ()
+        if joined:
+            # "paracetamol và codein", "… và tramadol": never an answer about one drug that
+            # reads as covering the other
+            missing, known = self.quoted(joined), self.names(answered)
+            covered = (
+                f"là những đoạn trong mục Tương tác thuốc của {known} nhắc đến các thuốc bạn hỏi"
+                if frame.turn_type == "interaction"
+                else f"chỉ nói về {known}, không nói gì về {missing}"
+            )
+            lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
+        lines += self.named_by_class(bundle)
+        if frame.turn_type == "dosing_calc":
+            lines.append(self.dosing_echo(frame))
+        read = section_read_for(frame)
+        if read:
+            if frame.condition is not None and bundle.evidence:
+                section_line = self.section_reading(read, frame.condition, bundle)
+                lines += [section_line] if section_line else []
+        elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
+            which = self.which_drugs(bundle)
+            asked_class = reading.asked_class
+            if asked_class:
+                # the list is by section text, never by class: it must not read as "only these"
+                which.insert(
+                    -1,
+                    f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: thuốc thuộc nhóm khác "
+                    "cũng có trong danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”.",
+                )
+            lines += which
+        if bundle.candidate_statuses:
+            lines.append(f"Đối chiếu với người bệnh: {self.patient(frame)}.")
+        for status in bundle.candidate_statuses:
+            lines.append(f"- {self.names([status.drug_id])}: {STATUS_TEXT[status.status]}")
+        assessed = {status.drug_id for status in bundle.candidate_statuses}
+        unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
+        if assessed and unchecked:
+            # stage 2 assesses the first few candidates only: the rest must not look checked
+            lines.append(
+                f"- {', '.join(unchecked)}: CHƯA đối chiếu với người bệnh (mỗi câu trả lời chỉ đối chiếu "
+                f"{len(assessed)} thuốc đầu); hãy hỏi riêng về thuốc đó."
+            )
+        return lines
+
+    @staticmethod
+    def patient(frame: QueryFrame) -> str:
+        """The patient facts the safety statuses were checked against, so the user can see them
+        (some may come from an earlier turn)."""
+        context = frame.patient_context
+        who = [POPULATION_NAMES[frame.population]] if frame.population else []
+        if frame.age_text:
+            who.append(frame.age_text)
+        listed = (
+            ("", tuple(who)),
+            ("đang dùng", context.current_medications),
+            ("bệnh kèm theo:", context.comorbidities),
+            ("dị ứng:", context.allergies),
+            ("phản ứng có hại đã gặp:", context.adverse_reactions),
+            ("xét nghiệm:", context.labs),
+        )
+        facts = [f"{label} {', '.join(values)}".strip() for label, values in listed if values]
+        if context.renal_function:
+            facts.append(f"chức năng thận: {context.renal_function}")
+        if context.hepatic_function:
+            facts.append(f"chức năng gan: {context.hepatic_function}")
+        if context.pregnancy:
+            facts.append("đang mang thai")
+        if context.breastfeeding:
+            facts.append("đang cho con bú")
+        return "; ".join(facts) or "không có thông tin cụ thể"
+
+    def named_by_class(self, bundle: EvidenceBundle) -> list[str]:
+        """An interaction part that names an asked drug only by its class says so: the formulary
+        text is about the class, and the drug is in it by its own "Loại thuốc" section."""
+        section_of = {item.id: item.drug_id for item in bundle.evidence}
+        said: dict[tuple[str, str], list[str]] = {}
+        for mention in bundle.named_by_class:
+            wordings = said.setdefault((section_of[mention.evidence_id], mention.drug_id), [])
+            if mention.wording not in wordings:
+                wordings.append(mention.wording)
+        return [
+            f"Mục Tương tác thuốc của {self.names([owner])} không nêu tên {self.names([drug])} mà nêu nhóm "
+            f"{self.quoted(wordings)}; mục Loại thuốc của {self.names([drug])} xếp thuốc này vào nhóm đó."
+            for (owner, drug), wordings in said.items()
+        ]
+
+    def section_reading(
+        self, section_key: str, condition: ConditionQuery, bundle: EvidenceBundle
+    ) -> str | None:
+        """ "X có trị / gây Y không?": how X's section, quoted below, names Y
+        (`reverse.with_section_reading`). Found by the formulary's wording, so never a "no"; and
+        outside chỉ định nothing at all when Y is not found: "not found among the reactions" would
+        read as "does not cause it" where the section words it otherwise ("tiêu chảy" for "đi
+        ngoài")."""
+        drug = self.names([bundle.evidence[0].drug_id])
+        heading, asked = SECTION_HEADINGS[section_key], condition.text
+        # what was searched: "phù" for "phù cổ chân", "chảy máu cam" narrowed
+        found = " ".join(w for w in (condition.normalized or asked, condition.subtype) if w)
+        if bundle.ranked_drugs:
+            return f"Mục “{heading}” của {drug} có nêu “{found}” (xem trích dẫn dưới đây)."
+        if bundle.incidental_drugs:
+            return (
+                f"Mục “{heading}” của {drug} chỉ nêu “{found}” trong tên một bệnh khác hoặc như một nguy cơ, "
+                "không phải như bệnh được điều trị."
+            )
+        if bundle.wider_drugs:
+            wider = bundle.wider_drugs[0].wider_finding
+            return (
+                f"Mục “{heading}” của {drug} không nêu đúng “{found}” mà ghi “{wider}”, một tình trạng rộng "
+                "hơn bao gồm cả tình trạng đó."
+            )
+        wordings = wordings_of(condition.normalized or condition.text)
+        mentioned = any(
+            phrase_position(item.text, words(w), lenient=True) >= 0
+            for item in bundle.evidence
+            if item.section_key == section_key
+            for w in wordings
+        )
+        if mentioned:
+            # "không có hiệu quả điều trị … viêm khớp dạng thấp", "hầu như không gây kích ứng dạ dày"
+            return (
+                f"Mục “{heading}” của {drug} có nhắc đến “{asked}” nhưng không theo nghĩa bạn hỏi "
+                "(ví dụ trong một câu phủ định); hãy đọc nguyên văn dưới đây."
+            )
+        if section_key != "chi_dinh":
+            return None
+        return (
+            f"Không tìm thấy “{asked}” trong mục “{heading}” của {drug} theo cách Dược thư viết tình trạng "
+            "này; Dược thư có thể ghi bằng từ khác, nên hãy đọc toàn mục dưới đây."
+        )
+
+    @staticmethod
+    def ask_about_one_drug(frame: QueryFrame) -> str:
+        """An example question about one drug for the patient a safe-list question named, with a
+        slot for the drug: no drug is suggested."""
+        context = frame.patient_context
+        if context.allergies:
+            who = f"người dị ứng {context.allergies[0]}"
+        elif frame.condition is not None:
+            who = f"người {frame.condition.text}"
+        elif frame.population in POPULATION_NAMES:
+            who = POPULATION_NAMES[frame.population]
+            who = f"người {who}" if who.startswith("suy") else who
+        else:
+            return "metformin dùng cho người suy thận được không?"
+        return f"[tên thuốc] dùng cho {who} được không?"
+
+    @staticmethod
+    def which_drugs(bundle: EvidenceBundle) -> list[str]:
+        """The drugs a which-drugs route found, by the section that put each on the list: the
+        quoted ones, then every one found beyond the cap, so no list is cut short in silence."""
+        by_section: dict[str, tuple[list[str], list[str]]] = {}
+        for shown, drugs in ((0, bundle.ranked_drugs), (1, bundle.unlisted_drugs)):
+            for drug in drugs:
+                # the reverse lookups always say which section listed a drug; chỉ định is the default
+                key = drug.section_key or "chi_dinh"
+                by_section.setdefault(key, ([], []))[shown].append(drug.display_name)
+        lines = []
+        for section_key, (quoted, unquoted) in by_section.items():
+            heading = SECTION_HEADINGS[section_key]
+            advice = section_key in advice_sections()
+            what = "khuyên không dùng hoặc tránh dùng thuốc" if advice else "nêu tình trạng này"
+            if quoted:
+                lines.append(
+                    f"Các thuốc mà mục “{heading}” trong Dược thư {'' if advice else 'có '}{what}: "
+                    f"{', '.join(quoted)}."
+                )
+            if unquoted:
+                lines.append(
+                    f"Mục “{heading}” của {len(unquoted)} thuốc khác cũng {what} (không trích dẫn ở đây "
+                    f"để câu trả lời không quá dài): {', '.join(unquoted)}."
+                )
+            if advice:
+                lines.append(
+                    f"Lời khuyên trong mục “{heading}” có khi chỉ áp dụng cho một liều hay một giai đoạn; "
+                    "hãy đọc nguyên văn mục đó của từng thuốc."
+                )
+        by_wider: dict[str, list[str]] = {}
+        for drug in bundle.wider_drugs:
+            by_wider.setdefault(drug.section_key or "chi_dinh", []).append(
+                f"{drug.display_name} (“{drug.wider_finding}”)"
+            )
+        for section_key, named in by_wider.items():
+            lines.append(
+                f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu đúng tình trạng bạn "
+                f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
+            )
+        if bundle.incidental_drugs:
+            names = ", ".join(d.display_name for d in bundle.incidental_drugs)
+            if not (bundle.ranked_drugs or bundle.wider_drugs):
+                # quoted only so the user can see why: none of them is a drug for it
+                lines.append(
+                    f"Không thuốc nào có mục “{SECTION_HEADINGS['chi_dinh']}” trong Dược thư nêu tình trạng "
+                    "này như bệnh được điều trị."
+                )
+            lines.append(
+                f"Mục “{SECTION_HEADINGS['chi_dinh']}” của các thuốc sau chỉ nêu tình trạng này trong tên "
+                f"một bệnh khác hoặc như một nguy cơ, không phải như bệnh được điều trị: "
+                f"{names}."
+            )
+        # found by the formulary's wording: a section that words the finding otherwise is missed,
+        # so the list must not read as complete
+        lines.append(
+            "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể "
+            "không có ở đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF."
+        )
+        lines.append("Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.")
+        return lines
+
+    @staticmethod
+    def dosing_echo(frame: QueryFrame) -> str:
+        # No dose arithmetic: the formulary's dosing text is quoted, the stated facts echoed.
+        facts = []
+        if frame.weight_kg is not None:
+            facts.append(f"cân nặng {frame.weight_kg:g} kg")
+        if frame.age_text:
+            facts.append(f"tuổi: {frame.age_text}")
+        stated = f" Thông tin bạn nêu: {', '.join(facts)}." if facts else ""
+        return (
+            "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
+            f"bạn đối chiếu.{stated}"
+        )
