@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import importlib.util
 import logging
+import os
 import sys
 import time
 import uuid
@@ -44,9 +45,14 @@ class LocalContext:
 
 
 def functions_dir() -> Path:
-    folder = Path(__file__).resolve().parents[3] / "functions"
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder} not found: `duocthu serve` runs from a source checkout")
+    """The checkout's functions/ folder: `duocthu serve` runs from the repository root (or
+    DUOCTHU_FUNCTIONS_DIR names the folder), never from an installed package."""
+    folder = Path(os.environ.get("DUOCTHU_FUNCTIONS_DIR", "functions")).resolve()
+    if not (folder / "chat" / "app.py").is_file():
+        raise FileNotFoundError(
+            f"{folder} holds no functions: run `duocthu serve` from the repository root "
+            "or set DUOCTHU_FUNCTIONS_DIR"
+        )
     return folder
 
 
