@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from qdrant_client import QdrantClient
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT.parent / "shared"
+# The developer tools find the checkout from the working directory; tests may run from anywhere.
+os.environ.setdefault("DUOCTHU_GOLD_DIR", str(ROOT / "tests" / "gold"))
+os.environ.setdefault("DUOCTHU_KIT_DIR", str(KIT))
+os.environ.setdefault("DUOCTHU_FUNCTIONS_DIR", str(ROOT / "functions"))
 ATC_CSV = KIT / "data" / "atc-dataset-v2.csv"
 SAMPLE_TSV = KIT / "data" / "sample-formulary-drugs.tsv"
 

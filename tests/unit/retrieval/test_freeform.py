@@ -27,6 +27,7 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.evals.free_form import default_gold, load_gold
 
+from tests import goldsets
 from tests.factories import make_chunk, publish
 from tests.unit.providers.test_rerank import cohere_client
 
@@ -325,17 +326,19 @@ def test_retrieve_framed_takes_the_free_form_route_for_a_question_without_sectio
 
 # -- the gold files of `duocthu eval free-form` ---------------------------------------------------
 
-# Written first, before any ordering code ran; pinned so that it is never tuned on.
-HELD_OUT_SHA256 = "230e5d7ebb03d909fd5be35fdff80e331c41a62658a5ed2f6fd549bdae5f943f"
+# Written first, before any ordering code ran; pinned (tests/gold/manifest.tsv) so that it is never tuned on.
+HELD_OUT = "free-form/held-out.jsonl"
 
 
-def test_the_held_out_questions_are_pinned() -> None:
-    heldout = next(p for p in default_gold() if p.name == "free_form_heldout.jsonl")
-    assert hashlib.sha256(heldout.read_bytes()).hexdigest() == HELD_OUT_SHA256
+def test_the_held_out_questions_are_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    pin = next(row.sha256 for row in goldsets.held_out() if row.file == HELD_OUT)
+    assert hashlib.sha256(goldsets.path(HELD_OUT).read_bytes()).hexdigest() == pin
+    monkeypatch.setenv("DUOCTHU_GOLD_DIR", str(goldsets.GOLD))  # the eval's files are the manifest's
+    assert default_gold() == [goldsets.path("free-form/dev.jsonl"), goldsets.path(HELD_OUT)]
 
 
 def test_gold_questions_are_free_form_about_real_sections() -> None:
-    rows = load_gold(default_gold())
+    rows = load_gold(list(goldsets.splits("free-form").values()))
     assert {r.split for r in rows} == {"dev", "heldout"} and len({r.id for r in rows}) == len(rows)
     assert len({r.question for r in rows}) == len(rows)
     sections = {m.drug_id: {s.key for s in m.sections} for m in load_source(sample_formulary_path())}
@@ -344,8 +347,7 @@ def test_gold_questions_are_free_form_about_real_sections() -> None:
         assert resolve_section(row.question) is None, row
         # and each answering section is one the drug's monograph has
         assert set(row.sections) <= sections[row.drug_id], row
-    for path in default_gold():
-        split = path.stem.removeprefix("free_form_")
+    for split, path in goldsets.splits("free-form").items():
         assert {json.loads(line)["split"] for line in path.read_text(encoding="utf-8").splitlines()} == {
-            split
+            split.replace("-", "")
         }

@@ -44,6 +44,8 @@ def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogD
 
 def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugResolver) -> None:
     relation = QueryFrame(turn_type="condition_relation", condition_relation="adverse_effect")
-    assert read_turn("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class == "Thuốc giảm đau"
+    assert (
+        read_turn("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class == "Thuốc giảm đau"
+    )
     other = QueryFrame(turn_type="drug_attribute", drugs=("halvorin",), attribute="chi_dinh")
     assert read_turn("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None

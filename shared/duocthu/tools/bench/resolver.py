@@ -34,10 +34,10 @@ from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
 from duocthu.core.text import fold, words
 from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.tools.bench import atc_csv
 from duocthu.tools.bench.timing import p50_p95, pin_one_cpu
 
 CATALOGS = ("sample", "atc", "synthetic-10k")
-DEFAULT_ATC_CSV = Path("../shared/data/atc-dataset-v2.csv")
 SYNTHETIC_TARGET = 10_000
 # Catalogue-independent queries: the traps and plain misses.
 FIXED_QUERIES = (
@@ -282,8 +282,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--atc-csv",
         type=Path,
-        default=DEFAULT_ATC_CSV,
-        help=f"the kit's ATC table for atc and synthetic-10k (default: {DEFAULT_ATC_CSV})",
+        default=atc_csv(),
+        help=f"the kit's ATC table for atc and synthetic-10k (default: {atc_csv()}, the kit from "
+        "$DUOCTHU_KIT_DIR or ../shared)",
     )
     parser.add_argument("--repeat", type=int, default=20, help="runs over the query set (default 20)")
     parser.add_argument("--load-runs", type=int, default=5, help="fresh-process loads (default 5)")

@@ -13,9 +13,10 @@ parsing (the manifest check, the scroll or query, payload -> EvidenceItem, the d
                              source has no chỉ định: its drug-class text (loai_thuoc) stands in.
 
 Corpora: the sample formulary (40 monographs, all 19 sections) and the ATC scale source
-(`../shared/data/atc-dataset-v2.csv` beside the repository, 1,729 drugs; test data only, built
-in a temporary folder and deleted). The ATC source has no than_trong section, so there pooling is
-timed on chong_chi_dinh through a policy override: the same code path, a different trigger.
+(`../shared/data/atc-dataset-v2.csv` beside the repository, or under $DUOCTHU_KIT_DIR; 1,729
+drugs; test data only, built in a temporary folder and deleted). The ATC source has no than_trong
+section, so there pooling is timed on chong_chi_dinh through a policy override: the same code
+path, a different trigger.
 
 Stores: Qdrant Edge (payload-indexed, the embedded default) and qdrant-client's local mode (the
 correctness double of a Qdrant server; it scans in Python and ignores payload indexes), measured
@@ -52,10 +53,9 @@ from duocthu.settings import Settings
 from duocthu.store import VectorStore
 from duocthu.store.edge import EdgeStore
 from duocthu.store.server import ServerStore
+from duocthu.tools.bench import atc_csv
 from duocthu.tools.bench.timing import percentile, pin_one_cpu
 
-REPO = Path(__file__).resolve().parents[4]
-DEFAULT_ATC = REPO.parent / "shared" / "data" / "atc-dataset-v2.csv"
 WARMUP = 5
 POOL_QUESTION = (
     "Thận trọng khi dùng {title} cho người có tiền sử loét dạ dày tá tràng, xuất huyết tiêu hóa, "
@@ -183,7 +183,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu bench retrieval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=["sample", "atc", "all"], default="all")
     parser.add_argument("--backend", choices=["edge", "qdrant-client-local", "all"], default="all")
-    parser.add_argument("--atc", type=Path, default=DEFAULT_ATC, help="the ATC CSV (test data only)")
+    parser.add_argument("--atc", type=Path, default=atc_csv(), help="the ATC CSV (test data only)")
     parser.add_argument("--n", type=int, default=300, help="timed calls per route on Edge")
     parser.add_argument(
         "--n-local", type=int, default=30, help="timed calls per route in local mode (it scans in Python)"

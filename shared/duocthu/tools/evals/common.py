@@ -12,8 +12,11 @@ from duocthu.store import VectorStore
 from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
 
-# tests/gold in a source checkout (gold sets are evaluation data, not shipped in the layer)
-GOLD_DIR = Path(__file__).resolve().parents[4] / "tests" / "gold"
+# The gold sets are evaluation data, not shipped in the layer: `tests/gold` of the checkout the
+# tools run from (or $DUOCTHU_GOLD_DIR), each file listed in its manifest.tsv.
+from duocthu.tools.evals.manifest import GoldNotFound, gold_dir, gold_file, read_manifest, split_files
+
+__all__ = ["GoldNotFound", "gold_dir", "gold_file", "open_index", "rate", "read_manifest", "split_files"]
 
 
 def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:

@@ -1,8 +1,9 @@
 """`duocthu eval free-form`: how well each ordering puts the answering section first for free-form
 questions (a resolved drug, no section named), reference 09 §4.
 
-Gold: `tests/gold/free_form_heldout.jsonl` (written first, before any ordering code ran) and
-`tests/gold/free_form_dev.jsonl` (written next; the scoring choices were made on it alone). Each
+Gold: `tests/gold/free-form/held-out.jsonl` (written first, before any ordering code ran) and
+`tests/gold/free-form/dev.jsonl` (written next; the scoring choices were made on it alone), each
+file's split as `tests/gold/manifest.tsv` lists it. Each
 row: id, split, question, drug_id, sections, the monograph sections whose text answers the
 question (any one of them answers it). The questions name no section: `section_phrases.tsv`
 resolves none of them (a test pins that), so they are the questions this route receives.
@@ -43,7 +44,7 @@ from duocthu.retrieval.freeform import DEFAULT_SCORING, SCORINGS, Scoring, lexic
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
 from duocthu.store.edge import EdgeStore
-from duocthu.tools.evals.common import GOLD_DIR
+from duocthu.tools.evals.common import split_files
 
 SPLITS = ("dev", "heldout")
 K = 6  # the route keeps the ordering's top rerank_top_k (6) before packing
@@ -76,7 +77,9 @@ class Outcome:
 
 
 def default_gold() -> list[Path]:
-    return [GOLD_DIR / f"free_form_{split}.jsonl" for split in SPLITS]
+    """The dev and held-out files the manifest lists under free-form/, dev first."""
+    files = split_files("free-form")
+    return [files["dev"], files["held-out"]]
 
 
 def load_gold(paths: Sequence[Path]) -> list[GoldRow]:

@@ -1,11 +1,12 @@
 """`duocthu eval relation`: which drugs cause or exclude a finding ("thuốc nào gây hạ kali máu?",
 "thuốc nào không nên dùng cho phụ nữ có thai?"), against the drugs whose own sections state it.
 
-Gold (`tests/gold/relation.jsonl`): id, split, question, relation, population, expected_drugs,
-evidence. The expected drugs were judged by reading every sample monograph's ADR section (for the
-population rows: chống chỉ định, and the pregnancy or breastfeeding section where it advises
-against use), by a reader who did not see the project's wording tables; `evidence` keeps the
-phrase that made each drug count. The split alternates by row and was fixed before any run.
+Gold (`tests/gold/relation/dev-and-held-out.jsonl`): id, split, question, relation, population,
+expected_drugs, evidence. The expected drugs were judged by reading every sample monograph's ADR
+section (for the population rows: chống chỉ định, and the pregnancy or breastfeeding section
+where it advises against use), by a reader who did not see the project's wording tables;
+`evidence` keeps the phrase that made each drug count. The split alternates by row and was
+fixed before any run.
 
 Two pipelines, on a fresh Edge index of the sample formulary:
 - product: question -> offline understanding -> `RetrievalService.for_frame`; the drugs returned
@@ -37,11 +38,12 @@ from duocthu.core.text import words
 from duocthu.retrieval.reverse.lookup import PROSE, phrase_position, relation_phrases
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import GOLD_DIR, open_index, rate
+from duocthu.tools.evals.common import gold_file, open_index, rate
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.reading import read_turn
 
 SPLITS = ("heldout", "dev")
+GOLD = "relation/dev-and-held-out.jsonl"  # in the gold folder; each row names its split
 PIPELINES = ("product", "as typed")
 
 
@@ -146,9 +148,10 @@ def misses(results: Sequence[Result]) -> str:
 
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval relation", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gold", type=Path, default=GOLD_DIR / "relation.jsonl")
+    parser.add_argument("--gold", type=Path, help=f"JSONL gold file (default: tests/gold/{GOLD})")
     parser.add_argument("--misses", action="store_true", help="list every wrong or missing drug")
     args = parser.parse_args(list(argv))
+    args.gold = args.gold or gold_file(GOLD)
     rows = load_gold(args.gold)
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-relation-") as tmp:
         store, resolver = open_index(None, Path(tmp))

@@ -1,8 +1,9 @@
 """`duocthu eval reverse`: which drugs does a condition question get, against the drugs whose
 chỉ định in the sample formulary covers it?
 
-Gold (`tests/gold/reverse_{heldout,dev}.jsonl`, team-written; the held-out file was written first,
-before anything was run): id, split, kind, question, indication, expected_drugs. Kinds:
+Gold (`tests/gold/reverse/{held-out,dev}.jsonl`, team-written; the held-out file was written
+first, before anything was run; which is which is `tests/gold/manifest.tsv`'s): id, split, kind,
+question, indication, expected_drugs. Kinds:
 
 - keyword:    the condition in the formulary's own words (the chỉ định text holds the phrase);
 - paraphrase: lay wording the text does not hold ("tiểu đường", "mỡ máu cao"): only understanding's
@@ -51,10 +52,13 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store.catalog import load_active_catalog
 from duocthu.store.edge import EdgeStore
-from duocthu.tools.evals.common import GOLD_DIR, rate
+from duocthu.tools.evals.common import rate, split_files
+from duocthu.tools.evals.manifest import MANIFEST
 from duocthu.understanding.pipeline import understand_offline
 
 SPLITS = ("heldout", "dev")
+MANIFEST_SPLIT = {"heldout": "held-out", "dev": "dev"}  # a row's split -> the manifest's
+GOLD_FOLDER = "reverse"  # in the gold folder
 KINDS = ("keyword", "paraphrase", "absent", "nonsense")
 MODES = ("end to end", "retrieval only")
 
@@ -82,10 +86,18 @@ class Result:
         return len(set(self.returned) & set(self.row.expected_drugs))
 
 
-def load_gold(gold_dir: Path = GOLD_DIR) -> list[GoldRow]:
+def gold_paths(folder: Path | None = None) -> dict[str, Path]:
+    """Each split's file ("heldout", "dev"), named as the manifest lists it under reverse/, in
+    `folder` (default: the gold folder's reverse/). A folder inside a gold folder takes that
+    folder's manifest."""
+    gold = folder.parent if folder and (folder.parent / MANIFEST).is_file() else None
+    files = split_files(GOLD_FOLDER, gold)
+    return {s: folder / files[MANIFEST_SPLIT[s]].name if folder else files[MANIFEST_SPLIT[s]] for s in SPLITS}
+
+
+def load_gold(gold_dir: Path | None = None) -> list[GoldRow]:
     rows = []
-    for split in SPLITS:
-        path = gold_dir / f"reverse_{split}.jsonl"
+    for split, path in gold_paths(gold_dir).items():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -216,7 +228,7 @@ def choose_embedder(name: str) -> Embedder | None:
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval reverse", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--gold-dir", type=Path, default=GOLD_DIR, help="folder of reverse_{dev,heldout}.jsonl"
+        "--gold-dir", type=Path, help="folder of the dev and held-out files (default: tests/gold/reverse)"
     )
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument(
@@ -227,6 +239,7 @@ def main(argv: Sequence[str] = ()) -> int:
     )
     parser.add_argument("--misses", action="store_true", help="list every wrong or missing drug")
     args = parser.parse_args(list(argv))
+    paths = gold_paths(args.gold_dir)
     rows = load_gold(args.gold_dir)
     if args.split != "all":
         rows = [r for r in rows if r.split == args.split]
@@ -238,7 +251,8 @@ def main(argv: Sequence[str] = ()) -> int:
             cosines = dense_cosines(rows, store, embedder) if report.calibration and embedder else None
         finally:
             store.close()
-    print(f"reverse lookup over the sample formulary, {len(rows)} questions (gold: {args.gold_dir})")
+    folder = paths["heldout"].parent
+    print(f"reverse lookup over the sample formulary, {len(rows)} questions (gold: {folder})")
     if report.calibration:
         print(f"dense fallback on, {report.calibration.summary()}")
     else:

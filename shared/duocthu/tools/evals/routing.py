@@ -2,8 +2,9 @@
 section? Reference 09 measured similarity at hit@1 0.544 overall and 0.05 on chong_chi_dinh.
 
 Two pipelines, end to end, over a team-written gold file of section-naming questions
-(`tests/gold/routing.jsonl`: id, split, question, drug_id, section_key; 8 per section key, split
-dev / held-out before anything was measured; evaluation data, never shipped in the layer):
+(`tests/gold/routing/dev-and-held-out.jsonl`: id, split, question, drug_id, section_key; 8 per
+section key, split dev / held-out per row before anything was measured; evaluation data, never
+shipped in the layer):
 
 - routed:     question -> offline understanding -> retrieve_framed (section route, or the
               overview when no section was understood) -> the first evidence part;
@@ -38,11 +39,12 @@ from duocthu.models.evidence import EvidenceItem
 from duocthu.providers.embeddings import Embedder
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import GOLD_DIR, open_index
+from duocthu.tools.evals.common import gold_file, open_index
 from duocthu.tools.evals.reverse import choose_embedder
 from duocthu.understanding.pipeline import understand_offline
 
 SPLITS = ("dev", "heldout")
+GOLD = "routing/dev-and-held-out.jsonl"  # in the gold folder; each row names its split
 HELD_OUT_TARGET = 0.98
 SIMILARITY_POOL = 50  # enough for every tied part of one drug to be ranked, not cut by Qdrant
 
@@ -81,7 +83,7 @@ class Outcome:
 
 
 def default_gold() -> Path:
-    return GOLD_DIR / "routing.jsonl"
+    return gold_file(GOLD)
 
 
 def load_gold(path: Path) -> list[GoldRow]:
@@ -180,7 +182,7 @@ def misses(outcomes: Sequence[Outcome]) -> str:
 
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval routing", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gold", type=Path, help="JSONL gold file (default: tests/gold/routing.jsonl)")
+    parser.add_argument("--gold", type=Path, help=f"JSONL gold file (default: tests/gold/{GOLD})")
     parser.add_argument("--data-dir", type=Path, help="an Edge index to use (default: a fresh sample index)")
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument("--misses", action="store_true", help="list every miss")

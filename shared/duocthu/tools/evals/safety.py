@@ -1,6 +1,6 @@
 """`duocthu eval safety`: are the parts each stage-2 safety facet returns about *this* patient?
 
-Team-written cases (`tests/gold/safety_{heldout,dev}.jsonl`; the held-out file was written first,
+Team-written cases (`tests/gold/safety/{held-out,dev}.jsonl`; the held-out file was written first,
 from the formulary text, before the facets ran; evaluation data, never shipped in the layer). Each
 case is one candidate drug and one patient (PatientContext fields, population, age_text) and lists,
 per facet, quotes from the parts that answer for that patient: an interaction part names one of
@@ -42,9 +42,10 @@ from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.safety import PatientProfile, retrieve_patient_drug_context
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import GOLD_DIR, open_index
+from duocthu.tools.evals.common import open_index, split_files
 
 SPLITS = ("heldout", "dev")
+MANIFEST_SPLIT = {"heldout": "held-out", "dev": "dev"}  # a row's split -> the manifest's
 FACETS: tuple[SafetyFacet, ...] = get_args(SafetyFacet)
 STATUSES: frozenset[str] = frozenset(get_args(CandidateStatus))
 
@@ -91,7 +92,8 @@ def _nfc(text: str) -> str:
 
 
 def default_gold(split: str) -> Path:
-    return GOLD_DIR / f"safety_{split}.jsonl"
+    """The file of a split ("heldout" or "dev"), as the manifest lists it under safety/."""
+    return split_files("safety")[MANIFEST_SPLIT[split]]
 
 
 def load_gold(path: Path) -> list[Case]:

@@ -1,9 +1,12 @@
 """`duocthu eval understanding`: frames scored against gold questions, and real ViMedAQA questions.
 
-    duocthu eval understanding --questions tests/gold/understanding_heldout.jsonl
-    duocthu eval understanding --questions tests/gold/understanding_dev.jsonl --failures 20
+    duocthu eval understanding --questions tests/gold/understanding/questions/held-out-team.jsonl
+    duocthu eval understanding --questions tests/gold/understanding/questions/dev-team.jsonl --failures 20
     duocthu eval understanding --vimedaqa ../shared/eval/vimedaqa-drug-validation.jsonl \\
-        --title-map tests/gold/vimedaqa_titles.tsv
+        --title-map tests/gold/vimedaqa/titles.tsv
+
+The gold files and their splits are listed in tests/gold/manifest.tsv. `--failures` prints the
+wrong answers of a dev file only: a file the manifest lists as held-out or mixed shows its figures.
 
 Gold file (JSON lines): {"id", "category", "message", "history"?, "prior"?, "turns"?, "expect"}.
 "turns" are a conversation's earlier user turns: each is understood in order with the frame of the
@@ -21,7 +24,7 @@ rows: a frame drug none of whose catalogue names occurs in the question as whole
 split by the parity of their question number (even: dev, odd: held-out); both halves are reported.
 
 With `--judged`, each row is also scored against what two annotators judged its question to ask,
-from its words alone (tests/gold/vimedaqa_judged.tsv; the same labels plus `open`, a decision that
+from its words alone (tests/gold/vimedaqa/judged.tsv; the same labels plus `open`, a decision that
 reads the monograph together, right for a frame that names the drug and no section). The title
 labels stay the measurement; the judged labels say how much of a miss is the title's.
 """
@@ -48,7 +51,8 @@ from duocthu.core.text import fold
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.frame import QueryFrame
 from duocthu.settings import Settings
-from duocthu.tools.evals.common import rate
+from duocthu.tools.evals.common import GoldNotFound, gold_dir, gold_file, rate, read_manifest
+from duocthu.tools.evals.manifest import Row
 from duocthu.understanding.pipeline import understand
 from duocthu.understanding.providers import FrameProvider, frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
@@ -70,6 +74,7 @@ FIELDS = (
     "needs_clarify",
 )
 TURN_BUDGET_S = 30.0
+TITLE_MAP = "vimedaqa/titles.tsv"  # in the gold folder
 Understander = Callable[[str, Sequence[str], QueryFrame | None], QueryFrame]
 
 
@@ -312,6 +317,18 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def listed_in_manifest(path: Path) -> Row | None:
+    """The manifest's row for a file of the gold folder; None for any other file, or when there
+    is no gold folder here."""
+    try:
+        gold = gold_dir()
+        rows = read_manifest(gold)
+    except GoldNotFound:
+        return None
+    target = path.resolve()
+    return next((row for row in rows if (gold / row.file).resolve() == target), None)
+
+
 def make_understander(resolver: CatalogDrugResolver, provider: FrameProvider) -> Understander:
     def run(message: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
         return understand(message, resolver, provider, Deadline.after(TURN_BUDGET_S), history, prior)
@@ -323,9 +340,7 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval understanding", description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", action="append", default=[], help="gold JSONL file (repeatable)")
     parser.add_argument("--vimedaqa", help="the kit's vimedaqa-drug-validation.jsonl")
-    parser.add_argument(
-        "--title-map", default="tests/gold/vimedaqa_titles.tsv", help="ViMedAQA title -> label"
-    )
+    parser.add_argument("--title-map", help=f"ViMedAQA title -> label (default: tests/gold/{TITLE_MAP})")
     parser.add_argument("--judged", help="ViMedAQA question -> two annotators' labels (also scored)")
     parser.add_argument("--source", help="formulary source to build the catalogue from (default: the sample)")
     parser.add_argument(
@@ -338,8 +353,8 @@ def main(argv: Sequence[str]) -> int:
         "--failures",
         type=int,
         default=0,
-        help="print up to N wrong answers per file (ViMedAQA: the dev half only, so that tuning "
-        "never sees the held-out half)",
+        help="print up to N wrong answers per file (a dev file only; ViMedAQA: the dev half only, so "
+        "that tuning never sees a held-out row)",
     )
     args = parser.parse_args(list(argv))
     if not args.questions and not args.vimedaqa:
@@ -354,7 +369,11 @@ def main(argv: Sequence[str]) -> int:
 
     for name in args.questions:
         gold = score_gold(_read_jsonl(Path(name)), understander)
-        print(gold_table(Path(name).name, gold) + "\n")
+        listed = listed_in_manifest(Path(name))
+        print(gold_table(listed.file if listed else Path(name).name, gold) + "\n")
+        if args.failures and listed and listed.split != "dev":
+            print(f"  (wrong answers not shown: the manifest lists {listed.file} as {listed.split})\n")
+            continue
         for row, frame, wrong in gold.failures[: args.failures]:
             shown = frame.model_dump(exclude_defaults=True, exclude={"standalone_query", "patient_context"})
             print(
@@ -362,7 +381,7 @@ def main(argv: Sequence[str]) -> int:
                 f"      want {row['expect']}\n      got  {shown}"
             )
     if args.vimedaqa:
-        titles = read_title_map(Path(args.title_map))
+        titles = read_title_map(Path(args.title_map) if args.title_map else gold_file(TITLE_MAP))
         judged = read_judged(Path(args.judged)) if args.judged else None
         reports = score_vimedaqa(_read_jsonl(Path(args.vimedaqa)), titles, understander, catalog, judged)
         print("#### ViMedAQA (drug, validation)\n")

