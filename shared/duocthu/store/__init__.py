@@ -1,5 +1,14 @@
-"""The store: one interface (`VectorStore`), Qdrant Edge embedded by default, a Qdrant server
-through qdrant-client when QDRANT_URL is set."""
+"""Everything stateful the service reads: the index, the catalogue, the conversations.
+
+- `base`: the `VectorStore` protocol and the read contract every backend shares; the manifest.
+- `edge`: Qdrant Edge in-process (the default), one shard folder per index version.
+- `server`: a Qdrant server or Qdrant Cloud through qdrant-client (`QDRANT_URL`).
+- `lexical`: the sparse distinct-token vector.
+- `catalog`: the active catalogue, from the version folder or S3, checked against the index.
+- `sessions`: conversation state, DynamoDB with TTL or files under the data folder.
+
+`open_store` picks the backend from settings.
+"""
 
 from __future__ import annotations
 
