@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.evidence import SourceRef
@@ -62,3 +63,8 @@ def publish(
             dense_threshold=threshold,
         )
     )
+
+
+def resolved_ids(resolver: CatalogDrugResolver, text: str) -> tuple[str, ...]:
+    """The drug_ids a text names exactly, in text order."""
+    return tuple(m.drug_id for m in resolver.resolve(text))

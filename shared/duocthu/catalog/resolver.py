@@ -155,9 +155,6 @@ class CatalogDrugResolver:
                 continue  # typed in capitals throughout: "DAT TRUC TRANG" is "đặt trực tràng"
             yield from (PhraseMatch(i, 1, drug_id) for drug_id in drug_ids)
 
-    def resolve_ids(self, text: str) -> tuple[str, ...]:
-        return tuple(m.drug_id for m in self.resolve(text))
-
     # --- fuzzy ------------------------------------------------------------------------------
 
     @lru_cache(maxsize=4096)  # noqa: B019 - the resolver lives for the whole process

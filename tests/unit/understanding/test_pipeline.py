@@ -24,6 +24,8 @@ from duocthu.understanding.pipeline import (
 )
 from duocthu.understanding.prompt import user_message
 
+from tests.factories import resolved_ids
+
 
 @pytest.fixture(scope="module")
 def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
@@ -229,7 +231,7 @@ def test_reverse_lookup_postconditions(
 def test_named_drug_postconditions(
     resolver: CatalogDrugResolver, message: str, turn_type: str, attribute: str, relation: str | None
 ) -> None:
-    drug = resolver.resolve_ids(message)
+    drug = resolved_ids(resolver, message)
     frame = QueryFrame(turn_type="drug_overview", drugs=drug)
     fixed = apply_postconditions(frame, _turn(resolver, message))
     assert (fixed.turn_type, fixed.attribute, fixed.condition_relation) == (turn_type, attribute, relation)
