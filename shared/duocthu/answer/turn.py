@@ -20,7 +20,9 @@ from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.providers import Deadline
 from duocthu.retrieval.interactions import joined_unknown_names
-from duocthu.retrieval.reverse.lookup import advice_sections, phrase_position, section_read_for, wordings_of
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import section_read_for
+from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.store.sessions import (

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from duocthu.catalog.resolver import Catalog, catalog_path
+from duocthu.ingest.calibration import Calibration, dense_vectors
 from duocthu.ingest.chunking import Chunk, chunk_monograph
 from duocthu.models.source import Monograph, corpus_hash, load_source, sample_formulary_path
 from duocthu.providers.embeddings import Embedder, get_embedder
-from duocthu.retrieval.reverse.lookup import Calibration, dense_vectors
 from duocthu.settings import Settings
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size

@@ -45,7 +45,7 @@ from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.source import Monograph, load_source, sample_formulary_path
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.reverse.lookup import retrieve_by_indication
+from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store import VectorStore

@@ -46,7 +46,8 @@ from duocthu.ingest.pipeline import IngestReport, ingest_records
 from duocthu.models.source import load_source, sample_formulary_path
 from duocthu.providers import Deadline
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
-from duocthu.retrieval.reverse.lookup import REVERSE_TURNS, find_by_indication, indication_of
+from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
+from duocthu.retrieval.reverse.keyword import find_by_indication
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
