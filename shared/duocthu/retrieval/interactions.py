@@ -72,12 +72,9 @@ def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:
     )
 
 
-def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
-    """One lexical query from every name (the store scores distinct words; the phrase check decides)."""
-    return " ; ".join(dict.fromkeys(" ".join(folded_words(n)) for ns in names.values() for n in ns))
-
-
 # -- drug classes (data/drug_classes.tsv) ------------------------------------------------------
+
+_CLAUSE_MARKS = ".;:!?\n,"
 
 
 @lru_cache(maxsize=1)
@@ -128,9 +125,6 @@ def classes_named(
             continue
         found.setdefault(match.value, " ".join(written[match.start : match.start + match.length]))
     return found
-
-
-_CLAUSE_MARKS = ".;:!?\n,"
 
 
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
