@@ -86,6 +86,9 @@ def is_searchable(indication: str) -> bool:
 
 # -- negations ---------------------------------------------------------------------------------
 
+# The negating words: every phrase of the negation tables holds one ("khi không có").
+_NEGATORS = frozenset({"không", "chưa"})
+
 
 @lru_cache(maxsize=2)
 def _negations(name: str = "indication_negations.tsv") -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -126,7 +129,7 @@ def affirmed_positions(
     follow a negation (of the data file `negations`) within its `reach`, before a contrast word."""
     tokens = words(text)
     mentions = list(_mentions(text, tokens, phrase, lenient, other_conditions))
-    if not mentions or not {"không", "chưa"} & set(tokens[: mentions[-1]]):
+    if not mentions or not _NEGATORS & set(tokens[: mentions[-1]]):
         return mentions  # the common case: nothing before a mention can negate it
     sentences = segment_ids(text, reach)
     by_first = _negations(negations)
@@ -144,9 +147,6 @@ def affirmed_positions(
                     stop += 1
                 negated.append((end, stop))
     return [i for i in mentions if not any(a <= i < b for a, b in negated)]
-
-
-_NEGATORS = frozenset({"không", "chưa"})
 
 
 def advice_position(text: str, phrase: Sequence[str]) -> int:
