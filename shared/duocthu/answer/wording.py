@@ -14,7 +14,9 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.retrieval.reverse.lookup import advice_sections, phrase_position, section_read_for, wordings_of
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import section_read_for
+from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 
 POPULATION_NAMES = {
     "tre_em": "trẻ em",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from duocthu.models.chunk import Chunk, point_id
+from duocthu.models.chunk import BLOCK, PROSE, Chunk, point_id
 from duocthu.models.evidence import SourceRef
 from duocthu.models.source import Block, Monograph, Section
 
@@ -73,7 +73,7 @@ def _section_chunks(record: Monograph, section: Section) -> Iterator[Chunk]:
             section_key=section.key,
             section_heading=section.heading,
             part_index=index,
-            chunk_kind="prose" if block is None else "block",
+            chunk_kind=PROSE if block is None else BLOCK,
             text=text,
             source_ref=ref,
             requires_visual_check=bool(block and block.requires_visual_check),

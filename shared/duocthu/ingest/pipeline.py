@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from duocthu.catalog.artifact import Catalog
+from duocthu.ingest.calibration import Calibration, dense_vectors
 from duocthu.ingest.chunking import chunk_monograph
 from duocthu.ingest.source import corpus_hash, load_source, sample_formulary_path
 from duocthu.models.chunk import Chunk
 from duocthu.models.source import Monograph
 from duocthu.providers.embeddings import Embedder, get_embedder
-from duocthu.retrieval.reverse.lookup import Calibration, dense_vectors
 from duocthu.settings import Settings
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size
@@ -54,7 +54,7 @@ def ingest_records(
 ) -> IngestReport:
     """With an embedding provider (`embedder`, else the one the settings configure), the parts
     the dense fallback reads get vectors, and the manifest records the model, the dimension and the
-    discard threshold calibrated for it (duocthu.retrieval.reverse.lookup)."""
+    discard threshold calibrated for it (duocthu.ingest.calibration)."""
     digest = corpus_hash(records)
     chunks: list[Chunk] = [c for r in records for c in chunk_monograph(r)]
     version = new_version_name(digest)

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from duocthu.core.text import fold
 from duocthu.models.evidence import SourceRef
 
+# The two kinds of chunk: running text, and a table or figure kept whole.
+PROSE = "prose"
+BLOCK = "block"
 _POINT_NAMESPACE = uuid.UUID("8a3c8f0e-4a52-4b8a-9a55-1c0f1d2b7e61")
 
 
@@ -20,7 +23,7 @@ class Chunk:
     section_key: str
     section_heading: str
     part_index: int
-    chunk_kind: str  # "prose" | "block"
+    chunk_kind: str  # PROSE | BLOCK
     text: str
     source_ref: SourceRef
     requires_visual_check: bool

@@ -26,7 +26,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
 from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
-from duocthu.core.text import fold, folded_words, raw_words, segment_ids, words
+from duocthu.core.text import fold, raw_words, segment_ids, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import decide
@@ -72,12 +72,9 @@ def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:
     )
 
 
-def lexical_query(names: Mapping[str, Sequence[str]]) -> str:
-    """One lexical query from every name (the store scores distinct words; the phrase check decides)."""
-    return " ; ".join(dict.fromkeys(" ".join(folded_words(n)) for ns in names.values() for n in ns))
-
-
 # -- drug classes (data/drug_classes.tsv) ------------------------------------------------------
+
+_CLAUSE_MARKS = ".;:!?\n,"
 
 
 @lru_cache(maxsize=1)
@@ -128,9 +125,6 @@ def classes_named(
             continue
         found.setdefault(match.value, " ".join(written[match.start : match.start + match.length]))
     return found
-
-
-_CLAUSE_MARKS = ".;:!?\n,"
 
 
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:

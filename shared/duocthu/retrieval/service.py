@@ -32,16 +32,10 @@ from duocthu.providers.rerank import Reranker
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence
-from duocthu.retrieval.reverse.lookup import (
-    REVERSE_TURNS,
-    Rerank,
-    indication_of,
-    population_wordings,
-    retrieve_by_indication,
-    retrieve_for_relation,
-    section_read_for,
-    with_section_reading,
-)
+from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of, retrieve_by_indication
+from duocthu.retrieval.reverse.ranking import Rerank
+from duocthu.retrieval.reverse.relation import retrieve_for_relation, section_read_for, with_section_reading
+from duocthu.retrieval.reverse.wordings import population_wordings
 from duocthu.retrieval.safety import with_patient_safety
 from duocthu.store import VectorStore
 

@@ -1,5 +1,5 @@
-"""Stage-2 patient safety facets (reference 09 §6) over a real Edge shard of hand-made parts: each
-facet's query source and sections, the clinical-anchor rule, the caps, and absence as
+"""Stage-2 patient safety facets (reference 09 §6) over a real Edge shard of hand-made parts: the
+searches each facet runs, the clinical-anchor rule, the caps, and absence as
 INSUFFICIENT_EVIDENCE. Drug names are invented so that nothing depends on the sample formulary."""
 
 from __future__ import annotations
@@ -9,19 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.text import words
 from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.safety import (
-    FACET_SECTIONS,
-    Anchor,
-    FacetQuery,
-    PatientProfile,
-    anchor_table,
     assess_patient_candidates,
     retrieve_patient_drug_context,
     with_patient_safety,
@@ -29,6 +22,7 @@ from duocthu.retrieval.safety import (
 from duocthu.store.edge import EdgeStore
 
 from tests.factories import make_chunk, publish
+from tests.unit.retrieval.patients import NAMES, names_resolver, patient
 
 PARTS: dict[str, dict[str, list[str]]] = {
     "dronaxin": {
@@ -68,13 +62,6 @@ PARTS: dict[str, dict[str, list[str]]] = {
     "zorvudin": {"tuong_tac_thuoc": ["Bảng tương tác (lỗi trích xuất)."]},
 }
 QUARANTINED = {("zorvudin", "tuong_tac_thuoc")}
-NAMES = {
-    "dronaxin": ("Dronaxin", ("Dronax",)),
-    "pelmorin": ("Pelmorin", ("Pelmor forte",)),
-    "feltamid": ("Feltamid", ()),
-    "quetafil": ("Quetafil", ()),
-    "zorvudin": ("Zorvudin", ()),
-}
 
 
 def chunk(drug_id: str, section_key: str, part: int, text: str) -> Chunk:
@@ -128,13 +115,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
 
 @pytest.fixture(scope="module")
 def resolver() -> CatalogDrugResolver:
-    drugs = tuple(CatalogDrug(drug_id=d, title=t, aliases=a) for d, (t, a) in NAMES.items())
-    return CatalogDrugResolver(Catalog(corpus_hash="h", drugs=drugs))
-
-
-def patient(**context: Any) -> PatientProfile:
-    extra = {k: context.pop(k) for k in ("population", "age_text") if k in context}
-    return PatientProfile(PatientContext(**context), **extra)
+    return names_resolver()
 
 
 def texts(bundle: EvidenceBundle) -> list[str]:
@@ -147,64 +128,6 @@ def facet(bundle: EvidenceBundle, drug_id: str, name: str) -> tuple[str, list[st
     assessment = next(c for c in bundle.candidate_statuses if c.drug_id == drug_id)
     found = next(f for f in assessment.facets if f.facet == name)
     return found.status, [by_id[i] for i in found.evidence_ids]
-
-
-# -- the anchor table -------------------------------------------------------------------------
-
-
-def test_the_anchor_table_counts_concepts_never_generic_words() -> None:
-    table = anchor_table()
-    # Given the table's generic words: no anchor is made of them alone
-    assert {"chức", "năng", "suy", "nặng"} <= table.generic
-    for concept, phrases in table.concepts.items():
-        assert all(set(words(p)) - table.generic for p in phrases), concept
-    # Then a kidney term names the kidney concept, typed with or without marks, and nothing else
-    assert table.concepts_in("suy giảm chức năng thận") == {"renal"}
-    assert table.concepts_in("suy than nang") == {"renal"}
-    assert table.concepts_in("suy giảm chức năng gan") == {"hepatic"}
-    # and a generic phrase, or "thận trọng" (caution, whose first word is "thận"), names none
-    assert table.concepts_in("chức năng") == frozenset()
-    assert table.concepts_in("thận trọng") == frozenset()
-    assert table.by_population["suy_than"] == "renal"
-    # A term the table does not know anchors as itself, generic words trimmed from its ends
-    assert table.own_phrase("tiền sử lupus ban đỏ hệ thống nặng") == "lupus ban đỏ hệ thống"
-    assert table.own_phrase("bệnh nặng") is None
-
-
-# -- each facet's query source and sections ---------------------------------------------------
-
-
-def test_each_facet_has_its_own_query_source_and_sections(resolver: CatalogDrugResolver) -> None:
-    # Given a patient with kidney disease, a condition, an age and a current medicine
-    profile = patient(
-        renal_function="bệnh thận mạn",
-        comorbidities=["hen phế quản"],
-        current_medications=["Pelmor forte"],
-        population="nguoi_cao_tuoi",
-        age_text="70 tuổi",
-        pregnancy=True,
-    )
-    queries = {q.facet: q for q in profile.facet_queries(resolver, "dronaxin")}
-    # Then the interaction query is the medicine's catalogue names, and only those
-    interaction = queries["interaction"]
-    assert interaction.sections == ("tuong_tac_thuoc",) == FACET_SECTIONS["interaction"]
-    assert [a.key for a in interaction.anchors] == ["pelmorin"]
-    assert {"Pelmorin", "Pelmor forte"} <= set(interaction.anchors[0].phrases)
-    assert "thận" not in words(interaction.text) and "hen" not in words(interaction.text)
-    # the warnings query is the patient's conditions and state, never a medicine
-    warnings = queries["warnings"]
-    assert warnings.sections == ("chong_chi_dinh", "than_trong")
-    assert {a.key for a in warnings.anchors} == {"renal", "asthma", "elderly", "pregnancy"}
-    assert "pelmorin" not in words(warnings.text)
-    # the dosage query is organ function and age band only: no condition, no pregnancy, no medicine
-    dosage = queries["dosage"]
-    assert dosage.sections == ("lieu_luong_va_cach_dung",)
-    assert {a.key for a in dosage.anchors} == {"renal", "elderly"}
-    assert not {"pelmorin", "hen", "thai"} & set(words(dosage.text))
-    # and pregnancy goes by the section route
-    assert queries["pregnancy"].route == "section"
-    assert queries["pregnancy"].sections == ("thoi_ky_mang_thai",)
-    assert "breastfeeding" not in queries
 
 
 def test_the_searches_run_per_facet_with_their_own_terms(
@@ -270,19 +193,6 @@ def test_a_generic_word_overlap_is_not_an_anchor(store: EdgeStore, resolver: Cat
     assert "Người cao tuổi cần theo dõi chức năng thận." not in found
     assert PARTS["dronaxin"]["than_trong"][1] in found
     assert PARTS["dronaxin"]["lieu_luong_va_cach_dung"][1] in found
-
-
-def warning_on(phrase: str) -> FacetQuery:
-    anchor = Anchor(f"term:{phrase}", (phrase,))
-    return FacetQuery("warnings", FACET_SECTIONS["warnings"], "lexical", (phrase,), (anchor,))
-
-
-def test_a_condition_inside_a_term_that_is_not_it_is_no_warning() -> None:
-    # an anaemic patient: ibuprofen's "bệnh tim thiếu máu cục bộ" is ischaemia, nothing about them
-    anaemia = warning_on("thiếu máu")
-    assert anaemia.named_in("Thận trọng ở người suy tim nhẹ, bệnh tim thiếu máu cục bộ.") == frozenset()
-    assert anaemia.named_in("Thiếu máu cục bộ; thiếu máu nặng chưa điều trị.") == {"term:thiếu máu"}
-    assert warning_on("phù").named_in("Dùng khi thuốc khác không phù hợp.") == frozenset()  # an ordinary word
 
 
 def test_a_medicine_never_counts_as_a_warning(store: EdgeStore, resolver: CatalogDrugResolver) -> None:

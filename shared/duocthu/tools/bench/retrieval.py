@@ -47,7 +47,7 @@ from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.source import Monograph
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.reverse.lookup import retrieve_by_indication
+from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store import VectorStore

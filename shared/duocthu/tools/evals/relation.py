@@ -35,7 +35,9 @@ from pathlib import Path
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import RELATION_SECTIONS
 from duocthu.core.text import words
-from duocthu.retrieval.reverse.lookup import PROSE, phrase_position, relation_phrases
+from duocthu.models.chunk import PROSE
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import relation_phrases
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import gold_file, open_index, rate

@@ -47,7 +47,8 @@ from duocthu.core.sections import INDICATION_SECTION
 from duocthu.ingest.pipeline import IngestReport, ingest_records
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.providers.embeddings import Embedder, embedder_from_settings
-from duocthu.retrieval.reverse.lookup import REVERSE_TURNS, find_by_indication, indication_of
+from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
+from duocthu.retrieval.reverse.keyword import find_by_indication
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
 from duocthu.store.catalog import load_active_catalog

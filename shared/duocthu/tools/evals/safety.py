@@ -39,7 +39,8 @@ from duocthu.core.vocabulary import CandidateStatus
 from duocthu.models.evidence import EvidenceBundle, SafetyFacet
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.safety import PatientProfile, retrieve_patient_drug_context
+from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.safety import retrieve_patient_drug_context
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import open_index, split_files

@@ -1,0 +1,78 @@
+"""The keyword pass of a reverse lookup over the store: the prose parts of a section that name a
+phrase, each read by `duocthu.retrieval.reverse.reading`, scored.
+
+`find_by_indication` reads every chi_dinh prose part that holds the phrase and keeps a part only
+when the phrase stands in it as a contiguous run of whole words: never a substring (with the
+diacritics stripped, short words sit inside unrelated ones), never a token subset (a phrase of
+common filler words, each present somewhere in a real chỉ định, once matched that way and
+reached generation). A part scores `1 + 1/(1 + position) + 1/(1 + words/40)`: an early, concise
+mention ranks first. A phrase is also searched in the formulary's own wordings of it
+(data/formulary_wordings.tsv: "hạ kali máu" is "hạ kali huyết").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from duocthu.core.sections import INDICATION_SECTION
+from duocthu.core.text import words
+from duocthu.models.chunk import PROSE
+from duocthu.models.evidence import EvidenceItem
+from duocthu.retrieval.reverse.reading import MentionReading, allows_lenient, first_mention, is_searchable
+from duocthu.retrieval.reverse.wordings import wordings_of
+from duocthu.store import VectorStore
+from duocthu.store.base import rank_hits
+
+
+def indication_score(position: int, words_in_part: int) -> float:
+    """Reference 09's score: rewards an early (position, in words) and concise mention."""
+    return 1 + 1 / (1 + position) + 1 / (1 + words_in_part / 40)
+
+
+# A chỉ định mention right after a cause or patient lead ("co giật do sốt", "ở người tăng huyết
+# áp có kèm đái tháo đường"; data/patient_state_leads.tsv) ranks the drug below every drug that
+# names the condition directly; it is still listed with them, because the lead may introduce
+# what the drug is for ("dự phòng đột quỵ ở người rung nhĩ"). A symptom named only inside another
+# disease's name ("sốt thương hàn", "đau thắt ngực" for "sốt", "đau") is no use of the drug for
+# it: a keyword answer lists that drug apart (`incidental_drugs`). Direct mentions score above 1
+# (`indication_score` > 1), secondary ones above SECONDARY_WEIGHT, incidental ones at most that.
+SECONDARY_WEIGHT = 0.3
+INCIDENTAL_WEIGHT = 0.1
+_WEIGHTS: Mapping[MentionReading, float] = {
+    "direct": 1.0,
+    "secondary": SECONDARY_WEIGHT,
+    "incidental": INCIDENTAL_WEIGHT,
+}
+
+
+def find_by_indication(
+    store: VectorStore, indication: str, *, section_key: str = INDICATION_SECTION, limit: int | None = None
+) -> list[EvidenceItem]:
+    """Prose parts of `section_key` holding the indication in any of its wordings (`wordings_of`),
+    scored, best first (ties in book order), at most `limit`. Each wording is matched exactly
+    first; only when no part holds it as written, and the wording allows it, word by word under
+    the diacritics rule."""
+    best: dict[str, EvidenceItem] = {}
+    for wording in wordings_of(indication) if is_searchable(indication) else ():
+        for hit in _find_asked_phrase(store, wording, section_key):
+            if hit.id not in best or hit.score > best[hit.id].score:
+                best[hit.id] = hit
+    ranked = rank_hits(list(best.values()))
+    return ranked if limit is None else ranked[:limit]
+
+
+def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+    phrase = words(wording)
+    if not phrase:
+        return []
+    candidates = store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE)
+    hits: list[EvidenceItem] = []
+    for lenient in (False, True):
+        if lenient and (hits or not allows_lenient(phrase)):
+            break
+        for item in candidates:
+            position, reading = first_mention(item.text, wording, section_key, lenient)
+            if position >= 0:
+                score = _WEIGHTS[reading] * indication_score(position, len(words(item.text)))
+                hits.append(item.model_copy(update={"score": score}))
+    return hits

@@ -1,0 +1,122 @@
+"""A reverse lookup's hits -> its ranked drugs and their evidence, as an EvidenceBundle.
+
+`rank_drugs` groups the chunk pool by drug, scores a drug by its best part (never a sum or a count:
+a drug with more parts must not win), optionally reranks the groups, and caps the answer at
+`indication_candidate_limit` drugs x `indication_evidence_per_drug` parts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from duocthu.core.vocabulary import SystemError
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.store.base import rank_hits
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class DrugGroup:
+    drug_id: str
+    display_name: str
+    score: float  # the drug's best part
+    items: tuple[EvidenceItem, ...]  # best first
+
+
+# A reranker sees the indication and the groups (best first) and returns them in its order; it may
+# leave some out. A failing reranker is skipped (fail-open), never a reason to answer nothing.
+Rerank = Callable[[str, Sequence[DrugGroup]], Sequence[DrugGroup]]
+
+
+def group_by_drug(hits: Sequence[EvidenceItem]) -> list[DrugGroup]:
+    by_drug: dict[str, list[EvidenceItem]] = {}
+    for hit in rank_hits(hits):
+        by_drug.setdefault(hit.drug_id, []).append(hit)
+    groups = [
+        DrugGroup(drug_id, items[0].display_name, max(i.score for i in items), tuple(items))
+        for drug_id, items in by_drug.items()
+    ]
+    return sorted(groups, key=lambda g: (-g.score, g.drug_id))
+
+
+@dataclass(frozen=True, slots=True)
+class RankedGroups:
+    groups: tuple[DrugGroup, ...]
+    reranked: bool
+    system_error: SystemError | None = None
+
+
+def rank_drugs(
+    indication: str, hits: Sequence[EvidenceItem], policy: EvidencePolicy, rerank: Rerank | None = None
+) -> RankedGroups:
+    """Groups by drug (max score per drug), optionally reranked, capped at
+    indication_candidate_limit drugs x indication_evidence_per_drug parts each."""
+    groups = group_by_drug(hits)
+    reranked = False
+    error: SystemError | None = None
+    if rerank is not None and groups:
+        try:
+            given = {g.drug_id: g for g in groups}
+            order = dict.fromkeys(g.drug_id for g in rerank(indication, groups) if g.drug_id in given)
+            groups, reranked = [given[d] for d in order], True
+        except Exception:  # fail-open by design: the hook may wrap any remote service
+            log.warning("indication rerank failed; keeping the max-score order", exc_info=True)
+            error = "rerank_unavailable"
+    per_drug = policy.indication_evidence_per_drug
+    capped = tuple(
+        DrugGroup(g.drug_id, g.display_name, g.score, g.items[:per_drug])
+        for g in groups[: policy.indication_candidate_limit]
+    )
+    return RankedGroups(capped, reranked, error)
+
+
+def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
+    """The groups' drugs, named without their evidence."""
+    return tuple(
+        RankedDrug(
+            drug_id=g.drug_id, display_name=g.display_name, score=g.score, section_key=g.items[0].section_key
+        )
+        for g in groups
+    )
+
+
+def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
+    """The drugs among everything the search found that the capped answer does not show."""
+    shown = {g.drug_id for g in ranked.groups}
+    return named_drugs([g for g in group_by_drug(found) if g.drug_id not in shown])
+
+
+def ranked_bundle(
+    ranked: RankedGroups,
+    route: str,
+    found: Sequence[EvidenceItem] = (),
+    wider: Sequence[RankedDrug] = (),
+    wider_evidence: Sequence[EvidenceItem] = (),
+) -> EvidenceBundle:
+    """The ranked groups' parts, and the quoted parts of the wider drugs, decided by `decide()`;
+    the drugs shown with their evidence, the rest of `found` named, `route` as the ordering."""
+    evidence = [item for group in ranked.groups for item in group.items] + list(wider_evidence)
+    bundle = decide(evidence)
+    drugs = tuple(
+        RankedDrug(
+            drug_id=g.drug_id,
+            display_name=g.display_name,
+            score=g.score,
+            section_key=g.items[0].section_key,
+            evidence_ids=tuple(i.id for i in g.items),
+        )
+        for g in ranked.groups
+    )
+    return bundle.model_copy(
+        update={
+            "ranked_drugs": drugs,
+            "unlisted_drugs": _unlisted(ranked, found),
+            "wider_drugs": tuple(wider),
+            "ordering": f"{route}+rerank" if ranked.reranked else route,
+            "system_error": ranked.system_error,
+        }
+    )

@@ -1,0 +1,276 @@
+"""Which drugs cause or exclude a condition (a condition_relation turn): the keyword pass of the
+reverse lookup over the relation's own section (ADR, chống chỉ định, thận trọng, a population's
+section) across drugs; and, for one named drug, how its section names the finding asked about.
+No dense fallback: only chỉ định is embedded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
+from duocthu.core.text import words
+from duocthu.models.chunk import PROSE
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.models.frame import QueryFrame
+from duocthu.retrieval.decision import EvidencePolicy
+from duocthu.retrieval.reverse.indication import indication_of
+from duocthu.retrieval.reverse.keyword import SECONDARY_WEIGHT, find_by_indication, indication_score
+from duocthu.retrieval.reverse.ranking import DrugGroup, RankedGroups, Rerank, rank_drugs, ranked_bundle
+from duocthu.retrieval.reverse.reading import advice_position, is_searchable
+from duocthu.retrieval.reverse.wordings import (
+    as_written,
+    population_advice,
+    population_wordings,
+    wider_findings,
+)
+from duocthu.store import VectorStore
+from duocthu.store.base import rank_hits
+
+
+@dataclass(frozen=True, slots=True)
+class RelationSearch:
+    """One section searched across drugs for any of `phrases`. `advice`: the phrases are the
+    section's own avoidance wordings ("không nên dùng"), matched as written, stop words and all;
+    otherwise they are what the user asked about, searched like an indication."""
+
+    section_key: str
+    phrases: tuple[str, ...]
+    advice: bool = False
+    # Wider findings holding the asked one: a drug found only through one of them is listed
+    # apart, with the words its section uses (`EvidenceBundle.wider_drugs`).
+    wider: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=1)
+def _population_advice() -> dict[str, RelationSearch]:
+    """Population -> its own section and the wordings there that advise against use."""
+    return {
+        population: RelationSearch(key, wordings, advice=True)
+        for population, (key, wordings) in population_advice().items()
+    }
+
+
+# -- what a relation question searches for ----------------------------------------------------
+
+
+def _narrowing(frame: QueryFrame) -> str | None:
+    return frame.condition.subtype if frame.condition is not None else None
+
+
+def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...]:
+    """What a which-drugs-cause/exclude question searches for: its condition, with the words that
+    narrow it ("chảy máu" + "cam") unless `narrowed` is off; when it names no known condition
+    but a population ("không được dùng cho phụ nữ có thai"), the wordings the formulary uses for
+    that population (data/population_phrases.tsv)."""
+    condition = indication_of(frame)
+    known = frame.condition is not None and frame.condition.normalized
+    if not known and frame.population:
+        return population_wordings(frame.population) or ((condition,) if condition else ())
+    subtype = _narrowing(frame) if narrowed else None
+    if condition and subtype:
+        return (f"{condition} {subtype}",)
+    return (condition,) if condition else ()
+
+
+def _wider_of(frame: QueryFrame, phrases: Sequence[str], narrowed: bool) -> tuple[str, ...]:
+    """The wider findings of a relation question: the data file's for each phrase, and a narrowed
+    condition's own name ("chảy máu" for "chảy máu cam")."""
+    wider = [w for phrase in phrases for w in wider_findings(phrase)]
+    head = indication_of(frame)
+    if narrowed and _narrowing(frame) and head:
+        wider.append(head)
+    return tuple(dict.fromkeys(wider))
+
+
+def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[RelationSearch, ...]:
+    """The relation's own section for its phrases; for a contraindication question about a
+    population that has a section of its own (pregnancy, breastfeeding), that section too, for
+    its avoidance wordings (data/population_advice.tsv): a drug whose "Thời kỳ mang thai" says
+    "không nên dùng" while its chống chỉ định is silent must not drop out of the list."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    phrases = relation_phrases(frame, narrowed)
+    if section is None or not phrases:
+        return ()
+    wider = _wider_of(frame, phrases, narrowed)
+    searches = [RelationSearch(section, phrases, wider=wider)]
+    known = frame.condition is not None and frame.condition.normalized
+    advice = _population_advice().get(frame.population or "")
+    if frame.condition_relation == "contraindication" and not known and advice is not None:
+        searches.append(advice)
+    if frame.condition_relation == "contraindication" and (known or advice is None):
+        # "người bị gút nên tránh thuốc nào": a drug that names gout only under "Thận trọng"
+        # (furosemid) is listed too, after the contraindicated ones and under its own heading;
+        # so for a population with no section of its own ("người cao tuổi")
+        searches.append(RelationSearch(CAUTION_SECTION, phrases, wider=wider))
+    return tuple(searches)
+
+
+# -- the lookup across drugs ------------------------------------------------------------------
+
+
+def _find_advice(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+    """Prose parts of `section_key` where a data-file wording stands as written (marks and case
+    aside, `advice_position`), scored like an indication mention. No stop-word test: "không nên
+    dùng" is made of stop words, and is the point."""
+    phrase = words(wording)
+    hits = []
+    for item in store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE):
+        position = advice_position(item.text, phrase)
+        if position >= 0:
+            score = indication_score(position, len(words(item.text)))
+            hits.append(item.model_copy(update={"score": score}))
+    return rank_hits(hits)
+
+
+def retrieve_by_relation(
+    store: VectorStore,
+    searches: Sequence[RelationSearch],
+    policy: EvidencePolicy | None = None,
+    *,
+    rerank: Rerank | None = None,
+) -> EvidenceBundle:
+    """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
+    of the reverse lookup over that section. A part counts when it holds any of a search's
+    phrases. Searches are answered in order and a drug counts once, under the first section that
+    names it, so every listed drug says which section it comes from. No dense fallback (only chỉ
+    định is embedded)."""
+    policy = policy or EvidencePolicy()
+    if not searches:
+        return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
+    limit = policy.indication_retrieval_limit
+    groups: list[DrugGroup] = []
+    found: list[EvidenceItem] = []
+    reranked, error = False, None
+    for search in searches:
+        best: dict[str, EvidenceItem] = {}
+        for phrase in search.phrases:
+            hits = (
+                _find_advice(store, phrase, search.section_key)
+                if search.advice
+                else find_by_indication(store, phrase, section_key=search.section_key)
+            )
+            for hit in hits:
+                if hit.id not in best or hit.score > best[hit.id].score:
+                    best[hit.id] = hit
+        counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+        hits = [h for h in rank_hits(list(best.values())) if h.drug_id not in counted]
+        if not hits:
+            continue
+        ranked = rank_drugs(" ".join(search.phrases), hits[:limit], policy, rerank)
+        groups.extend(ranked.groups)
+        found.extend(hits)
+        reranked, error = reranked or ranked.reranked, error or ranked.system_error
+    counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+    wider = _found_wider(store, searches, counted)
+    if not groups and not wider:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    cap = policy.indication_candidate_limit
+    capped = RankedGroups(tuple(groups[:cap]), reranked, error)
+    # the drugs of a wider finding are quoted in the room the drugs naming it leave; the rest named
+    quoted = [item for _, item in wider[: max(cap - len(capped.groups), 0)]]
+    quoted_ids = {item.id for item in quoted}
+    wider_drugs = [
+        drug.model_copy(update={"evidence_ids": (item.id,) if item.id in quoted_ids else ()})
+        for drug, item in wider
+    ]
+    route = "keyword:" + "+".join(dict.fromkeys(s.section_key for s in searches))
+    return ranked_bundle(capped, route, found, wider_drugs, quoted)
+
+
+def retrieve_for_relation(
+    store: VectorStore,
+    frame: QueryFrame,
+    policy: EvidencePolicy | None = None,
+    *,
+    rerank: Rerank | None = None,
+) -> EvidenceBundle:
+    """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
+    the finding alone listed apart as wider. When no section writes the narrowed form, the words
+    were no narrowing the formulary knows ("suy thận hoài"), and the finding alone is searched as
+    the one asked."""
+    bundle = retrieve_by_relation(store, relation_searches(frame), policy, rerank=rerank)
+    if _narrowing(frame) and not bundle.ranked_drugs:
+        return retrieve_by_relation(store, relation_searches(frame, narrowed=False), policy, rerank=rerank)
+    return bundle
+
+
+def _found_wider(
+    store: VectorStore, searches: Sequence[RelationSearch], counted: set[str]
+) -> list[tuple[RankedDrug, EvidenceItem]]:
+    """Drugs not yet listed whose section names a wider finding holding the one asked
+    (`RelationSearch.wider`), each with the first wider wording its section holds and its best
+    part for that wording: by search, then by score. Never a drug that names the finding itself
+    (`counted`)."""
+    drugs: dict[str, tuple[RankedDrug, EvidenceItem]] = {}
+    for search in searches:
+        best: dict[str, tuple[EvidenceItem, str]] = {}
+        for wording in search.wider:
+            for hit in find_by_indication(store, wording, section_key=search.section_key):
+                if hit.drug_id not in best:  # the first wider wording, its best part
+                    best[hit.drug_id] = (hit, wording)
+        ranked = sorted(best.values(), key=lambda found: (-found[0].score, found[0].drug_id))
+        for hit, wording in ranked:
+            if hit.drug_id in counted or hit.drug_id in drugs:
+                continue
+            drug = RankedDrug(
+                drug_id=hit.drug_id,
+                display_name=hit.display_name,
+                score=hit.score,
+                section_key=search.section_key,
+                wider_finding=as_written(hit.text, wording),
+            )
+            drugs[hit.drug_id] = (drug, hit)
+    return list(drugs.values())
+
+
+# -- one named drug's section ------------------------------------------------------------------
+
+
+def section_read_for(frame: QueryFrame) -> str | None:
+    """The section a named drug's question asks about a finding ("X có trị Y không?": chỉ định;
+    "X có gây Y không?": ADR), which `with_section_reading` reads for it; None for any other."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    if frame.turn_type == "drug_to_condition" or (
+        frame.turn_type == "drug_attribute" and section == frame.attribute
+    ):
+        return section
+    return None
+
+
+def with_section_reading(
+    bundle: EvidenceBundle, store: VectorStore, drug_id: str, frame: QueryFrame
+) -> EvidenceBundle:
+    """A "does X treat / cause / exclude Y" answer quotes X's whole section; this says how that
+    section names Y, read as a which-drugs lookup would read it: as what is asked (X in
+    `ranked_drugs`); in chỉ định, only inside another disease's name or as a risk (in
+    `incidental_drugs`); only as a wider finding holding Y (in `wider_drugs`, with the section's
+    words: "loét và xuất huyết tiêu hóa" for "loét dạ dày"); or in none of the formulary's
+    wordings of Y (none of them). The section searched is the frame's relation's."""
+    searches = relation_searches(frame)
+    if not searches or bundle.decision == "ABSTAIN":
+        return bundle
+    search = searches[0]
+    hits = [
+        hit
+        for phrase in search.phrases
+        if is_searchable(phrase)
+        for hit in find_by_indication(store, phrase, section_key=search.section_key)
+        if hit.drug_id == drug_id
+    ]
+    if hits:
+        best = max(hit.score for hit in hits)
+        drug = RankedDrug(
+            drug_id=drug_id,
+            display_name=hits[0].display_name,
+            score=best,
+            section_key=search.section_key,
+            evidence_ids=tuple(dict.fromkeys(hit.id for hit in hits)),
+        )
+        apart = search.section_key == INDICATION_SECTION and best <= SECONDARY_WEIGHT
+        return bundle.model_copy(update={"incidental_drugs" if apart else "ranked_drugs": (drug,)})
+    found = _found_wider(store, [search], counted=set())
+    wider = [d.model_copy(update={"evidence_ids": (hit.id,)}) for d, hit in found if d.drug_id == drug_id]
+    return bundle.model_copy(update={"wider_drugs": tuple(wider[:1])}) if wider else bundle

@@ -1,0 +1,82 @@
+"""The pure reading of a formulary text (no store): where a phrase stands as words of its own,
+what a negation or a lead before it makes of it, and what a mention counts as in its section."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.core.text import words
+from duocthu.retrieval.reverse.reading import (
+    advice_position,
+    affirmed_positions,
+    first_mention,
+    phrase_position,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "position"),
+    [
+        # what the drug is not for
+        ("Cetirizin không phải là thuốc điều trị hen phế quản.", "hen phế quản", -1),
+        ("Tiêu chảy nhẹ ở người lớn, không kèm sốt hay phân máu.", "sốt", -1),
+        ("Viêm niệu đạo không do lậu cầu.", "lậu cầu", -1),
+        ("Không được khuyến cáo để giảm đau cấp thông thường, hạ sốt.", "hạ sốt", -1),
+        ("Không có hiệu quả điều trị quá trình viêm trong viêm khớp dạng thấp.", "viêm khớp dạng thấp", -1),
+        # fluoxetin's own wording: it had been listed for insomnia
+        ("Fluoxetin không có chỉ định điều trị mất ngủ hay lo âu thoáng qua.", "mất ngủ", -1),
+        # a negation reaches to the end of its sentence only
+        ("Không dùng để cắt cơn. Hen phế quản mạn.", "hen phế quản", 5),
+        # ... and never back: the condition before it is affirmed
+        ("Dự phòng huyết khối khi không dùng được thuốc chống đông khác.", "huyết khối", 2),
+        # the patient cannot take another drug: the indication after it still stands
+        ("Rung nhĩ ở người không dùng được thuốc kháng vitamin K để phòng huyết khối.", "huyết khối", 13),
+        # either way negates nothing; a drug class is not a negation
+        ("Rối loạn hoảng sợ có hoặc không kèm sợ khoảng trống.", "sợ khoảng trống", 8),
+        ("Phối hợp thuốc chống viêm không steroid trong viêm khớp.", "viêm khớp", 8),
+    ],
+)
+def test_a_mention_after_a_negation_is_not_an_indication(text: str, phrase: str, position: int) -> None:
+    assert next(iter(affirmed_positions(text, words(phrase))), -1) == position
+
+
+def test_a_word_inside_a_dashed_compound_name_is_not_a_mention() -> None:
+    text = "Nhịp nhanh trong hội chứng Wolff–Parkinson–White. Bệnh Parkinson giai đoạn sớm."
+    assert phrase_position("Rung nhĩ ở hội chứng Wolff–Parkinson–White.", words("Parkinson")) == -1
+    assert phrase_position(text, words("Parkinson")) == 9  # the second, a disease of its own
+    assert phrase_position("Hội chứng Stevens-Johnson, hoại tử.", words("hội chứng Stevens-Johnson")) == 0
+    assert phrase_position("Hội chứng Stevens-Johnson.", words("Johnson")) == -1
+
+
+ADR = "tac_dung_khong_mong_muon"
+
+
+@pytest.mark.parametrize(
+    ("text", "wording", "section_key", "reading"),
+    [
+        # chỉ định: the use itself, after a cause or patient lead, inside another disease, as a risk
+        ("Giảm đau nhẹ đến vừa và hạ sốt ở người lớn.", "sốt", "chi_dinh", (7, "direct")),
+        ("Cắt cơn co giật do sốt ở trẻ em.", "sốt", "chi_dinh", (5, "secondary")),
+        ("Sốt thương hàn do Salmonella typhi.", "sốt", "chi_dinh", (0, "incidental")),
+        ("Rung nhĩ, có nguy cơ chảy máu thấp.", "chảy máu", "chi_dinh", (5, "incidental")),
+        ("Giảm nguy cơ đột quỵ ở người tăng huyết áp.", "đột quỵ", "chi_dinh", (3, "direct")),
+        ("Cetirizin không phải là thuốc điều trị hen phế quản.", "hen phế quản", "chi_dinh", (-1, "direct")),
+        # ADR: a finding named as the patient's state, or denied in its clause, is no reaction
+        ("Các ADR dễ xuất hiện hơn khi có hạ kali huyết.", "hạ kali huyết", ADR, (-1, "direct")),
+        ("Thường gặp: hạ kali huyết.", "hạ kali huyết", ADR, (2, "direct")),
+        ("Thuốc không gây chảy máu tiêu hóa.", "chảy máu tiêu hóa", ADR, (-1, "direct")),
+        # another section: never inside another disease's name, whatever the lead
+        ("Không phối hợp với thuốc chống sốt rét.", "sốt", "chong_chi_dinh", (-1, "direct")),
+        ("Khi có hạ kali huyết chưa điều chỉnh.", "hạ kali huyết", "chong_chi_dinh", (2, "direct")),
+    ],
+)
+def test_a_mention_is_read_as_its_section_reads_it(
+    text: str, wording: str, section_key: str, reading: tuple[int, str]
+) -> None:
+    assert first_mention(text, wording, section_key, lenient=False) == reading
+
+
+def test_an_advice_wording_counts_only_where_it_is_not_negated() -> None:
+    # wordings of data/population_advice.tsv, matched as written, stop words and all
+    assert advice_position("Nên ngừng cho con bú trong khi điều trị.", words("nên ngừng cho con bú")) == 0
+    assert advice_position("Không cần ngừng cho con bú.", words("cần ngừng cho con bú")) == -1
+    assert advice_position("Thận trọng: không nên dùng khi mang thai.", words("không nên dùng")) == 2
