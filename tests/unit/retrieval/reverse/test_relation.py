@@ -233,7 +233,9 @@ def test_the_relation_gold_names_sample_drugs_with_their_evidence() -> None:
     sample = {path.stem for path in (ROOT / "shared" / "duocthu" / "sample_formulary").glob("*.json")}
     raw = [
         json.loads(line)
-        for line in (ROOT / "tests" / "gold" / "relation/dev-and-held-out.jsonl").read_text("utf-8").splitlines()
+        for line in (ROOT / "tests" / "gold" / "relation/dev-and-held-out.jsonl")
+        .read_text("utf-8")
+        .splitlines()
     ]
     for row, data in zip(rows, raw, strict=True):
         assert set(row.expected_drugs) <= sample
