@@ -13,7 +13,8 @@ import pytest
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import retrieve as services
 from duocthu.catalog.artifact import Catalog
-from duocthu.providers.rerank import CohereReranker, Reranker
+from duocthu.core.ports import Reranker
+from duocthu.providers.rerank import CohereReranker
 from duocthu.settings import Settings, get_settings
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.cli import main as cli

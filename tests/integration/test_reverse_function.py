@@ -14,11 +14,10 @@ import pytest
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import retrieve as services
 from duocthu.core.deadline import Deadline
-from duocthu.core.errors import DependencyUnavailable
+from duocthu.core.errors import DependencyUnavailable, EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.core.text import folded_words
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import Monograph
-from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.settings import Settings, get_settings
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.cli import main as cli

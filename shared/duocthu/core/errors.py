@@ -18,3 +18,12 @@ class ProviderUnavailable(RuntimeError):
 
 class MalformedOutput(RuntimeError):
     """The provider answered, but with nothing usable (a frame, a ranking)."""
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The configured provider could not embed (not installed, throttled, timed out, refused)."""
+
+
+class EmbeddingModelMismatch(RuntimeError):
+    """The index's dense vectors were made by another model (or there are none): querying them
+    with this provider would compare unrelated spaces. Re-ingest, or configure the index's model."""

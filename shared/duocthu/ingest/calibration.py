@@ -16,10 +16,10 @@ from functools import lru_cache
 from typing import Any
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.tables import table_rows
 from duocthu.models.chunk import PROSE, Chunk
-from duocthu.providers.embeddings import Embedder
 
 # Above the best-scoring calibration nonsense phrase, by this much: room for nonsense not in the table.
 CALIBRATION_MARGIN = 0.01

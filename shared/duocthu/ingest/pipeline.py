@@ -13,12 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from duocthu.catalog.artifact import Catalog
+from duocthu.core.ports import Embedder
 from duocthu.ingest.calibration import Calibration, dense_vectors
 from duocthu.ingest.chunking import chunk_monograph
 from duocthu.ingest.source import corpus_hash, load_source, sample_formulary_path
 from duocthu.models.chunk import Chunk
 from duocthu.models.source import Monograph
-from duocthu.providers.embeddings import Embedder, get_embedder
+from duocthu.providers.embeddings import get_embedder
 from duocthu.settings import Settings
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import dense_size

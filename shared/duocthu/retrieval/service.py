@@ -22,13 +22,12 @@ from collections.abc import Callable, Sequence
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Embedder, Reranker
 from duocthu.core.sections import INDICATION_SECTION, INTRO_SECTIONS
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.providers.embeddings import Embedder
-from duocthu.providers.rerank import Reranker
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence

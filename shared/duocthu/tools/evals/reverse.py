@@ -43,10 +43,11 @@ from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.ingest.pipeline import IngestReport, ingest_records
 from duocthu.ingest.source import load_source, sample_formulary_path
-from duocthu.providers.embeddings import Embedder, embedder_from_settings
+from duocthu.providers.embeddings import embedder_from_settings
 from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
 from duocthu.retrieval.reverse.keyword import find_by_indication
 from duocthu.retrieval.service import RetrievalService

@@ -34,9 +34,9 @@ from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
+from duocthu.core.ports import Embedder
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.evidence import EvidenceItem
-from duocthu.providers.embeddings import Embedder
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import gold_file, open_index

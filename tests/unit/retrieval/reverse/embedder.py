@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu.core.deadline import Deadline
-from duocthu.providers.embeddings import EmbeddingUnavailable
+from duocthu.core.errors import EmbeddingUnavailable
 
 MODEL = "table-embedder"
 

