@@ -30,7 +30,7 @@ from duocthu.store.sessions import (
     new_session_id,
     valid_session_id,
 )
-from duocthu.understanding.cues import asked_drug_class
+from duocthu.understanding.cue_readings import asked_drug_class
 
 log = logging.getLogger(__name__)
 

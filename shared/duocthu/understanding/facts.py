@@ -18,7 +18,8 @@ from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
-from duocthu.understanding.cues import ORGAN_FUNCTION_CONDITIONS, Cue, TurnCues, scan_cues
+from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
+from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".

@@ -31,25 +31,23 @@ from duocthu.core.text import fold
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS, SubjectScope, SystemError
 from duocthu.models.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn, bound_candidates
-from duocthu.understanding.cues import (
+from duocthu.understanding.cue_readings import (
     RELIEF_VERBS,
-    Cue,
-    CueKind,
-    TurnCues,
     asks_what_is_safe,
     avoids_combining,
     condition_asked,
-    ends_finding,
     names_what_it_treats,
     patient_qualifiers_only,
     relieved_form,
     resolve_attribute,
-    scan_cues,
 )
+from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding, scan_cues
 from duocthu.understanding.facts import extract_facts, only_patient_facts
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
 from duocthu.understanding.providers import FrameProvider
-from duocthu.understanding.rules.provider import ASK_FOR_DRUG, DRUG_TURN_TYPES, OfflineFrameProvider
+from duocthu.understanding.rules.clarify import ASK_FOR_DRUG
+from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.rules.turn_type import DRUG_TURN_TYPES
 from duocthu.understanding.scope import looks_non_human, resolve_subject_scope
 
 log = logging.getLogger(__name__)

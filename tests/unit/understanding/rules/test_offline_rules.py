@@ -25,12 +25,12 @@ from duocthu.tools.evals.understanding import (
     score_vimedaqa,
     understand_conversation,
 )
+from duocthu.understanding.cue_readings import resolve_attribute
 from duocthu.understanding.cues import (
     MAX_GAP,
     _cue_tables,
     ends_finding,
     gapped_section_cues,
-    resolve_attribute,
     scan_cues,
     standard_wording,
 )
