@@ -15,7 +15,7 @@ from duocthu.catalog.resolver import DrugMatch, Suggestion, common_words, is_vie
 from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.sections import SECTION_PHRASES
-from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words
+from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words, tells_only
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
@@ -25,29 +25,6 @@ REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidn
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
-)
-# A turn that ends in one of these (folded), or has a question mark, asks something.
-_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
-# A turn with none of these anywhere (nor a question mark) tells, it does not ask. Compared as
-# written: folded, "đâu" (where) would be "đau" (pain) and "mấy" would be "máy".
-_QUESTION_WORDS = frozenset(
-    {
-        "không",
-        "gì",
-        "nào",
-        "sao",
-        "chưa",
-        "nhỉ",
-        "thế",
-        "bao",
-        "mấy",
-        "ai",
-        "đâu",
-        "khong",
-        "gi",
-        "nao",
-        "chua",
-    }
 )
 # In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
 # ("Má tui xài Plavix sau đặt stent.").
@@ -104,16 +81,6 @@ class Facts:
     def states_patient(self) -> bool:
         """The turn describes a particular patient (so the answer is a decision for that patient)."""
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
-
-
-def asks_something(text: str, cues: TurnCues) -> bool:
-    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
-    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
-
-
-def tells_only(text: str, cues: TurnCues) -> bool:
-    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
-    return "?" not in text and not any(t in _QUESTION_WORDS for t in cues.tokens)
 
 
 def clause_ids(text: str, tokens: Sequence[str] | None = None) -> list[int]:
@@ -218,7 +185,7 @@ def _medication_leads(text: str, cues: TurnCues, clauses: Sequence[int]) -> list
     verb of taking where no question is asked or before a which-drug question."""
     tokens = cues.tokens
     leads = list(cues.all("current_medication"))
-    if tells_only(text, cues):
+    if tells_only(text):
         leads += [
             Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
         ]

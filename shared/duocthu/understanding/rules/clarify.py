@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from duocthu.core.text import asks_something, tells_only
 from duocthu.models.frame import MAX_QUICK_REPLIES
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.facts import (
-    asks_something,
-    only_current_medications,
-    only_patient_facts,
-    tells_only,
-)
+from duocthu.understanding.facts import only_current_medications, only_patient_facts
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
@@ -43,7 +39,7 @@ def patient_told(reading: Reading) -> dict[str, Any] | None:
         and only_patient_facts(facts, named)
         and not reverse_lookup(cues)
         and not cues.has("interaction")
-        and not asks_something(reading.text, cues)
+        and not asks_something(reading.text)
     ):
         return None
     names = ", ".join(m.matched_text for m in named)
@@ -100,7 +96,7 @@ def described_patient(reading: Reading) -> dict[str, Any] | None:
     the next turn keeps this patient (a clarifying prior is always continued)."""
     facts = reading.facts
     if not (
-        tells_only(reading.text, reading.cues)
+        tells_only(reading.text)
         and (facts.states_patient or facts.population or facts.weight_kg or facts.age_text)
     ):
         return None

@@ -10,7 +10,7 @@ from typing import Any
 
 from duocthu.core.conditions import ConditionMention
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION
-from duocthu.core.text import fold
+from duocthu.core.text import fold, no_after
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, condition_asked
 from duocthu.understanding.cues import TurnCues
@@ -26,7 +26,6 @@ _MAKES = (("co", "lam"), ("co", "khien"))
 # After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
 # xét nghiệm gì không" (a test done).
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
-_QUESTION_ENDS = frozenset({"khong", "ko", "k", "hong", "hok", "khg"})
 
 
 def made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
@@ -44,7 +43,7 @@ def made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
             j = i + 1
         else:
             continue
-        if j >= len(folded) or not _QUESTION_ENDS & set(folded[j + 1 :]):
+        if j >= len(folded) or not no_after(folded, j + 1):
             continue
         verb = folded[j]
         if verb in _NOT_BROUGHT_ON:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.text import stop_words
+from duocthu.core.text import asks_something, stop_words
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
-from duocthu.understanding.facts import asks_something, only_patient_facts, unknown_names
+from duocthu.understanding.facts import only_patient_facts, unknown_names
 from duocthu.understanding.rules.complaints import reaction_told_with_drug
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
 
@@ -51,7 +51,7 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         and reading.complaint
         and (
             reverse_lookup(cues)
-            or (reading.attribute is None and not asks_something(text, cues) and not told_first)
+            or (reading.attribute is None and not asks_something(text) and not told_first)
         )
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
