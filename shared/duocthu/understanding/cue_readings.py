@@ -141,7 +141,7 @@ def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[
     )
 
 
-def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]] = ()) -> str | None:
+def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]]) -> str | None:
     """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
     asking whether the drug treats something needs that something named right after it
     (`names_what_it_treats`; `condition_spans`: the turn's complaints, start and end)."""
@@ -176,7 +176,7 @@ def relieved_form(condition: ConditionMention) -> bool:
     return bool(written) and written[0] in RELIEF_VERBS and written[:1] != named[:1]
 
 
-def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | None = None) -> ConditionMention:
+def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> ConditionMention:
     """The condition a which-drug question is about, when it names several:
 
     - an organ-function state only when nothing else is named ("bệnh nhân suy thận bị tăng huyết
@@ -188,7 +188,7 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues | Non
       gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
     """
     asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
-    if cues is None or len(asked) == 1:
+    if len(asked) == 1:
         return asked[0]
     leads = {c.end for kind in ("broad_condition", "reverse_relation") for c in cues.all(kind)}
     led = [c for c in asked if c.start in leads]

@@ -83,11 +83,11 @@ class Facts:
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
 
 
-def clause_ids(text: str, tokens: Sequence[str] | None = None) -> list[int]:
-    """For each word token of the text, the index of its clause (split at , ; . ? ! :). Given the
-    turn's `tokens`, one clause for all of them if the two tokenisers disagree (exotic text)."""
+def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
+    for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
     clauses = segment_ids(text, ",;.?!:")
-    return [0] * len(tokens) if tokens is not None and len(clauses) != len(tokens) else clauses
+    return [0] * len(tokens) if len(clauses) != len(tokens) else clauses
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
@@ -360,10 +360,7 @@ MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's senten
 
 
 def unknown_names(
-    text: str,
-    named: Sequence[DrugMatch] = (),
-    suggestions: Sequence[Suggestion] = (),
-    facts: Facts | None = None,
+    text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
 ) -> tuple[str, ...]:
     """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
 
@@ -378,7 +375,7 @@ def unknown_names(
     suggested = [s.matched_text for s in suggestions]
     if len(raw) != len(cues.tokens):
         return tuple(dict.fromkeys(suggested))
-    blocked = _never_names(cues, raw, named, facts or extract_facts(text, named))
+    blocked = _never_names(cues, raw, named, facts)
     drug_starts = {m.start for m in named}
     drug_ends = {m.end for m in named}
     slots = {cue.end for cue in cues.all("name_slot")}

@@ -159,8 +159,8 @@ def named_turn(
     attribute: str | None,
     cues: TurnCues,
     facts: Facts,
-    asks_more: bool = False,
-    beside: Beside = None,
+    asks_more: bool,
+    beside: Beside,
 ) -> tuple[str, str | None]:
     """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
     `beside` another medicine or not (`together.beside_another_medicine`)."""
