@@ -1,4 +1,5 @@
-"""Vietnamese text normalisation and word-boundary matching.
+"""Vietnamese text normalisation and word-boundary matching, and the question forms read from the
+words alone (whether a turn asks, and whether "không" closes it).
 
 What a user sees is always NFC text with its diacritics. Folding (case fold, diacritics stripped,
 đ→d) exists only for matching: a user may type "chong chi dinh" for "chống chỉ định".
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 from duocthu.core.tables import data_lines
@@ -70,10 +72,68 @@ def token_matches(query_token: str, target_token: str) -> bool:
     return query_token.casefold() == fold(target_token)
 
 
+# --- Question forms -----------------------------------------------------------------------------
+# Whether and how a turn asks, from its words alone: four readings, kept apart because they answer
+# different questions (a turn may be neither a question at all nor only a statement: "bao nhiêu mg
+# thì được" has a question word, but none closing it).
+# - `asks_yes_or_no`: a question closed by "không" in its last three words, for the yes/no
+#   decisions (retrieval's population question, "có được chỉ định … không?"). Only "không" and
+#   "ko" are read there, as they always were: folded, "k" and "hong" closing a question may be
+#   words of their own ("vitamin K", "hồng").
+# - `no_after`: whether a "không", in any chat spelling, stands anywhere after a point: "X có làm tim
+#   đập nhanh, hồi hộp … hông?" is closed by it however far it stands.
+# - `asks_something`: a question at all (a question mark, or a question word closing the turn).
+# - `tells_only`: no question mark and no question word anywhere: it describes, it asks nothing.
+
+# "không" closing a question, folded, with its chat spellings.
+NO_WORDS = frozenset({"khong", "ko", "k", "hong", "hok", "khg"})
+_CLOSING_NO = frozenset({"khong", "ko"})  # of those, the ones `asks_yes_or_no` reads
+# A turn that ends in one of these (folded), or has a question mark, asks something.
+_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
+# A turn with none of these anywhere (nor a question mark) tells, it does not ask. Compared as
+# written: folded, "đâu" (where) would be "đau" (pain) and "mấy" would be "máy".
+_QUESTION_WORDS = frozenset(
+    {
+        "không",
+        "gì",
+        "nào",
+        "sao",
+        "chưa",
+        "nhỉ",
+        "thế",
+        "bao",
+        "mấy",
+        "ai",
+        "đâu",
+        "khong",
+        "gi",
+        "nao",
+        "chua",
+    }
+)
+
+
 def asks_yes_or_no(text: str) -> bool:
     """A question closed by "không" ("dùng được không?", "có … không ạ?")."""
     tail = [fold(t) for t in words(text)][-3:]
-    return "khong" in tail or "ko" in tail
+    return bool(_CLOSING_NO & set(tail))
+
+
+def no_after(folded: Sequence[str], start: int) -> bool:
+    """Whether a "không", in any of its spellings (`NO_WORDS`), stands at or after `start` among
+    the folded words."""
+    return bool(NO_WORDS & set(folded[start:]))
+
+
+def asks_something(text: str) -> bool:
+    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
+    tokens = words(text)
+    return "?" in text or bool(tokens and fold(tokens[-1]) in _QUESTION_ENDINGS)
+
+
+def tells_only(text: str) -> bool:
+    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
+    return "?" not in text and not any(t in _QUESTION_WORDS for t in words(text))
 
 
 @lru_cache(maxsize=1)

@@ -16,38 +16,16 @@ from duocthu.catalog.resolver import DrugMatch, Suggestion
 from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.sections import SECTION_PHRASES
-from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words
+from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words, tells_only
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
-from duocthu.understanding.cues import ORGAN_FUNCTION_CONDITIONS, Cue, TurnCues, scan_cues
+from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
+from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
-)
-# A turn that ends in one of these (folded), or has a question mark, asks something.
-_QUESTION_ENDINGS = frozenset({"khong", "gi", "nao", "sao", "chua", "nhi", "a", "the"})
-# A turn with none of these anywhere (nor a question mark) tells, it does not ask. Compared as
-# written: folded, "đâu" (where) would be "đau" (pain) and "mấy" would be "máy".
-_QUESTION_WORDS = frozenset(
-    {
-        "không",
-        "gì",
-        "nào",
-        "sao",
-        "chưa",
-        "nhỉ",
-        "thế",
-        "bao",
-        "mấy",
-        "ai",
-        "đâu",
-        "khong",
-        "gi",
-        "nao",
-        "chua",
-    }
 )
 # In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
 # ("Má tui xài Plavix sau đặt stent.").
@@ -106,21 +84,11 @@ class Facts:
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
 
 
-def asks_something(text: str, cues: TurnCues) -> bool:
-    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
-    return "?" in text or bool(cues.tokens and fold(cues.tokens[-1]) in _QUESTION_ENDINGS)
-
-
-def tells_only(text: str, cues: TurnCues) -> bool:
-    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
-    return "?" not in text and not any(t in _QUESTION_WORDS for t in cues.tokens)
-
-
-def clause_ids(text: str, tokens: Sequence[str] | None = None) -> list[int]:
-    """For each word token of the text, the index of its clause (split at , ; . ? ! :). Given the
-    turn's `tokens`, one clause for all of them if the two tokenisers disagree (exotic text)."""
+def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
+    for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
     clauses = segment_ids(text, ",;.?!:")
-    return [0] * len(tokens) if tokens is not None and len(clauses) != len(tokens) else clauses
+    return [0] * len(tokens) if len(clauses) != len(tokens) else clauses
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
@@ -184,76 +152,10 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     written = raw_words(text)  # what the patient's medicines and allergies are shown as
     if len(written) != len(tokens):
         written = list(tokens)
-
-    current: list[str] = []
-    current_ids: list[str] = []
-    current_starts: set[int] = set()
-    leads = list(cues.all("current_medication"))
-    if tells_only(text, cues):
-        leads += [
-            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
-        ]
-    asked = cues.first("candidate")
-    if asked is not None:
-        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
-        # opening its clause), then a complaint in a later clause, before a which-drug question,
-        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
-        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
-        # nào") the drugs are the choice; only a named drug counts.
-        subjects = {c.end for c in cues.all("patient_subject")}
-        told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
-        leads += [
-            Cue("current_medication", _SUBJECT_LEAD, i, 1)
-            for i in range(asked.start)
-            if fold(tokens[i]) in _TAKING_VERBS
-            and (i in subjects or i == 0 or clauses[i - 1] != clauses[i])  # or opening its clause
-            and any(clause > clauses[i] for clause in told)
-        ]
-    for cue in leads:
-        span = _object_after(cue, tokens, clauses, limit=6)
-        drugs = [starts[i] for i in span if i in starts]
-        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
-        end = span.stop
-        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
-            joined = starts[end + 1]
-            drugs.append(joined)
-            end = joined.end
-        if drugs:
-            current += [" ".join(written[m.start : m.end]) for m in drugs]
-            current_ids += [m.drug_id for m in drugs]
-            current_starts.update(m.start for m in drugs)
-        elif cue.value != _SUBJECT_LEAD and any(
-            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
-        ):
-            # "đang uống á" names nothing
-            current.append(" ".join(written[i] for i in span))
-
-    allergies: list[str] = []
-    objects: set[int] = set()
-    stated: set[int] = set()  # "dị ứng" saying which medicine the patient is allergic to
-    for cue in cues.all("allergy"):
-        span = _object_after(cue, tokens, clauses)
-        if len(span):
-            allergies.append(" ".join(written[i] for i in span))
-            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
-            # drug asked about (its contraindications list the hypersensitivity)
-            own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
-            objects.update(span[:2] if own else span)
-            # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
-            if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
-                stated.update(range(cue.start, cue.end))
-
+    current, current_ids, current_starts = _current_medications(text, cues, clauses, starts, written)
+    allergies, objects, stated = _allergies(cues, clauses, starts, written)
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
-    # "bị gút", and with a filler word between: "đang bị cơn gút cấp", "bị bệnh tiểu đường"
-    comorbid_starts = {c.end for c in cues.all("comorbidity")}
-    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in _FILLERS}
-    comorbid = [
-        c
-        for c in conditions
-        if c.start in comorbid_starts
-        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
-        and c.start not in objects
-    ]
+    comorbid = _comorbid(cues, conditions, objects)
     comorbidities = [c.normalized for c in comorbid]
     reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
     return Facts(
@@ -277,6 +179,107 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         reaction_starts=frozenset(reaction_starts),
         reaction_cause_starts=frozenset(cause_starts),
     )
+
+
+def _medication_leads(text: str, cues: TurnCues, clauses: Sequence[int]) -> list[Cue]:
+    """Where the medicines the patient takes are introduced: the `current_medication` cues, and a
+    verb of taking where no question is asked or before a which-drug question."""
+    tokens = cues.tokens
+    leads = list(cues.all("current_medication"))
+    if tells_only(text):
+        leads += [
+            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
+        ]
+    asked = cues.first("candidate")
+    if asked is not None:
+        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
+        # opening its clause), then a complaint in a later clause, before a which-drug question,
+        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
+        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
+        # nào") the drugs are the choice; only a named drug counts.
+        subjects = {c.end for c in cues.all("patient_subject")}
+        told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
+        leads += [
+            Cue("current_medication", _SUBJECT_LEAD, i, 1)
+            for i in range(asked.start)
+            if fold(tokens[i]) in _TAKING_VERBS
+            and (i in subjects or i == 0 or clauses[i - 1] != clauses[i])  # or opening its clause
+            and any(clause > clauses[i] for clause in told)
+        ]
+    return leads
+
+
+def _current_medications(
+    text: str,
+    cues: TurnCues,
+    clauses: Sequence[int],
+    starts: dict[int, DrugMatch],
+    written: Sequence[str],
+) -> tuple[list[str], list[str], set[int]]:
+    """The medicines the patient takes, as written; the catalogue drugs among them; where those stand."""
+    tokens = cues.tokens
+    current: list[str] = []
+    current_ids: list[str] = []
+    current_starts: set[int] = set()
+    for cue in _medication_leads(text, cues, clauses):
+        span = _object_after(cue, tokens, clauses, limit=6)
+        drugs = [starts[i] for i in span if i in starts]
+        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
+        end = span.stop
+        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
+            joined = starts[end + 1]
+            drugs.append(joined)
+            end = joined.end
+        if drugs:
+            current += [" ".join(written[m.start : m.end]) for m in drugs]
+            current_ids += [m.drug_id for m in drugs]
+            current_starts.update(m.start for m in drugs)
+        elif cue.value != _SUBJECT_LEAD and any(
+            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
+        ):
+            # "đang uống á" names nothing
+            current.append(" ".join(written[i] for i in span))
+    return current, current_ids, current_starts
+
+
+def _allergies(
+    cues: TurnCues, clauses: Sequence[int], starts: dict[int, DrugMatch], written: Sequence[str]
+) -> tuple[list[str], set[int], set[int]]:
+    """What the patient is allergic to, as written; the tokens of those objects; and the "dị ứng"
+    cues that name a medicine (their words are then no complaint)."""
+    tokens = cues.tokens
+    allergies: list[str] = []
+    objects: set[int] = set()
+    stated: set[int] = set()  # "dị ứng" saying which medicine the patient is allergic to
+    for cue in cues.all("allergy"):
+        span = _object_after(cue, tokens, clauses)
+        if len(span):
+            allergies.append(" ".join(written[i] for i in span))
+            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
+            # drug asked about (its contraindications list the hypersensitivity)
+            own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
+            objects.update(span[:2] if own else span)
+            # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
+            if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
+                stated.update(range(cue.start, cue.end))
+    return allergies, objects, stated
+
+
+def _comorbid(
+    cues: TurnCues, conditions: Sequence[ConditionMention], objects: set[int]
+) -> list[ConditionMention]:
+    """The conditions the patient has: "bị gút", and with a filler word between: "đang bị cơn gút
+    cấp", "bị bệnh tiểu đường". Organ function is stated apart; an allergy's object is none."""
+    tokens = cues.tokens
+    comorbid_starts = {c.end for c in cues.all("comorbidity")}
+    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in _FILLERS}
+    return [
+        c
+        for c in conditions
+        if c.start in comorbid_starts
+        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
+        and c.start not in objects
+    ]
 
 
 # At most this many words (such as "dữ dội") between a reaction and the lead naming its cause.
@@ -358,10 +361,7 @@ MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's senten
 
 
 def unknown_names(
-    text: str,
-    named: Sequence[DrugMatch] = (),
-    suggestions: Sequence[Suggestion] = (),
-    facts: Facts | None = None,
+    text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
 ) -> tuple[str, ...]:
     """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
 
@@ -376,25 +376,9 @@ def unknown_names(
     suggested = [s.matched_text for s in suggestions]
     if len(raw) != len(cues.tokens):
         return tuple(dict.fromkeys(suggested))
-    facts = facts or extract_facts(text, named)
-    blocked = set(cues.covered()) | set(facts.object_positions)
-    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
-        blocked.update(range(phrase.start, phrase.start + phrase.length))
+    blocked = _never_names(cues, raw, named, facts)
     drug_starts = {m.start for m in named}
-    drug_ends = set()
-    for match in named:
-        blocked.update(range(match.start, match.end))
-        drug_ends.add(match.end)
-    for condition in facts.conditions:
-        blocked.update(range(condition.start, condition.start + condition.length))
-    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
-    blocked.update(c.end for c in cues.all("comorbidity"))
-    for lead in cues.all("condition_lead"):
-        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
-        end = lead.end
-        while end < len(raw) and end - lead.end < 3 and (_foreign(raw[end]) or raw[end][:1].isupper()):
-            end += 1
-        blocked.update(range(lead.end, end))
+    drug_ends = {m.end for m in named}
     slots = {cue.end for cue in cues.all("name_slot")}
 
     def capitalised(i: int) -> bool:
@@ -411,18 +395,7 @@ def unknown_names(
     def strength(i: int) -> bool:
         return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
-    # A stretch of many foreign-looking words is a sentence in another language ("ignore previous
-    # instructions and ..."), never a product name.
-    other_language: set[int] = set()
-    k = 0
-    while k < len(raw):
-        end = k
-        while end < len(raw) and _foreign(raw[end]):
-            end += 1
-        if end - k > MAX_NAME_WORDS:
-            other_language.update(range(k, end))
-        k = max(end, k + 1)
-
+    other_language = _other_language(raw)
     named_again = {fold(m.matched_text) for m in named}
     variants = {c.start for c in cues.all("name_variant")}
     bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
@@ -450,3 +423,39 @@ def unknown_names(
     found = [f" {fold(n)} " for n in names]
     names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
     return tuple(dict.fromkeys(names))
+
+
+def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
+    """Token positions that are never part of an unknown name: cue phrases, allergy objects,
+    section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
+    blocked = set(cues.covered()) | set(facts.object_positions)
+    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
+        blocked.update(range(phrase.start, phrase.start + phrase.length))
+    for match in named:
+        blocked.update(range(match.start, match.end))
+    for condition in facts.conditions:
+        blocked.update(range(condition.start, condition.start + condition.length))
+    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
+    blocked.update(c.end for c in cues.all("comorbidity"))
+    for lead in cues.all("condition_lead"):
+        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
+        end = lead.end
+        while end < len(raw) and end - lead.end < 3 and (_foreign(raw[end]) or raw[end][:1].isupper()):
+            end += 1
+        blocked.update(range(lead.end, end))
+    return blocked
+
+
+def _other_language(raw: Sequence[str]) -> set[int]:
+    """A stretch of many foreign-looking words is a sentence in another language ("ignore previous
+    instructions and ..."), never a product name: its token positions."""
+    other_language: set[int] = set()
+    k = 0
+    while k < len(raw):
+        end = k
+        while end < len(raw) and _foreign(raw[end]):
+            end += 1
+        if end - k > MAX_NAME_WORDS:
+            other_language.update(range(k, end))
+        k = max(end, k + 1)
+    return other_language

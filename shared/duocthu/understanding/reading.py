@@ -8,7 +8,7 @@ from duocthu.core.phrases import find_phrase
 from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.understanding.cues import asked_drug_class
+from duocthu.understanding.cue_readings import asked_drug_class
 
 # Words that join two medicines asked about together ("và", "với", "cùng", "phối hợp"), folded.
 _JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})

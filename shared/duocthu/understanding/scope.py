@@ -51,8 +51,7 @@ def resolve_subject_scope(query: str, claimed: SubjectScope | None = None) -> Su
     return scan_scope(query)
 
 
-def looks_non_human(lines: str | Iterable[str]) -> bool:
+def looks_non_human(lines: Iterable[str]) -> bool:
     """The guard before any clarifying question: does the conversation (this turn, or a line of
     its history) talk about an animal? Asking "which drug?" about a dog only delays the refusal."""
-    texts = [lines] if isinstance(lines, str) else list(lines)
-    return any(scan_scope(text) == "non_human" for text in texts)
+    return any(scan_scope(text) == "non_human" for text in lines)

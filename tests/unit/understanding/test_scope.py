@@ -76,4 +76,4 @@ def test_a_caller_can_narrow_but_never_widen() -> None:
 def test_looks_non_human_reads_the_whole_conversation() -> None:
     assert looks_non_human(["Con mèo nhà tôi 4 kg", "Liều bao nhiêu?"])
     assert not looks_non_human(["Trẻ 12 kg", "Liều bao nhiêu?"])
-    assert looks_non_human("Liều cho chó?")
+    assert looks_non_human(["Liều cho chó?"])

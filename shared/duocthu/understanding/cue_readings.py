@@ -1,0 +1,201 @@
+"""Readings over the cues: what a question asks. The section (`resolve_attribute`, and the one a
+named-drug cue implies), the class of drugs it names, whether it asks what is safe or what to avoid
+combining, "xử trí" of a reaction, and the condition a which-drug question is about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from duocthu.core.conditions import ConditionMention, condition_index
+from duocthu.core.phrases import PhraseMatch, longest_spans
+from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_PHRASES
+from duocthu.core.text import fold, raw_words, words
+from duocthu.understanding.cues import WHICH_WORDS, Cue, TurnCues, gapped_section_cues, scan_cues
+
+# Words that may stand between "không" and the use it negates: "không được", "không nên",
+# "không được khuyến cáo".
+_MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # folded
+# Between a negation and the use form it negates: "cấm dùng cho | người bị bệnh gì".
+_USE_WORDS = frozenset({"dung", "su", "uong", "cho"})
+
+
+def _negated(tokens: Sequence[str], start: int) -> bool:
+    """Whether the word at `start` follows "không", "cấm", "kiêng" or "tránh", directly or through
+    modals and use words ("không được", "không nên dùng cho", "không được khuyến cáo")."""
+    folded = [fold(t) for t in tokens[max(0, start - 5) : start]]
+    i = len(folded) - 1
+    while i >= 0 and len(folded) - i <= 4 and folded[i] in _MODALS | _USE_WORDS:
+        i -= 1
+    return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
+
+
+@lru_cache(maxsize=4096)
+def resolve_attribute(text: str, gapped: bool = True) -> str | None:
+    """The section a question asks for: the longest phrase across the section names
+    (`sections.SECTION_PHRASES`) and the question-form cues of kind `section` ("dùng theo đường
+    nào"); on a tie a section name beats a question form, then the earliest wins. As in
+    `sections.resolve_section`, a wrongly marked phrase that folds to a longer phrase of another
+    section ("chông chỉ định") makes the reading ambiguous: None.
+    """
+    tokens = words(text)
+    # A phrase cut out of a condition's name is not a section: "đường dùng" in "tiểu đường dùng".
+    conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
+
+    def outside_conditions(match: PhraseMatch[str]) -> bool:
+        end = match.start + match.length
+        return all(end <= a or b <= match.start or (match.start <= a and b <= end) for a, b in conditions)
+
+    def as_asked(match: PhraseMatch[str]) -> PhraseMatch[str]:
+        # "không được dùng trong những trường hợp nào", "không được chỉ định cho ai": a use
+        # question under a negation asks when the drug must not be used.
+        if match.value == "chi_dinh" and _negated(tokens, match.start):
+            return PhraseMatch(match.start, match.length, "chong_chi_dinh")
+        return match
+
+    cues = scan_cues(text)
+    # nor is what an allergy names: "quá mẫn với thành phần của thuốc"
+    allergy_objects = {c.end for c in cues.all("allergy")}
+
+    def counts(match: PhraseMatch[str]) -> bool:
+        return outside_conditions(match) and match.start not in allergy_objects
+
+    named = [(as_asked(m), 0) for m in SECTION_PHRASES.matches(tokens) if counts(m)]
+    forms = [(as_asked(PhraseMatch(c.start, c.length, c.value)), 1) for c in cues.all("section")]
+    forms = [(m, k) for m, k in forms if counts(m)]
+    if not named and not forms:
+        # A generic caution form ("lưu ý", "không nên dùng") only when nothing names a topic.
+        forms = [(PhraseMatch(c.start, c.length, c.value), 1) for c in cues.all("modal_section")]
+    if not named and not forms and gapped:
+        # Gapped cues last: they are the loosest.
+        forms = [(as_asked(m), 1) for m in gapped_section_cues(text)]
+    if not named and not forms:
+        return None
+    # Longest first; on a tie the section's own name ("cho con bú") beats a question form
+    # ("không nên sử dụng"), then the earliest.
+    best, _ = min(named + forms, key=lambda pair: (-pair[0].length, pair[1], pair[0].start))
+    for loose in SECTION_PHRASES.matches(tokens, folded_only=True):
+        if loose.length > best.length and loose.value != best.value:
+            return None
+    return best.value
+
+
+def asked_drug_class(text: str) -> str | None:
+    """The class of drugs a question names, as written ("thuốc giảm đau", "kháng sinh"), or None."""
+    cue = scan_cues(text).first("drug_class")
+    return None if cue is None else " ".join(raw_words(text)[cue.start : cue.end])
+
+
+def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
+    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe ("an toàn", "dùng
+    được"), every condition named is whom the drug is for (right after "cho người", "ở bệnh
+    nhân"), and nothing says "điều trị": not an indication lookup, which would list the drugs
+    that treat renal failure. "Bệnh nhân suy tim…, lựa chọn thuốc nào?" names the disease to
+    treat."""
+    if not asks_what_is_safe(cues):  # "thuốc dùng cho người THA" asks what treats them
+        return False
+    leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
+    return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
+
+
+def asks_what_is_safe(cues: TurnCues) -> bool:
+    """ "an toàn", "dùng được" (kind `safe_to_use`): the question asks what is safe, not what treats."""
+    return cues.has("safe_to_use")
+
+
+def avoids_combining(cues: TurnCues) -> bool:
+    """ "Đang dùng digoxin, tránh phối hợp với thuốc nào?": what to avoid together with the
+    patient's medicine is that medicine's interactions, not a which-drug question."""
+    return cues.has("interaction") and cues.has("reverse_relation")
+
+
+def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:
+    """ "Xử trí" asked of adverse reactions is the ADR-management section: reactions named as such
+    ("gặp tác dụng phụ do X thì xử trí thế nào?"), the section of the turn before ("có cách nào xử
+    trí không?"), or a reaction told after the drug was taken (`reaction`: "uống X bị nổi mẩn thì
+    xử lý sao?"). Any other section is kept: after an overdose question the overdose section
+    itself says how to manage it."""
+    if cues.has("manage") and (attribute == ADR_SECTION or (attribute is None and reaction)):
+        return ADR_MANAGEMENT_SECTION
+    return attribute
+
+
+# Words that may stand between a "does it treat" cue and the condition it names.
+_BEFORE_TREATED = frozenset(
+    {"duoc", "cac", "nhung", "benh", "chung", "con", "voi", "de", "lam", "giup"}
+    | {"cat", "giam", "ha", "tri", "dieu", "chua", "kiem", "soat", "phong", "ngua", "ngan", "het", "bot"}
+)
+
+
+def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
+    """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
+    (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
+    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient, and
+    "nào"/"gì" after the condition a question of which ("trị những loại nhiễm nấm nào")."""
+    return any(
+        end > cue.end
+        and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
+        and not WHICH_WORDS & set(folded[start:])  # "dùng trong các nhiễm khuẩn nào": which, not whether
+        for start, end in spans
+    )
+
+
+def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]]) -> str | None:
+    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
+    asking whether the drug treats something needs that something named right after it
+    (`names_what_it_treats`; `condition_spans`: the turn's complaints, start and end)."""
+    spans = tuple(condition_spans)
+    for cue in cues.all("named_drug"):
+        _, _, rest = cue.value.partition(":")
+        attribute, _, relation = rest.partition(":")
+        if relation == "indication" and not names_what_it_treats(cue, cues.folded, spans):
+            continue
+        if attribute:
+            return attribute
+    return None
+
+
+# --- Conditions -------------------------------------------------------------------------------
+
+# Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
+# condition a question is about only when it names no other.
+ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
+
+
+# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
+# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
+RELIEF_VERBS = frozenset(
+    {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
+)
+
+
+def relieved_form(condition: ConditionMention) -> bool:
+    """A condition written with the verb that relieves it ("giảm đau", "hạ sốt"), not its own name."""
+    written, named = fold(condition.text).split(), fold(condition.normalized).split()
+    return bool(written) and written[0] in RELIEF_VERBS and written[:1] != named[:1]
+
+
+def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> ConditionMention:
+    """The condition a which-drug question is about, when it names several:
+
+    - an organ-function state only when nothing else is named ("bệnh nhân suy thận bị tăng huyết
+      áp thì dùng thuốc gì" asks about tăng huyết áp);
+    - the one right after "thuốc điều trị" / "thuốc nào gây";
+    - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
+      "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
+    - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
+      gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
+    """
+    asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
+    if len(asked) == 1:
+        return asked[0]
+    leads = {c.end for kind in ("broad_condition", "reverse_relation") for c in cues.all(kind)}
+    led = [c for c in asked if c.start in leads]
+    if led:
+        return led[0]
+    background = {c.end for c in cues.all("patient_lead")}
+    asked = [c for c in asked if c.start not in background] or asked
+    question = cues.first("candidate")
+    before = [c for c in asked if question is not None and c.start < question.start]
+    return before[-1] if before else asked[0]

@@ -1,0 +1,296 @@
+"""The post-conditions: narrow, knowledge-free rewrites of surface forms on which a model reverses
+the requested relation, applied to every provider's frame in the same order. None holds disease or
+drug knowledge, none adds a candidate. A which-drug question keeps its direction ("thuốc nào gây
+X" / "chống chỉ định X" is never an indication lookup, "thuốc nào làm giảm X" is one); a named
+drug keeps the relation its cue asks; a finding keeps the words that narrow it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from duocthu.core.conditions import ConditionMention
+from duocthu.core.sections import RELATION_SECTIONS
+from duocthu.core.text import fold
+from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.understanding.candidates import Turn
+from duocthu.understanding.cue_readings import (
+    RELIEF_VERBS,
+    asks_what_is_safe,
+    avoids_combining,
+    condition_asked,
+    names_what_it_treats,
+    patient_qualifiers_only,
+    relieved_form,
+)
+from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding, scan_cues
+from duocthu.understanding.facts import extract_facts, only_patient_facts
+
+
+def _condition_after(
+    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> ConditionQuery | None:
+    """The condition a cue introduces: a known condition after it, else the words that follow it."""
+    for condition in conditions:
+        if condition.start >= cue.end:
+            return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
+        return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    tail = list(cues.tokens[cue.end :])
+    while tail and ends_finding(tail[-1]):
+        tail.pop()
+    while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
+        tail.pop(0)
+    # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
+    kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
+    tail = tail[:kept]
+    return ConditionQuery(text=" ".join(tail)) if tail else None
+
+
+def _reverse(
+    frame: QueryFrame, turn_type: str, relation: str, condition: ConditionQuery | None
+) -> QueryFrame:
+    update: dict[str, Any] = {
+        "turn_type": turn_type,
+        "drugs": (),
+        "condition_relation": relation,
+        "attribute": RELATION_SECTIONS.get(relation),
+        "needs_clarify": False,
+        "clarify_reason": None,
+        "quick_replies": (),
+        "context_action": "new" if frame.context_action == "continue" else frame.context_action,
+        "depends_on_previous_turn": False,
+    }
+    if condition is not None:
+        update["condition"] = frame.condition or condition
+    if relation == "indication":
+        update["indication"] = frame.indication or (
+            condition.normalized or condition.text if condition else None
+        )
+    else:
+        update["indication"] = None
+    return frame.model_copy(update=update)
+
+
+def _apply_reverse_relation_cues(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
+    exclude X - never an indication lookup."""
+    cue = cues.first("reverse_relation")
+    if named or frame.unknown_drugs or cue is None:
+        return frame
+    # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
+    # about, not the patient's condition; the one left (or the population) is what excludes them.
+    # A class condition starts right after its cue or shares its last word ("thuốc giảm" + "giảm đau").
+    class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
+    classes = {c.normalized for c in conditions if c.start in class_starts}
+    if frame.condition is not None and frame.condition.normalized in classes:
+        frame = frame.model_copy(update={"condition": None, "indication": None})
+    kept = [c for c in conditions if c.start not in class_starts]
+    condition = _condition_after(cue, cues, kept) if kept or not classes else None
+    if cue.value == "adverse_effect" and frame.condition is not None:
+        # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
+        # what follows the cue; a condition before it is the patient's
+        after = [c for c in kept if c.start >= cue.end]
+        caused = _condition_after(cue, cues, after)
+        if caused is not None:
+            frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
+    relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
+    # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
+    # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
+    verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
+    named_there = any(c.start == cue.end for c in kept)
+    if (
+        cue.value == "adverse_effect"
+        and relieved is None
+        and verb in RELIEF_VERBS
+        and kept
+        and not named_there
+    ):
+        relieved = kept[0]
+    if cue.value == "adverse_effect" and relieved is not None:
+        # "thuốc nào làm giảm đau / làm hạ sốt": what relieves it, the indications; never the drugs
+        # that cause pain or fever
+        kind = "symptom_to_drug" if relieved.kind == "symptom" else "condition_to_drug"
+        return _reverse(
+            frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
+        )
+    causative = cues.folded[cue.end - 1] in ("lam", "khien")
+    if cue.value == "adverse_effect" and causative and named_there and verb in _LOWERING and condition:
+        # "thuốc nào làm hạ huyết áp": the drugs used to lower it or those that bring hypotension on
+        # as a reaction; the words do not tell which, so ask, offering both readings
+        return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
+            update=lowering_question(condition.normalized or condition.text)
+        )
+    if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
+        # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
+        # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
+        return _reverse(frame, "symptom_to_drug", "indication", condition)
+    return _reverse(frame, "condition_relation", cue.value, condition)
+
+
+# "hạ" / "giảm" both start a reaction's name (hạ huyết áp) and say what a drug is for
+_LOWERING = frozenset({"ha", "giam"})
+
+
+def lowering_question(finding: str) -> dict[str, Any]:
+    return {
+        "needs_clarify": True,
+        "clarify_reason": (
+            f"Bạn muốn hỏi thuốc dùng để {finding} (mục Chỉ định), hay thuốc có thể gây {finding} "
+            "như một tác dụng không mong muốn?"
+        ),
+        "quick_replies": (f"Thuốc nào dùng để {finding}?", f"Thuốc nào có thể gây {finding}?"),
+    }
+
+
+def _apply_condition_candidate_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """A known condition + "dùng thuốc gì" with no named drug: which drugs are indicated for it."""
+    cue = cues.first("candidate")
+    if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
+        return frame
+    first = condition_asked(conditions, cues)
+    asked = ConditionQuery(text=first.text, normalized=first.normalized)
+    if patient_qualifiers_only(conditions, cues):
+        return _reverse(frame, "condition_relation", "unknown", asked)
+    kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
+    return _reverse(frame, kind, "indication", asked)
+
+
+def _apply_safe_list_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """ "Thuốc kháng sinh nào dùng được cho trẻ em?", "… cho người dị ứng penicilin?": which drugs
+    are safe for a population or a patient (an allergy, a pregnancy), with no condition to treat.
+    No section lists drugs that way: relation unknown, said so, never a request to name a drug
+    the user has not got."""
+    patient = frame.patient_context
+    if (
+        named
+        or frame.unknown_drugs
+        or conditions
+        or not (frame.population or patient.allergies or patient.pregnancy or patient.breastfeeding)
+        or not cues.has("candidate")
+        or cues.has("reverse_relation")
+        or not asks_what_is_safe(cues)
+    ):
+        return frame
+    return _reverse(frame, "condition_relation", "unknown", None)
+
+
+def _apply_broad_condition_cue(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """No named drug + "thuốc điều trị X": a disease -> drugs question."""
+    cue = cues.first("broad_condition")
+    reverse_already = frame.turn_type in ("symptom_to_drug", "condition_to_drug")
+    if named or frame.unknown_drugs or cue is None or cues.has("reverse_relation") or reverse_already:
+        return frame
+    condition = _condition_after(cue, cues, conditions)
+    if condition is None:
+        return frame
+    symptom = any(c.kind == "symptom" and c.normalized == condition.normalized for c in conditions)
+    return _reverse(frame, "symptom_to_drug" if symptom else "condition_to_drug", "indication", condition)
+
+
+def _apply_named_drug_cues(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """A named drug + "có tác dụng gì" (what is it for) or + "gây X" / "có chống chỉ định": the
+    relation the phrase asks, not an overview."""
+    if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
+        return frame
+    for cue in cues.all("named_drug"):
+        turn_type, _, rest = cue.value.partition(":")
+        attribute, _, relation = rest.partition(":")
+        if frame.attribute not in (None, attribute):
+            continue
+        if relation == "indication" and not names_what_it_treats(
+            cue, cues.folded, [(c.start, c.start + c.length) for c in conditions]
+        ):
+            continue  # "X có tác dụng không?" names nothing it would treat
+        condition = _condition_after(cue, cues, conditions) if relation else None
+        update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
+        if relation:
+            update["condition_relation"] = relation
+            if condition is not None and frame.condition is None and cue.end < len(cues.tokens):
+                update["condition"] = condition
+        if turn_type == "drug_to_condition":
+            update["section_overview"] = False
+        return frame.model_copy(update=update)
+    return frame
+
+
+_MAX_NARROWING_WORDS = 3
+# Cue kinds of a question's form: a narrowing word never starts one ("suy thận chống chỉ định").
+_QUESTION_FORMS: tuple[CueKind, ...] = (
+    "section",
+    "modal_section",
+    "reverse_relation",
+    "candidate",
+    "interaction",
+    "manage",
+)
+
+
+def _apply_narrowing_words(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
+    a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
+    listed apart; read as "chảy máu" it listed every drug that causes bleeding. So does a named
+    drug's ("Aspirin có gây chảy máu cam không?": its ADR section is read for "chảy máu cam").
+    Kept as the condition's `subtype`; no table is needed for each narrowed form. Not for a
+    contraindication: a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay
+    on that list."""
+    condition = frame.condition
+    if (
+        frame.turn_type not in ("condition_relation", "drug_attribute")
+        or frame.condition_relation != "adverse_effect"
+        or condition is None
+        or condition.subtype
+    ):
+        return frame
+    mention = next((c for c in conditions if fold(c.text) == fold(condition.text)), None)
+    if mention is None:
+        return frame
+    # another finding, or a question form after the finding ("suy thận chống chỉ định thuốc nào")
+    starts = {c.start for c in conditions} | {
+        i for kind in _QUESTION_FORMS for c in cues.all(kind) for i in range(c.start, c.end)
+    }
+    taken: list[str] = []
+    end = mention.start + mention.length
+    for i in range(end, min(end + _MAX_NARROWING_WORDS, len(cues.tokens))):
+        if ends_finding(cues.tokens[i], narrowing=True) or i in starts:
+            break
+        taken.append(cues.tokens[i])
+    if not taken:
+        return frame
+    return frame.model_copy(update={"condition": condition.model_copy(update={"subtype": " ".join(taken)})})
+
+
+def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
+    if frame.system_error:
+        return frame
+    cues = scan_cues(turn.wording)
+    named = turn.candidates.named_ids
+    matches = turn.candidates.turn.matches
+    facts = extract_facts(turn.wording, matches)
+    conditions = facts.complaints  # a past reaction ("từng bị phù mặt khi uống aspirin") is history
+    if conditions and only_patient_facts(facts, matches) and not avoids_combining(cues):
+        named = ()  # a condition is asked about; the patient's medicines and allergies are context
+    for rule in (
+        _apply_reverse_relation_cues,
+        _apply_condition_candidate_cue,
+        _apply_safe_list_cue,
+        _apply_broad_condition_cue,
+        _apply_named_drug_cues,
+        _apply_narrowing_words,
+    ):
+        frame = rule(frame, named, cues, conditions)
+    return frame

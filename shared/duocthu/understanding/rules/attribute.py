@@ -1,0 +1,110 @@
+"""Stages: which section the turn asks for. First what its words name (the section phrases and the
+question-form cues), else what "có làm … không" asks; then, once the drugs asked about are known,
+what is asked of them (a named-drug cue, a decision for a patient, a purpose or an effect hoped
+for), and last a reaction told on the drug (its adverse reactions, or their management)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from duocthu.core.sections import (
+    ADR_MANAGEMENT_SECTION,
+    ADR_SECTION,
+    INDICATION_SECTION,
+    OVERDOSE_SECTION,
+)
+from duocthu.core.text import asks_yes_or_no, fold, words
+from duocthu.understanding.cue_readings import managed_attribute, named_drug_attribute, resolve_attribute
+from duocthu.understanding.cues import WHICH_WORDS, TurnCues
+from duocthu.understanding.facts import Facts
+from duocthu.understanding.rules.complaints import (
+    noticed_after_use,
+    reaction_after_use,
+    reaction_told_with_drug,
+)
+from duocthu.understanding.rules.direction import asks_if_it_treats, made_to_happen
+from duocthu.understanding.rules.reading import Reading, reverse_lookup
+
+# Sections whose subject a follow-up "X thì xử trí sao?" goes on handling for another drug.
+HANDLED_SECTIONS = frozenset({ADR_SECTION, ADR_MANAGEMENT_SECTION, OVERDOSE_SECTION})
+
+
+def asked_section(reading: Reading) -> Reading:
+    """The section the words name, else what "có làm … không" asks (`made_to_happen`), with the
+    condition asked about."""
+    attribute = resolve_attribute(reading.text)
+    if attribute is not None:
+        return replace(reading, attribute=attribute)
+    attribute, asked = made_to_happen(reading.cues, reading.facts)
+    return replace(reading, attribute=attribute, asked=asked)
+
+
+def section_of_drug(reading: Reading) -> Reading:
+    """What is asked of the drugs named: the section a named-drug cue implies; a decision for the
+    patient in place of the indications; a purpose or an effect hoped for, the indications with
+    the condition it names."""
+    text, cues, facts = reading.text, reading.cues, reading.facts
+    attribute, asked = reading.attribute, reading.asked
+    named, unknown = reading.named, reading.unknown
+    refers_to_drug = reading.earlier or cues.has("continue")
+    if attribute is None and (named or unknown or (refers_to_drug and not reverse_lookup(cues))):
+        # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
+        # about cetirizin asks its adverse reactions, not the section asked before (with no drug
+        # before, which drug is asked back, never a drug for drowsiness)
+        attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
+    if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
+        attribute = None
+    products = reading.products
+    treats, purpose_object = asks_if_it_treats(cues, facts, products)
+    if attribute is None and treats:
+        attribute = INDICATION_SECTION
+    if (
+        attribute == INDICATION_SECTION
+        and purpose_object is not None
+        and asked is None
+        and not WHICH_WORDS & set(cues.folded[purpose_object.start :])
+    ):
+        # "colchicin trị gút cấp được không": for gout; "trị những loại nhiễm nấm nào" asks
+        # which, the indications as a whole
+        asked = ("indication", purpose_object)
+    helped = [c for c in facts.complaints if c.start not in reading.history]
+    if attribute in (None, INDICATION_SECTION) and products and helped and cues.has("efficacy"):
+        # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
+        # what the drug is for, not whether this patient may take it (the contraindications)
+        attribute, asked = INDICATION_SECTION, ("indication", helped[0])
+    return replace(reading, attribute=attribute, asked=asked)
+
+
+def reaction_section(reading: Reading) -> Reading:
+    """A reaction told on the drug: its adverse reactions, or with "xử trí" their management; "X
+    thì xử trí sao?" after a reaction or an overdose asked of another drug goes on with it."""
+    cues, facts, products = reading.cues, reading.facts, reading.products
+    attribute = reading.attribute
+    told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
+    reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
+    if reaction and cues.has("manage") and resolve_attribute(reading.text, gapped=False) is None:
+        attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
+    attribute = managed_attribute(attribute, cues, reaction)
+    if attribute is None and told_reaction:
+        attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
+    prior_section = reading.prior.attribute if reading.prior is not None else None
+    if attribute is None and reading.named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
+        # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
+        # before, handled for this drug; after an overdose question, the overdose section
+        attribute = managed_attribute(prior_section, cues)
+    return replace(reading, attribute=attribute)
+
+
+def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
+    """ "Bệnh nhân suy thận có được chỉ định metformin không?", "Trẻ 5 tuổi có chỉ định aspirin được
+    không?": whether this patient may take the drug is a decision (the contraindications first),
+    not what the drug is indicated for, which alone would leave the contraindication out. Only the
+    yes/no form about a patient: "X được chỉ định trong trường hợp nào?" and "X có được chỉ định
+    cho viêm họng không?" stay chỉ định."""
+    folded = f" {' '.join(fold(t) for t in words(text))} "
+    asked = " duoc chi dinh " in folded or " co chi dinh " in folded
+    return (
+        asked
+        and asks_yes_or_no(text)
+        and (facts.states_patient or bool(facts.population) or cues.has("patient_lead"))
+    )

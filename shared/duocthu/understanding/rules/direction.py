@@ -1,0 +1,155 @@
+"""Stage: the direction of a question about a drug and a condition. A named drug asked whether it
+treats or brings on a condition (drug -> condition: its indications for it, or its adverse
+reactions) or which drugs a condition calls for (condition -> drugs), with the patient's other
+conditions as background."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from duocthu.core.conditions import ConditionMention
+from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION
+from duocthu.core.text import fold, no_after
+from duocthu.models.frame import PatientContext
+from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, condition_asked
+from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.facts import Facts
+from duocthu.understanding.rules.reading import Asked, Reading, reverse_lookup
+
+# Verbs of a wanted effect after "có làm": "X có làm loãng đờm / giảm huyết áp / hết đau không?".
+_EFFECT_VERBS = frozenset(
+    {"giam", "ha", "loang", "tan", "het", "khoi", "do", "lanh", "dut", "cat", "on", "diu", "bot", "thuyen"}
+)
+# "có làm", "có khiến": whether the drug makes something happen
+_MAKES = (("co", "lam"), ("co", "khien"))
+# After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
+# xét nghiệm gì không" (a test done).
+_NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
+
+
+def made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
+    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?", "X uống lâu làm tăng đường huyết có
+    đúng không?": whether the drug brings something on is its adverse reactions; "X có làm hết đau
+    đầu / giảm huyết áp không?", a wanted effect on a condition, is what it is for. A wanted
+    effect on no known condition ("có làm loãng đờm") names no section. With the section, the
+    condition asked about, when one is known. Bare "làm" counts only before a condition."""
+    folded = cues.folded
+    starts = {c.start for c in facts.complaints}
+    for i in range(len(folded) - 1):
+        if folded[i : i + 2] in _MAKES:
+            j = i + 2  # the word after "có làm"
+        elif folded[i] in ("lam", "khien") and (i + 1 in starts or i + 2 in starts):
+            j = i + 1
+        else:
+            continue
+        if j >= len(folded) or not no_after(folded, j + 1):
+            continue
+        verb = folded[j]
+        if verb in _NOT_BROUGHT_ON:
+            return None, None
+        after = [c for c in facts.complaints if c.start >= j]
+        if verb in _EFFECT_VERBS:
+            treated = [c for c in after if c.start in (j, j + 1)]
+            if any(fold(c.normalized).split()[:1] == [verb] for c in treated):
+                # a condition whose own name starts so: "có làm hạ kali máu"
+                return ADR_SECTION, ("adverse_effect", treated[0])
+            return (INDICATION_SECTION, ("indication", treated[0])) if treated else (None, None)
+        return ADR_SECTION, ("adverse_effect", after[0]) if after else None
+    return None, None
+
+
+def with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
+    """A turn asking whether its drug treats or brings on a condition (`made_to_happen`, an
+    `efficacy` cue) carries that condition, as "X có trị Y không?" does: a use is
+    `drug_to_condition` for Y, a reaction the adverse-reaction section for Y."""
+    if asked is None or frame["turn_type"] != "drug_attribute":
+        return frame
+    relation, condition = asked
+    wanted = INDICATION_SECTION if relation == "indication" else ADR_SECTION
+    if frame["attribute"] != wanted:
+        return frame
+    update: dict[str, Any] = {
+        "condition": {"text": condition.text, "normalized": condition.normalized},
+        "condition_relation": relation,
+    }
+    if relation == "indication":
+        update |= {"turn_type": "drug_to_condition", "section_overview": False}
+    return {**frame, **update}
+
+
+_USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
+
+
+def asks_if_it_treats(
+    cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]
+) -> tuple[bool, ConditionMention | None]:
+    """The drug used for a purpose: "bị viêm mũi dị ứng có dùng X để điều trị không?", "có dùng X
+    để giảm chóng mặt được không?" ask what X is indicated for. A disease the patient has beside
+    a complaint the drug would be for ("bị loét dạ dày có dùng ibuprofen để giảm đau không?")
+    leaves it a decision for that patient, where the contraindications come first; so does a
+    population ("có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?"). With the
+    answer, the condition the purpose names, if one is known ("colchicin trị gút cấp")."""
+    if facts.population:
+        return False, None
+    # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
+    ends = [end for start, end in products if start not in facts.current_medication_starts]
+    folded = cues.folded
+
+    # a maker or a form word may stand between: "bôi Acyclovir Stella Cream để điều trị"
+    unnamed = {i for c in cues.all("not_a_name") for i in range(c.start, c.end)}
+
+    def follows_drug(start: int) -> bool:  # "dùng X để trị", "X dùng trị"; not "X nồng độ điều trị"
+        return any(
+            end <= start
+            and all(folded[i] in _USE_VERBS or folded[i] == "nay" or i in unnamed for i in range(end, start))
+            for end in ends
+        )
+
+    purpose = next((c for c in cues.all("purpose") if follows_drug(c.start)), None)
+    if purpose is None:
+        return False, None
+    objects = [c for c in facts.conditions if c.start + c.length > purpose.end]  # "để giảm đau"
+    disease_beside = any(c.kind == "disease" and c.start < purpose.start for c in facts.comorbid)
+    if objects and disease_beside:
+        return False, None
+    return True, objects[0] if objects else None
+
+
+def condition_to_drugs(reading: Reading) -> dict[str, Any] | None:
+    """Which drugs for the condition the turn asks about: a symptom or a disease, the patient's
+    other conditions as background. Not when the turn asks a section of no drug."""
+    asked_about = reading.asked_about
+    if not (asked_about and (not reading.attribute or reverse_lookup(reading.cues))):
+        return None
+    first = condition_asked(asked_about, reading.cues)
+    kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
+    return {
+        **reading.frame(),
+        "patient_context": _background(reading.facts, first, reading.cues).model_dump(),
+        "turn_type": kind,
+        "attribute": None,
+        "condition": {"text": first.text, "normalized": first.normalized},
+        "condition_relation": "indication",
+        "indication": first.normalized,
+        "context_action": reading.context_action,
+    }
+
+
+def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
+    """The patient of a which-drug question: every condition it names except the one asked about
+    is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
+    about never is. Organ function is stated apart (renal_function, hepatic_function); what an
+    allergy names is an allergy; a class of drugs ("thuốc giảm đau nào") is no condition."""
+    classes = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
+    others = [
+        c.normalized
+        for c in facts.conditions
+        if c is not asked
+        and c.normalized != asked.normalized
+        and c.normalized not in ORGAN_FUNCTION_CONDITIONS
+        and c.start not in facts.object_positions
+        and c.start not in facts.reaction_starts  # stated as adverse_reactions, with its drug
+        and c.start not in classes
+    ]
+    return facts.patient_context().model_copy(update={"comorbidities": tuple(dict.fromkeys(others))})

@@ -1,0 +1,112 @@
+"""Stages: what a turn takes from the conversation. An elliptical turn ("thế còn X?", "X thì sao?")
+asks the question before of another drug or condition; a turn naming no drug may go on about the
+conversation's; a bare which-drug question asks about the condition told before."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.sections import RELATION_SECTIONS
+from duocthu.core.text import fold
+from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.cue_readings import condition_asked
+from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.rules.reading import Reading, reverse_lookup
+
+# Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
+_ELLIPSIS_WORDS = frozenset({"sao", "vay", "nhi", "the", "a", "thi", "con"})
+
+
+def refers_back(text: str, cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
+    """An elliptical turn: "thế còn X?", "X thì sao?", "X có bị vậy không?", or a drug's name alone,
+    asked ("Gliclazid?"). A name alone without a question mark is a request for its overview."""
+    if cues.leads("continue_lead") or cues.has("continue"):
+        return True
+    inside = {i for m in named for i in range(m.start, m.end)}
+    rest = [fold(t) for i, t in enumerate(cues.tokens) if i not in inside]
+    return bool(named) and ("?" in text or rest[-1:] == ["sao"]) and all(t in _ELLIPSIS_WORDS for t in rest)
+
+
+def same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior: QueryFrame | None) -> bool:
+    """An elliptical turn after a question about one section."""
+    return bool(
+        refers_back(text, cues, named)
+        and not cues.has("overview")
+        and prior is not None
+        and prior.turn_type in ("drug_attribute", "drug_to_condition")
+        and prior.attribute
+    )
+
+
+def continues(reading: Reading) -> bool:
+    """The turn names no drug but goes on about the drugs of the conversation."""
+    cues, facts, attribute = reading.cues, reading.facts, reading.attribute
+    if cues.has("new_topic") or reverse_lookup(cues):
+        return False
+    prior = reading.prior
+    if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
+        # "Ông tôi đang uống Sintrom", then "ông bị đau khớp gối": a complaint of the patient
+        # described, to find a drug for; the medicine he takes is not the subject.
+        return False
+    return bool(
+        cues.leads("continue_lead")
+        or cues.has("continue")
+        or attribute
+        or cues.has("dose")
+        or cues.has("medicine")
+        or cues.has("manage")
+        or facts.states_patient
+        or facts.population
+    )
+
+
+def relation_kept(reading: Reading) -> dict[str, Any] | None:
+    """ "Người bị gút nên tránh thuốc nào?", then "còn người suy thận thì sao?": the same relation
+    of another condition or population. Read as a new which-drug question it would list the drugs
+    that treat renal failure: the inversion this guards against."""
+    prior, cues, asked_about = reading.prior, reading.cues, reading.asked_about
+    if (
+        prior is None
+        or prior.turn_type != "condition_relation"
+        or prior.condition_relation is None
+        or reverse_lookup(cues)
+        or not (cues.leads("continue_lead") or cues.has("continue"))
+        or not (asked_about or reading.facts.population)
+    ):
+        return None
+    relation = prior.condition_relation
+    first = condition_asked(asked_about, cues) if asked_about else None
+    return {
+        **reading.frame(),
+        "turn_type": "condition_relation",
+        "condition_relation": relation,
+        "attribute": RELATION_SECTIONS.get(relation),
+        "condition": {"text": first.text, "normalized": first.normalized} if first else None,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }
+
+
+def prior_condition(reading: Reading) -> dict[str, Any] | None:
+    """ "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before."""
+    prior, cues = reading.prior, reading.cues
+    if (
+        prior is None
+        or prior.turn_type not in PATIENT_SAFETY_TURNS
+        or prior.condition is None
+        or not cues.has("candidate")
+        or reading.attribute
+    ):
+        return None
+    return {
+        **reading.frame(),
+        "turn_type": prior.turn_type,
+        "condition": prior.condition.model_dump(),
+        "condition_relation": "indication",
+        "indication": prior.condition.normalized or prior.condition.text,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }

@@ -1,0 +1,84 @@
+"""Stages: the medicines a turn names. The products the catalogue does not know (an ingredient
+named inside its product is none), and the catalogue drugs asked about: those that are the
+patient's own (a medicine taken beside a complaint to treat, an allergen) are set aside, as
+context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.text import asks_something, stop_words
+from duocthu.understanding.cue_readings import avoids_combining
+from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.facts import only_patient_facts, unknown_names
+from duocthu.understanding.rules.complaints import reaction_told_with_drug
+from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
+
+
+def unknown_products(reading: Reading) -> Reading:
+    """The product names the catalogue does not know (`facts.unknown_names`)."""
+    suggestions = reading.turn.candidates.turn.suggestions
+    found = unknown_names(reading.text, reading.named, suggestions, reading.facts)
+    return replace(reading, unknown=_without_ingredients(reading.cues.folded, reading.named, list(found)))
+
+
+def _without_ingredients(folded: Sequence[str], named: Sequence[DrugMatch], unknown: list[str]) -> list[str]:
+    """Unknown names less those that name an ingredient of another product: "Crom trong Cosele",
+    "dextromethorphan trong Atussin" ask about one product, never an interaction of two."""
+    spans = product_spans(folded, named, unknown)
+    starts = {start for start, _ in spans}
+
+    def ingredient(name: str) -> bool:
+        return any(
+            end < len(folded) and folded[end] == "trong" and end + 1 in starts
+            for _, end in product_spans(folded, (), [name])
+        )
+
+    return [name for name in unknown if not ingredient(name)]
+
+
+def set_aside_the_patients(reading: Reading) -> Reading:
+    """The catalogue drugs asked about: all named, but the patient's own medicines when the turn
+    asks about a complaint, and an allergen beside another drug."""
+    text, cues, facts, named = reading.text, reading.cues, reading.facts, reading.named
+    # before any named drug is set aside as the patient's: a reaction told on it keeps it
+    told_first = reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], reading.clauses)
+    if (
+        named
+        and not reading.unknown
+        and reading.complaint
+        and (
+            reverse_lookup(cues)
+            or (reading.attribute is None and not asks_something(text) and not told_first)
+        )
+        and only_patient_facts(facts, named)
+        and not avoids_combining(cues)
+    ):
+        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
+        # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
+        # patient_context); the question is which drug, for the condition. Without a condition
+        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject, and so
+        # is it when the complaint is told as what happened on it ("đang uống captopril bị ho
+        # khan": its adverse reactions, not a drug for the cough).
+        named = ()
+    allergens = facts.object_positions | facts.reaction_cause_starts
+    if any(m.start not in allergens for m in named):
+        # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
+        # question is about ibuprofen (patient_context keeps the allergy)
+        named = tuple(m for m in named if m.start not in allergens)
+    return replace(reading, named=named)
+
+
+def content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:
+    """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
+    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none). `names`: where
+    the names stand, start and end."""
+    taken = set(cues.covered())
+    for start, end in names:
+        taken.update(range(start, end))
+    stops = stop_words()
+    return any(
+        i not in taken and token not in stops and not token.isdigit() for i, token in enumerate(cues.tokens)
+    )

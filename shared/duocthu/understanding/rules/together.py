@@ -1,0 +1,154 @@
+"""Stage: medicines taken together. A drug asked about beside a medicine the patient takes, or
+joined to another or to a class ("cùng", "kèm", "với"), is asked about its interactions; so is a
+drug asked after the patient's medicines were told, and one drug of an interaction swapped for
+another in a follow-up."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.sections import INTERACTION_SECTION
+from duocthu.core.text import fold
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.candidates import Turn
+from duocthu.understanding.cues import JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS, TurnCues
+from duocthu.understanding.facts import Facts, only_current_medications
+from duocthu.understanding.rules.follow_up import refers_back
+from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
+
+# At most this many words between "cùng" and the class it joins: "uống cùng sữa hoặc thuốc …".
+_TOGETHER_TO_CLASS = 4
+# How far before a class the cue tables name (drug_class) a joiner may stand: "với các thuốc lợi tiểu".
+_JOINER_TO_NAMED_CLASS = 2
+
+Beside = Literal["taken", "joined"] | None
+
+
+def taken_together(reading: Reading) -> dict[str, Any] | None:
+    """May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
+    không?" after a question about paracetamol (the conversation's drug first), or "uống
+    paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first)."""
+    turn, cues, named, attribute = reading.turn, reading.cues, reading.named, reading.attribute
+    unknown, prior = reading.unknown, reading.prior
+    with_prior = _with_conversation_drug(cues, reading.facts, named, unknown, attribute, prior)
+    taken = _with_patient_medicines(turn, cues, named, attribute) or _interaction_kept(
+        turn, cues, named, attribute
+    )
+    drugs = reading.drugs
+    together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
+    if not together:
+        return None
+    return {
+        **reading.frame(),
+        "drugs": together,
+        "turn_type": "interaction",
+        "attribute": INTERACTION_SECTION,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }
+
+
+def beside_another_medicine(reading: Reading) -> Beside:
+    """Whether the medicines asked about are taken beside another: "taken" when the patient
+    already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
+    thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
+    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), or "với"/"chung" to a class
+    the cue tables name ("uống methotrexat với thuốc chống viêm không steroid")."""
+    folded, facts, named, unknown = reading.cues.folded, reading.facts, reading.named, reading.unknown
+    class_starts = frozenset(c.start for c in reading.cues.all("drug_class"))
+    asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
+    for taken in map(fold, facts.current_medications):
+        names_one = any(a in taken for a in asked)
+        if (len(asked) >= 2 and names_one) or ("thuoc" in taken.split() and not names_one):
+            return "taken"
+    positions = [start for start, _ in product_spans(folded, named, unknown)]
+
+    def joins_class(i: int) -> bool:
+        # "cùng thuốc kháng acid", not "cùng thuốc gì" (which drugs: the one drug's section)
+        after = [*folded[i + 1 : i + 1 + _TOGETHER_TO_CLASS], ""]
+        return "thuoc" in after[:-1] and after[after.index("thuoc") + 1] not in WHICH_WORDS
+
+    def joins_named_class(i: int) -> bool:  # "với NSAID", "với các thuốc lợi tiểu"
+        return any(i < start <= i + _JOINER_TO_NAMED_CLASS for start in class_starts)
+
+    joined = any(
+        any(p < i for p in positions)
+        and (
+            (t in TOGETHER_WORDS and (any(p > i for p in positions) or joins_class(i)))
+            or (t in JOINER_WORDS and joins_named_class(i))
+            or (t == "cach" and i + 1 in positions)  # "uống tetracyclin cách Biviantac bao lâu"
+        )
+        for i, t in enumerate(folded)
+    )
+    return "joined" if joined else None
+
+
+def _with_conversation_drug(
+    cues: TurnCues,
+    facts: Facts,
+    named: Sequence[DrugMatch],
+    unknown: Sequence[str],
+    attribute: str | None,
+    prior: QueryFrame | None,
+) -> list[str]:
+    """The conversation's drug, when a turn names only medicines the patient already takes and asks
+    nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
+    drug under discussion goes with them. Empty otherwise."""
+    if not named or unknown or attribute or prior is None or not prior.drugs or reverse_lookup(cues):
+        return []
+    if not only_current_medications(facts, named) or set(prior.drugs) & {m.drug_id for m in named}:
+        return []
+    return list(prior.drugs[:1])
+
+
+def _patient_medicine_ids(turn: Turn) -> list[str]:
+    """The catalogue drugs among the medicines the prior frame says the patient takes, as the
+    conversation named them."""
+    prior = turn.prior
+    taken = " ".join(fold(m) for m in prior.patient_context.current_medications) if prior else ""
+    if not taken:
+        return []
+    named = (m for line in turn.candidates.history for m in line.matches)
+    return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
+
+
+def _with_patient_medicines(
+    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
+) -> list[str]:
+    """The medicines the conversation's patient takes, when this turn asks whether one other drug
+    may be taken ("tôi đang dùng warfarin", then "uống paracetamol được không?"; "BN đang dùng
+    spironolacton", then "phối hợp captopril được không?"): the question is the two together.
+    Empty when the turn asks something else of the drug (a section, its overview)."""
+    prior = turn.prior
+    if (
+        prior is None
+        or attribute not in (None, INTERACTION_SECTION)
+        or len(named) != 1
+        or cues.has("overview")
+    ):
+        return []
+    return [d for d in _patient_medicine_ids(turn) if d != named[0].drug_id]
+
+
+def _interaction_kept(
+    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
+) -> list[str]:
+    """ "Còn fluconazol thì sao?" after an interaction question: the same question with one drug
+    swapped. Kept are the patient's own medicines of the prior pair ("đang dùng warfarin, kê thêm
+    ciprofloxacin được không?"), else its first drug, the subject ("warfarin có tương tác với aspirin
+    không?", then "còn ibuprofen?"). Empty when the turn is no such follow-up."""
+    prior = turn.prior
+    if (
+        prior is None
+        or prior.turn_type != "interaction"
+        or not refers_back(turn.wording, cues, named)
+        or attribute
+        or cues.has("overview")
+        or len(named) != 1
+        or named[0].drug_id in prior.drugs
+    ):
+        return []
+    own = [d for d in _patient_medicine_ids(turn) if d in prior.drugs]
+    return own or list(prior.drugs[:1])

@@ -1,0 +1,225 @@
+"""Stages: which kind of question the turn is. Smalltalk or a topic no section covers; a turn
+naming medicines (a section of them, their overview, their interaction, a dose to calculate);
+a turn going on about the conversation's drugs; else out of scope."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+from duocthu.core.sections import (
+    ADR_SECTION,
+    CAUTION_SECTION,
+    CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
+    INTERACTION_SECTION,
+)
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.cue_readings import managed_attribute
+from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.facts import Facts
+from duocthu.understanding.rules.clarify import name_asked_back
+from duocthu.understanding.rules.direction import with_asked
+from duocthu.understanding.rules.follow_up import continues, same_question
+from duocthu.understanding.rules.names import content_words
+from duocthu.understanding.rules.reading import Reading
+from duocthu.understanding.rules.together import Beside, beside_another_medicine
+
+# Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
+DRUG_TURN_TYPES = frozenset(
+    {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
+)
+# A dose changed because of another medicine: "liều X có cần thay đổi không?".
+_DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
+
+
+def off_topic(reading: Reading) -> dict[str, Any] | None:
+    """Smalltalk, or a topic no section of the formulary covers."""
+    cues, attribute = reading.cues, reading.attribute
+    frame = reading.frame()
+    if (
+        not reading.drugs
+        and not reading.unknown
+        and not attribute
+        and not reading.facts.conditions
+        and cues.has("smalltalk")
+    ):
+        return {**frame, "turn_type": "smalltalk", "context_action": reading.context_action}
+    uncovered = {cue.value for cue in cues.all("not_covered")}
+    if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
+        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
+        # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
+        # section, "uống nhiều hơn liều nhà sản xuất khuyến cáo" about the dose.
+        return {**frame, "turn_type": "out_of_scope", "attribute": None}
+    return None
+
+
+def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
+    """A turn naming catalogue drugs: its kind (`named_turn`); an elliptical turn asks the section
+    asked before of the drug it names."""
+    drugs, named, cues, prior = reading.drugs, reading.named, reading.cues, reading.prior
+    if not drugs:
+        return None
+    frame = reading.frame()
+    asks_more = content_words(cues, [(m.start, m.end) for m in named])
+    turn_type, attribute = named_turn(
+        len(drugs) + len(reading.unknown),
+        reading.attribute,
+        cues,
+        reading.facts,
+        asks_more,
+        beside_another_medicine(reading),
+    )
+    if (
+        turn_type in ("drug_overview", "drug_attribute")
+        and not attribute
+        and same_question(reading.text, cues, named, prior)
+    ):
+        # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
+        # the drug this turn names. Nothing else of the prior frame comes with it, but the
+        # condition of "X có trị Y không?" ("thế còn ibuprofen?": does it treat Y).
+        assert prior is not None
+        turn_type, attribute = "drug_attribute", prior.attribute
+        if prior.turn_type == "drug_to_condition":
+            turn_type = "drug_to_condition"
+            if prior.condition is not None:
+                frame |= {
+                    "condition": prior.condition.model_dump(),
+                    "condition_relation": prior.condition_relation,
+                }
+    changed = bool(prior and prior.drugs and set(prior.drugs) != set(drugs))
+    answers_question = bool(prior and prior.needs_clarify)
+    return with_asked(
+        {
+            **frame,
+            "turn_type": turn_type,
+            "attribute": attribute,
+            "section_overview": turn_type == "drug_attribute" and not reading.facts.states_patient,
+            "context_action": "new" if changed else ("continue" if answers_question else "none"),
+            "depends_on_previous_turn": answers_question,
+        },
+        reading.asked,
+    )
+
+
+def continued_frame(reading: Reading) -> dict[str, Any] | None:
+    """A turn naming no drug that goes on about the conversation's drugs (`follow_up.continues`)."""
+    if not (reading.earlier and not reading.unknown and continues(reading)):
+        return None
+    turn = reading.turn
+    turn_type, attribute = _continued_turn(reading.attribute, reading.cues, reading.facts, turn.prior)
+    carried = [] if turn.prior and turn.prior.drugs else list(turn.candidates.history_ids())
+    return {
+        **reading.frame(),
+        "turn_type": turn_type,
+        "drugs": carried,
+        "attribute": attribute,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }
+
+
+def unknown_product_frame(reading: Reading) -> dict[str, Any] | None:
+    """A turn naming only products the catalogue does not know: read as for a catalogue drug, and
+    a misspelt or half-remembered name asked back."""
+    if not reading.unknown:
+        return None
+    beside = beside_another_medicine(reading)
+    # as for a catalogue drug: a question no section phrase names is read over the monograph
+    asks_more = content_words(reading.cues, reading.products)
+    turn_type, attribute = named_turn(
+        len(reading.unknown), reading.attribute, reading.cues, reading.facts, asks_more, beside
+    )
+    clarify = name_asked_back(reading)
+    frame = {
+        **reading.frame(),
+        "turn_type": turn_type,
+        "attribute": attribute,
+        "context_action": reading.context_action,
+    }
+    return with_asked(frame, reading.asked) | clarify
+
+
+def out_of_scope(reading: Reading) -> dict[str, Any]:
+    """What no stage framed: out of scope."""
+    return {**reading.frame(), "turn_type": "out_of_scope", "context_action": reading.context_action}
+
+
+def dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryFrame | None) -> bool:
+    """A dose for a stated weight or age: a calculation, not a survey of the dosing section."""
+    if attribute not in (None, DOSE_SECTION) or not (facts.weight_kg or facts.age_text):
+        return False
+    asks_dose = attribute == DOSE_SECTION or cues.has("dose")
+    return asks_dose or (prior is not None and prior.turn_type == "dosing_calc")
+
+
+def named_turn(
+    products: int,
+    attribute: str | None,
+    cues: TurnCues,
+    facts: Facts,
+    asks_more: bool,
+    beside: Beside,
+) -> tuple[str, str | None]:
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
+    `beside` another medicine or not (`together.beside_another_medicine`)."""
+    for_someone = bool(facts.population or facts.states_patient)
+    if products >= 2 and (
+        attribute == INTERACTION_SECTION
+        or cues.has("interaction")
+        or facts.current_medication_ids
+        or beside
+        or (attribute is None and not for_someone and not cues.has("overview"))
+    ):
+        # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
+        # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
+        # says together ("dùng chung", "cùng lúc") or one is a medicine the patient already takes.
+        return "interaction", INTERACTION_SECTION
+    if beside and (
+        attribute in (None, CAUTION_SECTION)
+        or cues.has("interaction")
+        or (beside == "joined" and attribute == ADR_SECTION)
+        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.folded))
+    ):
+        # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
+        # "X cùng thuốc ức chế MAO gây ra vấn đề gì?", "đang uống thuốc tránh thai thì liều X có
+        # cần thay đổi không?": the drug beside a class or an unnamed medicine is its
+        # interactions; any other section asked outright ("liều X bao nhiêu") is kept.
+        return "interaction", INTERACTION_SECTION
+    if dose_turn(attribute, cues, facts, None):
+        return "dosing_calc", DOSE_SECTION
+    if attribute is None and (facts.allergies or any(c.kind == "disease" for c in facts.comorbid)):
+        # "người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?": whether X
+        # may be used at all is the contraindications section first (a decision for this patient;
+        # the patient context goes with it). Cross-allergies are listed there.
+        return "drug_attribute", CONTRAINDICATION_SECTION
+    if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
+        # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
+        # decision for them, answered from the parts that speak to them, never the intro sections.
+        return "drug_attribute", attribute
+    if asks_more and not cues.has("overview"):
+        # "Warfarin INR mục tiêu": a question no section phrase names; the free-form route orders
+        # the whole monograph for it, where the intro sections would not hold the answer.
+        return "drug_attribute", None
+    return "drug_overview", None
+
+
+def _changes_dose(folded: Sequence[str]) -> bool:
+    return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
+
+
+def _continued_turn(
+    attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryFrame | None
+) -> tuple[str, str | None]:
+    if dose_turn(attribute, cues, facts, prior):
+        return "dosing_calc", DOSE_SECTION
+    if attribute is None and prior is not None:
+        # "có cách nào xử trí không?" after the adverse reactions: their management section
+        managed = managed_attribute(prior.attribute, cues)
+        attribute = managed if managed != prior.attribute else None
+    if attribute:
+        return "drug_attribute", attribute
+    if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
+        return prior.turn_type, None
+    return "drug_overview", None

@@ -1,0 +1,61 @@
+"""The cue tables and their scanning (`understanding.cues`): the diacritics rule, gapped cues,
+regional wordings, the words that end a finding."""
+
+from __future__ import annotations
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.conditions import find_conditions
+from duocthu.understanding.cue_readings import resolve_attribute
+from duocthu.understanding.cues import (
+    MAX_GAP,
+    _cue_tables,
+    gapped_section_cues,
+    scan_cues,
+    standard_wording,
+)
+from duocthu.understanding.pipeline import understand_offline
+
+
+def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
+    assert len(_cue_tables().contiguous) > 300 and len(_cue_tables().gapped) > 100
+    assert scan_cues("thuoc nao gay ho khan").first("reverse_relation") is not None
+    assert scan_cues("thuốc nào gãy").first("reverse_relation") is None  # wrong marks: no match
+    assert [c.normalized for c in find_conditions("bị ho khan và sốt cao")] == ["ho khan", "sốt"]
+    assert resolve_attribute("Thuốc Agirenyl được dùng theo đường nào?") == "lieu_luong_va_cach_dung"
+    # a tie between a section's name and a question form goes to the name
+    assert resolve_attribute("không nên dùng thuốc khi cho con bú") == "thoi_ky_cho_con_bu"
+    assert resolve_attribute("chông chỉ định của ibuprofen") is None  # ambiguous marks
+
+
+def test_regional_words_are_read_as_the_standard_ones(resolver: CatalogDrugResolver) -> None:
+    assert standard_wording("Xài prednisolon lâu dài có hại gì cho người hông") == (
+        "Dùng prednisolon lâu dài có hại gì cho người không"
+    )
+    assert standard_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
+    assert standard_wording("uống dc ko") == "uống được không"
+    frame = understand_offline("thuốc fluoxetin bệnh nào thì không được xài vậy", resolver)
+    assert frame.attribute == "chong_chi_dinh"
+    overdose = understand_offline("Uống lố liều warfarin thì sao, có thuốc giải hông", resolver)
+    assert (overdose.attribute, overdose.standalone_query) == (
+        "qua_lieu_va_xu_tri",
+        "Uống lố liều warfarin thì sao, có thuốc giải hông",  # what the user wrote
+    )
+
+
+def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
+    # "chống chỉ định … thuốc … nào" needs the which-drug words; a section asked alone is no list
+    for text in ("Chống chỉ định là gì?", "Thuốc này có chống chỉ định gì không?", "nên ăn gì, kiêng gì?"):
+        assert not scan_cues(text).has("reverse_relation"), text
+    relation = scan_cues("loét dạ dày thì chống chỉ định những thuốc gì").first("reverse_relation")
+    assert relation is not None and relation.value == "contraindication"
+    dose = scan_cues("trẻ em dùng thuốc nào thì phải hiệu chỉnh liều").first("reverse_relation")
+    assert dose is not None and dose.value == "unknown"
+
+
+def test_gapped_cue_parts_must_be_close_and_in_order() -> None:
+    gap = " ".join(["chữ"] * MAX_GAP)
+    assert [m.value for m in gapped_section_cues(f"uống {gap} như thế nào")] == ["lieu_luong_va_cach_dung"]
+    assert gapped_section_cues(f"uống {gap} thêm như thế nào") == ()
+    assert gapped_section_cues("như thế nào thì uống") == ()
+    longest = max(gapped_section_cues("uống Biginol Plus Forte như thế nào"), key=lambda m: m.length)
+    assert (longest.start, longest.length) == (0, 4)  # it weighs the words it matched, not the gap

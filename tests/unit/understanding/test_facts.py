@@ -1,0 +1,133 @@
+"""The patient facts a turn states, the conditions it names and the product names the catalogue
+does not know (`understanding.facts`)."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch
+from duocthu.core.conditions import find_conditions
+from duocthu.core.measures import extract_age, extract_weight
+from duocthu.understanding.facts import extract_facts, unknown_names
+from duocthu.understanding.pipeline import understand_offline
+
+
+@pytest.mark.parametrize(
+    ("text", "weight"),
+    [
+        ("trẻ 12 kg", 12.0),
+        ("bé nặng 8kg", 8.0),
+        ("nặng 12,5 kg", 12.5),
+        ("1 mg/kg cho người 50 kg", 50.0),
+        ("liều 1 mg/kg", None),
+        ("nặng 600 kg", None),
+        ("nang 14 can", 14.0),
+    ],
+)
+def test_weight(text: str, weight: float | None) -> None:
+    assert extract_weight(text) == weight
+
+
+def test_age_and_population_from_age() -> None:
+    assert extract_age("Trẻ 3 tháng tuổi") == ("3 tháng tuổi", 0.25)
+    assert extract_age("bé 5 tuoi") == ("5 tuổi", 5.0)
+    assert extract_facts("Bệnh nhân 80 tuổi dùng digoxin").population == "nguoi_cao_tuoi"
+    assert extract_facts("Bệnh nhân 30 tuổi").population == "nguoi_lon"
+
+
+def test_routes_and_pregnancy() -> None:
+    assert extract_facts("paracetamol đặt trực tràng").route == "dat_truc_trang"
+    assert extract_facts("Salbutamol dạng hít").route == "hit"
+    facts = extract_facts("Phụ nữ có thai đang cho con bú")
+    assert facts.pregnancy and facts.breastfeeding and facts.population == "phu_nu_co_thai"
+
+
+def test_a_reduced_clearance_stated_as_a_number_is_kidney_impairment() -> None:
+    assert extract_facts("ClCr 25?").population == "suy_than"
+    assert (
+        extract_facts("độ thanh thải creatinin 40 ml/phút chỉnh liều aciclovir thế nào").population
+        == "suy_than"
+    )
+    assert extract_facts("eGFR 90 dùng metformin được không").population is None  # normal function
+    assert extract_facts("eGFR 90 dùng metformin được không").renal_function == "egfr 90"
+
+
+def test_patient_context(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline(
+        "Bệnh nhân suy thận nặng đang dùng warfarin, dùng ibuprofen được không?", resolver
+    )
+    assert frame.turn_type == "interaction" and set(frame.drugs) == {"warfarin", "ibuprofen"}
+    assert frame.population == "suy_than" and frame.patient_context.renal_function == "suy thận nặng"
+    assert frame.patient_context.current_medications == ("warfarin",)
+    frame = understand_offline("Tôi dị ứng penicilin, dùng amoxicilin được không?", resolver)
+    assert frame.patient_context.allergies == ("penicilin",) and frame.unknown_drugs == ()
+    frame = understand_offline("Người bị hen dùng ibuprofen có sao không?", resolver)
+    assert frame.patient_context.comorbidities == ("hen",) and frame.attribute == "chong_chi_dinh"
+    assert not frame.section_overview  # a decision for this patient, not a survey of the section
+
+
+def test_medicines_joined_by_va_are_all_current(resolver: CatalogDrugResolver) -> None:
+    message = "Bệnh nhân 70 tuổi đang dùng warfarin và amiodaron, bị viêm phổi, dùng kháng sinh gì?"
+    frame = understand_offline(message, resolver)
+    assert frame.patient_context.current_medications == ("warfarin", "amiodaron")
+    assert (frame.turn_type, frame.drugs) == ("condition_to_drug", ())
+    assert frame.condition is not None and frame.condition.normalized == "viêm phổi"
+
+
+@pytest.mark.parametrize(
+    ("message", "conditions"),
+    [
+        ("Tôi sốt ruột quá, uống thuốc gì cho đỡ lo?", []),  # anxious: no fever
+        ("toi sot ruot qua", []),
+        ("Người lao động bị đau lưng dùng thuốc gì?", ["đau lưng"]),  # labour: no tuberculosis
+        ("Thuốc nào trị ho gà?", ["ho gà"]),  # whooping cough, not a cough
+        ("Đau do bệnh thần kinh đái tháo đường dùng thuốc gì?", ["bệnh thần kinh đái tháo đường"]),
+        ("Bệnh nhân thiếu máu cục bộ dùng thuốc gì?", ["thiếu máu cục bộ"]),  # ischaemia, not anaemia
+        ("Thuốc nào phù hợp cho người đau đầu?", ["đau đầu"]),  # suitable: no oedema
+        ("Thuốc nào trị phù?", ["phù"]),
+        ("tac dung phu cua ibuprofen", []),  # "phu" unmarked is phụ as often as phù
+    ],
+)
+def test_a_term_holding_a_findings_words_is_read_whole(message: str, conditions: list[str]) -> None:
+    assert [c.normalized for c in find_conditions(message)] == conditions
+
+
+@pytest.mark.parametrize(
+    ("message", "finding"),
+    [
+        # "chảy máu" alone would list the drugs that cause nosebleeds for a question about the gut
+        ("Thuốc nào gây chảy máu tiêu hóa?", "xuất huyết tiêu hóa"),
+        ("thuoc nao gay chay mau duong tieu hoa", "xuất huyết tiêu hóa"),
+        # other word orders of the formulary's findings: each had found no drug
+        ("Thuốc nào gây kéo dài QT?", "khoảng QT kéo dài"),
+        ("Thuốc nào gây độc cho thận?", "độc tính trên thận"),
+    ],
+)
+def test_a_finding_is_read_whole_in_the_words_users_write(
+    message: str, finding: str, resolver: CatalogDrugResolver
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.condition is not None and frame.condition.normalized == finding
+
+
+def _unknown_names(message: str, named: tuple[DrugMatch, ...] = ()) -> tuple[str, ...]:
+    return unknown_names(message, named, (), extract_facts(message, named))
+
+
+def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
+    assert _unknown_names("Nhiễm Helicobacter pylori điều trị bằng thuốc gì?") == ()
+    assert _unknown_names("Thuốc điều trị đái tháo đường type 2") == ()
+    assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
+
+
+def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
+    def unknown(message: str) -> tuple[str, ...]:
+        return _unknown_names(message, resolver.resolve(message))
+
+    # "Hapacol codein" is paracetamol and codeine: the answer must not read as covering both
+    assert unknown("Hapacol codein dùng cho trẻ em được không?") == ("codein",)
+    assert unknown("amoxicilin clavulanat liều dùng") == ("clavulanat",)
+    # a maker, a word that goes on the name, or the name again in brackets is no ingredient
+    assert unknown("Acyclovir Stella 800 mg liều dùng") == ()
+    assert unknown("Panadol extra có gây buồn ngủ không?") == ()
+    assert unknown("ngộ độc aspirin (salicylat) xử trí") == ()
+    assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)

@@ -1,0 +1,304 @@
+"""The post-conditions: a scripted provider's frame rewritten where a model reverses the requested
+relation, and the which-drug questions they decide for the offline provider."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.cues import ends_finding
+from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.postconditions import apply_postconditions
+
+from tests.factories import resolved_ids
+
+
+def _turn(resolver: CatalogDrugResolver, message: str, prior: QueryFrame | None = None) -> Turn:
+    return Turn(message, (), prior, bound_candidates(resolver, message, (), prior))
+
+
+@pytest.mark.parametrize(
+    ("message", "model_says", "turn_type", "relation"),
+    [
+        # reverse relation: "which drug causes / is contraindicated in X" is never an indication lookup
+        ("Thuốc nào gây ho khan?", "condition_to_drug", "condition_relation", "adverse_effect"),
+        ("thuoc nao gay tao bon", "symptom_to_drug", "condition_relation", "adverse_effect"),
+        (
+            "Thuốc nào chống chỉ định trong loét dạ dày?",
+            "condition_to_drug",
+            "condition_relation",
+            "contraindication",
+        ),
+        # a known condition + a candidate cue: which drugs are indicated
+        ("Tăng huyết áp dùng thuốc gì?", "drug_attribute", "condition_to_drug", "indication"),
+        ("Bị tiêu chảy uống thuốc gì?", "out_of_scope", "symptom_to_drug", "indication"),
+        # a broad disease -> drug question with no named drug
+        ("Thuốc điều trị đái tháo đường type 2", "out_of_scope", "condition_to_drug", "indication"),
+    ],
+)
+def test_reverse_lookup_postconditions(
+    resolver: CatalogDrugResolver, message: str, model_says: str, turn_type: str, relation: str
+) -> None:
+    frame = QueryFrame(turn_type=model_says, needs_clarify=True, clarify_reason="?")  # type: ignore[arg-type]
+    fixed = apply_postconditions(frame, _turn(resolver, message))
+    assert (fixed.turn_type, fixed.condition_relation) == (turn_type, relation)
+    assert fixed.drugs == () and not fixed.needs_clarify and fixed.condition is not None
+
+
+@pytest.mark.parametrize(
+    ("message", "turn_type", "attribute", "relation"),
+    [
+        ("Paracetamol có tác dụng gì?", "drug_to_condition", "chi_dinh", None),
+        ("Metformin dùng để làm gì?", "drug_to_condition", "chi_dinh", None),
+        ("Captopril có gây ho khan không?", "drug_attribute", "tac_dung_khong_mong_muon", "adverse_effect"),
+        ("Ibuprofen có chống chỉ định với người loét dạ dày?", "drug_attribute", "chong_chi_dinh", None),
+    ],
+)
+def test_named_drug_postconditions(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, attribute: str, relation: str | None
+) -> None:
+    drug = resolved_ids(resolver, message)
+    frame = QueryFrame(turn_type="drug_overview", drugs=drug)
+    fixed = apply_postconditions(frame, _turn(resolver, message))
+    assert (fixed.turn_type, fixed.attribute, fixed.condition_relation) == (turn_type, attribute, relation)
+    assert fixed.drugs == drug
+
+
+def test_a_medicine_the_patient_takes_is_context_not_the_drug_asked_about(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # A model that reads the one named drug as the subject is corrected by the post-condition.
+    message = "Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?"
+    frame = QueryFrame(turn_type="drug_attribute", drugs=("warfarin",))
+    fixed = apply_postconditions(frame, _turn(resolver, message))
+    assert (fixed.turn_type, fixed.drugs, fixed.condition_relation) == ("symptom_to_drug", (), "indication")
+    assert fixed.condition is not None and fixed.condition.normalized == "đau đầu"
+    # ... and only when every named drug is one the patient already takes
+    both = "Đang dùng warfarin, có dùng aspirin được không?"
+    interaction = QueryFrame(turn_type="interaction", drugs=("warfarin", "acid_acetylsalicylic"))
+    assert apply_postconditions(interaction, _turn(resolver, both)) == interaction
+    # ... and only when a condition is asked about
+    about_it = "Bệnh nhân đang dùng warfarin, thuốc nào tương tác?"
+    own = QueryFrame(turn_type="drug_attribute", drugs=("warfarin",), attribute="tuong_tac_thuoc")
+    assert apply_postconditions(own, _turn(resolver, about_it)) == own
+
+
+def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: CatalogDrugResolver) -> None:
+    frame = QueryFrame(turn_type="drug_attribute", drugs=("ibuprofen",), attribute="than_trong")
+    assert apply_postconditions(frame, _turn(resolver, "Ibuprofen cần thận trọng gì?")) == frame
+    # a named drug switches the reverse rules off: "thuốc nào" here is about ibuprofen
+    frame = QueryFrame(turn_type="interaction", drugs=("ibuprofen",), attribute="tuong_tac_thuoc")
+    assert apply_postconditions(frame, _turn(resolver, "Ibuprofen tương tác với thuốc nào?")) == frame
+    for message in ("Thuốc nào gây ho khan?", "Tăng huyết áp dùng thuốc gì?", "Paracetamol có tác dụng gì?"):
+        fixed = apply_postconditions(QueryFrame(turn_type="out_of_scope"), _turn(resolver, message))
+        assert fixed.drugs == ()
+
+
+@pytest.mark.parametrize(
+    ("message", "condition"),
+    [
+        ("Người bị gút nên tránh thuốc lợi tiểu nào?", "gút"),
+        ("Bị hen thì kiêng thuốc gì?", "hen"),
+        # the class the question names is not the patient's condition
+        ("Người suy thận không nên dùng thuốc giảm đau nào?", "suy thận"),
+        ("Phụ nữ có thai không nên dùng thuốc hạ sốt nào?", None),
+        ("Thuốc giảm đau nào gây loét dạ dày?", "loét dạ dày"),
+        ("Thuốc nào không dùng cho trẻ dưới 12 tuổi?", None),
+        # gapped forms: a class or a population inside the question form
+        ("Tăng kali máu thì chống chỉ định thuốc lợi tiểu nào?", "tăng kali máu"),
+        ("Mẹ bầu 3 tháng đầu phải kiêng kháng sinh nào ạ?", None),
+        ("Bị hen suyễn thì những thuốc huyết áp nào là CCĐ?", "hen"),
+    ],
+)
+def test_which_drugs_to_avoid_is_never_an_indication_lookup(
+    resolver: CatalogDrugResolver, message: str, condition: str | None
+) -> None:
+    # Listing the drugs that treat gout for "which to avoid in gout" would invert the answer.
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type == "condition_relation" and frame.condition_relation != "indication"
+    assert (frame.condition.normalized if frame.condition else None) == condition
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
+        ("Ho khan về đêm mấy tuần nay, có thuốc nào làm giảm ho không?", "indication"),
+        ("Những thuốc nào có thể dẫn đến suy thận cấp?", "adverse_effect"),
+        ("Hay bị ho khan khi uống thuốc huyết áp nào?", "adverse_effect"),
+        ("ADR giảm bạch cầu hạt gặp ở thuốc nào?", "adverse_effect"),
+        ("Thuốc nào có hại cho người bị suy tim?", "contraindication"),
+        # which drugs change another's effect: a list no section holds, said so
+        ("Thuốc nào làm giảm tác dụng của thuốc tránh thai?", "unknown"),
+        ("Thuốc nào tương tác với rượu?", "unknown"),
+    ],
+)
+def test_the_direction_of_a_which_drug_question(
+    resolver: CatalogDrugResolver, question: str, relation: str
+) -> None:
+    frame = understand_offline(question, resolver)
+    assert (frame.drugs, frame.condition_relation) == ((), relation)
+
+
+def test_which_drug_is_safe_for_a_patient_is_no_indication_lookup(resolver: CatalogDrugResolver) -> None:
+    safe = understand_offline("Thuốc nào an toàn cho người suy thận?", resolver)
+    assert (safe.turn_type, safe.condition_relation) == ("condition_relation", "unknown")
+    # "dùng cho người tăng huyết áp" is what treats them; a patient's disease to treat stays one
+    for message in (
+        "Thuốc nào dùng cho người tăng huyết áp?",
+        "Bệnh nhân suy tim có phù nhiều, lựa chọn thuốc nào?",
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.condition_relation) == ("condition_to_drug", "indication"), message
+
+
+def test_a_safe_list_for_a_population_and_a_worry_about_a_reaction(resolver: CatalogDrugResolver) -> None:
+    for message in (
+        "Thuốc kháng sinh nào dùng được cho trẻ em?",
+        "Thuốc nào dùng được cho người dị ứng penicilin?",  # an allergy is such a patient too
+    ):
+        safe = understand_offline(message, resolver)
+        assert (safe.turn_type, safe.condition_relation, safe.needs_clarify) == (
+            "condition_relation",
+            "unknown",
+            False,
+        ), message
+    # "có sao không" asks whether the reaction is expected and how serious: the adverse reactions
+    # (every writer of the direction sets labelled it so); "xử trí sao" asks what to do
+    worry = understand_offline("Uống amoxicilin bị tiêu chảy có sao không?", resolver)
+    assert (worry.drugs, worry.attribute) == (("amoxicilin",), "tac_dung_khong_mong_muon")
+    handle = understand_offline("Uống amoxicilin bị tiêu chảy thì xử trí sao?", resolver)
+    assert handle.attribute == "huong_dan_cach_xu_tri_adr"
+    alternate = understand_offline("Có thể dùng paracetamol và ibuprofen xen kẽ cho trẻ không?", resolver)
+    assert alternate.turn_type == "interaction"
+
+
+def test_what_drugs_bring_on_is_asked_after_the_cue_not_the_patients_condition(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline("Người bị hen dùng thuốc nào có thể bị co thắt phế quản?", resolver)
+    assert (frame.condition_relation, frame.condition and frame.condition.normalized) == (
+        "adverse_effect",
+        "co thắt phế quản",
+    )
+    # the gapped contraindication form is not taken for "có thể bị" + a reaction
+    assert understand_offline("Thuốc nào có thể bị cấm cho bà bầu?", resolver).condition_relation == (
+        "contraindication"
+    )
+
+
+def test_whether_a_class_brings_something_on_lists_the_drugs_that_do(resolver: CatalogDrugResolver) -> None:
+    # "thuốc giảm đau có gây loét dạ dày không?" had listed the drugs that treat pain
+    for message, condition in (
+        ("Thuốc giảm đau có gây loét dạ dày không?", "loét dạ dày"),
+        ("Kháng sinh có làm tiêu chảy không?", "tiêu chảy"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert frame.condition_relation == "adverse_effect", message
+        assert frame.condition is not None and frame.condition.normalized == condition
+    # "thuốc này" with no drug before it: which drug is asked back, never a drug for drowsiness
+    alone = understand_offline("Thuốc này có gây buồn ngủ không?", resolver)
+    assert alone.needs_clarify and alone.condition_relation is None
+
+
+def test_a_relieving_verb_asks_what_treats_not_what_causes(resolver: CatalogDrugResolver) -> None:
+    # "làm giảm đau" / "làm hạ sốt": drugs for pain or fever, never the drugs that cause them
+    for question, normalized in (
+        ("Thuốc nào làm giảm đau nhanh?", "đau"),
+        ("Thuốc nào làm hạ sốt cho trẻ?", "sốt"),
+        # a measure lowered is the disease it is high in: not a reaction "giảm cholesterol"
+        ("Thuốc nào làm giảm cholesterol?", "tăng cholesterol máu"),
+        ("Thuốc nào làm hạ men gan?", "tăng men gan"),
+        ("Có thuốc nào làm dịu ho không?", "ho"),
+    ):
+        frame = understand_offline(question, resolver)
+        assert frame.condition_relation == "indication", question
+        assert frame.condition is not None and frame.condition.normalized == normalized
+    # a condition whose own name starts with such a verb is still caused
+    for question in (
+        "Thuốc nào gây hạ đường huyết?",
+        "thuốc gì uống vào có thể làm kéo dài khoảng QT",
+        "Thuốc nào gây tăng cholesterol?",
+        "Uống thuốc nào dễ bị tiêu chảy?",
+    ):
+        frame = understand_offline(question, resolver)
+        assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "adverse_effect"), (
+            question
+        )
+
+
+def test_which_drugs_lower_a_measure_is_asked_back(resolver: CatalogDrugResolver) -> None:
+    # "làm hạ huyết áp": what an antihypertensive is for, or hypotension as a reaction
+    for message in ("Thuốc nào làm hạ huyết áp?", "thuoc nao khien ha huyet ap"):
+        frame = understand_offline(message, resolver)
+        assert frame.needs_clarify, message
+        assert len(frame.quick_replies) == 2, message
+        # each offered reply reads one way only
+        use, reaction = (understand_offline(reply, resolver) for reply in frame.quick_replies)
+        assert (use.condition_relation, use.needs_clarify) == ("indication", False)
+        assert (reaction.condition_relation, reaction.needs_clarify) == ("adverse_effect", False)
+    # a typed answer picks a reading as its button would
+    asked = understand_offline("Thuốc nào làm hạ huyết áp?", resolver)
+    history = ("Thuốc nào làm hạ huyết áp?",)
+    for answer, relation in (("để điều trị", "indication"), ("tác dụng phụ", "adverse_effect")):
+        frame = understand_offline(answer, resolver, history, asked)
+        assert (frame.condition_relation, frame.needs_clarify) == (relation, False), answer
+    # "cả hai" is asked again, saying each answer reads one way; a reading typed after still picks
+    again = understand_offline("cả hai", resolver, history, asked)
+    assert again.needs_clarify and again.quick_replies == asked.quick_replies
+    assert again.clarify_reason and again.clarify_reason.endswith(asked.clarify_reason or "?")
+    later = (*history, "cả hai")
+    assert understand_offline("ca 2", resolver, later, again).clarify_reason == again.clarify_reason
+    picked = understand_offline("tác dụng phụ", resolver, later, again)
+    assert (picked.condition_relation, picked.needs_clarify) == ("adverse_effect", False)
+    # "gây" says reaction, "hạ sốt" names no reaction, a raised measure is no use
+    for message, relation in (
+        ("Thuốc nào gây hạ huyết áp?", "adverse_effect"),
+        ("Thuốc nào làm hạ sốt?", "indication"),
+        ("Thuốc nào làm tăng huyết áp?", "adverse_effect"),
+    ):
+        frame = understand_offline(message, resolver)
+        assert (frame.condition_relation, frame.needs_clarify) == (relation, False), message
+
+
+def test_words_typed_without_marks_keep_their_direction(resolver: CatalogDrugResolver) -> None:
+    # "cam" is cấm, cầm or the end of "trầm cảm": a which-drugs question keeps what it asks
+    for message, relation in (
+        ("Tieu chay tu sang toi gio, co thuoc nao cam tieu chay hong?", "indication"),  # cầm
+        ("Lua chon thuoc nao cho tram cam?", "indication"),  # trầm cảm
+        ("thuoc nao cam dung cho nguoi tram cam", "contraindication"),  # cấm
+    ):
+        assert understand_offline(message, resolver).condition_relation == relation, message
+    for message in ("ibuprofen cấm dùng cho người bị bệnh gì", "aspirin cam xai cho nguoi bi benh gi dzay"):
+        assert understand_offline(message, resolver).attribute == "chong_chi_dinh", message
+    assert understand_offline("Ban la ai dzay?", resolver).turn_type == "smalltalk"
+
+
+def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for message, normalized, subtype in (
+        ("Thuốc nào gây chảy máu cam?", "chảy máu", "cam"),
+        ("Thuốc nào gây chảy máu cam hả bác sĩ?", "chảy máu", "cam"),
+        ("Thuốc nào gây suy thận cấp?", "suy thận", "cấp"),
+        # a preposition, the question's tail or a question form ends the narrowing words
+        ("Thuốc nào gây chảy máu ở người già?", "chảy máu", None),
+        ("Thuốc nào gây chảy máu không?", "chảy máu", None),
+        # a contraindication in "suy gan" holds in "suy gan nặng": never narrowed
+        ("Người bị suy gan nặng không được dùng thuốc nào?", "suy gan", None),
+    ):
+        condition = understand_offline(message, resolver).condition
+        assert condition is not None, message
+        assert (condition.normalized, condition.subtype) == (normalized, subtype), message
+    # a finding no table names ends at the question's particles, matched as written: folded, "hả"
+    # would end at "hạ", "đây" at "dạ dày", "ạ" at vitamin A
+    for message, finding in (
+        ("Những thuốc nào gây rụng tóc hả bác sĩ?", "rụng tóc"),
+        ("thuoc nao gay thieu vitamin a khong", "thieu vitamin a"),
+        ("Thuốc nào gây thiếu vitamin K hả bác sĩ?", "thiếu vitamin k"),
+    ):
+        condition = understand_offline(message, resolver).condition
+        assert condition is not None and condition.text == finding, message
+    assert ends_finding("hả") and not ends_finding("hạ") and not ends_finding("ha")
+    assert ends_finding("đây") and not ends_finding("day")
+    assert ends_finding("ở", narrowing=True) and not ends_finding("ở")
