@@ -318,3 +318,6 @@ WHICH_WORDS = frozenset({"nao", "gi", "j"})  # folded: "nào", "gì" (and chat's
 # lợi tiểu"): "với" alone joins too much else ("với liều").
 TOGETHER_WORDS = frozenset({"cung", "kem"})
 JOINER_WORDS = TOGETHER_WORDS | {"voi", "chung"}
+# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too ("paracetamol và
+# tramadol"): a name the catalogue lacks, so joined, is asked about beside the catalogue drug.
+NAME_JOINER_WORDS = JOINER_WORDS | {"va", "hoac", "hay", "phoi", "hop"}

@@ -9,9 +9,9 @@ from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.understanding.cue_readings import asked_drug_class
+from duocthu.understanding.cues import NAME_JOINER_WORDS
 
-# Words that join two medicines asked about together ("và", "với", "cùng", "phối hợp"), folded.
-_JOINERS = frozenset({"va", "voi", "cung", "kem", "hoac", "hay", "phoi", "hop", "chung"})
+# At most this many joiner words between the two names ("phối hợp với").
 _MAX_JOINER_WORDS = 2
 
 
@@ -40,6 +40,6 @@ def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrug
             continue
         end = at + len(target)
         gaps = [tokens[e:at] for _, e in spans if e <= at] + [tokens[end:s] for s, _ in spans if s >= end]
-        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in _JOINERS for t in gap) for gap in gaps):
+        if any(len(gap) <= _MAX_JOINER_WORDS and all(t in NAME_JOINER_WORDS for t in gap) for gap in gaps):
             joined.append(name)
     return tuple(joined)
