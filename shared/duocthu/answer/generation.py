@@ -192,13 +192,11 @@ class BedrockAnswerGenerator:
         fallback = extractive_answer(bundle, sample_data=sample_data)
         if not bundle.evidence:
             return fallback
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        from duocthu.providers.bedrock import DeadlineExceeded
+        from duocthu.providers.bedrock import BEDROCK_FAULTS
 
         try:
             response = self.client.converse(**self.request(question, bundle.evidence, evidence_notes(bundle)))
-        except (BotoCoreError, ClientError, DeadlineExceeded) as err:
+        except BEDROCK_FAULTS as err:
             log.warning("answer generation unavailable: %s", err)
             return _replace(
                 fallback,

@@ -36,6 +36,11 @@ class DeadlineExceeded(RuntimeError):
     """The turn's deadline passed before another attempt could start."""
 
 
+# What a Bedrock call raises when Bedrock, not the program, failed: callers catch these, and never
+# import botocore themselves.
+BEDROCK_FAULTS = (ClientError, BotoCoreError, DeadlineExceeded)
+
+
 def _stop_after_deadline(**_: Any) -> None:
     # before-send runs before every attempt, retries included; raising ends the call.
     deadline = _TURN_DEADLINE.get()
@@ -84,7 +89,7 @@ def converse(
     try:
         client = client_for(max(1, int(min(read_timeout_s, remaining))))
         return client.converse(**request)
-    except (ClientError, BotoCoreError, DeadlineExceeded) as err:
+    except BEDROCK_FAULTS as err:
         raise ProviderUnavailable(f"{type(err).__name__}: {err}") from err
     finally:
         _TURN_DEADLINE.reset(token)
