@@ -29,6 +29,8 @@ from duocthu.core.vocabulary import (
 )
 
 MAX_QUICK_REPLIES = 4
+# The clarifying question that asks which drug is meant; a later turn naming one answers it.
+ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
 MAX_QUICK_REPLY_CHARS = 40
 _DRUG_ID = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
-from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.core.vocabulary import DRUG_TURN_TYPES, PATIENT_SAFETY_TURNS
+from duocthu.models.frame import ASK_FOR_DRUG, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import resolve_attribute
 from duocthu.understanding.cues import scan_cues
 from duocthu.understanding.postconditions import lowering_question
-from duocthu.understanding.rules.clarify import ASK_FOR_DRUG
-from duocthu.understanding.rules.turn_type import DRUG_TURN_TYPES
 
 # Turn types that carry nothing of the prior frame (a question asked back keeps its patient).
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})

@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from duocthu.core.text import asks_something, tells_only
-from duocthu.models.frame import MAX_QUICK_REPLIES
+from duocthu.models.frame import ASK_FOR_DRUG, MAX_QUICK_REPLIES
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.facts import only_current_medications, only_patient_facts
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
-ASK_FOR_DRUG = "Bạn muốn hỏi về thuốc nào? Hãy cho biết tên hoạt chất hoặc biệt dược."
 ASK_ABOUT_DESCRIBED_PATIENT = (
     "Tôi đã ghi nhận thông tin người bệnh. Bạn muốn hỏi gì? Ví dụ: liều của một thuốc cho người bệnh "
     "này, hoặc bị một triệu chứng thì dùng thuốc nào."

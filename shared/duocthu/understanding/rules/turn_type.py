@@ -15,6 +15,7 @@ from duocthu.core.sections import (
     DOSE_SECTION,
     INTERACTION_SECTION,
 )
+from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import managed_attribute
 from duocthu.understanding.cues import TurnCues
@@ -26,10 +27,6 @@ from duocthu.understanding.rules.names import content_words
 from duocthu.understanding.rules.reading import Reading
 from duocthu.understanding.rules.together import Beside, beside_another_medicine
 
-# Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
-DRUG_TURN_TYPES = frozenset(
-    {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}
-)
 # A dose changed because of another medicine: "liều X có cần thay đổi không?".
 _DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
 
