@@ -130,3 +130,11 @@ def stem_forms(folded: list[str]) -> Iterator[str]:
             yield token
             if token.endswith("e") and len(token) > FUZZY_MIN_LETTERS:
                 yield token[:-1]
+
+
+def foreign_word(token: str) -> bool:
+    """A word that cannot be Vietnamese: three letters or more, not one syllable's shape, not listed."""
+    folded = fold(token)
+    if len(folded) < 3 or not folded.isalpha() or token.casefold() in common_words():
+        return False
+    return not is_vietnamese_syllable(folded)

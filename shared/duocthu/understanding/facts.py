@@ -1,22 +1,20 @@
 """Small extractors: the patient facts a turn states (weight, age, population, route, kidney and
-liver function, pregnancy, breastfeeding, current medicines, allergies, conditions) and the
-product names it mentions that the catalogue does not know.
+liver function, pregnancy, breastfeeding, current medicines, allergies, conditions). The product
+names it mentions that the catalogue does not know are `duocthu.understanding.product_names`.
 
 Each is a narrow surface rule over the cue tables (`duocthu.understanding.cues`); none holds drug knowledge.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from duocthu.catalog.names import common_words, is_vietnamese_syllable
-from duocthu.catalog.resolver import DrugMatch, Suggestion
+from duocthu.catalog.names import foreign_word
+from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
-from duocthu.core.sections import SECTION_PHRASES
-from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words, tells_only
+from duocthu.core.text import fold, raw_words, segment_ids, stop_words, tells_only
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
@@ -36,7 +34,6 @@ _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
 _RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
-_NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
 
 
 @dataclass(frozen=True)
@@ -260,7 +257,7 @@ def _allergies(
             own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
             objects.update(span[:2] if own else span)
             # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
-            if any(i in starts or fold(tokens[i]) == "thuoc" or _foreign(written[i]) for i in span):
+            if any(i in starts or fold(tokens[i]) == "thuoc" or foreign_word(written[i]) for i in span):
                 stated.update(range(cue.start, cue.end))
     return allergies, objects, stated
 
@@ -344,118 +341,3 @@ def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
     the cause of a past reaction told before a new complaint (`_past_reactions`)."""
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     return bool(named) and all(m.start in mine for m in named)
-
-
-# --- Names the catalogue does not know ---------------------------------------------------------
-
-
-def _foreign(token: str) -> bool:
-    """A word that cannot be Vietnamese: three letters or more, not one syllable's shape, not listed."""
-    folded = fold(token)
-    if len(folded) < 3 or not folded.isalpha() or token.casefold() in common_words():
-        return False
-    return not is_vietnamese_syllable(folded)
-
-
-MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
-
-
-def unknown_names(
-    text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
-) -> tuple[str, ...]:
-    """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
-
-    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
-    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
-    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
-    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
-    A fuzzy suggestion's span is a name too: it was not found as written.
-    """
-    raw = raw_words(text)
-    cues = scan_cues(text)
-    suggested = [s.matched_text for s in suggestions]
-    if len(raw) != len(cues.tokens):
-        return tuple(dict.fromkeys(suggested))
-    blocked = _never_names(cues, raw, named, facts)
-    drug_starts = {m.start for m in named}
-    drug_ends = {m.end for m in named}
-    slots = {cue.end for cue in cues.all("name_slot")}
-
-    def capitalised(i: int) -> bool:
-        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
-
-    def word(i: int, in_run: bool) -> bool:
-        if i in blocked:
-            return False
-        if _foreign(raw[i]):
-            return True
-        # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
-        return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
-
-    def strength(i: int) -> bool:
-        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
-
-    other_language = _other_language(raw)
-    named_again = {fold(m.matched_text) for m in named}
-    variants = {c.start for c in cues.all("name_variant")}
-    bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
-    names: list[str] = []
-    i = 0
-    while i < len(raw):
-        if not word(i, in_run=False):
-            i += 1
-            continue
-        j = i + 1
-        while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
-            j += 1
-        # Right after a known name: a maker ("Acyclovir Stella 800 mg"), a word that goes on the
-        # name ("Panadol extra", data: name_variant) or the drug again in brackets ("aspirin
-        # (salicylat)") is no name; another word in lower case is a second ingredient ("Hapacol
-        # codein"). A drug named again ("phối hợp digoxin thì giảm digoxin") is known: `resolve`
-        # keeps only each drug's first mention.
-        name = " ".join(raw[i:j])
-        after_known = i in drug_ends and (
-            not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
-        )
-        if not after_known and i not in other_language and fold(name) not in named_again:
-            names.append(name)
-        i = j
-    found = [f" {fold(n)} " for n in names]
-    names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
-    return tuple(dict.fromkeys(names))
-
-
-def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
-    """Token positions that are never part of an unknown name: cue phrases, allergy objects,
-    section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
-    blocked = set(cues.covered()) | set(facts.object_positions)
-    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
-        blocked.update(range(phrase.start, phrase.start + phrase.length))
-    for match in named:
-        blocked.update(range(match.start, match.end))
-    for condition in facts.conditions:
-        blocked.update(range(condition.start, condition.start + condition.length))
-    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
-    blocked.update(c.end for c in cues.all("comorbidity"))
-    for lead in cues.all("condition_lead"):
-        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
-        end = lead.end
-        while end < len(raw) and end - lead.end < 3 and (_foreign(raw[end]) or raw[end][:1].isupper()):
-            end += 1
-        blocked.update(range(lead.end, end))
-    return blocked
-
-
-def _other_language(raw: Sequence[str]) -> set[int]:
-    """A stretch of many foreign-looking words is a sentence in another language ("ignore previous
-    instructions and ..."), never a product name: its token positions."""
-    other_language: set[int] = set()
-    k = 0
-    while k < len(raw):
-        end = k
-        while end < len(raw) and _foreign(raw[end]):
-            end += 1
-        if end - k > MAX_NAME_WORDS:
-            other_language.update(range(k, end))
-        k = max(end, k + 1)
-    return other_language

@@ -1,11 +1,10 @@
-"""The patient facts a turn states, the conditions it names and the product names the catalogue
-does not know (`understanding.facts`)."""
+"""The patient facts a turn states and the conditions it names (`understanding.facts`)."""
 
 from __future__ import annotations
 
 import pytest
-from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch
-from duocthu.understanding.facts import extract_facts, unknown_names
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.understanding.facts import extract_facts
 from duocthu.understanding.pipeline import understand_offline
 
 
@@ -69,27 +68,3 @@ def test_a_finding_is_read_whole_in_the_words_users_write(
 ) -> None:
     frame = understand_offline(message, resolver)
     assert frame.condition is not None and frame.condition.normalized == finding
-
-
-def _unknown_names(message: str, named: tuple[DrugMatch, ...] = ()) -> tuple[str, ...]:
-    return unknown_names(message, named, (), extract_facts(message, named))
-
-
-def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
-    assert _unknown_names("Nhiễm Helicobacter pylori điều trị bằng thuốc gì?") == ()
-    assert _unknown_names("Thuốc điều trị đái tháo đường type 2") == ()
-    assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
-
-
-def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
-    def unknown(message: str) -> tuple[str, ...]:
-        return _unknown_names(message, resolver.resolve(message))
-
-    # "Hapacol codein" is paracetamol and codeine: the answer must not read as covering both
-    assert unknown("Hapacol codein dùng cho trẻ em được không?") == ("codein",)
-    assert unknown("amoxicilin clavulanat liều dùng") == ("clavulanat",)
-    # a maker, a word that goes on the name, or the name again in brackets is no ingredient
-    assert unknown("Acyclovir Stella 800 mg liều dùng") == ()
-    assert unknown("Panadol extra có gây buồn ngủ không?") == ()
-    assert unknown("ngộ độc aspirin (salicylat) xử trí") == ()
-    assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)

@@ -12,7 +12,8 @@ from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.text import asks_something, stop_words
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
-from duocthu.understanding.facts import only_patient_facts, unknown_names
+from duocthu.understanding.facts import only_patient_facts
+from duocthu.understanding.product_names import unknown_names
 from duocthu.understanding.rules.complaints import reaction_told_with_drug
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
 

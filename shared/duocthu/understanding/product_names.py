@@ -1,0 +1,119 @@
+"""The product names a turn mentions that the catalogue does not know ("Cao Sao Vàng", a brand
+from abroad): named back to the user as not found, and never made a catalogue drug."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from duocthu.catalog.names import foreign_word
+from duocthu.catalog.resolver import DrugMatch, Suggestion
+from duocthu.core.sections import SECTION_PHRASES
+from duocthu.core.text import fold, nfc, raw_words
+from duocthu.understanding.cues import TurnCues, scan_cues
+from duocthu.understanding.facts import Facts
+
+_NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
+
+MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
+
+
+def unknown_names(
+    text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
+) -> tuple[str, ...]:
+    """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
+
+    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
+    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
+    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
+    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
+    A fuzzy suggestion's span is a name too: it was not found as written.
+    """
+    raw = raw_words(text)
+    cues = scan_cues(text)
+    suggested = [s.matched_text for s in suggestions]
+    if len(raw) != len(cues.tokens):
+        return tuple(dict.fromkeys(suggested))
+    blocked = _never_names(cues, raw, named, facts)
+    drug_starts = {m.start for m in named}
+    drug_ends = {m.end for m in named}
+    slots = {cue.end for cue in cues.all("name_slot")}
+
+    def capitalised(i: int) -> bool:
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
+
+    def word(i: int, in_run: bool) -> bool:
+        if i in blocked:
+            return False
+        if foreign_word(raw[i]):
+            return True
+        # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
+        return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
+
+    def strength(i: int) -> bool:
+        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
+
+    other_language = _other_language(raw)
+    named_again = {fold(m.matched_text) for m in named}
+    variants = {c.start for c in cues.all("name_variant")}
+    bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
+    names: list[str] = []
+    i = 0
+    while i < len(raw):
+        if not word(i, in_run=False):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
+            j += 1
+        # Right after a known name: a maker ("Acyclovir Stella 800 mg"), a word that goes on the
+        # name ("Panadol extra", data: name_variant) or the drug again in brackets ("aspirin
+        # (salicylat)") is no name; another word in lower case is a second ingredient ("Hapacol
+        # codein"). A drug named again ("phối hợp digoxin thì giảm digoxin") is known: `resolve`
+        # keeps only each drug's first mention.
+        name = " ".join(raw[i:j])
+        after_known = i in drug_ends and (
+            not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
+        )
+        if not after_known and i not in other_language and fold(name) not in named_again:
+            names.append(name)
+        i = j
+    found = [f" {fold(n)} " for n in names]
+    names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
+    return tuple(dict.fromkeys(names))
+
+
+def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
+    """Token positions that are never part of an unknown name: cue phrases, allergy objects,
+    section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
+    blocked = set(cues.covered()) | set(facts.object_positions)
+    for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
+        blocked.update(range(phrase.start, phrase.start + phrase.length))
+    for match in named:
+        blocked.update(range(match.start, match.end))
+    for condition in facts.conditions:
+        blocked.update(range(condition.start, condition.start + condition.length))
+    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
+    blocked.update(c.end for c in cues.all("comorbidity"))
+    for lead in cues.all("condition_lead"):
+        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
+        end = lead.end
+        while end < len(raw) and end - lead.end < 3 and (foreign_word(raw[end]) or raw[end][:1].isupper()):
+            end += 1
+        blocked.update(range(lead.end, end))
+    return blocked
+
+
+def _other_language(raw: Sequence[str]) -> set[int]:
+    """A stretch of many foreign-looking words is a sentence in another language ("ignore previous
+    instructions and ..."), never a product name: its token positions."""
+    other_language: set[int] = set()
+    k = 0
+    while k < len(raw):
+        end = k
+        while end < len(raw) and foreign_word(raw[end]):
+            end += 1
+        if end - k > MAX_NAME_WORDS:
+            other_language.update(range(k, end))
+        k = max(end, k + 1)
+    return other_language

@@ -1,0 +1,31 @@
+"""The product names a turn mentions that the catalogue does not know (`understanding.product_names`)."""
+
+from __future__ import annotations
+
+from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch
+from duocthu.understanding.facts import extract_facts
+from duocthu.understanding.product_names import unknown_names
+
+
+def _unknown_names(message: str, named: tuple[DrugMatch, ...] = ()) -> tuple[str, ...]:
+    return unknown_names(message, named, (), extract_facts(message, named))
+
+
+def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
+    assert _unknown_names("Nhiễm Helicobacter pylori điều trị bằng thuốc gì?") == ()
+    assert _unknown_names("Thuốc điều trị đái tháo đường type 2") == ()
+    assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
+
+
+def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
+    def unknown(message: str) -> tuple[str, ...]:
+        return _unknown_names(message, resolver.resolve(message))
+
+    # "Hapacol codein" is paracetamol and codeine: the answer must not read as covering both
+    assert unknown("Hapacol codein dùng cho trẻ em được không?") == ("codein",)
+    assert unknown("amoxicilin clavulanat liều dùng") == ("clavulanat",)
+    # a maker, a word that goes on the name, or the name again in brackets is no ingredient
+    assert unknown("Acyclovir Stella 800 mg liều dùng") == ()
+    assert unknown("Panadol extra có gây buồn ngủ không?") == ()
+    assert unknown("ngộ độc aspirin (salicylat) xử trí") == ()
+    assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)
