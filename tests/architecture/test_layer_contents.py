@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.architecture.test_layers import MODULES, PACKAGE, ROOT, _imports
+from tests.architecture.package import MODULES, PACKAGE, imports_of
 
 REPO = PACKAGE.parents[1]
 
@@ -20,7 +20,7 @@ def _handler_closure() -> set[str]:
     """Every duocthu module the handlers import, directly or through other modules, with the
     packages whose `__init__` an import runs."""
     seen: set[str] = set()
-    todo = [m for app in REPO.glob("functions/*/app.py") for m in _imports(app)]
+    todo = [m for app in REPO.glob("functions/*/app.py") for m in imports_of(app)]
     while todo:
         module = todo.pop()
         if module in seen:
@@ -28,7 +28,7 @@ def _handler_closure() -> set[str]:
         seen.add(module)
         parts = module.split(".")
         todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # its packages' __init__ run first
-        todo.extend(_imports(MODULES[module]))
+        todo.extend(imports_of(MODULES[module]))
     return seen
 
 
@@ -40,7 +40,7 @@ def _built(tmp_path: Path) -> set[str]:
     python = tmp_path / "python"
     return {
         ".".join(p.relative_to(python).with_suffix("").parts).removesuffix(".__init__")
-        for p in (python / ROOT).rglob("*.py")
+        for p in (python / "duocthu").rglob("*.py")
     }
 
 
@@ -49,7 +49,9 @@ def test_the_layer_holds_exactly_what_the_handlers_import(tmp_path: Path) -> Non
     assert not any(m.startswith("duocthu.tools") for m in shipped), "the developer tools are in the layer"
     assert sorted(needed - shipped) == [], "handlers import modules the layer lacks"
     assert sorted(shipped - needed) == [], "the layer ships modules no handler imports"
-    assert (tmp_path / "python" / ROOT / "data" / "section_keys.tsv").is_file(), "the data tables are shipped"
+    assert (tmp_path / "python" / "duocthu" / "data" / "section_keys.tsv").is_file(), (
+        "the data tables are shipped"
+    )
 
 
 def test_every_shipped_module_imports_from_the_layer_alone(tmp_path: Path) -> None:

@@ -7,12 +7,9 @@ cycle between modules, fails here. Imports inside functions and under TYPE_CHECK
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "duocthu"
+from tests.architecture.package import MODULES, PACKAGE, imports_of
 
 # Each layer and what it may import besides itself, lowest first. Understanding and retrieval are
 # peers: the meaning of a turn is decided once, in understanding, and carried with the frame.
@@ -36,33 +33,13 @@ ROOT = "duocthu"  # the package itself holds only its version: any layer may rea
 LAYERS = tuple(ALLOWED)
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imports(path: Path) -> set[str]:
-    """Every duocthu module the file imports (an imported name resolves to its module if it is one)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("duocthu"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("duocthu"):
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
-    return {name for name in found if name in MODULES}
-
-
-MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-
-
 def _layer(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "duocthu"
+    return parts[1] if len(parts) > 1 else ROOT
 
 
 def _graph() -> dict[str, set[str]]:
-    return {name: {m for m in _imports(path) if m != name} for name, path in MODULES.items()}
+    return {name: {m for m in imports_of(path) if m != name} for name, path in MODULES.items()}
 
 
 def test_every_module_belongs_to_a_layer() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from tests.architecture.test_layers import MODULES
+from tests.architecture.package import MODULES
 
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80

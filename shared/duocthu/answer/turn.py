@@ -29,7 +29,7 @@ from duocthu.store.sessions import (
     new_session_id,
     valid_session_id,
 )
-from duocthu.understanding.reading import read_turn
+from duocthu.understanding.reading import turn_reading
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class ChatService:
             state.prior_frame,
             subject_scope,
         )
-        reading = read_turn(message, frame, self.resolver)  # the message is read here, once
+        reading = turn_reading(message, frame, self.resolver)  # the message is read here, once
         try:
             result = self._route(reading, frame)
         except (StoreUnavailable, NoIndex) as err:

@@ -177,7 +177,7 @@ class RetrievalService:
         relation's own section across drugs; a named drug -> its section, overview or free-form
         route. The reading's text orders a free-form answer and drives pooling; what the turn
         means comes from the frame and the reading, never from the text again."""
-        query = reading.text or frame.standalone_query
+        query = reading.text
         if frame.turn_type == "interaction":
             drugs = interacting_drugs(frame, resolver)
             unknown = reading.joined_unknown_names  # "X và tramadol"
@@ -216,7 +216,7 @@ class RetrievalService:
             # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
             # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
             # the part that names them is read
-            query = " ".join((query or "", *population_wordings(frame.population)))
+            query = " ".join((query, *population_wordings(frame.population)))
         bundle = self.retrieve_framed(
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )

@@ -8,5 +8,5 @@ answers a question.
 - `postconditions`, `merge`: the checks every provider's frame passes; the prior-frame merge.
 - `providers`: the `FrameProvider` port and the one place that picks it; `rules/`: the offline
   provider, as named stages; `bedrock`, `prompt`: the Bedrock provider and what the model sees.
-- `reading`: `read_turn`, the turn's words read once and handed on with the frame.
+- `reading`: `turn_reading`, the turn's words read once and handed on with the frame.
 """

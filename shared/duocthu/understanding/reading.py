@@ -15,7 +15,7 @@ from duocthu.understanding.cues import NAME_JOINER_WORDS
 _MAX_JOINER_WORDS = 2
 
 
-def read_turn(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
+def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`."""
     return TurnReading(
         text=text,

@@ -15,12 +15,10 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
-from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.frame import QueryFrame
-from duocthu.models.source import Monograph
 from duocthu.providers import bedrock as bedrock_module
 from duocthu.providers.bedrock import DeadlineExceeded, _client
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
@@ -40,11 +38,6 @@ from duocthu.understanding.providers import frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
-
-
-@pytest.fixture(scope="module")
-def resolver(sample_records: list[Monograph]) -> CatalogDrugResolver:
-    return CatalogDrugResolver(Catalog.from_records(sample_records, corpus_hash="test"))
 
 
 @pytest.fixture

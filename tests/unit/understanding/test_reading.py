@@ -6,7 +6,7 @@ import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.reading import joined_unknown_names, read_turn
+from duocthu.understanding.reading import joined_unknown_names, turn_reading
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogD
     # Given an interaction question that joins a medicine the catalogue lacks to one it has
     frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=("tramadol",))
     # When the turn is read
-    reading = read_turn("Halvorin và tramadol dùng chung được không?", frame, resolver)
+    reading = turn_reading("Halvorin và tramadol dùng chung được không?", frame, resolver)
     # Then the reading holds the text, the yes/no form and the joined name; no class is asked
     assert reading.text == "Halvorin và tramadol dùng chung được không?"
     assert reading.yes_or_no
@@ -45,7 +45,8 @@ def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogD
 def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugResolver) -> None:
     relation = QueryFrame(turn_type="condition_relation", condition_relation="adverse_effect")
     assert (
-        read_turn("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class == "Thuốc giảm đau"
+        turn_reading("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class
+        == "Thuốc giảm đau"
     )
     other = QueryFrame(turn_type="drug_attribute", drugs=("halvorin",), attribute="chi_dinh")
-    assert read_turn("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None
+    assert turn_reading("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None

@@ -10,7 +10,7 @@ from duocthu.models.evidence import EvidenceBundle
 from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval.service import RetrievalService
-from duocthu.understanding.reading import read_turn
+from duocthu.understanding.reading import turn_reading
 
 
 def retrieval_service(runtime: Runtime) -> RetrievalService:
@@ -39,7 +39,7 @@ def retrieve(
     if request.frame is not None:
         # Only the frame crossed the wire: the question is read once, here, as chat reads it.
         text = request.query or request.frame.standalone_query or ""
-        reading = read_turn(text, request.frame, resolver)
+        reading = turn_reading(text, request.frame, resolver)
         bundle = service.for_frame(request.frame, resolver, reading, deadline)
     elif request.drug_id not in resolver.by_id:
         return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")

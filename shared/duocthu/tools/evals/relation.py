@@ -42,7 +42,7 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import gold_file, open_index, rate
 from duocthu.understanding.pipeline import understand_offline
-from duocthu.understanding.reading import read_turn
+from duocthu.understanding.reading import turn_reading
 
 SPLITS = ("heldout", "dev")
 GOLD = "relation/dev-and-held-out.jsonl"  # in the gold folder; each row names its split
@@ -109,7 +109,7 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         returned: tuple[str, ...] = ()
         typed: tuple[str, ...] = ()
         if understood:
-            bundle = service.for_frame(frame, resolver, read_turn(row.question, frame, resolver))
+            bundle = service.for_frame(frame, resolver, turn_reading(row.question, frame, resolver))
             returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))
             lay = (frame.condition.text,) if frame.condition and frame.condition.normalized else ()
             typed = as_typed(store, lay or relation_phrases(frame), RELATION_SECTIONS[row.relation])
