@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.catalog.names import FUZZY_MIN_LETTERS, name_kind, rules_digest, stem_forms
+from duocthu.catalog.shorthands import shorthand_names
 from duocthu.core.text import fold, raw_words, words
 from duocthu.models.source import Monograph
 
@@ -78,8 +79,9 @@ class AliasIndex(BaseModel):
         fuzzy: dict[str, dict[str, str]] = {}
         stems: set[str] = set()
         withheld = max_len = 0
+        shorthands = shorthand_names({d.drug_id: d.names() for d in drugs})
         for drug in drugs:
-            for name in drug.names():
+            for name in (*drug.names(), *shorthands.get(drug.drug_id, ())):
                 written = words(name)
                 folded = [fold(t) for t in written]
                 kind = name_kind(written, folded) if written else "word"

@@ -119,6 +119,7 @@ def rules_digest() -> str:
     """Identifies the rules an AliasIndex was derived under (format, word list, syllable shape)."""
     digest = hashlib.sha256(f"{INDEX_FORMAT}|{_SYLLABLE.pattern}|{FUZZY_MIN_LETTERS}|".encode())
     digest.update("\n".join(data_lines("common_words.txt")).encode("utf-8"))
+    digest.update("\n".join(data_lines("drug_shorthands.tsv")).encode("utf-8"))
     return digest.hexdigest()[:16]
 
 

@@ -69,6 +69,7 @@ CueKind = Literal[
     "efficacy",
     "both",
     "not_a_cue",
+    "drug_pronoun",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"

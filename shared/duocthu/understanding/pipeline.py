@@ -2,7 +2,8 @@
 
 The pipeline, the same for every provider:
 
-1. subject scope (`policy.scope`): a question about an animal is out of scope before any model runs;
+1. subject scope (`scope`): a question about an animal is out of scope before any model runs, and so
+   are the turns after it until the user says the question is about a person;
 2. candidate bounding (`candidates`): the drug_ids this turn may name, fixed before the provider;
 3. the provider (`providers`): Bedrock Converse with the frame as a forced tool, or the offline rules;
    a failure becomes a frame with `system_error`, never an exception or a silent fallback;
@@ -10,8 +11,15 @@ The pipeline, the same for every provider:
    frame's own validators drop out-of-vocabulary values;
 5. four deterministic post-conditions (`postconditions`): narrow, knowledge-free rewrites of surface
    forms on which a model reverses the requested relation;
-6. the prior-frame merge (`merge`), a backstop for a dropped fact, with its three guards;
+6. the prior-frame merge (`merge`), a backstop for a dropped fact, with its three guards, and
+   a word for the conversation's drug bound to it (`pronouns`);
 7. `looks_non_human` before any clarifying question.
+
+A conversation sent as `history` without a prior frame (`duocthu batch`, `/v1/understand`, Step
+Functions) is understood as the same conversation in a session: with a provider that rebuilds the
+prior (the offline rules: deterministic and cheap), the history's user turns are understood first,
+in order, and the last of their frames is the prior (`prior_from_history`). A model provider
+reads the history lines in its prompt instead, with no prior frame (docs/understanding-rules.md).
 """
 
 from __future__ import annotations
@@ -37,9 +45,10 @@ from duocthu.understanding.merge import (
 )
 from duocthu.understanding.postconditions import apply_postconditions
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
+from duocthu.understanding.pronouns import bind_pronoun
 from duocthu.understanding.providers import FrameProvider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
-from duocthu.understanding.scope import looks_non_human, resolve_subject_scope
+from duocthu.understanding.scope import conversation_scope, looks_non_human
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +130,8 @@ def non_human_frame(message: str) -> QueryFrame:
 def understand_turn(
     turn: Turn, provider: FrameProvider, deadline: Deadline, claimed_scope: SubjectScope | None = None
 ) -> QueryFrame:
-    if resolve_subject_scope(turn.message, claimed_scope) == "non_human":
+    prior_scope = turn.prior.subject_scope if turn.prior else None
+    if conversation_scope(turn.message, turn.history, prior_scope, claimed_scope) == "non_human":
         return non_human_frame(turn.message)
     try:
         frame = frame_from_output(provider.propose(turn, deadline), turn)
@@ -132,10 +142,25 @@ def understand_turn(
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
-    frame = standalone_query(merge_with_prior_frame(frame, turn.prior), turn)
+    frame = standalone_query(bind_pronoun(merge_with_prior_frame(frame, turn.prior), turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)
     return frame
+
+
+def prior_from_history(
+    history: Sequence[str],
+    resolver: CatalogDrugResolver,
+    provider: FrameProvider,
+    deadline: Deadline,
+    claimed_scope: SubjectScope | None = None,
+) -> QueryFrame | None:
+    """The frame a session would hold after these user turns: each understood in order with the
+    turns before it and the frame of the one before, as the chat does."""
+    prior: QueryFrame | None = None
+    for i, line in enumerate(history):
+        prior = understand(line, resolver, provider, deadline, history[:i], prior, claimed_scope)
+    return prior
 
 
 def understand(
@@ -147,7 +172,10 @@ def understand(
     prior: QueryFrame | None = None,
     claimed_scope: SubjectScope | None = None,
 ) -> QueryFrame:
-    """One turn with the given provider: bound the candidates, then run the pipeline."""
+    """One turn with the given provider: bound the candidates, then run the pipeline. History
+    without a prior frame is replayed into one when the provider rebuilds priors."""
+    if prior is None and history and getattr(provider, "rebuilds_prior", False):
+        prior = prior_from_history(history, resolver, provider, deadline, claimed_scope)
     if (again := both_asked_again(message, prior)) is not None:
         return again
     message = reading_picked(message, prior) or message
@@ -169,6 +197,7 @@ __all__ = [
     "failed_frame",
     "frame_from_output",
     "non_human_frame",
+    "prior_from_history",
     "understand",
     "understand_offline",
     "understand_turn",

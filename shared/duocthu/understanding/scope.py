@@ -6,6 +6,11 @@ the text, deliberately not a model call: it runs on every request, must work whi
 provider is down, and must be auditable. It checks corpus coverage only; it must never grow into
 rules about what a professional may ask.
 
+A conversation keeps its scope: once a turn is about an animal, the later turns are too
+(declined) until the user says the question is about a person (`person` rows: "tôi hỏi cho
+tôi", "cho người lớn"). It is read from the prior frame and scanned over the history lines, so a
+session and the same conversation sent as history agree.
+
 A caller may claim a scope (the web client sends one), but the claim can only narrow: the result
 is the more conservative of the claim and the scan, so a client that always sends "human" cannot
 widen a question about a dog.
@@ -13,7 +18,7 @@ widen a question about a dog.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from duocthu.core.phrases import PhraseIndex
@@ -23,14 +28,30 @@ from duocthu.core.vocabulary import SubjectScope
 
 
 @lru_cache(maxsize=1)
-def _scope_phrases() -> PhraseIndex[SubjectScope]:
+def _scope_tables() -> tuple[PhraseIndex[SubjectScope], PhraseIndex[bool]]:
+    """(the animal phrases and their human exceptions, the phrases saying it is about a person)"""
     index: PhraseIndex[SubjectScope] = PhraseIndex()
+    person: PhraseIndex[bool] = PhraseIndex()
     for row in table_records("subject_scope.tsv"):
         scope, match = row["scope"], row["match"]
-        if scope not in ("human", "non_human") or match not in ("folded", "as_written"):
+        if scope not in ("human", "non_human", "person") or match not in ("folded", "as_written"):
             raise ValueError(f"subject_scope.tsv: bad row {row}")
-        index.add(row["phrase"], "human" if scope == "human" else "non_human", allow_folded=match == "folded")
-    return index
+        if scope == "person":
+            person.add(row["phrase"], True, allow_folded=match == "folded")
+        else:
+            index.add(
+                row["phrase"], "human" if scope == "human" else "non_human", allow_folded=match == "folded"
+            )
+    return index, person
+
+
+def _scope_phrases() -> PhraseIndex[SubjectScope]:
+    return _scope_tables()[0]
+
+
+def says_person(text: str) -> bool:
+    """Whether the text says its question is about a person ("tôi hỏi cho tôi", "người lớn")."""
+    return bool(_scope_tables()[1].matches(words(text)))
 
 
 def scan_scope(text: str) -> SubjectScope:
@@ -49,6 +70,33 @@ def resolve_subject_scope(query: str, claimed: SubjectScope | None = None) -> Su
     if claimed == "non_human":
         return "non_human"
     return scan_scope(query)
+
+
+def kept_non_human(history: Sequence[str], prior_scope: SubjectScope | None = None) -> bool:
+    """Whether the conversation so far is about an animal: the prior frame's scope, or its last
+    line about an animal with no line after it (or in it) saying the question is about a person."""
+    kept = prior_scope == "non_human"
+    for line in history:
+        if scan_scope(line) == "non_human":
+            kept = True
+        elif says_person(line):
+            kept = False
+    return kept
+
+
+def conversation_scope(
+    message: str,
+    history: Sequence[str] = (),
+    prior_scope: SubjectScope | None = None,
+    claimed: SubjectScope | None = None,
+) -> SubjectScope:
+    """This turn's scope: its own (`resolve_subject_scope`), else the conversation's, kept until
+    the turn says it is about a person."""
+    if resolve_subject_scope(message, claimed) == "non_human":
+        return "non_human"
+    if kept_non_human(history, prior_scope) and not says_person(message):
+        return "non_human"
+    return "human"
 
 
 def looks_non_human(lines: Iterable[str]) -> bool:

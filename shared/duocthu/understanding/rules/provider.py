@@ -33,6 +33,8 @@ from duocthu.understanding.rules.turn_type import (
 
 class OfflineFrameProvider:
     name = "offline"
+    # deterministic and cheap: a conversation sent as history is replayed into its prior frame
+    rebuilds_prior = True
 
     def propose(self, turn: Turn, deadline: Deadline) -> dict[str, Any]:
         return offline_frame(turn)

@@ -1,0 +1,51 @@
+"""A word standing for the conversation's drug ("nó", "thuốc này": `drug_pronoun` rows of
+understanding_cues.tsv) binds to the prior frame's first drug, the one the conversation is about.
+
+- With another drug named and the two taken together ("nó dùng chung với aspirin được không?"
+  after a question about warfarin), the turn is an interaction question of the pair; without the
+  binding it was a question about aspirin alone, and warfarin was lost.
+- With no drug named after a question about two ("còn tác dụng phụ của nó?" after an interaction
+  question), the word names one drug, the first, not the pair.
+
+Applied after the prior-frame merge, for every provider; it adds no drug the conversation did not
+name before.
+"""
+
+from __future__ import annotations
+
+from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.candidates import Turn
+from duocthu.understanding.cues import scan_cues
+
+
+def _together(frame: QueryFrame) -> bool:
+    return frame.turn_type == "interaction" or (
+        frame.turn_type == "drug_attribute" and frame.attribute == INTERACTION_SECTION
+    )
+
+
+def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    prior = turn.prior
+    if prior is None or not prior.drugs or frame.system_error or frame.subject_scope != "human":
+        return frame
+    if not scan_cues(turn.wording).has("drug_pronoun"):
+        return frame
+    bound = prior.drugs[0]
+    named = turn.candidates.named_ids
+    if named and frame.drugs and bound not in frame.drugs and _together(frame):
+        name = turn.candidates.names.get(bound, (bound,))[0]
+        return frame.model_copy(
+            update={
+                "drugs": (bound, *frame.drugs),
+                "turn_type": "interaction",
+                "attribute": INTERACTION_SECTION,
+                "section_overview": False,
+                "context_action": "continue",
+                "depends_on_previous_turn": True,
+                "standalone_query": f"{turn.message} ({SECTION_HEADINGS[INTERACTION_SECTION]} của {name})",
+            }
+        )
+    if not named and len(frame.drugs) > 1 and frame.drugs == prior.drugs and not _together(frame):
+        return frame.model_copy(update={"drugs": (bound,)})
+    return frame
