@@ -2,8 +2,10 @@
 understanding_cues.tsv) binds to the prior frame's first drug, the one the conversation is about.
 
 - With another drug named and the two taken together ("nó dùng chung với aspirin được không?"
-  after a question about warfarin), the turn is an interaction question of the pair; without the
-  binding it was a question about aspirin alone, and warfarin was lost.
+  after a question about warfarin: a joiner word, "với", "cùng", "chung", "kèm", between the word
+  and the name), the turn is an interaction question of the pair; without the binding it was a
+  question about aspirin alone, and warfarin was lost. "aspirin thì nó có tương tác với thuốc
+  nào?" joins nothing to the word ("nó" is aspirin): aspirin's interactions.
 - With no drug named after a question about two ("còn tác dụng phụ của nó?" after an interaction
   question), the word names one drug, the first, not the pair.
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cues import scan_cues
+from duocthu.understanding.cues import JOINER_WORDS, TurnCues, scan_cues
 
 
 def _together(frame: QueryFrame) -> bool:
@@ -25,15 +27,26 @@ def _together(frame: QueryFrame) -> bool:
     )
 
 
+def _joined(cues: TurnCues, turn: Turn) -> bool:
+    """A joiner word stands between the word for the drug and a drug the turn names."""
+    for word in cues.all("drug_pronoun"):
+        for match in turn.candidates.turn.matches:
+            start, end = (word.end, match.start) if word.start < match.start else (match.end, word.start)
+            if any(w in JOINER_WORDS for w in cues.folded[start:end]):
+                return True
+    return False
+
+
 def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
     prior = turn.prior
     if prior is None or not prior.drugs or frame.system_error or frame.subject_scope != "human":
         return frame
-    if not scan_cues(turn.wording).has("drug_pronoun"):
+    cues = scan_cues(turn.wording)
+    if not cues.has("drug_pronoun"):
         return frame
     bound = prior.drugs[0]
     named = turn.candidates.named_ids
-    if named and frame.drugs and bound not in frame.drugs and _together(frame):
+    if named and frame.drugs and bound not in frame.drugs and _together(frame) and _joined(cues, turn):
         name = turn.candidates.names.get(bound, (bound,))[0]
         return frame.model_copy(
             update={

@@ -112,6 +112,14 @@ def test_without_such_a_word_another_drug_is_a_new_topic(resolver: CatalogDrugRe
     assert frame.drugs == ("acid_acetylsalicylic",)
 
 
+def test_a_word_joined_to_nothing_is_the_drug_named_beside_it(resolver: CatalogDrugResolver) -> None:
+    before = ["Warfarin có tác dụng phụ gì?"]
+    alone = understand_offline("aspirin thì nó có tương tác với thuốc nào?", resolver, before)
+    assert (alone.drugs, alone.attribute) == (("acid_acetylsalicylic",), "tuong_tac_thuoc")
+    joined = understand_offline("aspirin với nó có tương tác không?", resolver, before)
+    assert (joined.turn_type, set(joined.drugs)) == ("interaction", {"warfarin", "acid_acetylsalicylic"})
+
+
 @pytest.mark.parametrize(
     "turns",
     [
