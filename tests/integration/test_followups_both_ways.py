@@ -22,6 +22,8 @@ from duocthu.store.sessions import FileConversationStore
 from duocthu.understanding import pipeline as understanding
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 
+from tests.integration.test_handlers import call, env, http_event, load_function  # noqa: F401
+
 
 @pytest.fixture
 def service(sample_index: tuple[EdgeStore, Catalog, Settings], tmp_path: Path) -> ChatService:
@@ -67,3 +69,19 @@ def test_an_animals_session_stays_declined(service: ChatService) -> None:
     first = service.turn("Con mèo nhà tôi bị sốt, cho uống paracetamol được không?")
     later = service.turn("thế dùng paracetamol được không?", first.session_id)
     assert (later.decision, later.reason) == ("ABSTAIN", "non_human_subject")
+
+
+@pytest.mark.usefixtures("env")
+def test_the_understand_function_given_history_frames_as_given_the_prior_frame() -> None:
+    understand = load_function("understand")
+    first = "Liều paracetamol cho người lớn là bao nhiêu?"
+    _, prior, _ = call(understand, http_event("POST", "/v1/understand", {"message": first}))
+    asked = {"message": "còn trẻ em thì sao?", "history": [first]}
+    status, from_history, _ = call(understand, http_event("POST", "/v1/understand", asked))
+    _, from_prior, _ = call(understand, http_event("POST", "/v1/understand", {**asked, "prior_frame": prior}))
+    assert status == 200 and from_history == from_prior
+    assert (from_history["drugs"], from_history["attribute"], from_history["population"]) == (
+        ["paracetamol"],
+        "lieu_luong_va_cach_dung",
+        "tre_em",
+    )
