@@ -32,7 +32,12 @@ STATUS_WORDS = {
     "SUPPORTED": "có nêu",
 }
 NOT_CHECKED = "–"
-QUOTE_BUDGET = 1400  # characters of quoted sentences: the reply stays near 3,000 with 8 drugs
+# The reply's target length (docs/quality.md): the quoted sentences get what the lines before them
+# and the closing notice leave, never less than MIN_QUOTES characters (one sentence always goes in).
+REPLY_TARGET = 3000
+CLOSING = 120  # the sample notice after the table
+MIN_QUOTES = 500
+BEYOND = 450  # room kept for the line naming the parts beyond the budget
 _SEVERITY = {"CONTRAINDICATED": 2, "CAUTION": 1}
 LINE_WINDOW = 72  # characters of the chỉ định line shown around the condition
 
@@ -80,9 +85,9 @@ class PatientTable:
     def name(self, drug_id: str) -> str:
         return self.titles.get(drug_id, drug_id)
 
-    def lines(self, frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+    def lines(self, frame: QueryFrame, bundle: EvidenceBundle, used: int = 0) -> list[str]:
         """The table, the alternatives and the quoted sentences; the caller adds the list's own
-        lines (which section listed each drug) and the sample notice."""
+        lines (which section listed each drug, `used` characters) and the sample notice."""
         by_id = {item.id: item for item in bundle.evidence}
         facets = [
             f
@@ -108,7 +113,9 @@ class PatientTable:
                 _pages(cited),
             ]
             rows.append(" | ".join(cells))
-        return [*rows, *self.alternatives(bundle, by_id), *self.quotes(bundle, by_id)]
+        head = [*rows, *self.alternatives(bundle, by_id)]
+        budget = max(MIN_QUOTES, REPLY_TARGET - used - sum(len(line) + 1 for line in head) - CLOSING)
+        return [*head, *self.quotes(bundle, by_id, budget)]
 
     def alternatives(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem]) -> list[str]:
         lines = []
@@ -122,10 +129,10 @@ class PatientTable:
             )
         return lines
 
-    def quotes(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem]) -> list[str]:
-        """One sentence per part about this patient, the contraindications first, within
-        QUOTE_BUDGET characters; the parts beyond it are named by section and page (their whole
-        section is a quick reply away), never dropped in silence."""
+    def quotes(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem], budget: int) -> list[str]:
+        """One sentence per part about this patient, the contraindications first, within `budget`
+        characters; the parts beyond it are named by section and page (their whole section is a
+        quick reply away), never dropped in silence."""
         found = [
             (_SEVERITY.get(status, 0), n, drug, line)
             for n, assessment in enumerate(bundle.candidate_statuses)
@@ -136,7 +143,7 @@ class PatientTable:
         quoted: set[tuple[str, str]] = set()
         beyond: list[str] = []
         for _, _, drug, line in found:
-            if used + len(line) <= QUOTE_BUDGET or not quoted:
+            if used + len(line) + 1 <= budget - BEYOND or not quoted:
                 quoted.add((drug, line))
                 used += len(line)
             else:

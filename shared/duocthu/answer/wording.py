@@ -154,7 +154,7 @@ class ReplyWording:
                 f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
                 "người bệnh này; “mục không nêu” KHÔNG có nghĩa là an toàn."
             )
-            lines += PatientTable(self.titles).lines(frame, bundle)
+            lines += PatientTable(self.titles).lines(frame, bundle, used=sum(len(line) + 1 for line in lines))
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
