@@ -101,3 +101,29 @@ def test_a_long_indication_is_clipped_around_the_condition() -> None:
     line = indication_line([long], "đau đầu")
     assert line.startswith("“…") and "đau đầu" in line and len(line) <= 96
     assert facet_word(None) == "–"
+
+
+def test_sentences_beyond_the_budget_are_named_never_dropped_in_silence() -> None:
+    para_ci = item("para", "chong_chi_dinh", "Suy gan nặng. " + "Một câu rất dài về gan. " * 30, 105)
+    para = CandidateAssessment(
+        drug_id="para",
+        status="CONTRAINDICATED",
+        facets=(
+            FacetAssessment(
+                facet="warnings",
+                status="CONTRAINDICATED",
+                evidence_ids=(para_ci.id,),
+                quotes=("Một câu rất dài về gan. " * 30,),
+            ),
+        ),
+    )
+    bundle = BUNDLE.model_copy(
+        update={"evidence": (*EVIDENCE, para_ci), "candidate_statuses": (*BUNDLE.candidate_statuses, para)}
+    )
+    lines = TABLE.quotes(bundle, {e.id: e for e in bundle.evidence}, budget=700)
+    # the first (most severe, first listed) sentence goes in; the one beyond is named with its page
+    assert any(line.startswith("- Chống chỉ định (tr. 116)") for line in lines)
+    assert (
+        lines[-1]
+        == "Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): Para: Chống chỉ định (tr. 105)."
+    )
