@@ -441,10 +441,19 @@ def test_an_asthma_patient_with_a_headache_gets_the_nsaid_contraindications(serv
     turn = service.turn("Bệnh nhân hen bị đau đầu thì dùng thuốc gì?")
     assert turn.frame is not None and turn.frame.indication == "đau đầu"  # never the drugs for asthma
     statuses = {s.drug_id: s.status for s in turn.bundle.candidate_statuses}
-    assert statuses == {"acid_acetylsalicylic": "CONTRAINDICATED", "ibuprofen": "CONTRAINDICATED"}
+    # every listed drug is checked: paracetamol's sections say nothing of asthma, never "safe"
+    assert statuses == {
+        "acid_acetylsalicylic": "CONTRAINDICATED",
+        "ibuprofen": "CONTRAINDICATED",
+        "paracetamol": "INSUFFICIENT_EVIDENCE",
+    }
     assert "Đối chiếu với người bệnh: bệnh kèm theo: hen." in turn.answer
-    # stage 2 assesses the first candidates only: the others are said to be unchecked
-    assert "Paracetamol: CHƯA đối chiếu với người bệnh" in turn.answer
+    assert "CHƯA đối chiếu" not in turn.answer
+    row = next(line for line in turn.answer.splitlines() if line.startswith("Paracetamol | "))
+    assert row.split(" | ")[2] == "mục không nêu"
+    # the compact reply: the table and the sentences about this patient, not every part in full
+    assert len(turn.answer) <= 3000
+    assert "Chống chỉ định của Paracetamol" in turn.quick_replies
 
 
 def test_the_patient_described_earlier_is_checked_in_a_later_which_drug_question(
@@ -468,3 +477,35 @@ def test_patient_context_adds_safety_statuses_and_never_says_safe(service: ChatS
     assert turn.bundle.candidate_statuses
     own_words = turn.answer.split("【")[0]  # the assistant's lines, before the quoted formulary text
     assert "an toàn" not in own_words.replace("KHÔNG có nghĩa là an toàn", "")
+
+
+def test_a_maximum_dose_question_quotes_the_answering_line_first_then_the_whole_section(
+    service: ChatService,
+) -> None:
+    turn = service.turn("Liều tối đa một ngày của paracetamol cho người lớn là bao nhiêu?")
+    assert turn.answer_lines is not None and not turn.answer_lines.not_said
+    assert any("tối đa 4 g/ngày" in line.text for line in turn.answer_lines.lines)
+    first = turn.answer.split("【", 1)[0]
+    assert first.startswith("Câu trả lời trong mục “Liều lượng và cách dùng” của Paracetamol")
+    # nothing of the section is dropped: every part still follows
+    assert {e.section_key for e in turn.bundle.evidence} == {"lieu_luong_va_cach_dung"}
+    assert all(e.text in turn.answer for e in turn.bundle.evidence)
+
+
+def test_a_dose_question_the_section_does_not_answer_says_so_in_one_line(service: ChatService) -> None:
+    turn = service.turn("Fluconazol cho người suy gan dùng liều bao nhiêu?")
+    assert turn.answer_lines is not None and turn.answer_lines.not_said
+    assert turn.answer_lines.other_section_key == "than_trong"
+    assert turn.answer.startswith(
+        "Mục “Liều lượng và cách dùng” của Fluconazol không có câu nào nêu “suy gan”."
+    )
+
+
+def test_a_population_question_always_carries_the_whole_contraindication_section(
+    service: ChatService,
+) -> None:
+    turn = service.turn("Loperamid dùng cho trẻ em được không, bé nhà tôi đi ngoài mấy hôm rồi?")
+    assert turn.frame is not None and turn.frame.population == "tre_em"
+    contraindications = service.retrieval.store.find_by_section("loperamid", "chong_chi_dinh")
+    assert contraindications
+    assert {p.id for p in contraindications} <= {e.id for e in turn.bundle.evidence}

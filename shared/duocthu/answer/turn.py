@@ -11,13 +11,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from duocthu.answer.generation import Answer, citations_of
+from duocthu.answer.generation import SAMPLE_NOTICE, VERIFY_NOTICE, Answer, citations_of
+from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
+from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.wording import ABSTAIN_REPLIES, DRUGLESS_TURNS, SMALLTALK_REPLY, ReplyWording
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.vocabulary import Reason, SubjectScope, SystemError
-from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.service import RetrievalService
@@ -51,6 +53,7 @@ class ChatTurn:
     quick_replies: tuple[str, ...] = ()
     system_error: SystemError | None = None
     notes: tuple[str, ...] = field(default=())
+    answer_lines: AnswerLines | None = None  # the answering sentences, quoted first (answer.lines)
 
     @property
     def decision(self) -> str:
@@ -171,9 +174,29 @@ class ChatService:
         bundle = self.retrieval.for_frame(frame, self.resolver, reading, self.deadline)
         if bundle.decision == "ABSTAIN":
             return self._abstain_turn("", frame, bundle, self.wording.abstain_text(frame, bundle, reading))
-        answer = self.generator.generate(reading.text, bundle, sample_data=self.catalog.sample_data)
         preface = self.wording.preface(frame, bundle, reading)
+        if bundle.candidate_statuses:
+            # a patient case: the compact table and its quoted sentences, never every part in full
+            return self._patient_turn(frame, bundle, preface)
+        found = answer_lines(frame, reading, bundle, self._section)
+        if found is not None:
+            preface = [*lines_text(found, self.wording.names([found.drug_id])), *preface]
+        answer = self.generator.generate(reading.text, bundle, sample_data=self.catalog.sample_data)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
         return ChatTurn(
-            "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error
+            "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error,
+            answer_lines=found,
+        )  # fmt: skip
+
+    def _section(self, drug_id: str, section_key: str) -> tuple[EvidenceItem, ...]:
+        return self.retrieval.by_section(drug_id, section_key).evidence
+
+    def _patient_turn(self, frame: QueryFrame, bundle: EvidenceBundle, preface: Sequence[str]) -> ChatTurn:
+        lines = [VERIFY_NOTICE] if bundle.decision == "VERIFY_PDF" else []
+        lines += preface
+        if self.catalog.sample_data:
+            lines += ["", SAMPLE_NOTICE]
+        replies = tuple(
+            dict.fromkeys([*frame.quick_replies, *PatientTable(self.wording.titles).quick_replies(bundle)])
         )
+        return ChatTurn("", "\n".join(lines).strip(), bundle, frame, citations_of(bundle.evidence), replies)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.answer.patient_table import PatientTable
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
@@ -29,15 +30,6 @@ POPULATION_NAMES = {
 }
 # turns whose evidence is not one named drug's monograph
 DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
-STATUS_TEXT = {
-    "CONTRAINDICATED": "mục Chống chỉ định có nêu tình trạng của người bệnh (xem trích dẫn).",
-    "CAUTION": "Dược thư có lưu ý thận trọng liên quan đến tình trạng của người bệnh (xem trích dẫn).",
-    "SUPPORTED": "có bằng chứng phù hợp trong Dược thư (xem trích dẫn).",
-    "INSUFFICIENT_EVIDENCE": (
-        "không tìm thấy đoạn nào về tình trạng của người bệnh; điều này KHÔNG có nghĩa là an toàn."
-    ),
-}
-
 SMALLTALK_REPLY = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam: hãy hỏi về một thuốc, ví dụ "
     "“Chống chỉ định của amoxicilin?” hoặc “Liều paracetamol cho trẻ em?”."
@@ -158,13 +150,15 @@ class ReplyWording:
                 )
             lines += which
         if bundle.candidate_statuses:
-            lines.append(f"Đối chiếu với người bệnh: {self.patient(frame)}.")
-        for status in bundle.candidate_statuses:
-            lines.append(f"- {self.names([status.drug_id])}: {STATUS_TEXT[status.status]}")
+            lines.append(
+                f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
+                "người bệnh này; “mục không nêu” KHÔNG có nghĩa là an toàn."
+            )
+            lines += PatientTable(self.titles).lines(frame, bundle, used=sum(len(line) + 1 for line in lines))
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
-            # stage 2 assesses the first few candidates only: the rest must not look checked
+            # a policy that checks fewer drugs than it shows: the rest must not look checked
             lines.append(
                 f"- {', '.join(unchecked)}: CHƯA đối chiếu với người bệnh (mỗi câu trả lời chỉ đối chiếu "
                 f"{len(assessed)} thuốc đầu); hãy hỏi riêng về thuốc đó."

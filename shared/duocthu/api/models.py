@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from duocthu.answer.lines import AnswerLines
 from duocthu.core.vocabulary import Decision, Reason, SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import QueryFrame
@@ -59,6 +60,9 @@ class ChatResponse(BaseModel):
     quick_replies: list[str] = Field(default_factory=list)
     system_error: SystemError | None = None
     bundle: EvidenceBundle
+    # A section question's answering sentences, each with its citation, or that the section does
+    # not say (duocthu.answer.lines.AnswerLines); null for every other turn. Additive, optional.
+    answer_lines: AnswerLines | None = None
 
 
 class ErrorBody(BaseModel):

@@ -41,7 +41,9 @@ class EvidencePolicy(BaseModel):
     indication_retrieval_limit: int = Field(default=40, ge=1, description="chunk pool before grouping")
     indication_evidence_per_drug: int = Field(default=2, ge=1)
     # -- patient-specific safety (stage 2) ------------------------------------------------------
-    patient_candidate_limit: int = Field(default=2, ge=1)
+    patient_candidate_limit: int = Field(
+        default=8, ge=1, description="drugs checked: every drug shown (indication_candidate_limit)"
+    )
     safety_hits_per_section: int = Field(default=1, ge=1)
     safety_sections_per_candidate: int = Field(default=4, ge=1)
     # -- bounded cross-section pooling on the section route ------------------------------------

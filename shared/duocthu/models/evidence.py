@@ -81,6 +81,11 @@ class FacetAssessment(_Model):
     facet: SafetyFacet
     status: CandidateStatus
     evidence_ids: tuple[str, ...] = ()
+    # The monograph has none of the facet's sections: nothing to read, not "the section says
+    # nothing" (and never "safe" either way).
+    section_absent: bool = False
+    # The sentences of the kept parts that name the patient, as written: what a compact answer quotes.
+    quotes: tuple[str, ...] = ()
 
 
 class CandidateAssessment(_Model):
@@ -97,6 +102,17 @@ class NamedByClass(_Model):
     evidence_id: str
     drug_id: str
     wording: str  # the class as the part writes it
+
+
+class NamedAlternative(_Model):
+    """A sentence of a checked drug's or a current medicine's section that names another drug as
+    the one to take instead ("nếu cần giảm đau ưu tiên paracetamol", in warfarin's interactions):
+    quoted, and the drug it names is checked too."""
+
+    evidence_id: str
+    source_drug_id: str  # whose section says it
+    drug_id: str  # the drug it names
+    text: str  # the sentence, as written
 
 
 class EvidenceBundle(_Model):
@@ -121,6 +137,7 @@ class EvidenceBundle(_Model):
     # Interaction parts that name an asked drug only by its class: said so, never as naming it.
     named_by_class: tuple[NamedByClass, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
+    named_alternatives: tuple[NamedAlternative, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None
 

@@ -22,3 +22,6 @@ class TurnReading:
     joined_unknown_names: tuple[str, ...] = ()
     # The drug class a question names, as written ("thuốc giảm đau"), for a class-wide answer.
     asked_class: str | None = None
+    # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the
+    # answering line (duocthu.answer.lines, data/answer_focus.tsv).
+    asks_maximum: bool = False

@@ -6,6 +6,8 @@
 - `freeform`, `packing`: a question naming no section, ordered by a reranker or lexically and
   packed to the token budget.
 - `interactions`: two or more drugs' interaction sections, names matched as whole words.
-- `facets`, `safety`: the patient's stage-2 safety facets and the candidate statuses over them.
+- `facets`, `safety`: the patient's stage-2 safety facets and the candidate statuses over them,
+  every listed drug checked, sentence by sentence; `limits`: the age and weight limits a
+  sentence states, against the patient's.
 - `reverse/`: a condition or finding -> the drugs whose sections name it.
 """

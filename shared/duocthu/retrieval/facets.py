@@ -17,14 +17,14 @@ from typing import Literal
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 from duocthu.core.phrases import PhraseIndex, phrase_starts
-from duocthu.core.sections import INTERACTION_SECTION
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
 from duocthu.core.text import words
 from duocthu.core.vocabulary import POPULATIONS, Population
 from duocthu.models.evidence import SafetyFacet
 from duocthu.models.frame import PatientContext, QueryFrame
-from duocthu.retrieval.interactions import drug_names
+from duocthu.retrieval.interactions import classes_named, drug_names
 
 # The sections each facet searches, and no other.
 FACET_SECTIONS: Mapping[SafetyFacet, tuple[str, ...]] = {
@@ -38,6 +38,8 @@ FACET_SECTIONS: Mapping[SafetyFacet, tuple[str, ...]] = {
 # dosing context.
 DOSAGE_CONTEXT_CONCEPTS: frozenset[str] = frozenset({"renal", "hepatic", "child", "neonate", "elderly"})
 NEONATE_BELOW_YEARS = 28 / 365
+# Concepts a sentence may bound by age or weight ("trẻ em dưới 3 tháng tuổi"): duocthu.retrieval.limits
+AGE_CONCEPTS: frozenset[str] = frozenset({"child", "neonate"})
 
 
 # --- The anchor table ------------------------------------------------------------------------
@@ -119,9 +121,15 @@ class Anchor:
 class FacetQuery:
     facet: SafetyFacet
     sections: tuple[str, ...]
-    route: Literal["lexical", "section"]
+    # lexical: the parts a lexical search finds; section: every part, each about the patient by
+    # its section; read: every part of the sections, kept when it names an anchor
+    route: Literal["lexical", "section", "read"]
     terms: tuple[str, ...] = ()  # the query source: the patient's own words for this facet
     anchors: tuple[Anchor, ...] = ()
+    # a current medicine's classes ({drug_id: classes}, data/drug_classes.tsv) and the candidate's
+    # own: a part naming the class names the medicine ("thuốc chống đông đường uống" for warfarin)
+    classes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    own_classes: frozenset[str] = frozenset()
 
     @property
     def text(self) -> str:
@@ -139,7 +147,11 @@ class FacetQuery:
             starts = phrase_starts(tokens, phrase_words, lenient=True)
             return any(names_finding(tokens, i, len(phrase_words)) for i in starts)
 
-        return frozenset(a.key for a in self.anchors if any(names(p) for p in a.phrases))
+        named = {a.key for a in self.anchors if any(names(p) for p in a.phrases)}
+        if self.classes:
+            written = classes_named(text, affirmed_only=True, own=self.own_classes)
+            named |= {drug for drug, classes in self.classes.items() if classes & written.keys()}
+        return frozenset(named)
 
 
 @dataclass(frozen=True)
@@ -150,10 +162,15 @@ class PatientProfile:
     context: PatientContext = field(default_factory=PatientContext)
     population: Population | None = None
     age_text: str | None = None
+    weight_kg: float | None = None
 
     @classmethod
     def from_frame(cls, frame: QueryFrame) -> PatientProfile:
-        return cls(frame.patient_context, frame.population, frame.age_text)
+        return cls(frame.patient_context, frame.population, frame.age_text, frame.weight_kg)
+
+    @property
+    def age_years(self) -> float | None:
+        return extract_age(self.age_text or "")[1]
 
     def is_empty(self) -> bool:
         return self.context.is_empty() and self.population in (None, "nguoi_lon") and not self.age_text
@@ -199,10 +216,13 @@ class PatientProfile:
                     anchors.setdefault(match.drug_id, Anchor(match.drug_id, names))
         if not anchors:
             return None
+        # the candidate's contraindications too: "Phối hợp với thuốc chống đông đường uống" is a
+        # contraindication of the patient's medicine (safety reads such a sentence only with a
+        # word of taking the two together)
         return FacetQuery(
             "interaction",
-            FACET_SECTIONS["interaction"],
-            "lexical",
+            (*FACET_SECTIONS["interaction"], CONTRAINDICATION_SECTION),
+            "read",
             terms=self.context.current_medications,
             anchors=tuple(anchors.values()),
         )

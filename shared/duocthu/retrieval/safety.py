@@ -36,10 +36,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.sections import INTERACTION_SECTION
+from duocthu.core.phrases import phrase_starts
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
+from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.core.vocabulary import CandidateStatus
 from duocthu.models.evidence import (
@@ -47,12 +50,14 @@ from duocthu.models.evidence import (
     EvidenceBundle,
     EvidenceItem,
     FacetAssessment,
+    NamedAlternative,
     SafetyFacet,
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
-from duocthu.retrieval.facets import FacetQuery, PatientProfile, anchor_table
-from duocthu.retrieval.interactions import phrase_in
+from duocthu.retrieval.facets import AGE_CONCEPTS, FacetQuery, PatientProfile, anchor_table
+from duocthu.retrieval.interactions import drug_classes, drug_names, names_in, phrase_in
+from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.store import VectorStore
 
 # Which sections survive the per-candidate cap: a contraindication first, then what the patient's
@@ -88,6 +93,32 @@ class Finding:
     item: EvidenceItem
     named: frozenset[str]  # anchor keys the part names
     status: CandidateStatus
+    facet: SafetyFacet
+    sentences: tuple[str, ...] = ()  # the sentences that name them, as written
+
+
+@lru_cache(maxsize=1)
+def _cues() -> Mapping[str, tuple[str, ...]]:
+    cues: dict[str, list[str]] = {}
+    for row in table_records("patient_cues.tsv"):
+        cues.setdefault(row["kind"], []).append(row["phrase"])
+    return {kind: tuple(phrases) for kind, phrases in cues.items()}
+
+
+def _has_cue(sentence: str, kind: str) -> bool:
+    tokens = words(sentence)
+    return any(phrase_in(tokens, p) for p in _cues()[kind])
+
+
+def _advice(text: str) -> tuple[str, ...]:
+    """The one sentence of a section-route part a compact answer quotes: the first with the
+    strongest advice (data/patient_cues.tsv), else the first sentence."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    for phrase in _cues()["advice"]:
+        for sentence in sentences:
+            if phrase_in(words(sentence), phrase):
+                return (sentence,)
+    return tuple(sentences[:1])
 
 
 def _not_a_contraindication(sentence: str) -> bool:
@@ -95,32 +126,69 @@ def _not_a_contraindication(sentence: str) -> bool:
     return any(phrase_in(tokens, p) for p in anchor_table().not_contraindication)
 
 
-def _status(query: FacetQuery, item: EvidenceItem) -> CandidateStatus:
-    if item.section_key != "chong_chi_dinh":
-        return "CAUTION"
-    anchored = [s for s in _SENTENCE.split(item.text) if query.named_in(s)]
-    if anchored and all(_not_a_contraindication(s) for s in anchored):
-        return "CAUTION"
-    return "CONTRAINDICATED"
+def _sentence_status(
+    query: FacetQuery, profile: PatientProfile, section: str, sentence: str, named: frozenset[str]
+) -> CandidateStatus | None:
+    """How one sentence naming the patient's anchors stands to this patient: None when it is not
+    about them after all (an age or weight limit the patient is outside; a medicine's class named
+    in a contraindication without a word of taking the two together)."""
+    contraindication = section == CONTRAINDICATION_SECTION
+    if query.facet == "interaction" and contraindication and not _has_cue(sentence, "coadministration"):
+        return None
+    if named <= AGE_CONCEPTS:
+        inside = patient_inside(limits_in(sentence), profile.age_years, profile.weight_kg)
+        if inside is False:
+            return None
+        # a bare "trẻ em", or a limit on what the turn does not give: read it, not a verdict
+        contraindication = contraindication and inside is True
+    if contraindication and not _not_a_contraindication(sentence):
+        return "CONTRAINDICATED"
+    return "CAUTION"
 
 
-def search_facet(store: VectorStore, drug_id: str, query: FacetQuery) -> list[Finding]:
-    """Every part of the drug's facet sections that names one of the query's anchors (the section
-    route: every part of the section), unranked."""
+def _finding(query: FacetQuery, profile: PatientProfile, item: EvidenceItem) -> Finding | None:
+    named: set[str] = set()
+    sentences: list[str] = []
+    statuses: list[CandidateStatus] = []
+    for sentence in _SENTENCE.split(item.text):
+        keys = query.named_in(sentence)
+        status = _sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
+        if status is not None:
+            named |= keys
+            sentences.append(sentence)
+            statuses.append(status)
+    if not statuses:
+        return None
+    # the most severe sentence first: what a compact answer quotes when it quotes one
+    order = sorted(range(len(sentences)), key=lambda i: -_SEVERITY[statuses[i]])
+    return Finding(item, frozenset(named), _worst(statuses), query.facet, tuple(sentences[i] for i in order))
+
+
+def search_facet(
+    store: VectorStore, drug_id: str, query: FacetQuery, profile: PatientProfile | None = None
+) -> list[Finding]:
+    """Every part of the drug's facet sections that names one of the query's anchors in a sentence
+    that is about this patient (the section route: every part of the section), unranked."""
+    profile = profile or PatientProfile()
     if query.route == "section":
         return [
-            Finding(p, frozenset(), "CAUTION")
+            Finding(p, frozenset(), "CAUTION", query.facet, _advice(p.text))
             for s in query.sections
             for p in store.find_by_section(drug_id, s)
         ]
-    hits = store.search_lexical(query.text, drug_id=drug_id, section_keys=query.sections, limit=FACET_POOL)
+    if query.route == "read":
+        hits = [p for s in query.sections for p in store.find_by_section(drug_id, s)]
+    else:
+        hits = store.search_lexical(
+            query.text, drug_id=drug_id, section_keys=query.sections, limit=FACET_POOL
+        )
     findings = []
     for hit in hits:
         if hit.drug_id != drug_id or hit.section_key not in query.sections:
             continue
-        named = query.named_in(hit.text)
-        if named:
-            findings.append(Finding(hit, named, _status(query, hit)))
+        finding = _finding(query, profile, hit)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 
@@ -142,6 +210,21 @@ class SafetyAssessment:
     omitted_evidence_ids: tuple[str, ...]
 
 
+def _with_classes(store: VectorStore, query: FacetQuery, drug_id: str) -> FacetQuery:
+    """The interaction query with each current medicine's classes and the candidate's own, so that
+    a part naming the class names the medicine."""
+    if query.facet != "interaction":
+        return query
+    classes = {a.key: drug_classes(store, a.key) for a in query.anchors}
+    return replace(
+        query, classes={k: v for k, v in classes.items() if v}, own_classes=drug_classes(store, drug_id)
+    )
+
+
+def _absent(store: VectorStore, drug_id: str, query: FacetQuery) -> bool:
+    return not any(store.find_by_section(drug_id, s) for s in query.sections)
+
+
 def _assess_one(
     store: VectorStore,
     resolver: CatalogDrugResolver,
@@ -149,28 +232,32 @@ def _assess_one(
     profile: PatientProfile,
     policy: EvidencePolicy,
 ) -> tuple[CandidateAssessment, list[EvidenceItem], list[str]]:
-    kept: dict[str, list[Finding]] = {}  # section -> findings kept within the per-section cap
+    kept: dict[tuple[SafetyFacet, str], list[Finding]] = {}  # within the per-section cap
     omitted: list[str] = []
     statuses: dict[SafetyFacet, CandidateStatus] = {}
-    facet_of: dict[str, SafetyFacet] = {}
+    absent: set[SafetyFacet] = set()
     for query in profile.facet_queries(resolver, drug_id):
-        findings = search_facet(store, drug_id, query)
+        findings = search_facet(store, drug_id, _with_classes(store, query, drug_id), profile)
         statuses[query.facet] = _worst(f.status for f in findings)
+        if not findings and _absent(store, drug_id, query):
+            absent.add(query.facet)
         for section in query.sections:
             ranked = sorted((f for f in findings if f.item.section_key == section), key=_rank)
             if ranked:
-                kept[section] = ranked[: policy.safety_hits_per_section]
-                facet_of[section] = query.facet
+                kept[(query.facet, section)] = ranked[: policy.safety_hits_per_section]
             omitted += [f.item.id for f in ranked[policy.safety_hits_per_section :]]
-    sections = sorted(kept, key=SECTION_PRIORITY.index)
-    for section in sections[policy.safety_sections_per_candidate :]:
-        omitted += [f.item.id for f in kept.pop(section)]
-    evidence = [f.item for section in sections if section in kept for f in kept[section]]
+    sections = sorted({s for _, s in kept}, key=SECTION_PRIORITY.index)
+    for key in [k for k in kept if k[1] in sections[policy.safety_sections_per_candidate :]]:
+        omitted += [f.item.id for f in kept.pop(key)]
+    ordered = sorted(kept.items(), key=lambda kv: SECTION_PRIORITY.index(kv[0][1]))
+    evidence = list({f.item.id: f.item for _, fs in ordered for f in fs}.values())
     facets = tuple(
         FacetAssessment(
             facet=facet,
             status=status,
-            evidence_ids=tuple(f.item.id for s, fs in kept.items() if facet_of[s] == facet for f in fs),
+            evidence_ids=tuple(f.item.id for (fc, _), fs in ordered if fc == facet for f in fs),
+            section_absent=facet in absent,
+            quotes=tuple(q for (fc, _), fs in ordered if fc == facet for f in fs for q in f.sentences),
         )
         for facet, status in statuses.items()
     )
@@ -183,6 +270,39 @@ def _assess_one(
     return assessment, evidence, omitted
 
 
+def named_alternatives(
+    store: VectorStore, resolver: CatalogDrugResolver, sources: Sequence[str], situation: Sequence[str]
+) -> list[tuple[NamedAlternative, EvidenceItem]]:
+    """The sentences of the sources' interaction and caution sections (the patient's medicines and
+    the checked drugs) that name a catalogue drug after a word of preference ("nên tránh, nếu cần
+    giảm đau ưu tiên paracetamol", in warfarin's interactions) while naming this situation: another
+    of `situation` (the checked drugs, the patient's medicines). A drug named before the word, as
+    the one to avoid, is not the alternative."""
+    names = {d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs}
+    found: list[tuple[NamedAlternative, EvidenceItem]] = []
+    for source in dict.fromkeys(sources):
+        for section in (INTERACTION_SECTION, "than_trong"):
+            for part in store.find_by_section(source, section):
+                for sentence in _SENTENCE.split(part.text):
+                    if not _has_cue(sentence, "preference"):
+                        continue
+                    named = names_in(sentence, {d: n for d, n in names.items() if d != source and n})
+                    for drug in sorted(named):
+                        if _preferred(sentence, names[drug]) and (named & set(situation)) - {drug}:
+                            alternative = NamedAlternative(
+                                evidence_id=part.id, source_drug_id=source, drug_id=drug, text=sentence
+                            )
+                            found.append((alternative, part))
+    return found
+
+
+def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
+    tokens = words(sentence)
+    cue = min((i for p in _cues()["preference"] for i in phrase_starts(tokens, words(p))), default=-1)
+    at = [i for n in drug_names_ for i in phrase_starts(tokens, words(n), lenient=True)]
+    return cue >= 0 and any(i > cue for i in at)
+
+
 def assess_patient_candidates(
     store: VectorStore,
     resolver: CatalogDrugResolver,
@@ -190,7 +310,8 @@ def assess_patient_candidates(
     patient: PatientProfile,
     policy: EvidencePolicy | None = None,
 ) -> SafetyAssessment:
-    """The safety facets of the first `patient_candidate_limit` candidates (stage 1's order)."""
+    """The safety facets of every candidate, up to `patient_candidate_limit` (the drugs a reverse
+    lookup shows: every listed drug is checked), in stage 1's order."""
     policy = policy or EvidencePolicy()
     assessments: list[CandidateAssessment] = []
     evidence: dict[str, EvidenceItem] = {}
@@ -239,19 +360,29 @@ def with_patient_safety(
     policy: EvidencePolicy | None = None,
 ) -> EvidenceBundle:
     """A reverse lookup's bundle with stage 2 added for the patient the frame describes: its
-    ranked drugs are the only candidates. Without ranked drugs or a patient, stage one as it is."""
+    ranked drugs, every one, and any drug a section names as the alternative for this situation,
+    are the candidates; each carries its whole contraindication section. Without ranked drugs or
+    a patient, stage one as it is."""
     profile = PatientProfile.from_frame(frame)
     candidates = [drug.drug_id for drug in stage_one.ranked_drugs]
     if not candidates or profile.is_empty():
         return stage_one
-    stage_two = retrieve_patient_drug_context(store, resolver, candidates, profile, policy)
-    return merge_bundles(stage_one, stage_two)
+    medicines = [m.drug_id for text in profile.context.current_medications for m in resolver.resolve(text)]
+    alternatives = named_alternatives(store, resolver, [*medicines, *candidates], [*candidates, *medicines])
+    checked = list(dict.fromkeys([*candidates, *(a.drug_id for a, _ in alternatives)]))
+    stage_two = retrieve_patient_drug_context(store, resolver, checked, profile, policy)
+    contraindications = [p for d in checked for p in store.find_by_section(d, CONTRAINDICATION_SECTION)]
+    quoted = tuple(part for _, part in alternatives)
+    merged = merge_bundles(stage_one, stage_two, extra=(*quoted, *contraindications))
+    return merged.model_copy(update={"named_alternatives": tuple(a for a, _ in alternatives)})
 
 
-def merge_bundles(stage_one: EvidenceBundle, stage_two: EvidenceBundle) -> EvidenceBundle:
-    """Stage one's evidence and ranking with stage two's parts and statuses, decided again over the
-    whole pool (a quarantined part from either stage makes it VERIFY_PDF)."""
-    evidence = {item.id: item for item in (*stage_one.evidence, *stage_two.evidence)}
+def merge_bundles(
+    stage_one: EvidenceBundle, stage_two: EvidenceBundle, extra: Sequence[EvidenceItem] = ()
+) -> EvidenceBundle:
+    """Stage one's evidence and ranking with stage two's parts and statuses (and `extra` parts),
+    decided again over the whole pool (a quarantined part from either stage makes it VERIFY_PDF)."""
+    evidence = {item.id: item for item in (*stage_one.evidence, *stage_two.evidence, *extra)}
     omitted = [
         i for i in dict.fromkeys((*stage_one.omitted_evidence_ids, *stage_two.omitted_evidence_ids))
         if i not in evidence

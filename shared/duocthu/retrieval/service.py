@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Embedder, Reranker
-from duocthu.core.sections import INDICATION_SECTION, INTRO_SECTIONS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INDICATION_SECTION, INTRO_SECTIONS
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
@@ -130,6 +130,18 @@ class RetrievalService:
         `rerank_top_k` packed to `max_context_tokens`; the bundle names the ordering used."""
         return free_form(self.store, drug_id, query, self.policy, self.reranker, deadline)
 
+    def with_contraindications(self, bundle: EvidenceBundle, drug_id: str) -> EvidenceBundle:
+        """A population question's answer with the drug's whole contraindication section, whatever
+        the ordering ranked: extra words in the question must never rank it out."""
+        parts = self.store.find_by_section(drug_id, CONTRAINDICATION_SECTION)
+        have = {item.id for item in bundle.evidence}
+        missing = [p for p in parts if p.id not in have]
+        if not missing or bundle.decision == "ABSTAIN":
+            return bundle
+        omitted = [i for i in bundle.omitted_evidence_ids if i not in {p.id for p in missing}]
+        decided = decide([*missing, *bundle.evidence], omitted)
+        return decided.model_copy(update={"ordering": bundle.ordering, "system_error": bundle.system_error})
+
     # -- reverse lookup (duocthu.retrieval.reverse) ----------------------------------------------------
     def by_indication(self, indication: str | None, deadline: Deadline | None = None) -> EvidenceBundle:
         """Condition -> drugs: the chỉ định keyword pass, the dense fallback only when it finds
@@ -212,7 +224,8 @@ class RetrievalService:
             return self.by_section(drug_id, "lieu_luong_va_cach_dung")
         if frame.turn_type == "drug_overview":
             return self.overview(drug_id)
-        if not frame.attribute and frame.population and reading.yes_or_no:
+        population_question = not frame.attribute and frame.population is not None
+        if population_question and reading.yes_or_no:
             # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
             # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
             # the part that names them is read
@@ -220,6 +233,8 @@ class RetrievalService:
         bundle = self.retrieve_framed(
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )
+        if population_question:
+            bundle = self.with_contraindications(bundle, drug_id)
         if section_read_for(frame):
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug_id, frame)

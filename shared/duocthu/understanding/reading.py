@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import find_phrase
+from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
@@ -22,7 +23,15 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         yes_or_no=asks_yes_or_no(text),
         joined_unknown_names=joined_unknown_names(text, frame, resolver),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
+        asks_maximum=asks_maximum(text),
     )
+
+
+def asks_maximum(text: str) -> bool:
+    """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
+    tokens = folded_words(text)  # typed without marks too: "lieu toi da"
+    asked = (r["phrase"] for r in table_records("answer_focus.tsv") if r["side"] == "asked")
+    return any(find_phrase(tokens, folded_words(p)) >= 0 for p in asked)
 
 
 def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:

@@ -54,7 +54,9 @@ def test_each_facet_has_its_own_query_source_and_sections(resolver: CatalogDrugR
     queries = {q.facet: q for q in profile.facet_queries(resolver, "dronaxin")}
     # Then the interaction query is the medicine's catalogue names, and only those
     interaction = queries["interaction"]
-    assert interaction.sections == ("tuong_tac_thuoc",) == FACET_SECTIONS["interaction"]
+    # in the interaction section and the contraindications ("Phối hợp với thuốc chống đông ...")
+    assert interaction.sections == (*FACET_SECTIONS["interaction"], "chong_chi_dinh")
+    assert interaction.route == "read"
     assert [a.key for a in interaction.anchors] == ["pelmorin"]
     assert {"Pelmorin", "Pelmor forte"} <= set(interaction.anchors[0].phrases)
     assert "thận" not in words(interaction.text) and "hen" not in words(interaction.text)

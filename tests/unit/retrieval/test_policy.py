@@ -39,7 +39,7 @@ def test_defaults_are_the_reference_table() -> None:
         "indication_candidate_limit": 8,
         "indication_retrieval_limit": 40,
         "indication_evidence_per_drug": 2,
-        "patient_candidate_limit": 2,
+        "patient_candidate_limit": 8,
         "safety_hits_per_section": 1,
         "safety_sections_per_candidate": 4,
         "lexical_pool_sections": frozenset({"than_trong"}),

@@ -35,7 +35,7 @@ PARTS: dict[str, dict[str, list[str]]] = {
         "chong_chi_dinh": [
             "Quá mẫn với dronaxin. Suy thận nặng (độ thanh thải creatinin dưới 30 ml/phút).",
             "Suy giảm chức năng gan nặng.",  # shares only generic words with a kidney patient
-            "Không phối hợp với pelmorin.",  # a medicine in a warnings section: never a warning
+            "Không phối hợp với pelmorin.",  # the medicine's contraindication: the interaction facet's
             "Phụ nữ có thai.",
         ],
         "than_trong": [
@@ -141,16 +141,16 @@ def test_the_searches_run_per_facet_with_their_own_terms(
     # Then one lexical search per lexical facet, each in its own sections with its own words
     by_sections = {sections: query for query, sections in recording.searches}
     assert set(by_sections) == {
-        frozenset({"tuong_tac_thuoc"}),
         frozenset({"chong_chi_dinh", "than_trong"}),
         frozenset({"lieu_luong_va_cach_dung"}),
     }
-    assert "pelmorin" in by_sections[frozenset({"tuong_tac_thuoc"})].casefold()
-    assert "thận" not in by_sections[frozenset({"tuong_tac_thuoc"})]
+    # the interaction facet reads its two sections whole (a class names the medicine too, and no
+    # lexical query holds every class wording)
+    assert {("dronaxin", "tuong_tac_thuoc"), ("dronaxin", "chong_chi_dinh")} <= set(recording.sections)
     for sections in (frozenset({"chong_chi_dinh", "than_trong"}), frozenset({"lieu_luong_va_cach_dung"})):
         assert "thận" in by_sections[sections] and "pelmorin" not in by_sections[sections].casefold()
     # and breastfeeding is read by the section route
-    assert recording.sections == [("dronaxin", "thoi_ky_cho_con_bu")]
+    assert ("dronaxin", "thoi_ky_cho_con_bu") in recording.sections
 
 
 # -- what counts ------------------------------------------------------------------------------
@@ -178,8 +178,9 @@ def test_the_interaction_facet_matches_the_medicine_as_a_whole_word(
     profile = patient(current_medications=["Pelmor forte"])  # a brand name: resolved to pelmorin
     bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile)
     status, found = facet(bundle, "dronaxin", "interaction")
-    assert status == "CAUTION"
-    assert found == [PARTS["dronaxin"]["tuong_tac_thuoc"][0]]  # never "Esopelmorin ..."
+    assert status == "CONTRAINDICATED"  # "Không phối hợp với pelmorin."
+    assert PARTS["dronaxin"]["tuong_tac_thuoc"][0] in found
+    assert PARTS["dronaxin"]["tuong_tac_thuoc"][2] not in found  # never "Esopelmorin ..."
 
 
 def test_a_generic_word_overlap_is_not_an_anchor(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
@@ -196,14 +197,17 @@ def test_a_generic_word_overlap_is_not_an_anchor(store: EdgeStore, resolver: Cat
 
 
 def test_a_medicine_never_counts_as_a_warning(store: EdgeStore, resolver: CatalogDrugResolver) -> None:
-    # Given only a current medicine, which dronaxin's contraindications name
+    # Given only a current medicine, which dronaxin's contraindications name with "phối hợp"
     bundle = retrieve_patient_drug_context(
         store, resolver, ["dronaxin"], patient(current_medications=["pelmorin"])
     )
-    # Then no warnings facet runs: the contraindication naming it is not evidence for this patient
+    # Then no warnings facet runs: the contraindication naming it is the interaction facet's
     assessment = bundle.candidate_statuses[0]
     assert [f.facet for f in assessment.facets] == ["interaction"]
-    assert "Không phối hợp với pelmorin." not in texts(bundle)
+    assert facet(bundle, "dronaxin", "interaction") == (
+        "CONTRAINDICATED",
+        [PARTS["dronaxin"]["chong_chi_dinh"][2], PARTS["dronaxin"]["tuong_tac_thuoc"][0]],
+    )
 
 
 def test_an_allergy_to_a_catalogue_drug_anchors_on_its_formulary_names(
@@ -278,12 +282,16 @@ def test_caps_hits_per_section_and_sections_per_candidate(
     )
     # When assessed with the reference caps (1 part per section, 4 sections per candidate)
     bundle = retrieve_patient_drug_context(store, resolver, ["dronaxin"], profile, EvidencePolicy())
-    # Then one part per section, and the four sections of highest priority
+    # Then one part per section and facet (the contraindication naming the medicine is the
+    # interaction facet's), and the four sections of highest priority
     sections = [e.section_key for e in bundle.evidence]
-    assert sections == ["chong_chi_dinh", "tuong_tac_thuoc", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu"]
+    assert sections == [
+        "chong_chi_dinh", "chong_chi_dinh", "tuong_tac_thuoc", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu"
+    ]  # fmt: skip
     # the contraindication kept is the one naming the most of the patient's anchors, first in part order
-    assert bundle.evidence[0].text.startswith("Quá mẫn với dronaxin. Suy thận nặng")
-    assert bundle.evidence[2].part_index == 0
+    warnings = facet(bundle, "dronaxin", "warnings")[1]
+    assert len(warnings) == 1 and warnings[0].startswith("Quá mẫn với dronaxin. Suy thận nặng")
+    assert bundle.evidence[3].part_index == 0
     # and what the caps removed is listed, never silently dropped
     omitted = set(bundle.omitted_evidence_ids)
     assert point_id("dronaxin", "chong_chi_dinh", 3) in omitted  # the second contraindication
@@ -306,15 +314,18 @@ def test_caps_follow_the_policy(store: EdgeStore, resolver: CatalogDrugResolver)
     ]
 
 
-def test_at_most_two_candidates_are_assessed_in_stage_one_order(
+def test_every_candidate_is_assessed_up_to_the_policy_limit_in_stage_one_order(
     store: EdgeStore, resolver: CatalogDrugResolver
 ) -> None:
     profile = patient(renal_function="suy thận")
-    result = assess_patient_candidates(
-        store, resolver, ["quetafil", "dronaxin", "feltamid", "dronaxin"], profile
+    candidates = ["quetafil", "dronaxin", "feltamid", "dronaxin"]
+    result = assess_patient_candidates(store, resolver, candidates, profile)
+    assert [c.drug_id for c in result.candidates] == ["quetafil", "dronaxin", "feltamid"]
+    two = assess_patient_candidates(
+        store, resolver, candidates, profile, EvidencePolicy(patient_candidate_limit=2)
     )
-    assert [c.drug_id for c in result.candidates] == ["quetafil", "dronaxin"]
-    assert {e.drug_id for e in result.evidence} == {"quetafil", "dronaxin"}
+    assert [c.drug_id for c in two.candidates] == ["quetafil", "dronaxin"]
+    assert {e.drug_id for e in two.evidence} == {"quetafil", "dronaxin"}
 
 
 # -- with stage 1 -----------------------------------------------------------------------------

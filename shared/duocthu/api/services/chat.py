@@ -61,6 +61,7 @@ def chat_response(turn: ChatTurn) -> ChatResponse:
         quick_replies=list(turn.quick_replies),
         system_error=turn.system_error,
         bundle=turn.bundle,
+        answer_lines=turn.answer_lines,
     )
 
 

@@ -30,13 +30,15 @@ def test_a_symptom_named_only_inside_another_disease_lists_the_drug_apart(tmp_pa
         [
             chunk("thuoc_a", 0, "Hạ sốt, giảm đau nhẹ đến vừa."),
             chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi."),  # another disease
-            chunk("thuoc_c", 0, "Cắt cơn co giật do sốt cao ở trẻ em."),  # after a cause lead
+            chunk("thuoc_c", 0, "Giảm khó chịu do sốt ở trẻ em."),  # after a cause lead
+            chunk("thuoc_e", 0, "Cắt cơn co giật do sốt cao ở trẻ em."),  # a seizure, not a fever to treat
         ],
     ) as edge:
         bundle = retrieve_by_indication(edge, "sốt")
-        # the cause lead may introduce the drug's use: listed, below; the other disease is apart
+        # the cause lead may introduce the drug's use: listed, below; another disease ("sốt thương
+        # hàn", "co giật do sốt", data/distinct_terms.tsv) is apart
         assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a", "thuoc_c"]
-        assert [d.drug_id for d in bundle.incidental_drugs] == ["thuoc_b"]
+        assert sorted(d.drug_id for d in bundle.incidental_drugs) == ["thuoc_b", "thuoc_e"]
         assert "thuoc_b" not in {e.drug_id for e in bundle.evidence}
     only = [
         chunk("thuoc_b", 0, "Sốt thương hàn do Salmonella typhi."),
@@ -103,9 +105,11 @@ def test_a_finding_named_as_a_risk_the_patient_runs_is_never_the_use(tmp_path: P
         # "giảm nguy cơ" makes it the use after all
         stroke = retrieve_by_indication(edge, "đột quỵ")
         assert [d.drug_id for d in stroke.ranked_drugs] == ["thuoc_d"] and stroke.ranked_drugs[0].score > 1
-        # the longer "yếu tố nguy cơ" decides: a risk factor is the patient's state, listed and ranked low
-        factors = {d.drug_id: d.score for d in retrieve_by_indication(edge, "tăng huyết áp").ranked_drugs}
-        assert factors["thuoc_e"] < 1
+        # the longer "yếu tố nguy cơ" decides: a risk factor is a risk, never the use (a statin is
+        # no antihypertensive); "ở người tăng huyết áp" is the patient's state, listed and ranked low
+        factors = retrieve_by_indication(edge, "tăng huyết áp")
+        assert [d.drug_id for d in factors.incidental_drugs] == ["thuoc_e"]
+        assert [d.drug_id for d in factors.ranked_drugs] == ["thuoc_d"] and factors.ranked_drugs[0].score < 1
 
 
 def test_the_bundle_carries_ranked_drugs_and_their_evidence(store: EdgeStore) -> None:

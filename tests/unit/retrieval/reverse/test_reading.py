@@ -55,7 +55,8 @@ ADR = "tac_dung_khong_mong_muon"
     [
         # chỉ định: the use itself, after a cause or patient lead, inside another disease, as a risk
         ("Giảm đau nhẹ đến vừa và hạ sốt ở người lớn.", "sốt", "chi_dinh", (7, "direct")),
-        ("Cắt cơn co giật do sốt ở trẻ em.", "sốt", "chi_dinh", (5, "secondary")),
+        ("Giảm khó chịu do sốt ở trẻ em.", "sốt", "chi_dinh", (4, "secondary")),
+        ("Cắt cơn co giật do sốt ở trẻ em.", "sốt", "chi_dinh", (5, "incidental")),  # another condition
         ("Sốt thương hàn do Salmonella typhi.", "sốt", "chi_dinh", (0, "incidental")),
         ("Rung nhĩ, có nguy cơ chảy máu thấp.", "chảy máu", "chi_dinh", (5, "incidental")),
         ("Giảm nguy cơ đột quỵ ở người tăng huyết áp.", "đột quỵ", "chi_dinh", (3, "direct")),

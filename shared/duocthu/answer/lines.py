@@ -1,0 +1,207 @@
+"""The answering line first: for a section question with a focus (a maximum, the patient's organ
+function or age group, a weight), the sentences of the section that answer it, quoted first with
+their citation; the whole section follows as before (nothing of it is dropped).
+
+When the section has no sentence on the focus, the reply says so in one line and quotes the
+sentences of the section that does say something about it, contraindications first, then
+precautions ("thận trọng" for a hepatic dose question), if any. Never "safe": a section that says
+nothing says nothing.
+
+The lines travel in the chat response as `answer_lines` (`AnswerLines`), for a page to show them
+apart from the quoted sections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict
+
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.tables import table_records
+from duocthu.core.text import words
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.frame import QueryFrame
+from duocthu.models.reading import TurnReading
+from duocthu.retrieval.facets import anchor_table
+from duocthu.retrieval.interactions import phrase_in
+
+# The sections that may say what the asked one does not, in the order they are read.
+OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
+MAX_LINES = 3
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_BAND = re.compile(r"(\d+(?:[.,]\d+)?)\s*[–-]\s*(\d+(?:[.,]\d+)?)\s*kg")
+_OPEN_BAND = re.compile(r"\b(trên|từ|dưới)\s+(\d+(?:[.,]\d+)?)\s*kg")
+STATE_NAMES = {
+    "renal": "suy thận",
+    "hepatic": "suy gan",
+    "elderly": "người cao tuổi",
+    "child": "trẻ em",
+    "neonate": "trẻ sơ sinh",
+    "pregnancy": "phụ nữ có thai",
+    "breastfeeding": "phụ nữ cho con bú",
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AnswerLine(_Model):
+    text: str  # the sentence, verbatim
+    drug_id: str
+    section_key: str
+    evidence_id: str  # the part it stands in (EvidenceBundle.evidence, or the other section's)
+    citation: str  # book, edition, section heading, pages (SourceRef.citation)
+
+
+class AnswerLines(_Model):
+    """What a section question asked of its section, and the sentences that answer it."""
+
+    drug_id: str
+    section_key: str  # the section asked
+    focus: tuple[str, ...]  # what was looked for, in words: "tối đa", "suy gan", "12 kg"
+    lines: tuple[AnswerLine, ...] = ()  # the answering sentences, the asked section's or the other's
+    not_said: bool = False  # the asked section has no sentence on the state asked
+    other_section_key: str | None = None  # the section the lines come from when not_said
+
+
+@lru_cache(maxsize=1)
+def _maximum_words() -> tuple[str, ...]:
+    rows = table_records("answer_focus.tsv")
+    return tuple(r["phrase"] for r in rows if r["focus"] == "maximum" and r["side"] == "answered")
+
+
+def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:
+    """The patient state the question asks about, as (its name, the formulary's phrases for it)."""
+    table = anchor_table()
+    concept = table.by_population.get(frame.population or "")
+    context = frame.patient_context
+    if concept is None and context.hepatic_function:
+        concept = "hepatic"
+    if concept is None and context.renal_function:
+        concept = "renal"
+    if concept is None or concept not in table.concepts:
+        return None
+    return STATE_NAMES.get(concept, concept), table.concepts[concept]
+
+
+def _in_band(sentence: str, weight: float) -> bool:
+    for low, high in _BAND.findall(sentence):
+        if float(low.replace(",", ".")) <= weight <= float(high.replace(",", ".")):
+            return True
+    for bound, value in _OPEN_BAND.findall(sentence.lower()):
+        limit = float(value.replace(",", "."))
+        if (bound == "dưới" and weight < limit) or (bound in ("trên", "từ") and weight >= limit):
+            return True
+    return False
+
+
+Test = Callable[[str], bool]
+
+
+def _named(phrases: Sequence[str]) -> Test:
+    return lambda sentence: any(phrase_in(words(sentence), p) for p in phrases)
+
+
+def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
+    out = []
+    for item in items:
+        text = item.text.removeprefix(f"【{item.display_name}】 ")
+        out += [(item, s.strip()) for s in _SENTENCE.split(text) if s.strip()]
+    return out
+
+
+def _line(item: EvidenceItem, sentence: str) -> AnswerLine:
+    citation = item.source_refs[0].citation() if item.source_refs else ""
+    return AnswerLine(
+        text=sentence,
+        drug_id=item.drug_id,
+        section_key=item.section_key,
+        evidence_id=item.id,
+        citation=citation,
+    )
+
+
+def _pick(pairs: Sequence[tuple[EvidenceItem, str]], tests: Sequence[Test]) -> list[AnswerLine]:
+    """The sentences that pass the most tests (at least one), in book order, at most MAX_LINES."""
+    scored = [(sum(t(s) for t in tests), item, s) for item, s in pairs]
+    best = max((n for n, _, _ in scored), default=0)
+    return [_line(item, s) for n, item, s in scored if best and n == best][:MAX_LINES]
+
+
+def answer_lines(
+    frame: QueryFrame,
+    reading: TurnReading,
+    bundle: EvidenceBundle,
+    section_of: Callable[[str, str], Sequence[EvidenceItem]],
+) -> AnswerLines | None:
+    """The answering lines of a one-drug section question with a focus; None without a focus.
+    `section_of(drug_id, section_key)` reads another section of the drug whole."""
+    section = "lieu_luong_va_cach_dung" if frame.turn_type == "dosing_calc" else frame.attribute
+    if frame.turn_type not in ("drug_attribute", "dosing_calc") or len(frame.drugs) != 1 or not section:
+        return None
+    drug = frame.drugs[0]
+    asked = [e for e in bundle.evidence if e.drug_id == drug and e.section_key == section]
+    state = _state(frame)
+    focus: list[str] = []
+    tests: list[Test] = []
+    if reading.asks_maximum:
+        focus.append("tối đa")
+        tests.append(_named(_maximum_words()))
+    weight = frame.weight_kg
+    if weight is not None and section == "lieu_luong_va_cach_dung":
+        focus.append(f"{weight:g} kg")
+        tests.append(lambda s: _in_band(s, weight))
+    state_test = _named(state[1]) if state else None
+    if state and state_test:
+        focus.append(state[0])
+        tests.append(state_test)
+    if not tests or not asked:
+        return None
+    pairs = _sentences(asked)
+    # a weight band, else the state, is what the question is about: a maximum for someone else
+    # does not answer it
+    required = (
+        tests[1] if weight is not None and reading.asks_maximum else tests[0] if weight is not None else None
+    )
+    required = required or state_test or (tests[0] if len(tests) == 1 else None)
+    candidates = [(i, s) for i, s in pairs if required is None or required(s)]
+    lines = _pick(candidates, tests)
+    if lines:
+        return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), lines=tuple(lines))
+    if state_test is not None:
+        for other in OTHER_SECTIONS:
+            if other == section:
+                continue
+            found = [(i, s) for i, s in _sentences(section_of(drug, other)) if state_test(s)]
+            if found:
+                return AnswerLines(
+                    drug_id=drug, section_key=section, focus=tuple(focus), not_said=True,
+                    lines=tuple(_line(i, s) for i, s in found[:MAX_LINES]), other_section_key=other,
+                )  # fmt: skip
+    return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), not_said=True)
+
+
+def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
+    """The reply's opening lines: the answering sentences with their citations, or one line that
+    the section does not say, then what the section that does say says."""
+    heading = SECTION_HEADINGS[found.section_key]
+    asked = ", ".join(found.focus)
+    out: list[str] = []
+    if found.not_said:
+        out.append(f"Mục “{heading}” của {drug_name} không có câu nào nêu “{asked}”.")
+        if found.other_section_key:
+            out.append(f"Mục “{SECTION_HEADINGS[found.other_section_key]}” có nêu:")
+        elif any(f in STATE_NAMES.values() for f in found.focus):
+            out.append(
+                "Các mục Chống chỉ định và Thận trọng cũng không nêu; điều đó KHÔNG có nghĩa là an toàn."
+            )
+    else:
+        out.append(f"Câu trả lời trong mục “{heading}” của {drug_name} ({asked}):")
+    out += [f"- “{line.text}” ({line.citation})" for line in found.lines]
+    if not found.not_said or found.lines:
+        out.append("Toàn văn mục được trích dưới đây.")
+    return out

@@ -1,0 +1,178 @@
+"""The compact reply to a patient case: a short table first (drug, the chỉ định line that put it
+on the list, each safety facet's status, pages), the alternative a section names, then per drug
+only the sentences that name this patient, each with its section and page. Every listed drug is
+checked; a quick reply opens any drug's whole contraindication section.
+
+The statuses say where the formulary speaks about this patient, never a verdict: "CHỐNG CHỈ
+ĐỊNH", "THẬN TRỌNG", "mục không nêu" (the section exists and names nothing of the patient),
+"không có mục" (the monograph lacks the section). Nothing is ever called safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.text import fold, words
+from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
+from duocthu.models.frame import QueryFrame
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.wordings import wordings_of
+
+FACET_HEADINGS = {
+    "interaction": "Thuốc đang dùng",
+    "warnings": "Chống chỉ định / thận trọng",
+    "dosage": "Liều",
+    "pregnancy": "Mang thai",
+    "breastfeeding": "Cho con bú",
+}
+STATUS_WORDS = {
+    "CONTRAINDICATED": "CHỐNG CHỈ ĐỊNH",
+    "CAUTION": "THẬN TRỌNG",
+    "SUPPORTED": "có nêu",
+}
+NOT_CHECKED = "–"
+# The reply's target length (docs/quality.md): the quoted sentences get what the lines before them
+# and the closing notice leave, never less than MIN_QUOTES characters (one sentence always goes in).
+REPLY_TARGET = 3000
+CLOSING = 120  # the sample notice after the table
+MIN_QUOTES = 500
+BEYOND = 450  # room kept for the line naming the parts beyond the budget
+_SEVERITY = {"CONTRAINDICATED": 2, "CAUTION": 1}
+LINE_WINDOW = 72  # characters of the chỉ định line shown around the condition
+
+
+def facet_word(facet: FacetAssessment | None) -> str:
+    if facet is None:
+        return NOT_CHECKED
+    if facet.status in STATUS_WORDS:
+        return STATUS_WORDS[facet.status]
+    return "không có mục" if facet.section_absent else "mục không nêu"
+
+
+def indication_line(items: Sequence[EvidenceItem], condition: str | None) -> str:
+    """The sentence of the drug's chỉ định that names the condition, clipped around it ("…")."""
+    wordings = wordings_of(condition) if condition else ()
+    for item in items:
+        text = item.text.split("】 ", 1)[-1]
+        for sentence in text.replace("\n", " ").split(". "):
+            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
+                return _clip(sentence, wordings)
+    return NOT_CHECKED
+
+
+def _clip(sentence: str, wordings: Sequence[str]) -> str:
+    if len(sentence) <= LINE_WINDOW:
+        return f"“{sentence.rstrip('.')}”"
+    folded = fold(sentence)
+    at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
+    start = max(0, at - LINE_WINDOW // 3)
+    end = min(len(sentence), start + LINE_WINDOW)
+    head = "…" if start else ""
+    tail = "…" if end < len(sentence) else ""
+    return f"“{head}{sentence[start:end].strip()}{tail}”"
+
+
+def _pages(items: Sequence[EvidenceItem]) -> str:
+    pages = sorted({ref.page_start for item in items for ref in item.source_refs})
+    return ", ".join(str(p) for p in pages) or NOT_CHECKED
+
+
+class PatientTable:
+    def __init__(self, titles: Mapping[str, str]):
+        self.titles = titles
+
+    def name(self, drug_id: str) -> str:
+        return self.titles.get(drug_id, drug_id)
+
+    def lines(self, frame: QueryFrame, bundle: EvidenceBundle, used: int = 0) -> list[str]:
+        """The table, the alternatives and the quoted sentences; the caller adds the list's own
+        lines (which section listed each drug, `used` characters) and the sample notice."""
+        by_id = {item.id: item for item in bundle.evidence}
+        facets = [
+            f
+            for f in FACET_HEADINGS
+            if any(f == x.facet for c in bundle.candidate_statuses for x in c.facets)
+        ]
+        ranked = {d.drug_id: d for d in bundle.ranked_drugs}
+        condition = frame.condition.normalized or frame.condition.text if frame.condition else None
+        header = ["Thuốc", "Chỉ định (trích)", *(FACET_HEADINGS[f] for f in facets), "tr."]
+        rows = [" | ".join(header)]
+        for assessment in bundle.candidate_statuses:
+            indicated = [by_id[i] for i in ranked[assessment.drug_id].evidence_ids if i in by_id] if (
+                assessment.drug_id in ranked
+            ) else []  # fmt: skip
+            indicated = [i for i in indicated if i.section_key == INDICATION_SECTION]
+            line = indication_line(indicated, condition) if indicated else "(lựa chọn Dược thư nêu, xem dưới)"
+            own: dict[str, FacetAssessment] = {f.facet: f for f in assessment.facets}
+            cited = [by_id[i] for i in assessment.evidence_ids if i in by_id] + indicated
+            cells = [
+                self.name(assessment.drug_id),
+                line,
+                *(facet_word(own.get(f)) for f in facets),
+                _pages(cited),
+            ]
+            rows.append(" | ".join(cells))
+        head = [*rows, *self.alternatives(bundle, by_id)]
+        budget = max(MIN_QUOTES, REPLY_TARGET - used - sum(len(line) + 1 for line in head) - CLOSING)
+        return [*head, *self.quotes(bundle, by_id, budget)]
+
+    def alternatives(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem]) -> list[str]:
+        lines = []
+        for alt in bundle.named_alternatives:
+            item = by_id.get(alt.evidence_id)
+            where = f"mục “{SECTION_HEADINGS[item.section_key]}”, tr. {_pages([item])}" if item else ""
+            source = self.name(alt.source_drug_id)
+            lines.append(
+                f"Lựa chọn Dược thư nêu cho tình huống này ({source}, {where}): “{alt.text}” "
+                f"— {self.name(alt.drug_id)} đã được đối chiếu trong bảng."
+            )
+        return lines
+
+    def quotes(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem], budget: int) -> list[str]:
+        """One sentence per part about this patient, the contraindications first, within `budget`
+        characters; the parts beyond it are named by section and page (their whole section is a
+        quick reply away), never dropped in silence."""
+        found = [
+            (_SEVERITY.get(status, 0), n, drug, line)
+            for n, assessment in enumerate(bundle.candidate_statuses)
+            for drug, status, line in self._drug_quotes(assessment, by_id)
+        ]
+        found.sort(key=lambda f: (-f[0], f[1]))
+        used = 0
+        quoted: set[tuple[str, str]] = set()
+        beyond: list[str] = []
+        for _, _, drug, line in found:
+            if used + len(line) + 1 <= budget - BEYOND or not quoted:
+                quoted.add((drug, line))
+                used += len(line)
+            else:
+                beyond.append(f"{self.name(drug)}: {line.split(': “', 1)[0].removeprefix('- ')}")
+        lines = ["", "Trích dẫn về người bệnh này:"] if quoted else []
+        for assessment in bundle.candidate_statuses:
+            own = [line for drug, _, line in self._drug_quotes(assessment, by_id) if (drug, line) in quoted]
+            if own:
+                lines += [f"【{self.name(assessment.drug_id)}】", *own]
+        if beyond:
+            lines.append(f"Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): {'; '.join(beyond)}.")
+        return lines
+
+    @staticmethod
+    def _drug_quotes(
+        assessment: CandidateAssessment, by_id: Mapping[str, EvidenceItem]
+    ) -> list[tuple[str, str, str]]:
+        """(drug, facet status, line) per part: one sentence, the most severe."""
+        out: list[tuple[str, str, str]] = []
+        seen: set[str] = set()
+        for facet in assessment.facets:
+            for item in (by_id[i] for i in facet.evidence_ids if i in by_id):
+                quote = next((q for q in facet.quotes if q in item.text and q not in seen), None)
+                if quote is not None:
+                    seen.add(quote)
+                    line = f"- {SECTION_HEADINGS[item.section_key]} (tr. {_pages([item])}): “{quote}”"
+                    out.append((assessment.drug_id, facet.status, line))
+        return out
+
+    def quick_replies(self, bundle: EvidenceBundle) -> list[str]:
+        """One per checked drug: its whole contraindication section."""
+        return [f"Chống chỉ định của {self.name(c.drug_id)}" for c in bundle.candidate_statuses]

@@ -1,0 +1,60 @@
+"""Age and weight limits a sentence states, read as data: "dưới 3 tháng tuổi", "dưới 16 tuổi",
+"dưới 5 kg", "từ 2 đến dưới 6 tuổi", compared with the patient's age and weight.
+
+A sentence about children that states limits applies to the patient only when the patient is
+inside one of them: "Trẻ em dưới 3 tháng tuổi hoặc cân nặng dưới 5 kg" is not about a 3-year-old.
+A limit on a measure the turn does not give (the weight of a child whose age only is stated)
+decides nothing; when nothing the patient gives is measured by the sentence, it is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from duocthu.core.text import nfc
+
+_NUMBER = r"(\d+(?:[.,]\d+)?)"
+_UNIT = r"(tháng|tuổi|tuần|ngày|kg)"
+# "từ 2 đến dưới 6 tuổi" (a band), "dưới 16 tuổi", "dưới 3 tháng tuổi", "dưới 5 kg"
+_BELOW = re.compile(rf"(?:\btừ\s+{_NUMBER}\s*{_UNIT}?\s+đến\s+)?\bdưới\s+{_NUMBER}\s*{_UNIT}\b")
+_PER_YEAR = {"tuổi": 1.0, "tháng": 12.0, "tuần": 52.0, "ngày": 365.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    measure: Literal["age", "weight"]  # years or kg
+    below: float
+    from_: float = 0.0  # the band's lower end ("từ 2 đến dưới 6 tuổi"), 0 when open
+
+    def holds(self, value: float) -> bool:
+        return self.from_ <= value < self.below
+
+
+def _value(number: str, unit: str) -> tuple[Literal["age", "weight"], float]:
+    value = float(number.replace(",", "."))
+    return ("weight", value) if unit == "kg" else ("age", value / _PER_YEAR[unit])
+
+
+def limits_in(sentence: str) -> tuple[Limit, ...]:
+    found = []
+    for match in _BELOW.finditer(nfc(sentence).lower()):
+        low_number, low_unit, number, unit = match.groups()
+        measure, below = _value(number, unit)
+        low = _value(low_number, low_unit or unit)[1] if low_number else 0.0
+        found.append(Limit(measure, below, low))
+    return tuple(found)
+
+
+def patient_inside(
+    limits: tuple[Limit, ...], age_years: float | None, weight_kg: float | None
+) -> bool | None:
+    """True when the patient is inside one of the limits, False when the sentence measures what the
+    patient gives and the patient is inside none, None when it measures nothing the patient gives
+    (or states no limit)."""
+    known = {"age": age_years, "weight": weight_kg}
+    measured = [limit for limit in limits if known[limit.measure] is not None]
+    if not measured:
+        return None
+    return any(limit.holds(known[limit.measure] or 0.0) for limit in measured)

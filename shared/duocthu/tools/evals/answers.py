@@ -1,0 +1,266 @@
+"""`duocthu eval answers`: answers a clinician can act on, end to end through the chat turn.
+
+Gold (`tests/gold/answers/{dev,held-out}.jsonl`, team-written from the sample monographs' own
+sentences before the code it judges; which file is which split is `tests/gold/manifest.tsv`'s).
+Three kinds of row:
+
+- patient:  a which-drug question about a patient; `expect.listed` (drugs whose chỉ định names the
+            condition), `expect.never_listed` (a mention inside another disease's name or as a
+            risk), `expect.facets` ({drug: {facet: status}}, status one of contraindicated /
+            caution / says_nothing / absent) and, for some, `expect.alternative_quote` (the line
+            of a section that names the better choice, which the reply must quote);
+- not_said: a section question the section does not address; `expect.other_section` is the
+            section that does (or null): the reply must say so in one line and quote it;
+- focused:  a section question whose answering line is known (`expect.answer_line`): the line
+            must be among the reply's answering lines, before the whole section.
+
+Per split: per-facet status accuracy (a drug left unchecked counts wrong), drugs listed but left
+unchecked (target 0), listing recall and never-listed drugs, reply length by kind (median, max;
+patient target <= 3,000 characters), the answering line present, "does not say" detected; ids
+(never text) of dev misses with `--misses`. Held-out misses are counted, never listed.
+
+    duocthu eval answers
+    duocthu eval answers --split dev --misses
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from duocthu.answer.turn import ChatTurn
+from duocthu.api.runtime import build_runtime
+from duocthu.api.services import chat as chat_services
+from duocthu.ingest.pipeline import ingest_records
+from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.evidence import CandidateAssessment, FacetAssessment
+from duocthu.settings import Settings
+from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals.common import rate, split_files
+
+SPLITS = ("dev", "heldout")
+MANIFEST_SPLIT = {"heldout": "held-out", "dev": "dev"}
+KINDS = ("patient", "not_said", "focused")
+FACET_STATUSES = ("contraindicated", "caution", "says_nothing", "absent")
+PATIENT_TARGET_CHARS = 3000
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    split: str
+    kind: str
+    message: str
+    expect: dict[str, Any]
+    drug: str | None = None
+    section: str | None = None
+
+
+def load_gold(path: Path) -> list[Row]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        raw = json.loads(line)
+        row = Row(raw["id"], raw["split"], raw["kind"], raw["message"], raw["expect"], raw.get("drug"),
+                  raw.get("section"))  # fmt: skip
+        statuses = {s for facets in row.expect.get("facets", {}).values() for s in facets.values()}
+        if row.split not in SPLITS or row.kind not in KINDS or statuses - set(FACET_STATUSES):
+            raise ValueError(f"{path}:{number}: bad split, kind or facet status in {row.id}")
+        rows.append(row)
+    return rows
+
+
+def facet_status(facet: FacetAssessment) -> str:
+    """The gold's four statuses from a facet's assessment: nothing found in a section the
+    monograph lacks is "absent", in one it has "says_nothing"; never "safe"."""
+    if facet.status == "CONTRAINDICATED":
+        return "contraindicated"
+    if facet.status == "CAUTION":
+        return "caution"
+    return "absent" if facet.section_absent else "says_nothing"
+
+
+@dataclass
+class Outcome:
+    row: Row
+    length: int
+    facets: list[tuple[str, str, str, str]] = field(default_factory=list)  # drug, facet, expected, got
+    unchecked: list[str] = field(default_factory=list)  # drugs listed with no assessment
+    listed_missing: list[str] = field(default_factory=list)
+    never_listed_present: list[str] = field(default_factory=list)
+    alternative_ok: bool | None = None
+    answer_line_ok: bool | None = None
+    not_said_ok: bool | None = None
+    other_section_ok: bool | None = None
+
+    @property
+    def missed(self) -> bool:
+        wrong_facets = any(expected != got for _, _, expected, got in self.facets)
+        flags = (self.alternative_ok, self.answer_line_ok, self.not_said_ok, self.other_section_ok)
+        return bool(
+            wrong_facets or self.unchecked or self.listed_missing or self.never_listed_present
+            or any(flag is False for flag in flags)
+        )  # fmt: skip
+
+
+def _patient(row: Row, turn: ChatTurn, out: Outcome) -> None:
+    bundle = turn.bundle
+    listed = [d.drug_id for d in bundle.ranked_drugs]
+    assessed: dict[str, CandidateAssessment] = {c.drug_id: c for c in bundle.candidate_statuses}
+    expect = row.expect
+    out.listed_missing = [d for d in expect.get("listed", []) if d not in listed]
+    out.never_listed_present = [d for d in expect.get("never_listed", []) if d in listed]
+    if expect.get("facets"):
+        out.unchecked = [d for d in listed if d not in assessed]
+    for drug, facets in expect.get("facets", {}).items():
+        by_facet = {f.facet: f for f in assessed[drug].facets} if drug in assessed else {}
+        for facet, expected in facets.items():
+            got = facet_status(by_facet[facet]) if facet in by_facet else "unchecked"
+            out.facets.append((drug, facet, expected, got))
+    if "alternative_quote" in expect:
+        out.alternative_ok = expect["alternative_quote"] in turn.answer
+
+
+def _section_question(row: Row, turn: ChatTurn, out: Outcome) -> None:
+    lines = turn.answer_lines
+    if row.kind == "focused":
+        wanted = row.expect["answer_line"]
+        out.answer_line_ok = lines is not None and any(wanted in line.text for line in lines.lines)
+        return
+    out.not_said_ok = lines is not None and lines.not_said
+    other = row.expect.get("other_section")
+    got = lines.other_section_key if lines is not None else None
+    out.other_section_ok = got == other
+
+
+def judge(row: Row, turn: ChatTurn) -> Outcome:
+    out = Outcome(row, len(turn.answer))
+    if row.kind == "patient":
+        _patient(row, turn, out)
+    else:
+        _section_question(row, turn, out)
+    return out
+
+
+def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+    settings = Settings(data_dir=data_dir)
+    store = EdgeStore(data_dir)
+    try:
+        ingest_records(load_source(sample_formulary_path()), store, settings)
+    finally:
+        store.close()
+    runtime = build_runtime(settings)
+    try:
+        service = chat_services.chat_service(runtime)
+        return [judge(row, service.turn(row.message, history=[])) for row in rows]
+    finally:
+        runtime.store.close()
+
+
+def _lengths(outcomes: Sequence[Outcome], kind: str) -> str:
+    lengths = [o.length for o in outcomes if o.row.kind == kind]
+    if not lengths:
+        return "–"
+    return f"{statistics.median(lengths):,.0f} / {max(lengths):,}"
+
+
+def figures(outcomes: Sequence[Outcome]) -> dict[str, str]:
+    facets = [f for o in outcomes for f in o.facets]
+    listed = [o for o in outcomes if o.row.kind == "patient"]
+    expected_listed = sum(len(o.row.expect.get("listed", [])) for o in listed)
+    never = sum(len(o.row.expect.get("never_listed", [])) for o in listed)
+    patient_lengths = [o.length for o in listed]
+
+    def flag(name: str) -> str:
+        values = [getattr(o, name) for o in outcomes if getattr(o, name) is not None]
+        return rate(sum(values), len(values))
+
+    return {
+        "per-facet status accuracy": rate(sum(e == g for _, _, e, g in facets), len(facets)),
+        "drugs listed, left unchecked (target 0)": str(sum(len(o.unchecked) for o in outcomes)),
+        "listed drugs found": rate(
+            expected_listed - sum(len(o.listed_missing) for o in listed), expected_listed
+        ),
+        "never-listed drugs kept off": rate(never - sum(len(o.never_listed_present) for o in listed), never),
+        "alternative the formulary names quoted": flag("alternative_ok"),
+        f"patient replies <= {PATIENT_TARGET_CHARS:,} chars": rate(
+            sum(n <= PATIENT_TARGET_CHARS for n in patient_lengths), len(patient_lengths)
+        ),
+        "reply length, patient (median / max)": _lengths(outcomes, "patient"),
+        "reply length, not_said (median / max)": _lengths(outcomes, "not_said"),
+        "reply length, focused (median / max)": _lengths(outcomes, "focused"),
+        "answering line present (focused)": flag("answer_line_ok"),
+        '"does not say" detected': flag("not_said_ok"),
+        "the section that does say quoted (or none)": flag("other_section_ok"),
+    }
+
+
+def per_facet(outcomes: Sequence[Outcome]) -> dict[str, str]:
+    names = sorted({f[1] for o in outcomes for f in o.facets})
+    return {
+        f"  {name}": rate(
+            sum(e == g for o in outcomes for _, f, e, g in o.facets if f == name),
+            sum(1 for o in outcomes for _, f, _, _ in o.facets if f == name),
+        )
+        for name in names
+    }
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    """Markdown: one column per split."""
+    by_split = {s: [o for o in outcomes if o.row.split == s] for s in SPLITS}
+    columns = {s: {**figures(by_split[s]), **per_facet(by_split[s])} for s in SPLITS}
+    names = list(dict.fromkeys(name for s in SPLITS for name in columns[s]))
+    lines = ["| measure | " + " | ".join(MANIFEST_SPLIT[s] for s in SPLITS) + " |", "|---|---|---|"]
+    lines += [f"| {n} | " + " | ".join(columns[s].get(n, "–") for s in SPLITS) + " |" for n in names]
+    # Follow-up equivalence (stateless history vs session, issue 25 part A) joins this table here:
+    # tools/evals/followups.py's report(), folded in by the lead.
+    return "\n".join(lines)
+
+
+def misses(outcomes: Sequence[Outcome]) -> str:
+    """Ids of the dev rows missed, with what was wrong (drug ids and facets, never text)."""
+    lines = []
+    for o in outcomes:
+        if o.row.split != "dev" or not o.missed:
+            continue
+        wrong = [f"{d}.{f}: {e} -> {g}" for d, f, e, g in o.facets if e != g]
+        extra = [f"unchecked {o.unchecked}"] if o.unchecked else []
+        extra += [f"not listed {o.listed_missing}"] if o.listed_missing else []
+        extra += [f"listed by mistake {o.never_listed_present}"] if o.never_listed_present else []
+        for name in ("alternative_ok", "answer_line_ok", "not_said_ok", "other_section_ok"):
+            if getattr(o, name) is False:
+                extra.append(name.removesuffix("_ok") + " missing")
+        lines.append(f"{o.row.id} [{o.row.kind}] " + "; ".join([*wrong, *extra]))
+    held = sum(o.missed for o in outcomes if o.row.split == "heldout")
+    lines.append(f"held-out rows missed: {held} (ids not listed)")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(prog="duocthu eval answers", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    parser.add_argument("--misses", action="store_true", help="ids of the dev rows missed")
+    args = parser.parse_args(list(argv))
+    files = split_files("answers")
+    rows = [r for split in SPLITS for r in load_gold(files[MANIFEST_SPLIT[split]])]
+    if args.split != "all":
+        rows = [r for r in rows if r.split == args.split]
+    with tempfile.TemporaryDirectory(prefix="duocthu-eval-answers-") as tmp:
+        outcomes = run(rows, Path(tmp))
+    counts = ", ".join(f"{sum(r.kind == k for r in rows)} {k}" for k in KINDS)
+    report = [f"answers a clinician can act on: {len(rows)} rows ({counts})", "", table(outcomes)]
+    print("\n".join([*report, *(["", misses(outcomes)] if args.misses else [])]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

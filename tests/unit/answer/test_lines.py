@@ -1,0 +1,90 @@
+"""The answering line first: the sentences of the asked section that answer its focus, or one line
+that the section does not say and what the section that does say says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from duocthu.answer.lines import answer_lines, lines_text
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, SourceRef
+from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.models.reading import TurnReading
+from duocthu.retrieval.decision import decide
+
+DOSE = "lieu_luong_va_cach_dung"
+
+
+def item(section: str, part: int, text: str, drug: str = "thuoc") -> EvidenceItem:
+    ref = SourceRef(book="Dược thư", edition="3", section_heading="x", page_start=7, page_end=7)
+    return EvidenceItem(
+        id=f"{drug}-{section}-{part}", drug_id=drug, display_name="Thuốc", section_key=section,
+        part_index=part, chunk_kind="prose", score=1.0, text=text, source_refs=(ref,),
+    )  # fmt: skip
+
+
+SECTION = [
+    item(DOSE, 0, "Người lớn: 500 mg mỗi lần, tối đa 4 g/ngày. Uống sau ăn."),
+    item(
+        DOSE,
+        1,
+        "Trẻ em: 10 mg/kg mỗi lần, không quá 60 mg/kg/ngày.\n11 – 15 kg | 160 mg\n16 – 21 kg | 240 mg",
+    ),
+    item(DOSE, 2, "Suy thận nặng: kéo dài khoảng cách giữa các liều."),
+]
+OTHER = {
+    "chong_chi_dinh": [item("chong_chi_dinh", 0, "Quá mẫn với thuốc.")],
+    "than_trong": [item("than_trong", 0, "Thận trọng ở người suy gan nhẹ. Người cao tuổi cần theo dõi.")],
+}
+
+
+def section_of(drug: str, section: str) -> Sequence[EvidenceItem]:
+    return OTHER.get(section, [])
+
+
+def frame(**kw: object) -> QueryFrame:
+    return QueryFrame.model_validate(
+        {"turn_type": "drug_attribute", "drugs": ["thuoc"], "attribute": DOSE, **kw}
+    )
+
+
+BUNDLE: EvidenceBundle = decide(SECTION)
+
+
+def test_a_maximum_question_gets_the_sentence_that_states_it_first() -> None:
+    found = answer_lines(frame(), TurnReading(text="tối đa?", asks_maximum=True), BUNDLE, section_of)
+    assert found is not None and not found.not_said
+    assert [line.text for line in found.lines][:1] == ["Người lớn: 500 mg mỗi lần, tối đa 4 g/ngày."]
+    text = lines_text(found, "Thuốc")
+    assert text[0] == "Câu trả lời trong mục “Liều lượng và cách dùng” của Thuốc (tối đa):"
+    assert "(Dược thư (3), mục “x”, tr. 7)" in text[1]
+
+
+def test_the_state_asked_decides_which_maximum_answers() -> None:
+    child = frame(population="tre_em")
+    found = answer_lines(child, TurnReading(text="", asks_maximum=True), BUNDLE, section_of)
+    assert found is not None
+    assert [line.text for line in found.lines] == ["Trẻ em: 10 mg/kg mỗi lần, không quá 60 mg/kg/ngày."]
+
+
+def test_a_weight_gets_its_band_line() -> None:
+    found = answer_lines(frame(weight_kg=12), TurnReading(text=""), BUNDLE, section_of)
+    assert found is not None and [line.text for line in found.lines] == ["11 – 15 kg | 160 mg"]
+
+
+def test_a_section_that_does_not_say_is_said_so_and_the_one_that_does_is_quoted() -> None:
+    hepatic = frame(population="suy_gan", patient_context=PatientContext(hepatic_function="suy gan"))
+    found = answer_lines(hepatic, TurnReading(text=""), BUNDLE, section_of)
+    assert found is not None and found.not_said and found.other_section_key == "than_trong"
+    assert [line.text for line in found.lines] == ["Thận trọng ở người suy gan nhẹ."]
+    assert lines_text(found, "Thuốc")[:2] == [
+        "Mục “Liều lượng và cách dùng” của Thuốc không có câu nào nêu “suy gan”.",
+        "Mục “Thận trọng” có nêu:",
+    ]
+
+
+def test_nothing_anywhere_is_never_called_safe_and_no_focus_is_no_lines() -> None:
+    pregnant = frame(population="phu_nu_co_thai")
+    found = answer_lines(pregnant, TurnReading(text=""), BUNDLE, section_of)
+    assert found is not None and found.not_said and not found.lines and found.other_section_key is None
+    assert "KHÔNG có nghĩa là an toàn" in lines_text(found, "Thuốc")[1]
+    assert answer_lines(frame(), TurnReading(text="liều?"), BUNDLE, section_of) is None
