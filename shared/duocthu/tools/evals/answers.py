@@ -43,6 +43,7 @@ from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.models.evidence import CandidateAssessment, FacetAssessment
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals import followups
 from duocthu.tools.evals.common import rate, split_files
 
 SPLITS = ("dev", "heldout")
@@ -214,15 +215,20 @@ def per_facet(outcomes: Sequence[Outcome]) -> dict[str, str]:
     }
 
 
-def table(outcomes: Sequence[Outcome]) -> str:
-    """Markdown: one column per split."""
+def table(outcomes: Sequence[Outcome], follow_ups: dict[str, dict[str, Any]] | None = None) -> str:
+    """Markdown: one column per split; `follow_ups` is `followups.report()` (stateless = session)."""
     by_split = {s: [o for o in outcomes if o.row.split == s] for s in SPLITS}
     columns = {s: {**figures(by_split[s]), **per_facet(by_split[s])} for s in SPLITS}
     names = list(dict.fromkeys(name for s in SPLITS for name in columns[s]))
     lines = ["| measure | " + " | ".join(MANIFEST_SPLIT[s] for s in SPLITS) + " |", "|---|---|---|"]
     lines += [f"| {n} | " + " | ".join(columns[s].get(n, "–") for s in SPLITS) + " |" for n in names]
-    # Follow-up equivalence (stateless history vs session, issue 25 part A) joins this table here:
-    # tools/evals/followups.py's report(), folded in by the lead.
+    if follow_ups is not None:
+        cells = []
+        for s in SPLITS:
+            r = follow_ups[MANIFEST_SPLIT[s]]
+            cells.append(rate(round(r["equivalence"] * r["follow_up_turns"]), r["follow_up_turns"]))
+        label = "follow-up turns equal, history vs session (`eval followups`)"
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -257,7 +263,11 @@ def main(argv: Sequence[str] = ()) -> int:
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-answers-") as tmp:
         outcomes = run(rows, Path(tmp))
     counts = ", ".join(f"{sum(r.kind == k for r in rows)} {k}" for k in KINDS)
-    report = [f"answers a clinician can act on: {len(rows)} rows ({counts})", "", table(outcomes)]
+    report = [
+        f"answers a clinician can act on: {len(rows)} rows ({counts})",
+        "",
+        table(outcomes, followups.report()),
+    ]
     print("\n".join([*report, *(["", misses(outcomes)] if args.misses else [])]))
     return 0
 
