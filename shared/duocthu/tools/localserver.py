@@ -27,6 +27,9 @@ ROUTES = {
     "/v1/chat": "chat",
     "/v1/drugs": "chat",
     "/health": "chat",
+    "/": "chat",  # the chat page and its two assets
+    "/app.js": "chat",
+    "/app.css": "chat",
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
 }
