@@ -178,3 +178,46 @@ def test_the_page_at_360_px_has_no_horizontal_scroll(page: Page) -> None:
     widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1] == 360
     expect(page.locator("#sample-notice")).to_be_in_viewport()
+
+
+def test_a_dependency_down_reads_as_not_looked_up_not_as_no_information(page: Page) -> None:
+    def down(route: Route) -> None:  # the body /v1/chat sends when the store is down (200, ABSTAIN)
+        reply = {
+            "session_id": "s1",
+            "answer": "Hệ thống chưa tra cứu được Dược thư lúc này.",
+            "decision": "ABSTAIN",
+            "reason": "dependency_unavailable",
+            "system_error": "store_unavailable",
+            "citations": [],
+            "quick_replies": [],
+            "bundle": {"decision": "ABSTAIN", "reason": "dependency_unavailable", "evidence": []},
+        }
+        route.fulfill(status=200, body=json.dumps(reply), content_type="application/json")
+
+    page.route("**/v1/chat", down)
+    ask(page, SECTION_QUESTION)
+    reply = page.locator(".reply").last
+    expect(reply).to_have_class("turn reply abstain unavailable")
+    expect(reply.locator(".kind")).to_have_text("Chưa tra cứu được, hãy thử lại")
+
+
+def test_the_sample_notice_follows_health(page: Page) -> None:
+    page.route(
+        "**/health", lambda route: route.fulfill(status=200, json={"status": "ok", "sample_data": False})
+    )
+    page.reload()
+    expect(page.locator("#composer")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("#sample-notice")).to_be_hidden()
+
+
+def test_every_control_is_labelled_and_reachable_from_the_keyboard(page: Page) -> None:
+    ask(page, "Chống chỉ định của amoxixilin?")
+    expect(page.get_by_label("Câu hỏi")).to_be_focused()  # the box has the focus after a turn too
+    reached = []
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.textContent || document.activeElement.id"))
+    assert {"Gửi", "Cuộc trò chuyện mới", "Amoxicilin"} <= set(reached)
+    for button in page.get_by_role("button").all():
+        assert button.text_content(), "a button without a name"

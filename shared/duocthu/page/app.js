@@ -115,6 +115,8 @@ function kindOf(reply) {
   if (reply.decision !== "ABSTAIN") return "answer";
   if (reply.reason === "needs_clarification") return "clarify";
   if (reply.reason === "smalltalk") return "smalltalk";
+  // A dependency down is not the formulary lacking the answer: it says it could not look.
+  if (reply.reason === "dependency_unavailable") return "unavailable";
   return "abstain";
 }
 
@@ -123,11 +125,12 @@ const KIND_LABELS = {
   clarify: "Cần làm rõ câu hỏi",
   smalltalk: "Trợ lý",
   abstain: "Không có thông tin",
+  unavailable: "Chưa tra cứu được, hãy thử lại",
 };
 
 function renderReply(reply) {
   const kind = kindOf(reply);
-  const item = el("li", `turn reply ${kind}`);
+  const item = el("li", `turn reply ${kind === "unavailable" ? "abstain unavailable" : kind}`);
   item.dataset.decision = reply.decision;
   item.dataset.reason = reply.reason;
   item.append(el("p", "kind", KIND_LABELS[kind]));
@@ -195,7 +198,8 @@ async function send(text, fromBox) {
     showError(NETWORK_MESSAGE + KEPT);
   } finally {
     setBusy(false);
-    question.scrollIntoView({ block: "start" });
+    if (question.isConnected) question.scrollIntoView({ block: "start" });
+    if (fromBox) $("message").focus(); // a disabled Gửi button drops the focus
   }
 }
 
