@@ -61,8 +61,14 @@ def console() -> list[str]:
 
 
 @pytest.fixture
+def requested() -> list[str]:
+    """Every URL the page asked for, from its first load on."""
+    return []
+
+
+@pytest.fixture
 def page(
-    browser: Browser, base_url: str, console: list[str], request: pytest.FixtureRequest
+    browser: Browser, base_url: str, console: list[str], requested: list[str], request: pytest.FixtureRequest
 ) -> Iterator[Page]:
     """A fresh browser context on the chat page, 1280 px wide unless the test sets `viewport`."""
     width = getattr(request, "param", 1280)
@@ -74,6 +80,7 @@ def page(
 
     tab.on("console", note)
     tab.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+    tab.on("request", lambda req: requested.append(req.url))
     tab.goto(base_url)
     yield tab
     OUTPUT.mkdir(exist_ok=True)

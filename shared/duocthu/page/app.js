@@ -210,13 +210,14 @@ function newConversation() {
   $("message").focus();
 }
 
+// The notice shows from the first paint and goes only when /health says the index is not sample
+// data: a slow or failing /health never hides it.
 async function showSampleNotice() {
   try {
-    const response = await fetch("health");
-    const health = await response.json();
-    $("sample-notice").hidden = health.sample_data !== true;
+    const health = await (await fetch("health")).json();
+    $("sample-notice").hidden = health.sample_data === false;
   } catch (err) {
-    $("sample-notice").hidden = true;
+    $("sample-notice").hidden = false;
   }
 }
 
