@@ -213,3 +213,15 @@ def test_the_sample_notice_goes_only_when_health_says_the_data_is_not_sample(pag
     page.reload()
     page.wait_for_load_state("networkidle")
     expect(page.locator("#sample-notice")).to_be_hidden()
+
+
+def test_every_control_is_labelled_and_reachable_from_the_keyboard(page: Page) -> None:
+    ask(page, "Chống chỉ định của amoxixilin?")
+    expect(page.get_by_label("Câu hỏi")).to_be_focused()  # the box has the focus after a turn too
+    reached = []
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.textContent || document.activeElement.id"))
+    assert {"Gửi", "Cuộc trò chuyện mới", "Amoxicilin"} <= set(reached)
+    for button in page.get_by_role("button").all():
+        assert button.text_content(), "a button without a name"
