@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expect, sync_playwright
 
 from tests.integration.test_handlers import env  # noqa: F401 - fixture
 from tests.integration.test_localserver import server  # noqa: F401 - fixture
@@ -31,6 +31,8 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 OUTPUT = Path(__file__).resolve().parent / "output"
+# A turn takes under a second here; the margin is for a 2-core machine under other loads.
+expect.set_options(timeout=20_000)
 
 
 @pytest.fixture
