@@ -70,3 +70,20 @@ gold-batch: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .duocthu .mypy_cache .pytest_cache .ruff_cache .aws-sam
+
+# The clinicians' chat page (and the HTTP API) on http://127.0.0.1:3000/, through the real handlers.
+.PHONY: serve browser-deps
+serve: $(STAMP)
+	@$(BIN)/duocthu ingest --if-stale
+	@echo "the chat page: http://127.0.0.1:3000/"
+	$(BIN)/duocthu serve --port 3000
+
+# tests/browser drive Debian's Chromium (/usr/bin/chromium; Playwright's own download is never
+# used). `make test` installs it with apt-get when it is missing and apt-get is there; with
+# neither, the browser tests fail (they never skip).
+CHROMIUM := /usr/bin/chromium
+SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
+browser-deps:
+	$(SUDO) apt-get update -q
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+pytest: $(if $(wildcard $(CHROMIUM)),,$(if $(shell command -v apt-get),browser-deps))

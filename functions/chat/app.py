@@ -1,6 +1,6 @@
 """Chat function: the public API. POST /v1/chat (one turn end to end), GET /v1/drugs?q=,
-GET /health. /v1/chat answers 200 for any well-formed request; a failed dependency becomes an
-ABSTAIN with its system_error, not a 5xx."""
+GET /health, and the clinicians' page at GET / (duocthu.page). /v1/chat answers 200 for any
+well-formed request; a failed dependency becomes an ABSTAIN with its system_error, not a 5xx."""
 
 from typing import Annotated, Any
 
@@ -14,12 +14,14 @@ from duocthu.api.http import create_app, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import chat as service
+from duocthu.page import router as page_router
 from duocthu.settings import get_settings
 
 logger = Logger()
 tracer = Tracer(patch_modules=traced_libraries(get_settings()))
 metrics = Metrics()
 app = create_app(logger)
+app.include_router(page_router)  # the clinicians' page: GET /, /app.js, /app.css
 get_runtime()  # cold start
 
 

@@ -52,6 +52,10 @@ def test_the_layer_holds_exactly_what_the_handlers_import(tmp_path: Path) -> Non
     assert (tmp_path / "python" / "duocthu" / "data" / "section_keys.tsv").is_file(), (
         "the data tables are shipped"
     )
+    page = tmp_path / "python" / "duocthu" / "page"
+    assert {p.name for p in page.iterdir() if p.suffix != ".py"} == {"index.html", "app.js", "app.css"}, (
+        "the chat page's files are shipped"
+    )
 
 
 def test_every_shipped_module_imports_from_the_layer_alone(tmp_path: Path) -> None:

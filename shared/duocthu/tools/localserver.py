@@ -11,6 +11,7 @@ import importlib.util
 import logging
 import os
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ ROUTES = {
     "/v1/chat": "chat",
     "/v1/drugs": "chat",
     "/health": "chat",
+    "/": "chat",  # the chat page and its two assets
+    "/app.js": "chat",
+    "/app.css": "chat",
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
 }
@@ -105,6 +109,10 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes) -> 
 
 class _Handler(BaseHTTPRequestHandler):
     modules: ClassVar[dict[str, ModuleType]] = {}
+    # One event at a time per function, as in one Lambda execution environment: a Powertools
+    # resolver keeps the current event on the app, so two threads in one app mix their requests
+    # (a browser asking for /app.js and /app.css at once got a KeyError '_route_args').
+    locks: ClassVar[dict[str, threading.Lock]] = {}
     timeout_s = 29.0
 
     def _dispatch(self) -> None:
@@ -123,7 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
             aws_request_id=event["requestContext"]["requestId"],
             deadline_ms=time.time() * 1000 + self.timeout_s * 1000,
         )
-        response = self.modules[name].handler(event, context)
+        with self.locks[name]:
+            response = self.modules[name].handler(event, context)
         payload = response.get("body") or ""
         raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode("utf-8")
         self._reply(int(response.get("statusCode", 200)), response.get("headers") or {}, raw)
@@ -145,5 +154,6 @@ class _Handler(BaseHTTPRequestHandler):
 def make_server(port: int = 3000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
     """A server bound to loopback, with every function's handler imported once (cold start)."""
     modules = {name: load_handler_module(name) for name in sorted(set(ROUTES.values()))}
-    handler = type("Handler", (_Handler,), {"modules": modules})
+    locks = {name: threading.Lock() for name in modules}
+    handler = type("Handler", (_Handler,), {"modules": modules, "locks": locks})
     return ThreadingHTTPServer((host, port), handler)

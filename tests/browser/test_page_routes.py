@@ -1,0 +1,66 @@
+"""The chat function serves the page and its two assets (no browser): content types, the CSP that
+allows only the page's own script and style, nosniff, and no inline script in the HTML."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from duocthu import page
+from duocthu.tools.localserver import ROUTES
+
+from tests.infrastructure.template import read_sam_template
+from tests.integration.test_handlers import LambdaContext, env, http_event, load_function  # noqa: F401
+
+ASSETS = [
+    ("/", "text/html; charset=utf-8"),
+    ("/app.js", "text/javascript; charset=utf-8"),
+    ("/app.css", "text/css; charset=utf-8"),
+]
+
+
+def get(path: str) -> dict[str, object]:
+    response: dict[str, object] = load_function("chat").handler(http_event("GET", path), LambdaContext())
+    return response
+
+
+@pytest.mark.parametrize(("path", "content_type"), ASSETS)
+def test_each_asset_has_its_content_type_and_the_security_headers(
+    env: None,  # noqa: F811 - fixture
+    path: str,
+    content_type: str,
+) -> None:
+    response = get(path)
+    headers = response["headers"]
+    assert isinstance(headers, dict)
+    assert response["statusCode"] == 200 and headers["Content-Type"] == content_type
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    policy = dict(d.strip().split(" ", 1) for d in headers["Content-Security-Policy"].split(";"))
+    assert policy["default-src"] == "'none'"
+    assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+    assert policy["connect-src"] == "'self'" and policy["frame-ancestors"] == "'none'"
+
+
+def test_the_html_has_no_inline_script_or_style_and_loads_only_its_own_files(env: None) -> None:  # noqa: F811
+    html = str(get("/")["body"])
+    assert re.findall(r"<script[^>]*>", html) == ['<script src="app.js" defer>']
+    assert "<style" not in html and not re.search(r"\s(style|on[a-z]+)=", html)
+    assert not re.search(r"(src|href)=\"(https?:)?//", html), "a third-party request"
+
+
+def test_the_script_never_writes_html(env: None) -> None:  # noqa: F811
+    script = re.sub(r"^\s*//.*$", "", str(get("/app.js")["body"]), flags=re.MULTILINE)  # code, not comments
+    assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(", script)
+
+
+def test_the_page_is_not_in_the_api_description(env: None) -> None:  # noqa: F811
+    app = load_function("chat").app
+    paths = app.get_openapi_schema().paths or {}
+    assert "/" not in paths and "/v1/chat" in paths
+
+
+def test_the_template_and_duocthu_serve_route_every_asset_to_the_chat_function() -> None:
+    events = read_sam_template()["Resources"]["ChatFunction"]["Properties"]["Events"].values()
+    routed = {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events}
+    assert {("GET", path) for path in page.ASSETS} <= routed
+    assert all(ROUTES[path] == "chat" for path in page.ASSETS)
