@@ -225,3 +225,18 @@ def test_every_control_is_labelled_and_reachable_from_the_keyboard(page: Page) -
     assert {"Gửi", "Cuộc trò chuyện mới", "Amoxicilin"} <= set(reached)
     for button in page.get_by_role("button").all():
         assert button.text_content(), "a button without a name"
+
+
+def test_a_focused_question_quotes_its_answering_line_first_with_its_chip(page: Page) -> None:
+    ask(page, "Liều tối đa của paracetamol một ngày cho người lớn là bao nhiêu?")
+    reply = page.locator(".reply").last
+    expect(reply.locator(".lead-heading")).to_contain_text("Liều lượng và cách dùng")
+    expect(reply.locator(".answer-lines li q").first).to_contain_text("tối đa 4 g/ngày")
+    expect(reply.locator(".chip")).to_have_text(["Paracetamol – Liều lượng và cách dùng – tr. 109–110"])
+    # the answering lines come first, before the chips and the quoted section
+    order = reply.evaluate(
+        "r => [...r.querySelectorAll('.answer-lines, .chips, details.section')].map(e => e.className)"
+    )
+    assert order[:2] == ["answer-lines", "chips"], order
+    # the whole section still follows, collapsible
+    expect(reply.locator("details.section").first).to_contain_text("Bảng liều theo cân nặng")

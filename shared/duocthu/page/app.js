@@ -56,14 +56,32 @@ function visualCheckBanner(reply) {
   return banner;
 }
 
-// The answering line is the answer's first paragraph (until the API carries it as a field of its
-// own); a closing "Lưu ý:" paragraph (the sample-data note) stays visible below the sections.
+// The answer's first paragraph is its lead; a closing "Lưu ý:" paragraph (the sample-data note)
+// stays visible below the sections.
 function answerParts(text) {
   const paragraphs = text.split("\n\n");
   const last = paragraphs[paragraphs.length - 1];
   const note = paragraphs.length > 1 && last.startsWith("Lưu ý:") ? paragraphs.pop() : "";
   const lead = paragraphs.shift();
   return { lead, rest: paragraphs.join("\n\n"), note };
+}
+
+// A focused section question's lead: the sentences that answer it (the response's answer_lines),
+// quoted; the heading names their section and the citation chips follow the lead.
+function answeringLines(reply, lead) {
+  const [heading, ...others] = lead.split("\n");
+  const box = el("div", "lead answering");
+  box.append(el("p", "lead-heading", heading));
+  const list = el("ul", "answer-lines");
+  list.setAttribute("aria-label", "Câu trả lời trong mục");
+  for (const line of reply.answer_lines.lines) {
+    const row = el("li");
+    row.append(el("q", null, line.text));
+    list.append(row);
+  }
+  box.append(list);
+  for (const line of others) if (!line.startsWith("- “") && line.trim()) box.append(el("p", null, line));
+  return box;
 }
 
 function sectionBlock(title) {
@@ -138,7 +156,8 @@ function renderReply(reply) {
     const banner = visualCheckBanner(reply);
     if (banner) item.append(banner);
     const { lead, rest, note } = answerParts(reply.answer);
-    item.append(el("p", "lead", lead));
+    const focused = reply.answer_lines && reply.answer_lines.lines.length > 0;
+    item.append(focused ? answeringLines(reply, lead) : el("p", "lead", lead));
     if (reply.bundle.evidence.length) item.append(citationChips(reply.bundle.evidence));
     if (rest) item.append(quotedSections(lead, rest));
     if (note) item.append(el("p", "note", note));
