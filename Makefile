@@ -70,3 +70,19 @@ gold-batch: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .duocthu .mypy_cache .pytest_cache .ruff_cache .aws-sam
+
+# schemathesis against docs/openapi.json on `duocthu serve`, long (make test runs a bounded one):
+# docs/reliability.md, "Fuzz".
+.PHONY: fuzz
+FUZZ_EXAMPLES ?= 400
+FUZZ_SECONDS  ?= 900
+fuzz: $(STAMP)
+	DUOCTHU_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) DUOCTHU_FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/pytest -q -p no:cacheprovider tests/fuzz
+
+# 50 concurrent multi-turn chat sessions on loopback against `duocthu serve` (not in make test):
+# docs/reliability.md, "Load". LOAD_ARGS="--sessions 20 --turns 12" to vary it.
+.PHONY: load
+LOAD_ARGS ?=
+load: $(STAMP)
+	@$(BIN)/duocthu ingest --if-stale
+	$(BIN)/python tests/load/chat_sessions.py $(LOAD_ARGS)
