@@ -77,5 +77,8 @@ def test_every_response_matches_the_openapi_document(request: pytest.FixtureRequ
         env={**os.environ, "SCHEMATHESIS_TELEMETRY": "false"},
     )
     summary = result.stdout[-4000:]
+    print(
+        *(line for line in result.stdout.splitlines() if "generated" in line or "found in" in line), sep="\n"
+    )
     assert result.returncode == 0, summary
     assert "No issues found" in result.stdout, summary

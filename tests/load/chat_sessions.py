@@ -4,8 +4,10 @@
 Each session names its own pair of drugs and asks follow-ups that only its own history resolves,
 so a follow-up answered about another session's drug is cross-talk. The session id is the one the
 server returned first, sent back on every later turn. Counted: throughput, latency percentiles,
-errors (any status but 200), resets (a connection dropped or refused), cross-talk, lost turns (a
-turn without a usable answer, or answered under another session id). Bounded in count (sessions x
+errors (any status but 200), resets (a connection dropped or refused), cross-talk (a follow-up
+about a drug the session never named), stale turns (a follow-up about the session's other drug:
+the history it read was not its latest), lost turns (a turn without a usable answer, or answered
+under another session id). Bounded in count (sessions x
 turns) and in time (--max-seconds).
 """
 
@@ -42,14 +44,15 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     resets: int = 0
-    cross_talk: int = 0
+    cross_talk: int = 0  # a follow-up answered about a drug this session never named
+    stale: int = 0  # a follow-up answered about the session's other drug
     lost: int = 0
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         self.latencies += other.latencies
         self.notes += other.notes
-        for name in ("errors", "resets", "cross_talk", "lost"):
+        for name in ("errors", "resets", "cross_talk", "stale", "lost"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -101,10 +104,34 @@ def run_session(port: int, drugs: tuple[str, str], turns: int, deadline: float) 
         frame = answer.get("frame") or {}
         if answer["session_id"] != session or not answer.get("answer"):
             tally.lost += 1
-        elif list(frame.get("drugs") or []) != [drugs[0] if about == "a" else drugs[1]]:  # type: ignore[attr-defined]
-            tally.cross_talk += 1
+        elif (named := list(frame.get("drugs") or [])) != [drugs[0] if about == "a" else drugs[1]]:  # type: ignore[attr-defined]
+            if set(named) <= set(drugs):  # its own other drug: the history it read was stale
+                tally.stale += 1
+            else:
+                tally.cross_talk += 1
             tally.notes.append(f"{drugs} turn {n}: frame drugs {frame.get('drugs')}")  # type: ignore[attr-defined]
     return tally
+
+
+def long_turns(port: int, count: int) -> int:
+    """`count` /v1/understand requests at the caps, each distinct (a 2,000-character message and 20
+    history items of as much): what once grew the per-process caches by hundreds of MB. Returns how
+    many were not answered 200."""
+    failed = 0
+    for n in range(count):
+        text = " ".join(f"từ{n}x{i}" for i in range(400))
+        message = f"Chống chỉ định của ibuprofen {text}"[:2000]
+        history = [f"{k} {text}"[:2000] for k in range(20)]
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            body = json.dumps({"message": message, "history": history}, ensure_ascii=False).encode()
+            connection.request("POST", "/v1/understand", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            failed += response.status != 200
+        finally:
+            connection.close()
+    return failed
 
 
 def wait_ready(port: int, seconds: float = 60) -> None:
@@ -135,15 +162,23 @@ def percentile(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=50)
-    parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--max-seconds", type=float, default=300)
+    parser.add_argument(
+        "--long-turns", type=int, default=40, help="maximal distinct requests after the sessions"
+    )
+    parser.add_argument("--server-log", help="a file for the server's log (default: discarded)")
     parser.add_argument("--data-dir", default=os.environ.get("DUOCTHU_DATA_DIR", ".duocthu"))
     args = parser.parse_args(argv)
     ids = sorted(p.stem for p in SAMPLE.glob("*.json"))
     # each session its own (a, b) pair, so no two sessions ask the same follow-ups
-    pairs = [(ids[i % len(ids)], ids[(i * 7 + 3) % len(ids)]) for i in range(args.sessions)]
+    pairs = [
+        (ids[i % len(ids)], ids[(i % len(ids) + 1 + i // len(ids)) % len(ids)]) for i in range(args.sessions)
+    ]
+    assert len(set(pairs)) == len(pairs) and all(a != b for a, b in pairs), "at most 39 x 40 sessions"
     port = free_port()
     env = {**os.environ, "POWERTOOLS_TRACE_DISABLED": "1", "POWERTOOLS_METRICS_NAMESPACE": "DuocthuLoad"}
+    log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
     server = subprocess.Popen(
         [
             sys.executable,
@@ -157,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         ],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         wait_ready(port)
@@ -171,14 +206,18 @@ def main(argv: list[str] | None = None) -> int:
             for future in futures:
                 tally.add(future.result())
         elapsed = time.monotonic() - started
+        rss_sessions = rss_mb(server.pid)
+        tally.errors += long_turns(port, args.long_turns)
         tally.notes.insert(
-            0, f"server RSS {rss_before:.0f} MB after start, {rss_mb(server.pid):.0f} MB after the run"
+            0,
+            f"server RSS {rss_before:.0f} MB after start, {rss_sessions:.0f} MB after the sessions, "
+            f"{rss_mb(server.pid):.0f} MB after {args.long_turns} maximal distinct /v1/understand requests",
         )
     finally:
         server.terminate()
         server.wait(timeout=30)
     report(args, tally, elapsed)
-    clean = not (tally.errors or tally.resets or tally.cross_talk or tally.lost)
+    clean = not (tally.errors or tally.resets or tally.cross_talk or tally.stale or tally.lost)
     return 0 if clean else 1
 
 
@@ -187,13 +226,13 @@ def report(args: argparse.Namespace, tally: Tally, elapsed: float) -> None:
     ms = [1000 * t for t in tally.latencies] or [0.0]
     print(
         "| sessions | turns each | turns answered | seconds | turns/s | p50 ms | p95 ms | p99 ms "
-        "| errors | resets | cross-talk | lost turns |"
+        "| errors | resets | cross-talk | stale | lost turns |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.sessions} | {args.turns} | {done} | {elapsed:.1f} | {done / elapsed:.1f} "
         f"| {percentile(ms, 50):.0f} | {percentile(ms, 95):.0f} | {percentile(ms, 99):.0f} "
-        f"| {tally.errors} | {tally.resets} | {tally.cross_talk} | {tally.lost} |"
+        f"| {tally.errors} | {tally.resets} | {tally.cross_talk} | {tally.stale} | {tally.lost} |"
     )
     for note in tally.notes[:10]:
         print("  -", note)

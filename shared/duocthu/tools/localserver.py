@@ -3,11 +3,12 @@
 Each request is wrapped in an API Gateway HTTP API (v2) event and handed to the same `handler`
 the deployed function runs (`sam local start-api` would need Docker, which these machines lack).
 
-Bounded like a small production front: a fixed pool of workers, and a connection is accepted only
-when a worker is free, so a burst waits in the kernel's listen backlog (not in unbounded threads);
-each socket has a timeout; a body over the limit is a 413 before it is read; a chunked body is
-read chunk by chunk under the same limit; every status, the server's own included (400, 404, 405,
-411, 413, 501...), has a JSON ErrorBody.
+Bounded like a small production front: a fixed pool of workers (reading and writing sockets; the
+handlers themselves run one invocation at a time, as a Lambda container does), and a connection is
+accepted only when a worker is free, so a burst waits in the kernel's listen backlog (not in
+unbounded threads); each socket has a timeout; a body over the limit is a 413 before it is read; a
+chunked body is read chunk by chunk under the same limit; every status, the server's own included
+(400, 404, 405, 411, 413...), has a JSON ErrorBody.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ POST_ROUTES = frozenset({"/v1/chat", "/v1/understand", "/v1/retrieve"})  # every
 WORKERS = 16
 BACKLOG = 256  # connections waiting for a worker; the kernel caps it at net.core.somaxconn
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request frees its worker
+_INVOCATION = threading.Lock()
 
 
 @dataclass
@@ -212,13 +214,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _invoke(self, name: str, body: bytes) -> None:
         event = to_event(self.command, self.path, dict(self.headers.items()), body)
-        context = LocalContext(
-            function_name=name,
-            aws_request_id=event["requestContext"]["requestId"],
-            deadline_ms=time.time() * 1000 + self.lambda_timeout_s * 1000,
-        )
         try:
-            response = self.modules[name].handler(event, context)
+            # One invocation at a time, as one Lambda container runs them: the Powertools resolver,
+            # logger and metrics keep the current event in process-wide state, and two at once
+            # answered one request with another's body (a KeyError '_route' under load).
+            with _INVOCATION:
+                context = LocalContext(
+                    function_name=name,
+                    aws_request_id=event["requestContext"]["requestId"],
+                    deadline_ms=time.time() * 1000 + self.lambda_timeout_s * 1000,
+                )
+                response = self.modules[name].handler(event, context)
         except Exception:  # the handlers answer their own faults; this is the Lambda runtime's 502
             log.exception("handler %s raised", name)
             self._reply(502, {"Content-Type": "application/json"}, error_body(502, "the function failed"))

@@ -46,7 +46,7 @@ def declare_errors(document: dict[str, Any]) -> None:
             operation["responses"] = dict(sorted(responses.items()))
     text = json.dumps(document["paths"])
     for unused in ("HTTPValidationError", "ValidationError"):
-        if f"/{unused}\"" not in text:
+        if f'/{unused}"' not in text:
             document["components"]["schemas"].pop(unused, None)
 
 

@@ -107,3 +107,58 @@ def test_the_pool_is_bounded_and_a_silent_client_times_out(served: PooledHTTPSer
     for sock in idle:
         assert sock.recv(100) == b""  # closed by the server's timeout, not left hanging
         sock.close()
+
+
+def test_the_handlers_run_one_invocation_at_a_time(request: pytest.FixtureRequest) -> None:
+    # The handlers keep the current event in process-wide state (Powertools' resolver, logger and
+    # metrics): two at once answered one request with another's body under load. The workers
+    # overlap on sockets only.
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    request.getfixturevalue("env")
+    httpd = make_server(port=0, workers=8)
+    modules = httpd.RequestHandlerClass.modules  # type: ignore[attr-defined]
+    running, overlap, lock = [0], [0], threading.Lock()
+
+    def probed(real: Any) -> Any:
+        def handler(event: dict[str, Any], context: Any) -> Any:
+            with lock:
+                running[0] += 1
+                overlap[0] = max(overlap[0], running[0])
+            time.sleep(0.02)  # long enough for any other worker to enter too
+            try:
+                return real(event, context)
+            finally:
+                with lock:
+                    running[0] -= 1
+
+        return handler
+
+    httpd.RequestHandlerClass.modules = {  # type: ignore[attr-defined]
+        name: SimpleNamespace(handler=probed(module.handler)) for name, module in modules.items()
+    }
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    drugs = [
+        "losartan",
+        "ibuprofen",
+        "paracetamol",
+        "warfarin",
+        "metformin",
+        "amlodipin",
+        "digoxin",
+        "omeprazol",
+    ]
+
+    def ask(drug: str) -> list[str]:
+        payload = json.dumps({"message": f"Chỉ định của {drug}?"}).encode()
+        head = f"{CHAT}Content-Length: {len(payload)}\r\n\r\n".encode()
+        return list(exchange(httpd, head + payload)[2]["frame"]["drugs"])
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(drugs)) as pool:
+            answers = list(pool.map(ask, drugs * 2))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert answers == [[drug] for drug in drugs * 2] and overlap[0] == 1
