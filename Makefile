@@ -87,3 +87,18 @@ browser-deps:
 	$(SUDO) apt-get update -q
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 pytest: $(if $(wildcard $(CHROMIUM)),,$(if $(shell command -v apt-get),browser-deps))
+# schemathesis against docs/openapi.json on `duocthu serve`, long (make test runs a bounded one):
+# docs/reliability.md, "Fuzz".
+.PHONY: fuzz
+FUZZ_EXAMPLES ?= 400
+FUZZ_SECONDS  ?= 300
+fuzz: $(STAMP)
+	DUOCTHU_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) DUOCTHU_FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/pytest -q -s -p no:cacheprovider tests/fuzz/test_schemathesis.py
+
+# 50 concurrent multi-turn chat sessions on loopback against `duocthu serve` (not in make test):
+# docs/reliability.md, "Load". LOAD_ARGS="--sessions 20 --turns 12" to vary it.
+.PHONY: load
+LOAD_ARGS ?=
+load: $(STAMP)
+	@$(BIN)/duocthu ingest --if-stale
+	$(BIN)/python tests/load/chat_sessions.py $(LOAD_ARGS)

@@ -14,7 +14,7 @@ import pytest
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import retrieve as services
 from duocthu.core.deadline import Deadline
-from duocthu.core.errors import DependencyUnavailable, EmbeddingModelMismatch, EmbeddingUnavailable
+from duocthu.core.errors import DependencyUnavailable, EmbeddingUnavailable
 from duocthu.core.text import folded_words
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import Monograph
@@ -169,10 +169,12 @@ def test_the_dense_fallback_runs_with_the_indexs_model(
         assert bundle["ordering"] == "dense" and {e["section_key"] for e in bundle["evidence"]} == {
             "chi_dinh"
         }
-    # another model than the manifest's is refused outright
+    # another model than the manifest's is refused outright: a 503 that names it, as /health does
     monkeypatch.setattr(services, "get_embedder", lambda _: HashEmbedder(model_id="another-model"))
-    with pytest.raises(EmbeddingModelMismatch):
-        retrieve({"frame": {"turn_type": "condition_to_drug", "indication": "bệnh huyết áp cao"}})
+    status, body, headers = retrieve(
+        {"frame": {"turn_type": "condition_to_drug", "indication": "bệnh huyết áp cao"}}
+    )
+    assert status == 503 and body["error"] == "embedding_model_mismatch" and headers["Retry-After"]
 
 
 # -- the measurement commands ------------------------------------------------------------------

@@ -1,25 +1,43 @@
-"""The Powertools HTTP resolver every function uses, with one error contract:
-422 invalid_request (with the validation details), 503 + Retry-After when a dependency is down."""
+"""The Powertools HTTP resolver every function uses, with one error contract: every 4xx/5xx body is
+an ErrorBody (`error` machine-readable). 413/415/422 for a body that is too big, not JSON or does
+not match the schema (api.body checks it before the resolver parses it), 404 for no route,
+503 + Retry-After when a dependency is down, and a catch-all 500 internal_error carrying the
+correlation id, logged with its traceback and counted (metric InternalError)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
-from aws_lambda_powertools import Logger
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from duocthu.api.body import check_body
 from duocthu.api.models import ErrorBody
 from duocthu.api.runtime import NotReady
-from duocthu.core.errors import DependencyUnavailable
+from duocthu.core.errors import DependencyUnavailable, EmbeddingModelMismatch
 from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
 
 RETRY_AFTER_S = "5"
+
+# Every error status a route can answer, and why: the OpenAPI document declares each one with the
+# ErrorBody schema (duocthu.tools.openapi). 429 comes from API Gateway's throttling, whose body is
+# its own {"message": "Too Many Requests"}.
+BODY_ERRORS = {
+    413: "the request body is over the size limit (payload_too_large)",
+    415: "the request body is not application/json (unsupported_media_type)",
+}
+ERRORS = {
+    422: "the request does not match the schema, is not UTF-8 JSON, is nested too deep or holds an "
+    "integer too long (invalid_request, with `detail`)",
+    429: "throttled by API Gateway (its own body: {\"message\": \"Too Many Requests\"})",
+    500: "a fault nothing else names (internal_error, with `correlation_id`)",
+    503: "a dependency is down (index_unavailable, store_unavailable, ...; Retry-After set)",
+}
 
 
 def traced_libraries(settings: Settings) -> tuple[str, ...]:
@@ -33,11 +51,34 @@ def traced_libraries(settings: Settings) -> tuple[str, ...]:
     return ("botocore", "httpx") if uses_httpx else ("botocore",)
 
 
-def error_response(status: int, error: str, message: str, detail: list[Any] | None = None) -> Response[str]:
-    headers = {"Retry-After": RETRY_AFTER_S} if status == 503 else None
-    body = ErrorBody(error=error, message=message, detail=detail).model_dump_json(exclude_none=True)
+def error_response(
+    status: int,
+    error: str,
+    message: str,
+    detail: list[Any] | None = None,
+    correlation_id: str | None = None,
+) -> Response[str]:
+    headers = {"Retry-After": RETRY_AFTER_S} if status in (429, 503) else None
+    body = ErrorBody(error=error, message=message, detail=detail, correlation_id=correlation_id)
     return Response(
-        status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers
+        status_code=status,
+        content_type=content_types.APPLICATION_JSON,
+        body=body.model_dump_json(exclude_none=True),
+        headers=headers,
+    )
+
+
+def internal_error(logger: Logger) -> Response[str]:
+    """The answer to a fault nothing else names: logged with its traceback, counted, and the
+    correlation id returned so the caller's report finds the log line."""
+    logger.exception("unhandled error")
+    # Powertools' Metrics instances share one metric set: the function's log_metrics flushes this.
+    Metrics().add_metric(name="InternalError", unit=MetricUnit.Count, value=1)
+    return error_response(
+        500,
+        "internal_error",
+        "the service failed on this request",
+        correlation_id=logger.get_correlation_id(),
     )
 
 
@@ -73,6 +114,22 @@ def create_app(logger: Logger) -> APIGatewayHttpResolver:
         logger.exception("dependency unavailable")
         return error_response(503, err.reason, "a dependency could not be reached")
 
+    @app.exception_handler(EmbeddingModelMismatch)
+    def _mismatch(err: EmbeddingModelMismatch) -> Response[str]:
+        # A deployment fault (the index was embedded by another model), as /health reports it.
+        logger.error("embedding model mismatch", extra={"problem": str(err)})
+        return error_response(503, "embedding_model_mismatch", "the index and the embedding model disagree")
+
+    @app.exception_handler(ServiceError)
+    def _service(err: ServiceError) -> Response[str]:  # the resolver's own 4xx (e.g. 405)
+        if err.status_code >= 500:
+            return internal_error(logger)
+        return error_response(err.status_code, "invalid_request", str(err.msg))
+
+    @app.exception_handler(Exception)
+    def _unhandled(_: Exception) -> Response[str]:
+        return internal_error(logger)
+
     return app
 
 
@@ -81,20 +138,24 @@ def is_http_event(event: Any) -> bool:
 
 
 def resolve_http(
-    app: APIGatewayHttpResolver, event: dict[str, Any], context: LambdaContext
+    app: APIGatewayHttpResolver, event: dict[str, Any], context: LambdaContext, logger: Logger | None = None
 ) -> dict[str, Any]:
-    """app.resolve, except that a body that is not UTF-8 text is a 422 (API Gateway passes such a
-    body base64-encoded, and the resolver's validation would fail on it with a 500)."""
-    body = event.get("body")
-    if event.get("isBase64Encoded") and body:
-        try:
-            base64.b64decode(body, validate=True).decode("utf-8")
-        except (UnicodeDecodeError, binascii.Error):
-            response = error_response(422, "invalid_request", "the request body is not valid UTF-8 text")
-            return {
-                "statusCode": 422,
-                "headers": {"Content-Type": content_types.APPLICATION_JSON},
-                "body": response.body,
-                "isBase64Encoded": False,
-            }
-    return app.resolve(event, context)
+    """app.resolve, after the body checks of api.body (a bad body is its 4xx, never a 500 from
+    inside the resolver), with a last catch-all for a fault outside the routes' handlers."""
+    problem = check_body(event)
+    if problem is not None:
+        response = error_response(problem.status, problem.error, problem.message, problem.detail)
+        return _proxy_result(response)
+    try:
+        return app.resolve(event, context)
+    except Exception:
+        return _proxy_result(internal_error(logger or Logger()))
+
+
+def _proxy_result(response: Response[str]) -> dict[str, Any]:
+    return {
+        "statusCode": response.status_code,
+        "headers": {"Content-Type": content_types.APPLICATION_JSON, **(response.headers or {})},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }

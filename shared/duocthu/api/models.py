@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from duocthu.answer.lines import AnswerLines
 from duocthu.core.vocabulary import Decision, Reason, SystemError
@@ -12,7 +12,10 @@ from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import QueryFrame
 
 MAX_MESSAGE_CHARS = 2000
-MAX_HISTORY = 20
+MAX_HISTORY = 20  # earlier turns; each one is a message, so capped as one
+MAX_KEY_CHARS = 64  # a drug id or section key
+
+HistoryItem = Annotated[str, StringConstraints(max_length=MAX_MESSAGE_CHARS)]
 
 
 class _Request(BaseModel):
@@ -21,7 +24,7 @@ class _Request(BaseModel):
 
 class UnderstandRequest(_Request):
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
-    history: list[str] = Field(default_factory=list, max_length=MAX_HISTORY)
+    history: list[HistoryItem] = Field(default_factory=list, max_length=MAX_HISTORY)
     prior_frame: QueryFrame | None = None
     subject_scope: Literal["human", "non_human"] | None = Field(
         default=None, description="the caller's claim; it can narrow the scope, never widen it"
@@ -32,8 +35,8 @@ class RetrieveRequest(_Request):
     """Either a frame, or the explicit form (drug_id + section_key / query / is_overview)."""
 
     frame: QueryFrame | None = None
-    drug_id: str | None = Field(default=None, pattern=r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
-    section_key: str | None = None
+    drug_id: str | None = Field(default=None, max_length=MAX_KEY_CHARS, pattern=r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
+    section_key: str | None = Field(default=None, max_length=MAX_KEY_CHARS)
     query: str | None = Field(default=None, max_length=MAX_MESSAGE_CHARS)
     is_overview: bool = False
 
@@ -66,9 +69,12 @@ class ChatResponse(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    error: str  # machine-readable reason
+    """Every 4xx/5xx body: `error` is the machine-readable reason, `message` says it for a person."""
+
+    error: str
     message: str
     detail: list[Any] | None = None
+    correlation_id: str | None = Field(default=None, description="the request id the logs carry")
 
 
 class HealthBody(BaseModel):

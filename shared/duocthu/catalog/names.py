@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
+from duocthu.core.caching import text_cache
 from duocthu.core.tables import data_lines
 from duocthu.core.text import fold, has_diacritics, words
 
@@ -46,7 +47,7 @@ def is_vietnamese_syllable(token: str) -> bool:
     return _SYLLABLE.fullmatch(fold(token)) is not None
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536, max_text=64)
 def plain_word(token: str) -> bool:
     """A single case-folded token that is an ordinary word, as written or typed without marks."""
     if token in common_words():
@@ -54,7 +55,7 @@ def plain_word(token: str) -> bool:
     return not has_diacritics(token) and (token in common_folded() or is_vietnamese_syllable(token))
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536, max_text=64)
 def alias_kind(alias: str) -> AliasKind:
     """How an alias may match a query.
 

@@ -29,6 +29,7 @@ from duocthu.catalog.names import (
     plain_word,
     similarity_cutoff,
 )
+from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.text import fold, has_diacritics, raw_words, token_matches, words
 
@@ -103,7 +104,7 @@ class CatalogDrugResolver:
 
     # --- exact ------------------------------------------------------------------------------
 
-    @lru_cache(maxsize=4096)  # noqa: B019 - the resolver lives for the whole process
+    @text_cache(maxsize=4096)  # the resolver lives for the whole process
     def resolve(self, text: str) -> tuple[DrugMatch, ...]:
         """Drugs named in `text`: longest non-overlapping alias spans, in query order.
 
@@ -157,7 +158,7 @@ class CatalogDrugResolver:
 
     # --- fuzzy ------------------------------------------------------------------------------
 
-    @lru_cache(maxsize=4096)  # noqa: B019 - the resolver lives for the whole process
+    @text_cache(maxsize=4096)  # the resolver lives for the whole process
     def suggest(self, text: str, k: int = 5, min_score: float = 0.55) -> tuple[Suggestion, ...]:
         """Catalogue names the text plausibly misspelt, best first, one per drug, at most k.
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseIndex, longest_spans
 from duocthu.core.tables import table_records
 from duocthu.core.terms import ordinary_words
@@ -67,7 +68,7 @@ def _condition_leads() -> PhraseIndex[str]:
     return index
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def find_conditions(text: str) -> tuple[ConditionMention, ...]:
     """Conditions named in the text, longest phrase first on overlaps, in text order: the table's
     phrases, and an eponym after a `condition_lead` ("bệnh Crohn", "hội chứng Cushing")."""

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from duocthu.core.caching import text_cache
 from duocthu.core.tables import data_lines
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -23,7 +24,7 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-@lru_cache(maxsize=65536)
+@text_cache(maxsize=65536, max_text=64)  # words; a whole message is folded uncached
 def fold(text: str) -> str:
     """Case-folded, diacritic-free form used only for matching."""
     decomposed = unicodedata.normalize("NFD", text.casefold().translate(_D_MAP))

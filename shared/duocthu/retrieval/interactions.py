@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
 from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
@@ -44,7 +45,7 @@ def drug_names(resolver: CatalogDrugResolver, drug_id: str) -> tuple[str, ...]:
     return resolver.catalog_names(drug_id, limit=_MAX_NAMES)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _tokens(phrase: str) -> tuple[str, ...]:
     return tuple(words(phrase))
 
@@ -55,7 +56,7 @@ def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
     return find_phrase(tokens, _tokens(phrase), lenient=True) >= 0
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _folded_run(phrase: str) -> str:
     return f" {' '.join(fold(t) for t in _tokens(phrase))} "
 

@@ -2,24 +2,38 @@
 
 Each request is wrapped in an API Gateway HTTP API (v2) event and handed to the same `handler`
 the deployed function runs (`sam local start-api` would need Docker, which these machines lack).
+
+Bounded like a small production front: a fixed pool of workers (reading and writing sockets; the
+handlers themselves run one invocation at a time, as a Lambda container does), and a connection is
+accepted only when a worker is free, so a burst waits in the kernel's listen backlog (not in
+unbounded threads); each socket has a timeout; a body over the limit is a 413 before it is read; a
+chunked body is read chunk by chunk under the same limit; every status, the server's own included
+(400, 404, 405, 411, 413...), has a JSON ErrorBody.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.util
+import json
 import logging
 import os
+import socket
 import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
+
+from duocthu.api.body import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +48,11 @@ ROUTES = {
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
 }
+POST_ROUTES = frozenset({"/v1/chat", "/v1/understand", "/v1/retrieve"})  # every other route is GET
+WORKERS = 16
+BACKLOG = 256  # connections waiting for a worker; the kernel caps it at net.core.somaxconn
+SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request frees its worker
+_INVOCATION = threading.Lock()
 
 
 @dataclass
@@ -107,32 +126,112 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes) -> 
     }
 
 
+class BadRequest(Exception):
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_REASONS = {400: "invalid_request", 413: "payload_too_large"}  # as the handlers name them
+
+
+def error_body(status: int, message: str) -> bytes:
+    """The ErrorBody (duocthu.api.models) of a status the server answers itself."""
+    reason = _REASONS.get(status) or HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
+    return json.dumps({"error": reason, "message": message}).encode("utf-8")
+
+
+def read_chunked(rfile: Any, limit: int) -> bytes:
+    """A Transfer-Encoding: chunked body, refused (413) as soon as it passes the limit."""
+    body = bytearray()
+    while True:
+        line = rfile.readline(1024)
+        try:
+            size = int(line.split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            raise BadRequest(HTTPStatus.BAD_REQUEST, "malformed chunk size") from None
+        if size < 0:
+            raise BadRequest(HTTPStatus.BAD_REQUEST, "malformed chunk size")
+        if size == 0:
+            while rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+                pass  # trailers, ignored
+            return bytes(body)
+        if len(body) + size > limit:
+            raise BadRequest(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is over {limit} bytes")
+        chunk = rfile.read(size)
+        if len(chunk) < size:
+            raise BadRequest(HTTPStatus.BAD_REQUEST, "the chunked body ended early")
+        body += chunk
+        rfile.readline(8)  # the chunk's CRLF
+
+
 class _Handler(BaseHTTPRequestHandler):
     modules: ClassVar[dict[str, ModuleType]] = {}
-    # One event at a time per function, as in one Lambda execution environment: a Powertools
-    # resolver keeps the current event on the app, so two threads in one app mix their requests
-    # (a browser asking for /app.js and /app.css at once got a KeyError '_route_args').
-    locks: ClassVar[dict[str, threading.Lock]] = {}
-    timeout_s = 29.0
+    timeout = SOCKET_TIMEOUT_S  # StreamRequestHandler sets it on the socket
+    lambda_timeout_s = 29.0
+    max_body_bytes = MAX_BODY_BYTES
+    error_content_type = "application/json"
+    default_request_version = "HTTP/1.0"  # so an error before the request line parses has headers
+
+    def _body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return read_chunked(self.rfile, self.max_body_bytes)
+        header = self.headers.get("Content-Length")
+        if header is None:
+            if self.command == "POST":
+                raise BadRequest(HTTPStatus.LENGTH_REQUIRED, "a POST needs Content-Length or a chunked body")
+            return b""
+        if not header.strip().isdigit():
+            raise BadRequest(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+        length = int(header)
+        if length > self.max_body_bytes:
+            raise BadRequest(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is over {self.max_body_bytes} bytes"
+            )
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise BadRequest(HTTPStatus.BAD_REQUEST, "the body ended before Content-Length")
+        return body
 
     def _dispatch(self) -> None:
         path = urlsplit(self.path).path
         name = ROUTES.get(path)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        if name is None:
-            self._reply(
-                404, {"Content-Type": "application/json"}, b'{"error":"not_found","message":"no such route"}'
-            )
+        try:
+            try:
+                body = self._body()
+            except TimeoutError:  # the client stopped sending: its worker is freed with a 408
+                raise BadRequest(HTTPStatus.REQUEST_TIMEOUT, "the body did not arrive in time") from None
+        except BadRequest as err:
+            self.close_connection = True  # what is left of the body is not read
+            self._reply(err.status, {"Content-Type": "application/json"}, error_body(err.status, str(err)))
             return
+        if name is None:
+            self._reply(404, {"Content-Type": "application/json"}, error_body(404, "no such route"))
+            return
+        allowed = "POST" if path in POST_ROUTES else "GET"
+        if self.command != allowed:
+            headers = {"Content-Type": "application/json", "Allow": allowed}
+            self._reply(405, headers, error_body(405, f"{path} answers {allowed} only"))
+            return
+        self._invoke(name, body)
+
+    def _invoke(self, name: str, body: bytes) -> None:
         event = to_event(self.command, self.path, dict(self.headers.items()), body)
-        context = LocalContext(
-            function_name=name,
-            aws_request_id=event["requestContext"]["requestId"],
-            deadline_ms=time.time() * 1000 + self.timeout_s * 1000,
-        )
-        with self.locks[name]:
-            response = self.modules[name].handler(event, context)
+        try:
+            # One invocation at a time, as one Lambda container runs them: the Powertools resolver,
+            # logger and metrics keep the current event in process-wide state, and two at once
+            # answered one request with another's body (a KeyError '_route' under load).
+            with _INVOCATION:
+                context = LocalContext(
+                    function_name=name,
+                    aws_request_id=event["requestContext"]["requestId"],
+                    deadline_ms=time.time() * 1000 + self.lambda_timeout_s * 1000,
+                )
+                response = self.modules[name].handler(event, context)
+        except Exception:  # the handlers answer their own faults; this is the Lambda runtime's 502
+            log.exception("handler %s raised", name)
+            self._reply(502, {"Content-Type": "application/json"}, error_body(502, "the function failed"))
+            return
         payload = response.get("body") or ""
         raw = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode("utf-8")
         self._reply(int(response.get("statusCode", 200)), response.get("headers") or {}, raw)
@@ -140,20 +239,64 @@ class _Handler(BaseHTTPRequestHandler):
     def _reply(self, status: int, headers: dict[str, str], body: bytes) -> None:
         self.send_response(status)
         for key, value in headers.items():
-            self.send_header(key, value)
+            if key.lower() != "content-length":
+                self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The server's own errors (a bad request line, headers too long, ...) as JSON bodies."""
+        self.close_connection = True
+        body = error_body(code, message or HTTPStatus(code).description)
+        with contextlib.suppress(OSError):  # the client is gone
+            self._reply(code, {"Content-Type": "application/json"}, body)
 
     do_GET = do_POST = _dispatch
+
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (PUT, TRACE, QUERY...) reaches the routing too: a known path answers 405
+        # with Allow, an unknown one 404, as API Gateway's routes do.
+        if name.startswith("do_"):
+            return self._dispatch
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.info("%s %s", self.address_string(), format % args)
 
 
-def make_server(port: int = 3000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+class PooledHTTPServer(HTTPServer):
+    """HTTPServer with a fixed worker pool; accept waits for a free worker."""
+
+    request_queue_size = BACKLOG
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], workers: int) -> None:
+        super().__init__(address, handler)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="duocthu-serve")
+        self._free = threading.BoundedSemaphore(workers)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._free.acquire()
+        self._pool.submit(self._work, request, client_address)
+
+    def _work(self, request: socket.socket, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._free.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=True)
+
+
+def make_server(port: int = 3000, host: str = "127.0.0.1", workers: int = WORKERS) -> PooledHTTPServer:
     """A server bound to loopback, with every function's handler imported once (cold start)."""
     modules = {name: load_handler_module(name) for name in sorted(set(ROUTES.values()))}
-    locks = {name: threading.Lock() for name in modules}
-    handler = type("Handler", (_Handler,), {"modules": modules, "locks": locks})
-    return ThreadingHTTPServer((host, port), handler)
+    handler = type("Handler", (_Handler,), {"modules": modules})
+    return PooledHTTPServer((host, port), handler, workers)

@@ -6,9 +6,48 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel
+
 from duocthu import __version__
+from duocthu.api.http import BODY_ERRORS, ERRORS
+from duocthu.api.models import ErrorBody, HealthBody
 
 FUNCTIONS = ("chat", "understand", "retrieve")
+_REF = "#/components/schemas/{model}"
+_THROTTLED = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _add_model(document: dict[str, Any], model: type[BaseModel]) -> dict[str, str]:
+    schema = model.model_json_schema(ref_template=_REF)
+    document["components"]["schemas"].update(schema.pop("$defs", {}))
+    document["components"]["schemas"][model.__name__] = schema
+    return {"$ref": _REF.format(model=model.__name__)}
+
+
+def declare_errors(document: dict[str, Any]) -> None:
+    """Powertools declares only a 422 with its own schema; the API answers every error status of
+    duocthu.api.http with an ErrorBody, and /health with a HealthBody whether up (200) or down (503)."""
+    error = _add_model(document, ErrorBody)
+    health = _add_model(document, HealthBody)
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            statuses = {**(BODY_ERRORS if method == "post" else {}), **ERRORS}
+            responses = operation.setdefault("responses", {})
+            for status, description in statuses.items():
+                schema = _THROTTLED if status == 429 else error
+                responses[str(status)] = {"description": description, "content": _json(schema)}
+            if path == "/health":
+                responses["200"] = {"description": "ready", "content": _json(health)}
+                responses["503"] = {"description": "not ready: `reason` names what", "content": _json(health)}
+            operation["responses"] = dict(sorted(responses.items()))
+    text = json.dumps(document["paths"])
+    for unused in ("HTTPValidationError", "ValidationError"):
+        if f'/{unused}"' not in text:
+            document["components"]["schemas"].pop(unused, None)
 
 
 def openapi_document() -> dict[str, Any]:
@@ -30,6 +69,7 @@ def openapi_document() -> dict[str, Any]:
             schema.get("components", {}).get("schemas", {})
         )
     document["paths"] = dict(sorted(document["paths"].items()))
+    declare_errors(document)
     document["components"]["schemas"] = dict(sorted(document["components"]["schemas"].items()))
     return document
 

@@ -6,8 +6,8 @@ combining, "xử trí" of a reaction, and the condition a which-drug question is
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
+from duocthu.core.caching import text_cache
 from duocthu.core.conditions import ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_PHRASES
@@ -31,7 +31,7 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def resolve_attribute(text: str, gapped: bool = True) -> str | None:
     """The section a question asks for: the longest phrase across the section names
     (`sections.SECTION_PHRASES`) and the question-form cues of kind `section` ("dùng theo đường

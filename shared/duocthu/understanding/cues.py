@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
+from duocthu.core.caching import text_cache
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
 from duocthu.core.sections import SECTION_ORDER
@@ -89,7 +90,7 @@ def _regional_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE), table
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def standard_wording(text: str) -> str:
     """The message with regional and chat spellings read as the standard words
     (`data/regional_words.tsv`), word for word, for matching only."""
@@ -189,7 +190,7 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
 _HOLDS_BACK = frozenset({"cam"})
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
     tables = _cue_tables()
@@ -269,7 +270,7 @@ class TurnCues:
         )
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+from duocthu.core.caching import text_cache
 from duocthu.core.tables import table_rows
 from duocthu.core.text import fold, nfc, token_matches, words
 
@@ -30,7 +31,7 @@ def _find_run(tokens: Sequence[str], run: Sequence[str]) -> int:
     return -1
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def wordings_of(phrase: str) -> tuple[str, ...]:
     """The phrase first, then each variant with a wording of data/formulary_wordings.tsv replaced
     by the other wordings of its row: "hạ kali máu" is also "hạ kali huyết"."""

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver, load_resolver
+from duocthu.core.caching import clear_text_cache
 from duocthu.core.text import fold, words
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.tools.bench import atc_csv
@@ -236,8 +237,8 @@ def run(catalog_name: str, atc_csv: Path, repeat: int, load_runs: int) -> list[t
     queries = query_set(catalog)
 
     def clear() -> None:
-        resolver.resolve.cache_clear()
-        resolver.suggest.cache_clear()
+        clear_text_cache(resolver.resolve)
+        clear_text_cache(resolver.suggest)
 
     resolve_ms = _time_calls(resolver.resolve, queries, repeat, clear)
     suggest_ms = _time_calls(resolver.suggest, queries, repeat, clear)
