@@ -11,7 +11,9 @@ import pytest
 from duocthu.answer.generation import answer_generator
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline, turn_deadline
+from duocthu.core.errors import ProviderUnavailable
 from duocthu.models.evidence import EvidenceItem
+from duocthu.providers.rerank import reranker_from_settings
 from duocthu.retrieval.decision import decide
 from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
@@ -117,3 +119,16 @@ def test_no_qdrant_server_read_starts_after_the_turn_s_deadline(hanging_endpoint
         store.find_by_drug("ibuprofen")  # inside the deadline: one read, cut by its own timeout
     assert time.monotonic() - started < BUDGET_S
     store.close()
+
+
+def test_a_hanging_cohere_costs_one_attempt_cut_to_its_timeout(
+    monkeypatch: pytest.MonkeyPatch, hanging_endpoint: str
+) -> None:
+    monkeypatch.setenv("CO_API_URL", hanging_endpoint)
+    settings = Settings.from_env({"COHERE_API_KEY": "test", "RERANK_TIMEOUT_S": "1"})
+    reranker = reranker_from_settings(settings)
+    assert reranker is not None
+    started = time.monotonic()
+    with pytest.raises(ProviderUnavailable):
+        reranker.rerank("warfarin uống lúc nào", ["Uống một lần mỗi ngày."], 1, Deadline.after(BUDGET_S))
+    assert time.monotonic() - started < 2.0  # one attempt of RERANK_TIMEOUT_S, no retry

@@ -14,6 +14,7 @@ import boto3
 import pytest
 from duocthu.api import runtime as runtime_module
 from duocthu.api.runtime import get_runtime
+from duocthu.api.services import health as health_module
 from duocthu.catalog.artifact import Catalog
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.models.source import Monograph
@@ -112,8 +113,6 @@ def test_health_names_an_unreadable_catalogue_artifact(
         monkeypatch.setenv("CATALOG_S3_URI", "s3://internal-bucket/catalog.json")
         get_settings.cache_clear()
         get_runtime.cache_clear()
-        from duocthu.api.services import health as health_module
-
         health_module._s3_client.cache_clear()
         chat = load_function("chat")
         assert call(chat, http_event("GET", "/health"))[0] == 200
@@ -122,3 +121,22 @@ def test_health_names_an_unreadable_catalogue_artifact(
         health_module._s3_client.cache_clear()
     assert status == 503 and body["reason"].startswith("catalog_unavailable")
     assert "internal-bucket" not in json.dumps(body)
+
+
+def test_health_answers_in_time_when_the_conversation_table_hangs(
+    monkeypatch: pytest.MonkeyPatch, aws_env: None, hanging_endpoint: str
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", hanging_endpoint)
+    monkeypatch.setenv("CONVERSATION_TABLE", "conversations")
+    get_settings.cache_clear()
+    get_runtime.cache_clear()
+    from duocthu.store.sessions import get_conversation_store
+
+    get_conversation_store.cache_clear()
+    chat = load_function("chat")
+    started = time.monotonic()
+    status, body, _ = call(chat, http_event("GET", "/health"))
+    elapsed = time.monotonic() - started
+    get_conversation_store.cache_clear()
+    assert status == 503 and body["reason"].startswith("conversations_unavailable")
+    assert elapsed < health_module.HEALTH_BUDGET_S  # one attempt (3 s), the retry refused

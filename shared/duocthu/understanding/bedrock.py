@@ -102,17 +102,23 @@ def _allowed(prop: dict[str, Any]) -> tuple[type, ...] | None:
     return found or None
 
 
+def _part(prop: dict[str, Any], key: str) -> Any:
+    """`prop[key]`, or the first of its anyOf options that has one (a nullable list or object)."""
+    return prop.get(key) or next((o[key] for o in prop.get("anyOf", []) if key in o), None)
+
+
 def _well_typed(value: Any, prop: dict[str, Any]) -> bool:
+    """Whether the value has the schema's type, down through list items and object fields."""
     allowed = _allowed(prop)
-    if allowed is None:
-        return True
-    if isinstance(value, bool) and bool not in allowed:  # JSON true is no number
-        return False
-    if not isinstance(value, allowed):
-        return False
-    items = prop.get("items") or next((o.get("items") for o in prop.get("anyOf", []) if "items" in o), None)
+    if allowed is not None and (
+        not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed)
+    ):
+        return False  # (JSON true is no number)
+    items, fields = _part(prop, "items"), _part(prop, "properties")
     if isinstance(value, list) and isinstance(items, dict):
         return all(_well_typed(item, items) for item in value)
+    if isinstance(value, dict) and isinstance(fields, dict):
+        return all(_well_typed(v, fields[k]) for k, v in value.items() if k in fields)
     return True
 
 

@@ -90,6 +90,8 @@ def test_an_unknown_drug_the_user_typed_is_kept_in_the_user_s_spelling(resolver:
         {"drugs": "ibuprofen", "unknown_drugs": {"a": 1}},
         {"quick_replies": [1, 2]},
         {"patient_context": "suy thận"},
+        {"patient_context": {"current_medications": [{"name": "warfarin"}], "pregnancy": "có"}},
+        {"condition": {"text": ["đau đầu"]}},
         {"condition": 7},
     ],
 )

@@ -20,12 +20,15 @@ from typing import Any
 
 from duocthu.api.models import HealthBody
 from duocthu.api.runtime import Runtime
+from duocthu.core.deadline import Deadline, turn_deadline
 from duocthu.providers.embeddings import get_embedder
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.store.sessions import ConversationUnavailable, get_conversation_store
 
 log = logging.getLogger(__name__)
+
+HEALTH_BUDGET_S = 5.0
 
 
 def providers_in_use(runtime: Runtime) -> dict[str, str]:
@@ -71,7 +74,7 @@ def _embedding_problem(runtime: Runtime) -> str | None:
 def _conversations_problem(runtime: Runtime) -> str | None:
     try:
         get_conversation_store(runtime.settings).ping()
-    except ConversationUnavailable as err:
+    except ConversationUnavailable as err:  # a hang: one attempt, then refused by the deadline
         log.error("health: conversation store unavailable: %s", err)
         return "conversations_unavailable: the conversation store does not answer"
     return None
@@ -103,11 +106,13 @@ def _catalog_problem(runtime: Runtime) -> str | None:
 
 def health(runtime: Runtime) -> HealthBody:
     """Ready when the catalogue and the index were built from one corpus and every configured
-    dependency answers; otherwise 'unavailable', with one reason per dependency down."""
+    dependency answers; otherwise 'unavailable', with one reason per dependency down. The checks
+    share one deadline (`HEALTH_BUDGET_S`), so a hanging dependency cannot stall the probe."""
     if runtime.problem or runtime.manifest is None or runtime.catalog is None:
         return HealthBody(status="unavailable", reason=runtime.problem or "not initialised")
     checks = (_store_problem, _embedding_problem, _conversations_problem, _catalog_problem)
-    problems = [p for p in (check(runtime) for check in checks) if p]
+    with turn_deadline(Deadline.after(HEALTH_BUDGET_S)):
+        problems = [p for p in (check(runtime) for check in checks) if p]
     return HealthBody(
         status="unavailable" if problems else "ok",
         reason="; ".join(problems) or None,
