@@ -7,11 +7,12 @@ Versions kept: the active one and the one it replaced; anything else (an older v
 partial of a killed ingest, which was never active) is removed at the next activation, whatever
 its modification time. An Edge shard admits one open handle per machine (its WAL lock): a second
 process (an `ask` while `serve` runs) reads a private copy of the activated shard instead, removed
-when it closes.
+when it closes or the process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -58,6 +59,7 @@ def _load(path: str, version: str) -> tuple[Any, str | None]:
         if "WouldBlock" not in str(err):
             raise StoreUnavailable(f"cannot open Edge shard {version}: {err}") from err
     copy = tempfile.mkdtemp(prefix="duocthu-reader-")
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)  # also when the process never closes
     try:
         shutil.copytree(path, Path(copy) / "shard")
         return qe.EdgeShard.load(str(Path(copy) / "shard")), copy

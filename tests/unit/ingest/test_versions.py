@@ -3,6 +3,7 @@ modification time), and a second process reading while another holds the shard."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -78,21 +79,29 @@ from pathlib import Path
 from duocthu.store.edge import EdgeStore
 store = EdgeStore(Path(sys.argv[1]))
 print(store.count())
-store.close()
+if sys.argv[2] == "close":
+    store.close()
 """
 
 
+@pytest.mark.parametrize("ending", ["close", "exit"])
 def test_a_second_process_reads_while_this_one_holds_the_shard(
-    tmp_path: Path, sample_records: list[Monograph]
+    tmp_path: Path, sample_records: list[Monograph], ending: str
 ) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     store = EdgeStore(settings.data_dir)
     ingest_records(sample_records[:3], store, settings)
     held = store.count()  # this process now holds the shard (its WAL lock)
+    scratch = tmp_path / "tmp"  # where the reader's private copy goes
+    scratch.mkdir()
     result = subprocess.run(
-        [sys.executable, "-c", READER, str(settings.data_dir)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", READER, str(settings.data_dir), ending],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     assert result.returncode == 0, result.stderr[-500:]
     assert int(result.stdout.strip()) == held
     store.close()
-    assert not list(tmp_path.glob("**/duocthu-reader-*"))
+    assert list(scratch.iterdir()) == []  # the copy is removed whether the reader closed or just exited
