@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.models.chunk import Chunk, point_id
-from duocthu.models.evidence import SourceRef
+from duocthu.models.evidence import EvidenceItem, SourceRef
 from duocthu.store import Manifest, VectorStore
 
 
@@ -68,3 +68,20 @@ def publish(
 def resolved_ids(resolver: CatalogDrugResolver, text: str) -> tuple[str, ...]:
     """The drug_ids a text names exactly, in text order."""
     return tuple(m.drug_id for m in resolver.resolve(text))
+
+
+def make_evidence(text: str, section_key: str = "chong_chi_dinh", drug_id: str = "ibuprofen") -> EvidenceItem:
+    """One evidence part of a drug's section, page 4, as retrieval returns it."""
+    heading = SECTION_HEADINGS[section_key]
+    ref = SourceRef(book="Dược thư", edition="3", section_heading=heading, page_start=4, page_end=4)
+    return EvidenceItem(
+        id=f"{drug_id}-{section_key}-0",
+        drug_id=drug_id,
+        display_name=drug_id.title(),
+        section_key=section_key,
+        part_index=0,
+        chunk_kind="prose",
+        score=1.0,
+        text=text,
+        source_refs=(ref,),
+    )

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu.api.http import create_app, resolve_http, traced_libraries
+from duocthu.api.http import create_app, error_response, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import chat as service
@@ -25,12 +25,20 @@ app.include_router(page_router)  # the clinicians' page: GET /, /app.js, /app.cs
 get_runtime()  # cold start
 
 
+@app.exception_handler(service.SessionNotFound)
+def _unknown_session(_: service.SessionNotFound) -> Response[str]:
+    # ids are issued by the server: one it did not issue (or that expired) is no bearer token
+    return error_response(404, "session_not_found", "no such session: omit session_id to start one")
+
+
 @app.post("/v1/chat")
-@tracer.capture_method
+@tracer.capture_method(capture_response=False)  # responses carry patient facts: never in traces
 def chat(body: ChatRequest) -> ChatResponse:
     response = service.chat(get_runtime(), body, app.lambda_context)
     metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
+    if response.system_error:  # which dependency failed, apart from the answer's reason
+        metrics.add_metric(name=f"SystemError_{response.system_error}", unit=MetricUnit.Count, value=1)
     return response
 
 
@@ -70,6 +78,6 @@ def health() -> Response[str]:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return resolve_http(app, event, context)

@@ -54,14 +54,14 @@ def _no_index(err: NoIndex) -> Response[str]:
 
 
 @app.post("/v1/retrieve")
-@tracer.capture_method
+@tracer.capture_method(capture_response=False)  # responses carry patient facts: never in traces
 def retrieve(body: RetrieveRequest) -> EvidenceBundle:
     return _retrieve(body, app.lambda_context)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
         return resolve_http(app, event, context)

@@ -59,7 +59,7 @@ def _understand(request: UnderstandRequest, context: LambdaContext | None) -> Qu
 
 
 @app.post("/v1/understand")
-@tracer.capture_method
+@tracer.capture_method(capture_response=False)  # responses carry patient facts: never in traces
 def understand(body: UnderstandRequest) -> QueryFrame:
     frame = _understand(body, app.lambda_context)
     if frame.system_error == "understanding_malformed_output":
@@ -71,7 +71,7 @@ def understand(body: UnderstandRequest) -> QueryFrame:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
         return resolve_http(app, event, context)

@@ -116,6 +116,10 @@ class Settings(BaseModel):
         ge=0,
         description="RETRIEVE_DEADLINE_MARGIN_MS: kept back from the Lambda's remaining time when reranking",
     )
+    debug_frame: bool = Field(
+        default=False,
+        description="DUOCTHU_DEBUG_FRAME: the chat response's frame keeps the patient's facts (debug only)",
+    )
 
     @property
     def understanding_backend(self) -> Literal["offline", "bedrock"]:
@@ -165,6 +169,7 @@ class Settings(BaseModel):
             "cohere_api_key_secret_arn": env.get("COHERE_API_KEY_SECRET_ARN") or None,
             "rerank_timeout_s": env.get("RERANK_TIMEOUT_S"),
             "retrieve_deadline_margin_ms": env.get("RETRIEVE_DEADLINE_MARGIN_MS"),
+            "debug_frame": env.get("DUOCTHU_DEBUG_FRAME") or None,
         }
         return cls.model_validate({k: v for k, v in values.items() if v is not None})
 

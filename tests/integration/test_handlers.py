@@ -125,8 +125,11 @@ def test_health_is_503_without_an_index(monkeypatch: pytest.MonkeyPatch, env: No
     chat = load_function("chat")
     status, body, _ = call(chat, http_event("GET", "/health"))
     assert status == 503 and body["status"] == "unavailable" and "ingest" in body["reason"]
-    status, body, headers = call(chat, http_event("POST", "/v1/chat", {"message": "ibuprofen"}))
-    assert status == 503 and body["error"] == "index_unavailable" and headers["Retry-After"]
+    assert str(tmp_path) not in json.dumps(body)  # no internal path in what anyone may read
+    status, body, _ = call(chat, http_event("POST", "/v1/chat", {"message": "ibuprofen"}))
+    # the documented ABSTAIN, never a drug answer and never an error status
+    assert status == 200 and (body["decision"], body["reason"]) == ("ABSTAIN", "dependency_unavailable")
+    assert body["system_error"] == "store_unavailable" and body["session_id"]
 
 
 def test_understand_http_and_direct(env: None) -> None:

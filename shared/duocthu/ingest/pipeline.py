@@ -1,13 +1,17 @@
 """Formulary source -> validated records -> chunks -> a new index version -> switch.
 
 Nothing is written before every record validates; the pointer moves only after the new version
-is complete, so a failed or killed ingest leaves the previous version serving.
+is complete, so a failed or killed ingest leaves the previous version serving. One ingest at a time
+per data folder (an exclusive lock on `<data_dir>/.ingest.lock`): a second one is refused with
+`IngestInProgress`, never reported as a success beside the first.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +31,7 @@ from duocthu.store.catalog import catalog_path
 
 log = logging.getLogger(__name__)
 SAMPLE_SOURCE = "sample"
+LOCK_FILE = ".ingest.lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +43,25 @@ class IngestReport:
     points: int
     backend: str
     calibration: Calibration | None = None  # with an embedding provider: the dense threshold's basis
+
+
+class IngestInProgress(RuntimeError):
+    """Another ingest holds this data folder."""
+
+
+@contextmanager
+def ingest_lock(data_dir: Path) -> Iterator[None]:
+    """The data folder's ingest lock, taken without waiting (released when the process dies)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / LOCK_FILE).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as err:
+            raise IngestInProgress(f"another ingest is running on {data_dir.name}") from err
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def new_version_name(digest: str) -> str:
@@ -56,6 +80,19 @@ def ingest_records(
     """With an embedding provider (`embedder`, else the one the settings configure), the parts
     the dense fallback reads get vectors, and the manifest records the model, the dimension and the
     discard threshold calibrated for it (duocthu.ingest.calibration)."""
+    with ingest_lock(settings.data_dir):
+        return _ingest(records, store, settings, on_start, progress, embedder, source_label)
+
+
+def _ingest(
+    records: list[Monograph],
+    store: VectorStore,
+    settings: Settings,
+    on_start: Callable[[int], None] | None,
+    progress: Callable[[int], None] | None,
+    embedder: Embedder | None,
+    source_label: str | None,
+) -> IngestReport:
     digest = corpus_hash(records)
     chunks: list[Chunk] = [c for r in records for c in chunk_monograph(r)]
     version = new_version_name(digest)

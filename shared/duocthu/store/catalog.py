@@ -31,8 +31,11 @@ def load_catalog_from_s3(uri: str) -> Catalog:
 @lru_cache(maxsize=1)
 def _s3_client() -> Any:
     import boto3  # only when the catalogue comes from S3: a cold start from the layer skips it
+    from botocore.config import Config
 
-    return boto3.client("s3")
+    # a cold start must not hang on S3 (botocore's default: 60 s per attempt): at most 2 x (1 + 3) s
+    config = Config(connect_timeout=1, read_timeout=3, retries={"mode": "standard", "total_max_attempts": 2})
+    return boto3.client("s3", config=config)
 
 
 CATALOG_FILE = "catalog.json"

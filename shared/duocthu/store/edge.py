@@ -2,10 +2,17 @@
 
 <data_dir>/manifest.json              the pointer (replaced atomically)
 <data_dir>/versions/<version>/shard/  an Edge shard, never modified once activated
+
+Versions kept: the active one and the one it replaced; anything else (an older version, or the
+partial of a killed ingest, which was never active) is removed at the next activation, whatever
+its modification time. An Edge shard admits one open handle per machine (its WAL lock): a second
+process (an `ask` while `serve` runs) reads a private copy of the activated shard instead, removed
+when it closes or the process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -36,24 +43,37 @@ from duocthu.store.base import (
 from duocthu.store.lexical import SparseTerms, lexical_vector
 
 MANIFEST_FILE = "manifest.json"
-KEEP_VERSIONS = 2  # the active one and its predecessor
 
 
 # An Edge shard admits one open handle per process (it locks its WAL), so every EdgeStore of
 # this process shares one handle per shard folder, closed when the last store lets go.
-_OPEN_SHARDS: dict[str, list[Any]] = {}  # path -> [shard, users]
+_OPEN_SHARDS: dict[str, list[Any]] = {}  # path -> [shard, users, private copy or None]
 _OPEN_LOCK = threading.Lock()
+
+
+def _load(path: str, version: str) -> tuple[Any, str | None]:
+    """The shard, and the private copy it was loaded from when another process holds it."""
+    try:
+        return qe.EdgeShard.load(path), None
+    except Exception as err:  # the engine raises plain runtime errors for unreadable shards
+        if "WouldBlock" not in str(err):
+            raise StoreUnavailable(f"cannot open Edge shard {version}: {err}") from err
+    copy = tempfile.mkdtemp(prefix="duocthu-reader-")
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)  # also when the process never closes
+    try:
+        shutil.copytree(path, Path(copy) / "shard")
+        return qe.EdgeShard.load(str(Path(copy) / "shard")), copy
+    except Exception as err:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise StoreUnavailable(f"cannot open Edge shard {version}: {err}") from err
 
 
 def _acquire(path: str, version: str) -> Any:
     with _OPEN_LOCK:
         entry = _OPEN_SHARDS.get(path)
         if entry is None:
-            try:
-                shard = qe.EdgeShard.load(path)
-            except Exception as err:  # the engine raises plain runtime errors for unreadable shards
-                raise StoreUnavailable(f"cannot open Edge shard {version}: {err}") from err
-            entry = _OPEN_SHARDS[path] = [shard, 0]
+            shard, copy = _load(path, version)
+            entry = _OPEN_SHARDS[path] = [shard, 0, copy]
         entry[1] += 1
         return entry[0]
 
@@ -66,6 +86,8 @@ def _release(path: str) -> None:
         entry[1] -= 1
         if entry[1] <= 0:
             entry[0].close()
+            if entry[2]:
+                shutil.rmtree(entry[2], ignore_errors=True)
             del _OPEN_SHARDS[path]
 
 
@@ -154,19 +176,21 @@ class EdgeStore(FilteredReads):
         if not (self.version_dir(manifest.version) / "shard").is_dir():
             raise NoIndex(f"version {manifest.version} was not built")
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        previous = self.active_manifest()
         # write-then-rename: a reader sees the old manifest or the new one, never half of one
         fd, tmp = tempfile.mkstemp(dir=self.data_dir, prefix=".manifest-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(manifest.model_dump_json(indent=2))
         os.replace(tmp, self.data_dir / MANIFEST_FILE)
         self.close()  # the next read opens the version just activated
-        self._prune(keep=manifest.version)
+        self._prune(keep={manifest.version, previous.version if previous else manifest.version})
 
-    def _prune(self, keep: str) -> None:
-        root = self.data_dir / "versions"
-        others = sorted((p for p in root.iterdir() if p.name != keep), key=lambda p: p.stat().st_mtime)
-        for old in others[: max(0, len(others) - (KEEP_VERSIONS - 1))]:
-            shutil.rmtree(old, ignore_errors=True)
+    def _prune(self, keep: set[str]) -> None:
+        """Every version folder but the active one and the one it replaced (callers hold the
+        ingest lock, so no other build is under way)."""
+        for folder in (self.data_dir / "versions").iterdir():
+            if folder.name not in keep:
+                shutil.rmtree(folder, ignore_errors=True)
 
     # -- read -----------------------------------------------------------------------------
     def _open(self) -> Any:

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from duocthu.core.deadline import TURN_DEADLINE
 from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
@@ -149,7 +150,12 @@ class ServerStore(FilteredReads):
         """Every read, against the collection the alias named when this process first read: like
         the Edge store, a process serves the version its catalogue was loaded with (a re-ingest
         takes effect at the next start, and the previous version is kept for warm processes).
-        A missing alias is NoIndex; transport and server errors are StoreUnavailable."""
+        A missing alias is NoIndex; transport and server errors are StoreUnavailable. No read
+        starts once the turn's deadline has passed: a hanging server costs the turn at most one
+        QDRANT_TIMEOUT_S beyond it, never one per read."""
+        deadline = TURN_DEADLINE.get()
+        if deadline is not None and deadline.remaining_s() <= 0:
+            raise StoreUnavailable("qdrant server: the turn's deadline passed before this read")
         try:
             if self._collection is None:
                 self._collection = self._aliased_collection()

@@ -3,21 +3,28 @@
 One interface, two implementations: DynamoDB (on-demand, TTL) in AWS, JSON files under the data
 folder locally. A failing store is never a failed answer: callers catch ConversationUnavailable,
 answer statelessly and report `conversation_store_unavailable`.
+
+Concurrent turns on one session never lose one: every state carries the `version` it was read at,
+and a save writes version + 1 only if the stored version is still the one read (a DynamoDB
+condition expression; an exclusive file lock around read-compare-write locally). When another turn
+saved first, the new exchange is re-applied on top of what that turn stored, and saved again.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import secrets
 import tempfile
 import time
-import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from duocthu.core.deadline import DeadlineExceeded, refuse_late_attempts
 from duocthu.models.frame import QueryFrame
 from duocthu.settings import Settings
 
@@ -40,10 +47,29 @@ class ConversationState(BaseModel):
     prior_frame: QueryFrame | None = None
     turns: tuple[Turn, ...] = ()
     updated_at: float = Field(default_factory=time.time)
+    version: int = 0  # how many saves the stored state has seen; 0: never saved
+    added: tuple[Turn, ...] = Field(default=(), exclude=True)  # this turn's exchange, not yet saved
 
     def with_turn(self, user: str, assistant: str, frame: QueryFrame | None) -> ConversationState:
-        turns = (*self.turns, Turn(role="user", content=user), Turn(role="assistant", content=assistant))
-        return ConversationState(session_id=self.session_id, prior_frame=frame, turns=turns[-MAX_TURNS:])
+        added = (Turn(role="user", content=user), Turn(role="assistant", content=assistant))
+        turns = (*self.turns, *added)[-MAX_TURNS:]
+        return ConversationState(
+            session_id=self.session_id, prior_frame=frame, turns=turns, version=self.version, added=added
+        )
+
+    def rebased(self, base: ConversationState) -> ConversationState:
+        """This turn's exchange on top of `base` (what another turn stored meanwhile)."""
+        return ConversationState(
+            session_id=self.session_id,
+            prior_frame=self.prior_frame,
+            turns=(*base.turns, *self.added)[-MAX_TURNS:],
+            version=base.version,
+            added=self.added,
+        )
+
+    def saved(self) -> ConversationState:
+        """What the store holds after this state is saved."""
+        return self.model_copy(update={"version": self.version + 1, "updated_at": time.time()})
 
     def history(self) -> list[str]:
         return [t.content for t in self.turns if t.role == "user"]
@@ -60,17 +86,26 @@ class ConversationStore(Protocol):
 
     def save(self, state: ConversationState) -> None: ...
 
+    def ping(self) -> None:
+        """Raise ConversationUnavailable when the store cannot answer (for /health)."""
+        ...
+
 
 def new_session_id() -> str:
-    return uuid.uuid4().hex
+    """An id only this server issues: 128 random bits, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(16)
 
 
 def valid_session_id(session_id: str) -> bool:
     return bool(_SESSION_ID.match(session_id))
 
 
+SAVE_ATTEMPTS = 5  # a save that lost the race re-applies its exchange this many times at most
+
+
 class FileConversationStore:
-    """Local, embedded: one JSON file per session under `<data_dir>/sessions/`."""
+    """Local, embedded: one JSON file per session under `<data_dir>/sessions/`, saved under an
+    exclusive lock on `<session>.lock` (threads and processes alike)."""
 
     backend = "file"
 
@@ -78,76 +113,136 @@ class FileConversationStore:
         self.folder = Path(folder)
         self.ttl_s = ttl_s
 
-    def _path(self, session_id: str) -> Path:
+    def _path(self, session_id: str, suffix: str = ".json") -> Path:
         if not valid_session_id(session_id):
             raise ValueError("invalid session id")
-        return self.folder / f"{session_id}.json"
+        return self.folder / f"{session_id}{suffix}"
 
-    def load(self, session_id: str) -> ConversationState | None:
-        path = self._path(session_id)
+    def _read(self, session_id: str) -> ConversationState | None:
         try:
-            state = ConversationState.model_validate_json(path.read_text(encoding="utf-8"))
+            return ConversationState.model_validate_json(self._path(session_id).read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, ValidationError) as err:
             raise ConversationUnavailable(str(err)) from err
-        return None if time.time() - state.updated_at > self.ttl_s else state
+
+    def _live(self, state: ConversationState | None) -> ConversationState | None:
+        return None if state is None or time.time() - state.updated_at > self.ttl_s else state
+
+    def load(self, session_id: str) -> ConversationState | None:
+        return self._live(self._read(session_id))
 
     def save(self, state: ConversationState) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(state.model_dump_json())
-            os.replace(tmp, self._path(state.session_id))
+            with self._path(state.session_id, ".lock").open("a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                stored = self._live(self._read(state.session_id))
+                if (stored.version if stored else 0) != state.version:
+                    state = state.rebased(stored or ConversationState(session_id=state.session_id))
+                fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(state.saved().model_dump_json())
+                os.replace(tmp, self._path(state.session_id))
         except OSError as err:
             raise ConversationUnavailable(str(err)) from err
 
+    def ping(self) -> None:
+        if self.folder.exists() and not os.access(self.folder, os.W_OK):
+            raise ConversationUnavailable("the sessions folder is not writable")
+
 
 class DynamoConversationStore:
-    """AWS: one item per session, `expires_at` as the table's TTL attribute."""
+    """AWS: one item per session, `expires_at` as the table's TTL attribute, `version` for the
+    conditional write."""
 
     backend = "dynamodb"
+    PROBE_KEY = "health-probe"  # never issued: new_session_id is 22 URL-safe characters
 
     def __init__(self, table: Any, ttl_s: int = SESSION_TTL_S):
         self.table = table  # a boto3 DynamoDB Table resource
         self.ttl_s = ttl_s
 
-    def load(self, session_id: str) -> ConversationState | None:
+    def _get(self, session_id: str) -> dict[str, Any] | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             item = self.table.get_item(Key={"session_id": session_id}, ConsistentRead=True).get("Item")
-        except (BotoCoreError, ClientError) as err:
+        except (BotoCoreError, ClientError, DeadlineExceeded) as err:
             raise ConversationUnavailable(str(err)) from err
         # TTL deletion is lazy (up to days): an expired item is treated as absent
-        if not item or int(item.get("expires_at", 0)) < time.time():
+        return item if item and int(item.get("expires_at", 0)) >= time.time() else None
+
+    def load(self, session_id: str) -> ConversationState | None:
+        item = self._get(session_id)
+        if item is None:
             return None
         try:
-            return ConversationState.model_validate_json(str(item["state"]))
+            state = ConversationState.model_validate_json(str(item["state"]))
         except (KeyError, ValidationError) as err:
             raise ConversationUnavailable(f"unreadable session item: {err}") from err
+        return state.model_copy(update={"version": int(item.get("version", state.version))})
 
     def save(self, state: ConversationState) -> None:
         from botocore.exceptions import BotoCoreError, ClientError
 
-        item = {
-            "session_id": state.session_id,
-            "state": state.model_dump_json(),
-            "expires_at": int(time.time()) + self.ttl_s,
-        }
-        try:
-            self.table.put_item(Item=item)
-        except (BotoCoreError, ClientError) as err:
-            raise ConversationUnavailable(str(err)) from err
+        for _ in range(SAVE_ATTEMPTS):
+            saved = state.saved()
+            now = int(time.time())
+            item = {
+                "session_id": state.session_id,
+                "state": saved.model_dump_json(),
+                "version": saved.version,
+                "expires_at": now + self.ttl_s,
+            }
+            try:
+                self.table.put_item(
+                    Item=item,
+                    # the version read is still the stored one, or nothing live is stored
+                    ConditionExpression="attribute_not_exists(session_id) OR version = :read "
+                    "OR expires_at < :now",
+                    ExpressionAttributeValues={":read": state.version, ":now": now},
+                )
+                return
+            except ClientError as err:
+                if err.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise ConversationUnavailable(str(err)) from err
+            except (BotoCoreError, DeadlineExceeded) as err:
+                raise ConversationUnavailable(str(err)) from err
+            latest = self.load(state.session_id)
+            state = state.rebased(latest or ConversationState(session_id=state.session_id))
+        raise ConversationUnavailable(f"session kept changing: {SAVE_ATTEMPTS} saves lost the race")
+
+    def ping(self) -> None:
+        self._get(self.PROBE_KEY)
+
+
+# DynamoDB answers a get or a put in milliseconds: short timeouts and one retry, and no attempt
+# started that could outlast the turn's deadline (botocore's defaults wait 60 s per attempt).
+DYNAMODB_CONNECT_S = 1.0
+DYNAMODB_READ_S = 2.0
+DYNAMODB_ATTEMPTS = 2
+
+
+def dynamodb_table(name: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=DYNAMODB_CONNECT_S,
+        read_timeout=DYNAMODB_READ_S,
+        retries={"mode": "standard", "total_max_attempts": DYNAMODB_ATTEMPTS},
+    )
+    resource = boto3.resource("dynamodb", config=config)
+    resource.meta.client.meta.events.register(
+        "before-send.dynamodb", refuse_late_attempts(DYNAMODB_CONNECT_S + DYNAMODB_READ_S)
+    )
+    return resource.Table(name)
 
 
 def open_conversation_store(settings: Settings) -> ConversationStore:
     if settings.conversation_table:
-        import boto3
-
-        table = boto3.resource("dynamodb").Table(settings.conversation_table)
-        return DynamoConversationStore(table, settings.session_ttl_s)
+        return DynamoConversationStore(dynamodb_table(settings.conversation_table), settings.session_ttl_s)
     return FileConversationStore(settings.data_dir / "sessions", settings.session_ttl_s)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from duocthu.api.runtime import build_runtime
 from duocthu.api.services import chat as chat_services
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.ingest.pipeline import ingest_path, sample_index_is_stale
+from duocthu.ingest.pipeline import IngestInProgress, ingest_path, sample_index_is_stale
 from duocthu.ingest.source import SourceError, sample_formulary_path
 from duocthu.settings import Settings
 from duocthu.store import open_store
@@ -60,7 +60,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     progress = _Progress(sys.stderr.isatty() and not args.quiet)
     try:
         report = ingest_path(source, store, settings, on_start=progress.start, progress=progress.step)
-    except SourceError as err:
+    except (SourceError, IngestInProgress) as err:
         print(err, file=sys.stderr)
         return 2
     finally:

@@ -1,4 +1,11 @@
-"""The chat function: one turn end to end, and the service's health."""
+"""The chat function: one turn end to end (health: `duocthu.api.services.health`).
+
+Sessions: the server issues every session id (128 random bits, `new_session_id`); a request that
+names an id this service did not issue, or one that expired, is refused (`SessionNotFound`, a 404
+`session_not_found`). The frame in the response leaves out the patient's facts unless
+DUOCTHU_DEBUG_FRAME is on. A service that is not ready answers the documented 200 ABSTAIN
+`dependency_unavailable` with `system_error` `store_unavailable`, not an error status.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +13,39 @@ from collections.abc import Sequence
 
 from duocthu.answer.generation import get_answer_generator
 from duocthu.answer.turn import ChatService, ChatTurn
-from duocthu.api.models import ChatRequest, ChatResponse, HealthBody
-from duocthu.api.runtime import Runtime
+from duocthu.answer.wording import ABSTAIN_REPLIES
+from duocthu.api.models import ChatRequest, ChatResponse
+from duocthu.api.runtime import NotReady, Runtime
+from duocthu.api.services.health import health, providers_in_use
 from duocthu.api.services.retrieve import retrieval_service
-from duocthu.core.deadline import Deadline, LambdaContextLike
+from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
 from duocthu.core.vocabulary import SubjectScope
-from duocthu.models.frame import QueryFrame
-from duocthu.providers.embeddings import get_embedder
-from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
-from duocthu.store import NoIndex, StoreUnavailable
-from duocthu.store.sessions import get_conversation_store
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.store.sessions import (
+    ConversationState,
+    ConversationStore,
+    ConversationUnavailable,
+    get_conversation_store,
+    new_session_id,
+)
 from duocthu.understanding import pipeline as understanding
 from duocthu.understanding.providers import get_frame_provider
+
+
+def turn_budget(runtime: Runtime, context: LambdaContextLike | None) -> Deadline:
+    """The invocation's deadline: the Lambda's remaining time minus a margin, else a fixed budget."""
+    settings = runtime.settings
+    return Deadline.for_invocation(
+        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
+    )
 
 
 def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> ChatService:
     """The turn's service: the process's long-lived parts, this invocation's deadline."""
     catalog, resolver = runtime.ready()
     settings = runtime.settings
-    deadline = Deadline.for_invocation(
-        context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
-    )
+    deadline = turn_budget(runtime, context)
     provider = get_frame_provider(settings)
 
     def understand_turn(
@@ -39,25 +58,87 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
         resolver,
         retrieval_service(runtime),
         understand_turn,
-        get_answer_generator(settings),
+        get_answer_generator(settings).under(deadline),
         get_conversation_store(settings),
         deadline,
     )
 
 
+class SessionNotFound(LookupError):
+    """The request names a session this service did not issue, or one that expired."""
+
+
+class _Preloaded:
+    """The conversation store, with the state already read for this turn's session (the check
+    that the session exists is that read: one round trip, not two)."""
+
+    def __init__(self, store: ConversationStore, state: ConversationState):
+        self.store, self.state, self.backend = store, state, store.backend
+
+    def load(self, session_id: str) -> ConversationState | None:
+        return self.state if session_id == self.state.session_id else self.store.load(session_id)
+
+    def save(self, state: ConversationState) -> None:
+        self.store.save(state)
+
+    def ping(self) -> None:
+        self.store.ping()
+
+
+def _known_session(service: ChatService, session_id: str) -> None:
+    """Refuse an id the store does not hold; a store that cannot answer is no proof either way, and
+    the turn goes on statelessly with its `conversation_store_unavailable`."""
+    if service.conversations is None:
+        return
+    try:
+        state = service.conversations.load(session_id)
+    except ConversationUnavailable:
+        return
+    if state is None:
+        raise SessionNotFound(session_id)
+    service.conversations = _Preloaded(service.conversations, state)
+
+
 def chat(runtime: Runtime, request: ChatRequest, context: LambdaContextLike | None = None) -> ChatResponse:
-    turn = chat_service(runtime, context).turn(request.message, request.session_id, request.subject_scope)
-    return chat_response(turn)
+    try:
+        service = chat_service(runtime, context)
+    except NotReady:
+        return not_ready_response(request.session_id or new_session_id())
+    debug = runtime.settings.debug_frame
+    with turn_deadline(service.deadline or turn_budget(runtime, context)):  # the session store's too
+        if request.session_id is not None:
+            _known_session(service, request.session_id)
+        turn = service.turn(request.message, request.session_id or new_session_id(), request.subject_scope)
+    return chat_response(turn, debug_frame=debug)
 
 
-def chat_response(turn: ChatTurn) -> ChatResponse:
+def not_ready_response(session_id: str) -> ChatResponse:
+    """No index to answer from (a failed start, retried on later requests): the documented
+    ABSTAIN, which never implies anything about a drug."""
+    bundle = EvidenceBundle(
+        decision="ABSTAIN", reason="dependency_unavailable", system_error="store_unavailable"
+    )
+    return ChatResponse(
+        session_id=session_id,
+        answer=ABSTAIN_REPLIES["dependency_unavailable"],
+        decision="ABSTAIN",
+        reason="dependency_unavailable",
+        system_error="store_unavailable",
+        bundle=bundle,
+    )
+
+
+def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
+    frame = turn.frame
+    if frame is not None and not debug_frame:  # the patient's facts stay on the server
+        frame = frame.model_copy(update={"patient_context": PatientContext()})
     return ChatResponse(
         session_id=turn.session_id,
         answer=turn.answer,
         decision=turn.bundle.decision,
         reason=turn.bundle.reason,
         citations=list(turn.citations),
-        frame=turn.frame,
+        frame=frame,
         quick_replies=list(turn.quick_replies),
         system_error=turn.system_error,
         bundle=turn.bundle,
@@ -65,52 +146,4 @@ def chat_response(turn: ChatTurn) -> ChatResponse:
     )
 
 
-def providers_in_use(runtime: Runtime) -> dict[str, str]:
-    settings = runtime.settings
-    understanding_model = settings.understanding_model_id or DEFAULT_UNDERSTANDING_MODEL_ID
-    return {
-        "store": runtime.store.backend,
-        "understanding": "offline"
-        if settings.understanding_backend == "offline"
-        else f"bedrock:{understanding_model}",
-        "generation": f"bedrock:{settings.generation_model_id}"
-        if settings.generation_model_id
-        else "extractive",
-        "rerank": settings.rerank_backend,
-        "embeddings": settings.embedding_provider,
-        "conversations": "dynamodb" if settings.conversation_table else "file",
-    }
-
-
-def health(runtime: Runtime) -> HealthBody:
-    """Ready when the catalogue and the index were built from one corpus, the store answers, and
-    the configured embedding model is the one the index was built with."""
-    if runtime.problem or runtime.manifest is None or runtime.catalog is None:
-        return HealthBody(status="unavailable", reason=runtime.problem or "not initialised")
-    providers = providers_in_use(runtime)
-    problem: str | None = None
-    try:
-        runtime.store.count()
-    except (StoreUnavailable, NoIndex) as err:
-        problem = f"store_unavailable: {err}"
-    if problem is None and runtime.settings.embedding_provider != "none":
-        try:
-            embedder = get_embedder(runtime.settings)
-        except Exception as err:  # a provider that cannot even be built is misconfigured
-            problem = f"embedding_unavailable: {err}"
-        else:
-            indexed = runtime.manifest.embedding_model
-            if embedder is not None and indexed != embedder.model_id:
-                problem = (
-                    f"embedding_model_mismatch: index built with {indexed}, configured {embedder.model_id}"
-                )
-    return HealthBody(
-        status="unavailable" if problem else "ok",
-        reason=problem,
-        backend=runtime.store.backend,
-        index_version=runtime.manifest.version,
-        corpus_hash=runtime.manifest.corpus_hash,
-        drugs=len(runtime.catalog.drugs),
-        sample_data=runtime.catalog.sample_data,
-        providers=providers,
-    )
+__all__ = ["SessionNotFound", "chat", "chat_response", "chat_service", "health", "providers_in_use"]
