@@ -70,3 +70,6 @@ gold-batch: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .duocthu .mypy_cache .pytest_cache .ruff_cache .aws-sam
+
+# tests/infrastructure translates template.yaml with the SAM CLI's own translator (.tools/sam).
+pytest: $(SAM)
