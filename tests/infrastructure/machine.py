@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
+from duocthu.api.runtime import get_runtime
+from duocthu.settings import get_settings
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
 from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 
@@ -28,12 +31,27 @@ from tests.conftest import ROOT
 from tests.integration.test_handlers import LambdaContext
 
 ACCOUNT, REGION = "123456789012", "ap-southeast-1"
+TABLE = "conversations"
 ASL = ROOT / "infra" / "statemachine" / "chat_turn.asl.json"
 FUNCTIONS = {
     "UnderstandFunctionArn": "understand",
     "RetrieveFunctionArn": "retrieve",
     "ChatFunctionArn": "chat",
 }
+
+
+def create_conversations_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions in a DynamoDB table (inside mock_aws), as deployed; caches cleared to pick it up."""
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("CONVERSATION_TABLE", TABLE)
+    boto3.client("dynamodb").create_table(
+        TableName=TABLE,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "session_id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "session_id", "KeyType": "HASH"}],
+    )
+    get_settings.cache_clear()
+    get_runtime.cache_clear()
 
 
 def definition(edit: Callable[[dict[str, Any]], None] | None = None) -> str:

@@ -13,24 +13,21 @@ import boto3
 import pytest
 from duocthu.answer.wording import ABSTAIN_REPLIES
 from duocthu.api.models import ChatResponse, RetrieveRequest, UnderstandRequest
-from duocthu.api.runtime import get_runtime
-from duocthu.settings import get_settings
 from moto import mock_aws
 
 from tests.infrastructure.machine import (
     ASL,
-    REGION,
     FunctionError,
     FunctionsInProcess,
     Machine,
     attach,
+    create_conversations_table,
     definition,
     lambda_service_error,
 )
 from tests.infrastructure.template import read_sam_template
 from tests.integration.test_handlers import call, env, http_event, load_function  # noqa: F401 - env is a fixture
 
-TABLE = "conversations"
 THROTTLED = lambda_service_error("TooManyRequestsException", 429)
 SERVICE = lambda_service_error("ServiceException")
 TIMED_OUT = FunctionError("Sandbox.Timedout", "Task timed out after 29.00 seconds")
@@ -50,17 +47,8 @@ BRANCHES = {
 
 @pytest.fixture
 def aws(env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Machine, FunctionsInProcess]]:  # noqa: F811
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    monkeypatch.setenv("CONVERSATION_TABLE", TABLE)
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
-        boto3.client("dynamodb").create_table(
-            TableName=TABLE,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": "session_id", "AttributeType": "S"}],
-            KeySchema=[{"AttributeName": "session_id", "KeyType": "HASH"}],
-        )
-        get_settings.cache_clear()
-        get_runtime.cache_clear()
+        create_conversations_table(monkeypatch)
         functions = FunctionsInProcess(
             {name: load_function(name) for name in ("understand", "retrieve", "chat")}
         )
