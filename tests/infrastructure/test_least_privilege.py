@@ -5,6 +5,7 @@ resources only, and nothing at all for a provider that is not configured."""
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatch
 
 import pytest
 from duocthu.providers.embeddings import DEFAULT_BEDROCK_EMBEDDING_MODEL
@@ -186,3 +187,21 @@ def test_the_sessions_table_is_recoverable_retained_and_optionally_under_a_custo
         "SSEType": "KMS",
         "KMSMasterKeyId": TABLE_KEY,
     }
+
+
+@pytest.mark.parametrize(
+    "parameters", [{}, {"CatalogKey": "duocthu/v2/catalog.json"}], ids=["default", "nested"]
+)
+def test_the_catalogue_the_functions_are_given_is_one_they_may_read(parameters: dict[str, str]) -> None:
+    stack = Deployed(CatalogBucket="duocthu-artifacts", **parameters)
+    for function in ("UnderstandFunction", "RetrieveFunction", "ChatFunction"):
+        uri = stack.resources[function]["Properties"]["Environment"]["Variables"]["CATALOG_S3_URI"]
+        key = uri.removeprefix("s3://")
+        readable = [r for a, r, _ in stack.grants(f"{function}Role") if a == "s3:GetObject"]
+        assert [r for r in readable if fnmatch(f"arn:aws:s3:::{key}", r)], (uri, readable)
+
+
+def test_an_issuer_without_an_audience_is_refused_before_deploying() -> None:
+    rule = Deployed().raw["Rules"]["JwtIssuerNeedsAnAudience"]
+    assert rule["RuleCondition"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+    assert rule["Assertions"][0]["Assert"] == {"Fn::Not": [{"Fn::Contains": [{"Ref": "JwtAudience"}, ""]}]}
