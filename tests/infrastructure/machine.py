@@ -84,8 +84,9 @@ class FunctionError(Exception):
 
 
 # A fault is consumed by one invoke of its function: a Lambda service error is raised, a function
-# error is reported, and a number of seconds delays the real handler (for the states' timeouts).
-Fault = ClientError | FunctionError | float | None  # None: this invoke runs as it would
+# error is reported, a number of seconds delays the real handler (for the states' timeouts), a
+# dict is returned instead of what the handler would return; None: this invoke runs as it would.
+Fault = ClientError | FunctionError | float | dict[str, Any] | None
 
 
 @dataclass
@@ -107,6 +108,8 @@ class FunctionsInProcess:
             raise fault
         if isinstance(fault, float):
             time.sleep(fault)
+        if isinstance(fault, dict):
+            return {"StatusCode": 200, "Payload": fault}
         try:
             if isinstance(fault, FunctionError):
                 raise fault

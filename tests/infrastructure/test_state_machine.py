@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import boto3
 import pytest
 from duocthu.answer.wording import ABSTAIN_REPLIES
 from duocthu.api.models import ChatResponse, RetrieveRequest, UnderstandRequest
+from duocthu.api.runtime import Runtime
+from duocthu.api.turn_steps import run_step
+from duocthu.models.frame import QueryFrame
 from moto import mock_aws
 
 from tests.infrastructure.machine import (
@@ -97,6 +100,27 @@ def test_each_branch_returns_what_the_chat_route_returns(
     assert without_session(output) == without_session(over_http)
     retrieved = ["retrieve"] if BRANCHES[message] else []
     assert functions.states() == ["load_session", "understand", *retrieved, "answer", "save_session"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        ({"subject_scope": "non_human"}, "non_human_subject"),
+        ({"turn_type": "smalltalk"}, "smalltalk"),
+        ({"turn_type": "out_of_scope"}, "out_of_scope"),
+        ({"needs_clarify": True, "clarify_reason": "Thuốc nào?"}, "needs_clarification"),
+        ({"drugs": []}, "unknown_drug"),
+    ],
+)
+def test_each_frame_the_answer_needs_no_evidence_for_skips_retrieve(
+    aws: tuple[Machine, FunctionsInProcess], frame: dict[str, Any], reason: str
+) -> None:
+    sfn, functions = aws
+    drug_frame = {"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"}
+    functions.inject("understand", QueryFrame.model_validate({**drug_frame, **frame}).model_dump(mode="json"))
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", reason)
+    assert "retrieve" not in functions.states()
 
 
 def test_a_conversation_continues_across_executions_as_over_http(
@@ -272,17 +296,16 @@ def test_every_task_has_a_timeout_retries_and_a_catch() -> None:
         assert {"DependencyUnavailable", "Lambda.TooManyRequestsException", "Sandbox.Timedout"} <= retried
         assert {e for c in task["Catch"] for e in c["ErrorEquals"]} >= retried, name
     # the payloads the states send are valid direct-invoke requests
-    assert set(states["Understand"]["Parameters"]["Payload"]) == {
-        f"{k}.$" for k in UnderstandRequest.model_fields
-    }
+    understand_payload = {k.removesuffix(".$") for k in states["Understand"]["Parameters"]["Payload"]}
+    assert {"message", "history", "prior_frame", "subject_scope"} <= understand_payload
+    assert understand_payload <= set(UnderstandRequest.model_fields)
     assert set(states["Retrieve"]["Parameters"]["Payload"]) <= {
         f"{k}.$" for k in RetrieveRequest.model_fields
     }
-    unanswered = states["Unanswered"]["Parameters"]
-    assert unanswered["answer"] == ABSTAIN_REPLIES["dependency_unavailable"]
-    assert set(unanswered) == {
-        k if k not in ("session_id", "system_error") else f"{k}.$" for k in ChatResponse.model_fields
-    }
+    # the ABSTAIN the machine builds itself has every field a ChatResponse requires
+    unanswered = {key.removesuffix(".$") for key in states["Unanswered"]["Parameters"]}
+    assert states["Unanswered"]["Parameters"]["answer"] == ABSTAIN_REPLIES["dependency_unavailable"]
+    assert {k for k, f in ChatResponse.model_fields.items() if f.is_required()} <= unanswered
 
 
 def test_the_template_deploys_it_express_with_logging_and_tracing() -> None:
@@ -291,9 +314,13 @@ def test_the_template_deploys_it_express_with_logging_and_tracing() -> None:
         machine_["Type"] == "EXPRESS" and machine_["DefinitionUri"] == "infra/statemachine/chat_turn.asl.json"
     )
     assert machine_["Tracing"] == {"Enabled": True} and machine_["Logging"]["Level"] == "ALL"
-    used = set(json.loads(definition()).get("States", {}))
-    assert used and set(machine_["DefinitionSubstitutions"]) == {
+    assert set(machine_["DefinitionSubstitutions"]) == {
         "UnderstandFunctionArn",
         "RetrieveFunctionArn",
         "ChatFunctionArn",
     }
+
+
+def test_an_event_that_is_no_step_is_a_program_error() -> None:
+    with pytest.raises(ValueError, match="not a step"):
+        run_step(cast(Runtime, None), {"step": "guess"}, None)
