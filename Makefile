@@ -102,3 +102,20 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	@$(BIN)/duocthu ingest --if-stale
 	$(BIN)/python tests/load/chat_sessions.py $(LOAD_ARGS)
+# tests/infrastructure translates template.yaml with the SAM CLI's own translator (.tools/sam).
+pytest: $(SAM)
+
+# checkov on template.yaml, in its own pinned virtualenv: any finding not suppressed inline (with
+# its reason, under the resource's Metadata.checkov.skip) fails `make test`. --skip-download: no
+# network (it would fetch guideline links).
+CHECKOV := $(TOOLS)/checkov/bin/checkov
+
+$(CHECKOV):
+	$(PYTHON) -m venv $(TOOLS)/checkov
+	$(TOOLS)/checkov/bin/python -m pip install -q --disable-pip-version-check checkov==3.3.30
+
+.PHONY: checkov
+checkov: $(CHECKOV)
+	$(CHECKOV) --file template.yaml --framework cloudformation --skip-download --compact --quiet
+
+test: checkov

@@ -1,6 +1,9 @@
 """Chat function: the public API. POST /v1/chat (one turn end to end), GET /v1/drugs?q=,
 GET /health, and the clinicians' page at GET / (duocthu.page). /v1/chat answers 200 for any
-well-formed request; a failed dependency becomes an ABSTAIN with its system_error, not a 5xx."""
+well-formed request; a failed dependency becomes an ABSTAIN with its system_error, not a 5xx.
+
+Direct invoke (Step Functions, infra/statemachine/chat_turn.asl.json): {"step": ...} runs one
+state of the same turn (load_session, answer, save_session, abstain; duocthu.api.turn_steps)."""
 
 from typing import Annotated, Any
 
@@ -10,10 +13,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from duocthu.api.http import create_app, error_response, resolve_http, traced_libraries
+from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import chat as service
+from duocthu.api.turn_steps import run_step
 from duocthu.page import router as page_router
 from duocthu.settings import get_settings
 
@@ -80,4 +84,10 @@ def health() -> Response[str]:
 @metrics.log_metrics
 @tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return resolve_http(app, event, context)
+    if is_http_event(event):
+        return resolve_http(app, event, context)
+    result = run_step(get_runtime(), event, context)
+    if event.get("step") in ("answer", "abstain"):
+        metrics.add_metric(name=f"Decision_{result['decision']}", unit=MetricUnit.Count, value=1)
+        metrics.add_metric(name=f"Reason_{result['reason']}", unit=MetricUnit.Count, value=1)
+    return result

@@ -1,103 +1,326 @@
-"""The chat-turn state machine (infra/statemachine/chat_turn.asl.json), run by moto's Step Functions
-with the Lambda results the real handlers give for a direct invoke."""
+"""The chat-turn state machine (infra/statemachine/chat_turn.asl.json) under moto's Step Functions,
+its Lambda tasks the real handlers (tests/infrastructure/machine.py), sessions in moto's
+DynamoDB: an execution returns what POST /v1/chat returns for the same turn, every branch, and,
+with injected faults, every retry and catch path."""
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import boto3
 import pytest
-from duocthu.api.models import RetrieveRequest, UnderstandRequest
-from duocthu.core.errors import DependencyUnavailable
+from duocthu.answer.wording import ABSTAIN_REPLIES
+from duocthu.api.models import ChatResponse, RetrieveRequest, UnderstandRequest
+from duocthu.api.runtime import Runtime
+from duocthu.api.turn_steps import run_step
+from duocthu.models.frame import QueryFrame
 from moto import mock_aws
-from moto.moto_api._internal.models import moto_api_backend
 
-from tests.conftest import ROOT
+from tests.infrastructure.machine import (
+    ASL,
+    FunctionError,
+    FunctionsInProcess,
+    Machine,
+    attach,
+    create_conversations_table,
+    definition,
+    lambda_service_error,
+)
 from tests.infrastructure.template import read_sam_template
-from tests.integration.test_handlers import LambdaContext, env, load_function  # noqa: F401 - env is a fixture
+from tests.integration.test_handlers import call, env, http_event, load_function  # noqa: F401 - env is a fixture
 
-ACCOUNT, REGION = "123456789012", "ap-southeast-1"
-ASL = ROOT / "infra" / "statemachine" / "chat_turn.asl.json"
-
-
-def definition() -> str:
-    text = ASL.read_text(encoding="utf-8")
-    for name in ("UnderstandFunctionArn", "RetrieveFunctionArn"):
-        text = text.replace("${" + name + "}", f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}")
-    return text
+THROTTLED = lambda_service_error("TooManyRequestsException", 429)
+SERVICE = lambda_service_error("ServiceException")
+TIMED_OUT = FunctionError("Sandbox.Timedout", "Task timed out after 29.00 seconds")
+PROVIDER_DOWN = FunctionError("DependencyUnavailable", "understanding_provider_unavailable: throttled")
+STORE_DOWN = FunctionError("DependencyUnavailable", "store_unavailable: connection refused")
+DRUG_QUESTION = "Chống chỉ định của ibuprofen?"
+# message -> whether the turn needs evidence (the machine's Choice, ChatService._route)
+BRANCHES = {
+    DRUG_QUESTION: True,
+    "Thuốc nào gây ho khan?": True,  # a drugless turn type: the reverse lookup
+    "Liều amoxicilline cho người lớn?": False,  # clarify
+    "Xin chào": False,  # smalltalk
+    "Liều paracetamol cho chó 10 kg?": False,  # non-human
+    "Chống chỉ định của thuốc xyzabc?": False,  # no drug in the catalogue
+}
 
 
 @pytest.fixture
-def stepfunctions(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+def aws(env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Machine, FunctionsInProcess]]:  # noqa: F811
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
-        client = boto3.client("stepfunctions")
-        role = boto3.client("iam").create_role(RoleName="sfn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
-        arn = client.create_state_machine(name="chat-turn", definition=definition(), roleArn=role)[
-            "stateMachineArn"
-        ]
-        yield client, arn
-
-
-def run(client: Any, arn: str, results: list[dict[str, Any]], message: str) -> dict[str, Any]:
-    for result in results:  # what each Lambda task returns, in order
-        moto_api_backend.set_lambda_simple_result(
-            result=json.dumps(result), account_id=ACCOUNT, region=REGION
+        create_conversations_table(monkeypatch)
+        functions = FunctionsInProcess(
+            {name: load_function(name) for name in ("understand", "retrieve", "chat")}
         )
-    execution = client.start_execution(
-        stateMachineArn=arn, input=json.dumps({"message": message, "history": []})
+        attach(monkeypatch, functions)
+        yield machine(), functions
+
+
+def machine(edit: Any = None) -> Machine:
+    client = boto3.client("stepfunctions")
+    role = boto3.client("iam").create_role(RoleName=f"sfn-{id(edit)}", AssumeRolePolicyDocument="{}")
+    arn = client.create_state_machine(
+        name=f"chat-turn-{id(edit)}", definition=definition(edit), roleArn=role["Role"]["Arn"]
+    )["stateMachineArn"]
+    return Machine(client, arn)
+
+
+def chat_over_http(functions: FunctionsInProcess, body: dict[str, Any]) -> dict[str, Any]:
+    status, response, _ = call(functions.modules["chat"], http_event("POST", "/v1/chat", body))
+    assert status == 200
+    return response
+
+
+def without_session(response: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in response.items() if k != "session_id"}
+
+
+def abstained(output: dict[str, Any], system_error: str) -> ChatResponse:
+    response = ChatResponse.model_validate(output)
+    assert (response.decision, response.reason) == ("ABSTAIN", "dependency_unavailable")
+    assert response.system_error == response.bundle.system_error == system_error
+    assert response.answer == ABSTAIN_REPLIES["dependency_unavailable"] and not response.citations
+    return response
+
+
+# -- every branch returns what POST /v1/chat returns ---------------------------------------------
+@pytest.mark.parametrize("message", list(BRANCHES))
+def test_each_branch_returns_what_the_chat_route_returns(
+    aws: tuple[Machine, FunctionsInProcess], message: str
+) -> None:
+    sfn, functions = aws
+    over_http = chat_over_http(functions, {"message": message, "session_id": "over-http"})
+    functions.calls.clear()
+    status, output = sfn.run({"message": message, "session_id": "through-sfn"})
+    assert status == "SUCCEEDED", output
+    assert output["session_id"] == "through-sfn"
+    assert without_session(output) == without_session(over_http)
+    retrieved = ["retrieve"] if BRANCHES[message] else []
+    assert functions.states() == ["load_session", "understand", *retrieved, "answer", "save_session"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        ({"subject_scope": "non_human"}, "non_human_subject"),
+        ({"turn_type": "smalltalk"}, "smalltalk"),
+        ({"turn_type": "out_of_scope"}, "out_of_scope"),
+        ({"needs_clarify": True, "clarify_reason": "Thuốc nào?"}, "needs_clarification"),
+        ({"drugs": []}, "unknown_drug"),
+    ],
+)
+def test_each_frame_the_answer_needs_no_evidence_for_skips_retrieve(
+    aws: tuple[Machine, FunctionsInProcess], frame: dict[str, Any], reason: str
+) -> None:
+    sfn, functions = aws
+    drug_frame = {"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"}
+    functions.inject("understand", QueryFrame.model_validate({**drug_frame, **frame}).model_dump(mode="json"))
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", reason)
+    assert "retrieve" not in functions.states()
+
+
+def test_a_conversation_continues_across_executions_as_over_http(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    turns = [DRUG_QUESTION, "Còn liều dùng của nó?"]
+    over_http = [chat_over_http(functions, {"message": m, "session_id": "http-talk"}) for m in turns]
+    through_sfn = [sfn.run({"message": m, "session_id": "sfn-talk"})[1] for m in turns]
+    assert [without_session(o) for o in through_sfn] == [without_session(o) for o in over_http]
+    assert through_sfn[1]["frame"]["drugs"] == ["ibuprofen"]  # "nó" is the drug of the first turn
+    assert not through_sfn[0]["system_error"] and not through_sfn[1]["system_error"]
+
+
+def test_without_a_session_id_a_new_one_is_issued_and_kept(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    sfn, _ = aws
+    _, first = sfn.run({"message": DRUG_QUESTION})
+    _, second = sfn.run({"message": "Còn liều dùng của nó?", "session_id": first["session_id"]})
+    assert first["session_id"] and second["frame"]["drugs"] == ["ibuprofen"]
+
+
+def test_a_caller_that_carries_history_and_prior_frame_keeps_the_session_itself(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    _, first = sfn.run({"message": DRUG_QUESTION, "history": []})
+    functions.calls.clear()
+    turn = {"message": "Còn liều dùng của nó?", "history": [DRUG_QUESTION], "prior_frame": first["frame"]}
+    status, output = sfn.run({**turn, "subject_scope": "human"})
+    assert status == "SUCCEEDED" and output["frame"]["drugs"] == ["ibuprofen"]
+    assert functions.states() == ["load_session", "understand", "retrieve", "answer"]  # nothing saved
+    understood = functions.calls[1][1]
+    assert understood["history"] == [DRUG_QUESTION] and understood["prior_frame"] == first["frame"]
+
+
+def test_a_bad_input_fails_the_execution(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    sfn, functions = aws
+    status, failure = sfn.run({"question": DRUG_QUESTION})
+    assert status == "FAILED" and failure["error"] == "ValidationError"
+    assert functions.states() == ["load_session"]
+
+
+# -- retries with backoff --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("function", "faults", "waits"),
+    [
+        ("understand", [THROTTLED, SERVICE], [1.0, 2.0]),  # Lambda service errors: backoff 1 s, 2 s
+        ("understand", [PROVIDER_DOWN, PROVIDER_DOWN], [1.0, 2.0]),
+        ("understand", [TIMED_OUT], [1.0]),
+        ("retrieve", [STORE_DOWN], [1.0]),
+        ("retrieve", [lambda_service_error("SdkClientException")], [1.0]),
+        ("chat", [THROTTLED], [1.0]),  # LoadSession
+    ],
+)
+def test_a_transient_fault_is_retried_with_backoff_and_the_turn_answered(
+    aws: tuple[Machine, FunctionsInProcess], function: str, faults: list[Any], waits: list[float]
+) -> None:
+    sfn, functions = aws
+    functions.inject(function, *faults)
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and output["decision"] == "ANSWERABLE" and not output["system_error"]
+    assert functions.waits == waits
+    assert [n for n, _ in functions.calls].count(function) == len(faults) + (1 if function != "chat" else 3)
+
+
+def test_the_answer_and_save_steps_are_retried_too(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    sfn, functions = aws
+    functions.inject("chat", None, SERVICE, None, TIMED_OUT)  # load runs, answer fails once, save once
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and output["decision"] == "ANSWERABLE"
+    answered, saved = ["answer"] * 2, ["save_session"] * 2
+    assert functions.states() == ["load_session", "understand", "retrieve", *answered, *saved]
+
+
+# -- what stays failed becomes a well-formed ABSTAIN with its system_error --------------------------
+def test_understanding_that_stays_down_is_an_abstain_and_the_turn_is_kept(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    functions.inject("understand", PROVIDER_DOWN, PROVIDER_DOWN, PROVIDER_DOWN)
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "kept"})
+    assert status == "SUCCEEDED"
+    abstained(output, "understanding_provider_unavailable")
+    assert functions.states() == ["load_session", *["understand"] * 3, "abstain", "save_session"]
+    sfn.run({"message": DRUG_QUESTION, "session_id": "kept"})
+    understood = [payload for name, payload in functions.calls if name == "understand"][-1]
+    assert understood["history"] == [DRUG_QUESTION]  # the failed turn is in the history
+
+
+def test_a_retrieve_that_times_out_is_an_abstain_with_the_frame(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    functions.inject("retrieve", TIMED_OUT, TIMED_OUT)
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    response = abstained(output, "store_unavailable")
+    assert status == "SUCCEEDED" and response.frame is not None and response.frame.drugs == ("ibuprofen",)
+
+
+def test_a_dependency_fault_keeps_its_own_reason(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    sfn, functions = aws
+    functions.inject("retrieve", *[FunctionError("DependencyUnavailable", "embedding_unavailable: down")] * 3)
+    _, output = sfn.run({"message": DRUG_QUESTION})
+    abstained(output, "embedding_unavailable")
+
+
+def test_a_state_timeout_is_retried_then_caught(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    def one_second_understand(asl: dict[str, Any]) -> None:
+        asl["States"]["Understand"]["TimeoutSeconds"] = 1
+
+    _, functions = aws
+    sfn = machine(one_second_understand)
+    functions.inject("understand", 1.5, 1.5)
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED"
+    abstained(output, "understanding_provider_unavailable")
+    assert functions.waits == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("chat_faults", "system_error", "same_session"),
+    [
+        ([SERVICE] * 4, "conversation_store_unavailable", False),  # LoadSession: no session to answer in
+        ([None, *[SERVICE] * 4], "generation_provider_unavailable", True),  # Answer
+    ],
+)
+def test_a_chat_function_that_stays_down_still_gives_a_well_formed_abstain(
+    aws: tuple[Machine, FunctionsInProcess], chat_faults: list[Any], system_error: str, same_session: bool
+) -> None:
+    sfn, functions = aws
+    functions.inject("chat", *chat_faults)
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "down"})
+    assert status == "SUCCEEDED"
+    session_id = abstained(output, system_error).session_id
+    assert (session_id == "down") == same_session and session_id
+
+
+def test_an_abstain_step_that_fails_is_built_by_the_machine(aws: tuple[Machine, FunctionsInProcess]) -> None:
+    sfn, functions = aws
+    functions.inject("understand", PROVIDER_DOWN, PROVIDER_DOWN, PROVIDER_DOWN)
+    functions.inject("chat", None, *[TIMED_OUT] * 2)  # LoadSession runs
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "down"})
+    assert (
+        status == "SUCCEEDED" and abstained(output, "understanding_provider_unavailable").session_id == "down"
     )
-    for _ in range(100):
-        described = client.describe_execution(executionArn=execution["executionArn"])
-        if described["status"] != "RUNNING":
-            break
-        time.sleep(0.05)
-    assert described["status"] == "SUCCEEDED", described
-    return dict(json.loads(described["output"]))
 
 
-def test_a_drug_question_is_understood_then_retrieved(env: None, stepfunctions: tuple[Any, str]) -> None:  # noqa: F811
-    message = "Chống chỉ định của ibuprofen?"
-    frame = load_function("understand").handler({"message": message, "history": []}, LambdaContext())
-    bundle = load_function("retrieve").handler({"frame": frame, "query": message}, LambdaContext())
-    output = run(*stepfunctions, [frame, bundle], message)
-    assert output["understood"]["frame"]["drugs"] == ["ibuprofen"]
-    assert output["retrieved"]["bundle"]["decision"] == "ANSWERABLE"
+def test_a_save_that_stays_down_answers_and_says_the_turn_was_not_saved(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    functions.inject("chat", None, None, *[SERVICE] * 4)  # load and answer run
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and output["decision"] == "ANSWERABLE"
+    assert output["system_error"] == "conversation_store_unavailable"
 
 
-def test_a_clarifying_turn_skips_retrieval(env: None, stepfunctions: tuple[Any, str]) -> None:  # noqa: F811
-    message = "Liều amoxicilline cho người lớn?"
-    frame = load_function("understand").handler({"message": message, "history": []}, LambdaContext())
-    assert frame["needs_clarify"]
-    output = run(*stepfunctions, [frame], message)
-    assert "retrieved" not in output and output["understood"]["frame"]["quick_replies"]
-
-
-def test_the_contract_between_the_states_and_the_functions() -> None:
+# -- the definition itself -------------------------------------------------------------------------
+def test_every_task_has_a_timeout_retries_and_a_catch() -> None:
     states = json.loads(ASL.read_text(encoding="utf-8"))["States"]
-    # the payloads the states send are valid direct-invoke requests
-    UnderstandRequest.model_validate({"message": "x", "history": []})
-    RetrieveRequest.model_validate(
-        {"frame": {"turn_type": "drug_overview", "drugs": ["ibuprofen"]}, "query": "x"}
-    )
-    assert set(states["Understand"]["Parameters"]["Payload"]) <= {
-        f"{k}.$" for k in UnderstandRequest.model_fields
+    tasks = {name: s for name, s in states.items() if s["Type"] == "Task"}
+    assert set(tasks) == {
+        "LoadSession",
+        "Understand",
+        "Retrieve",
+        "Answer",
+        "SaveSession",
+        "AbstainOnFailure",
     }
+    for name, task in tasks.items():
+        assert 29 < task["TimeoutSeconds"] <= 35, name  # just above the functions' 29 s timeout
+        retried = {e for r in task["Retry"] for e in r["ErrorEquals"]}
+        assert {"DependencyUnavailable", "Lambda.TooManyRequestsException", "Sandbox.Timedout"} <= retried
+        assert {e for c in task["Catch"] for e in c["ErrorEquals"]} >= retried, name
+    # the payloads the states send are valid direct-invoke requests
+    understand_payload = {k.removesuffix(".$") for k in states["Understand"]["Parameters"]["Payload"]}
+    assert {"message", "history", "prior_frame", "subject_scope"} <= understand_payload
+    assert understand_payload <= set(UnderstandRequest.model_fields)
     assert set(states["Retrieve"]["Parameters"]["Payload"]) <= {
         f"{k}.$" for k in RetrieveRequest.model_fields
     }
-    # the error the functions raise is the one the states retry and then catch into an ABSTAIN
-    for task in ("Understand", "Retrieve"):
-        assert DependencyUnavailable.__name__ in states[task]["Retry"][0]["ErrorEquals"]
-        assert states[task]["Catch"][0]["Next"] == "AbstainDependencyUnavailable"
-    assert states["AbstainDependencyUnavailable"]["Result"] == {
-        "decision": "ABSTAIN",
-        "reason": "dependency_unavailable",
-    }
-    machine = read_sam_template()["Resources"]["ChatTurnStateMachine"]["Properties"]
+    # the ABSTAIN the machine builds itself has every field a ChatResponse requires
+    unanswered = {key.removesuffix(".$") for key in states["Unanswered"]["Parameters"]}
+    assert states["Unanswered"]["Parameters"]["answer"] == ABSTAIN_REPLIES["dependency_unavailable"]
+    assert {k for k, f in ChatResponse.model_fields.items() if f.is_required()} <= unanswered
+
+
+def test_the_template_deploys_it_express_with_logging_and_tracing() -> None:
+    machine_ = read_sam_template()["Resources"]["ChatTurnStateMachine"]["Properties"]
     assert (
-        machine["Type"] == "EXPRESS" and machine["DefinitionUri"] == "infra/statemachine/chat_turn.asl.json"
+        machine_["Type"] == "EXPRESS" and machine_["DefinitionUri"] == "infra/statemachine/chat_turn.asl.json"
     )
+    assert machine_["Tracing"] == {"Enabled": True} and machine_["Logging"]["Level"] == "ALL"
+    assert set(machine_["DefinitionSubstitutions"]) == {
+        "UnderstandFunctionArn",
+        "RetrieveFunctionArn",
+        "ChatFunctionArn",
+    }
+
+
+def test_an_event_that_is_no_step_is_a_program_error() -> None:
+    with pytest.raises(ValueError, match="not a step"):
+        run_step(cast(Runtime, None), {"step": "guess"}, None)

@@ -20,21 +20,6 @@ def test_three_functions_share_the_layer_on_arm64_python312() -> None:
     assert "build-SharedLayer:" in (ROOT / "shared" / "Makefile").read_text()
 
 
-def test_routes_are_declared() -> None:
-    routes = {
-        (event["Properties"]["Method"], event["Properties"]["Path"])
-        for resource in read_sam_template()["Resources"].values()
-        for event in resource.get("Properties", {}).get("Events", {}).values()
-    }
-    assert routes >= {
-        ("POST", "/v1/chat"),
-        ("POST", "/v1/understand"),
-        ("POST", "/v1/retrieve"),
-        ("GET", "/v1/drugs"),
-        ("GET", "/health"),
-    }
-
-
 def test_sessions_expire_by_ttl_and_the_chat_function_may_use_the_table() -> None:
     template = read_sam_template()
     table = template["Resources"]["ConversationsTable"]["Properties"]

@@ -22,7 +22,7 @@ from duocthu.store.edge import EdgeStore
 
 from tests.conftest import ROOT
 
-EVENTS = Path(__file__).resolve().parent.parent / "events"
+EVENTS = ROOT / "infra" / "events"
 
 
 @dataclass

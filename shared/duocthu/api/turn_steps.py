@@ -1,0 +1,200 @@
+"""The chat turn as the states of the Step Functions machine (infra/statemachine/chat_turn.asl.json)
+run it: the chat function's direct invokes load the session, word the answer from the frame and
+the evidence the understand and retrieve functions gave, save the session, and turn a failed
+state into the ABSTAIN chat would give. The answer is worded by the same ChatService as
+POST /v1/chat, so an execution returns what that route returns for the same turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from duocthu.answer.turn import ChatTurn, abstain
+from duocthu.answer.wording import ABSTAIN_REPLIES
+from duocthu.api.models import MAX_HISTORY, ChatRequest, ChatResponse
+from duocthu.api.runtime import NotReady, Runtime
+from duocthu.api.services.chat import chat_response, chat_service
+from duocthu.core.deadline import Deadline, LambdaContextLike
+from duocthu.core.errors import DependencyUnavailable
+from duocthu.core.vocabulary import SYSTEM_ERRORS, SubjectScope, SystemError
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.frame import QueryFrame
+from duocthu.models.reading import TurnReading
+from duocthu.retrieval.service import RetrievalService
+from duocthu.store.sessions import (
+    ConversationState,
+    ConversationUnavailable,
+    get_conversation_store,
+    new_session_id,
+    valid_session_id,
+)
+
+log = logging.getLogger(__name__)
+
+
+class TurnInput(ChatRequest):
+    """An execution's input: a chat request, and optionally the history and prior frame of a
+    caller that keeps the conversation itself (then the session store is not used, as in batch)."""
+
+    history: list[str] | None = Field(default=None, max_length=MAX_HISTORY)
+    prior_frame: QueryFrame | None = None
+
+
+class TurnSession(BaseModel):
+    """What LoadSession hands the later states."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    message: str
+    subject_scope: SubjectScope
+    history: list[str]
+    prior_frame: QueryFrame | None
+    stateless: bool
+    state: ConversationState
+    store_error: SystemError | None = None
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LoadSession(_Step):
+    step: Literal["load_session"]
+    turn: TurnInput
+
+
+class AnswerTurn(_Step):
+    step: Literal["answer"]
+    session: TurnSession
+    frame: QueryFrame
+    bundle: EvidenceBundle | None  # None: the machine's Choice found that the frame needs no evidence
+
+
+class SaveSession(_Step):
+    step: Literal["save_session"]
+    session: TurnSession
+    response: ChatResponse
+
+
+class Failure(BaseModel):
+    system_error: SystemError  # what the failed state stands for, when the error names nothing better
+    error: dict[str, Any]  # the Catch's {"Error", "Cause"}
+    frame: QueryFrame | None = None
+
+
+class AbstainOnFailure(_Step):
+    step: Literal["abstain"]
+    session: TurnSession
+    failure: Failure
+
+
+class _GivenEvidence:
+    """The retrieval ChatService asks for: the bundle the Retrieve state already produced."""
+
+    def __init__(self, bundle: EvidenceBundle | None):
+        self.bundle = bundle
+
+    def for_frame(
+        self, frame: QueryFrame, resolver: object, reading: TurnReading, deadline: Deadline | None
+    ) -> EvidenceBundle:
+        if self.bundle is None:  # the machine's Choice and ChatService._route disagree: a bug
+            raise RuntimeError(f"the {frame.turn_type} turn needs evidence, but no Retrieve state ran")
+        return self.bundle
+
+
+def load_session(runtime: Runtime, request: LoadSession) -> TurnSession:
+    turn = request.turn
+    session_id = turn.session_id or ""
+    session_id = session_id if valid_session_id(session_id) else new_session_id()
+    state, error = ConversationState(session_id=session_id), None
+    if turn.history is None:
+        try:
+            state = get_conversation_store(runtime.settings).load(session_id) or state
+        except ConversationUnavailable as err:
+            log.warning("conversation store unavailable, answering statelessly: %s", err)
+            error = "conversation_store_unavailable"
+    return TurnSession(
+        session_id=session_id,
+        message=turn.message,
+        subject_scope=turn.subject_scope,
+        history=turn.history if turn.history is not None else state.history(),
+        prior_frame=turn.prior_frame or state.prior_frame,
+        stateless=turn.history is not None,
+        state=state,
+        store_error=error,
+    )
+
+
+def answer(runtime: Runtime, request: AnswerTurn, context: LambdaContextLike | None) -> ChatResponse:
+    """ChatService's turn with the understanding and the evidence already decided by the states."""
+    session, frame = request.session, request.frame
+    service = chat_service(runtime, context)
+    service.understand = lambda *_: frame
+    service.retrieval = cast(RetrievalService, _GivenEvidence(request.bundle))  # only for_frame is called
+    service.conversations = None  # LoadSession and SaveSession are states of their own
+    turn = service.turn(session.message, session.session_id, session.subject_scope, session.history)
+    response = chat_response(turn)
+    response.system_error = response.system_error or session.store_error
+    return response
+
+
+def save_session(runtime: Runtime, request: SaveSession) -> ChatResponse:
+    session, response = request.session, request.response
+    if session.stateless:
+        return response
+    try:
+        get_conversation_store(runtime.settings).save(
+            session.state.with_turn(session.message, response.answer, response.frame)
+        )
+    except ConversationUnavailable as err:
+        log.warning("conversation store unavailable, turn not saved: %s", err)
+        response.system_error = response.system_error or "conversation_store_unavailable"
+    return response
+
+
+def failure_system_error(failure: Failure) -> SystemError:
+    """A DependencyUnavailable names its reason first in errorMessage; anything else (a Lambda
+    fault, a timeout) is what the failed state stands for."""
+    try:
+        cause = json.loads(str(failure.error.get("Cause", "")))
+        reason = str(cause.get("errorMessage", "")).split(":", 1)[0]
+    except (ValueError, AttributeError):
+        return failure.system_error
+    if failure.error.get("Error") == "DependencyUnavailable" and reason in SYSTEM_ERRORS:
+        return cast(SystemError, reason)
+    return failure.system_error
+
+
+def abstain_on_failure(request: AbstainOnFailure) -> ChatResponse:
+    session, frame = request.session, request.failure.frame
+    system_error = failure_system_error(request.failure)
+    bundle = abstain("dependency_unavailable", system_error)
+    quick_replies = frame.quick_replies if frame else ()
+    reply = ABSTAIN_REPLIES["dependency_unavailable"]
+    turn = ChatTurn(session.session_id, reply, bundle, frame, (), quick_replies, system_error)
+    return chat_response(turn)
+
+
+def run_step(runtime: Runtime, event: dict[str, Any], context: LambdaContextLike | None) -> dict[str, Any]:
+    """One state's direct invoke. A bad event is a program error; a runtime that is not ready is
+    a dependency fault, which the machine retries and then catches."""
+    step = event.get("step")
+    try:
+        if step == "load_session":
+            result: BaseModel = load_session(runtime, LoadSession.model_validate(event))
+        elif step == "answer":
+            result = answer(runtime, AnswerTurn.model_validate(event), context)
+        elif step == "save_session":
+            result = save_session(runtime, SaveSession.model_validate(event))
+        elif step == "abstain":
+            result = abstain_on_failure(AbstainOnFailure.model_validate(event))
+        else:
+            raise ValueError(f"not a step of the chat-turn machine: {step!r}")
+    except NotReady as err:
+        raise DependencyUnavailable("store_unavailable", str(err)) from err
+    return result.model_dump(mode="json")
