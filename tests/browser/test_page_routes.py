@@ -60,7 +60,11 @@ def test_the_page_is_not_in_the_api_description(env: None) -> None:  # noqa: F81
 
 
 def test_the_template_and_duocthu_serve_route_every_asset_to_the_chat_function() -> None:
-    events = read_sam_template()["Resources"]["ChatFunction"]["Properties"]["Events"].values()
-    routed = {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events}
-    assert {("GET", path) for path in page.ASSETS} <= routed
+    resources = read_sam_template()["Resources"].values()
+    routed = {
+        r["Properties"]["RouteKey"]
+        for r in resources
+        if r["Type"] == "AWS::ApiGatewayV2::Route" and "ChatIntegration" in str(r["Properties"]["Target"])
+    }
+    assert {f"GET {path}" for path in page.ASSETS} <= routed
     assert all(ROUTES[path] == "chat" for path in page.ASSETS)

@@ -73,7 +73,7 @@ def test_each_direct_invoke_event_is_answered(
     elif STEP_RESULTS[step] is not None:
         ChatResponse.model_validate(result)
     else:
-        assert result["session_id"] == event["turn"]["session_id"]
+        assert result["session_id"]  # a new conversation: the id is the service's own
 
 
 def test_sam_local_settings_match_the_template() -> None:

@@ -9,7 +9,9 @@ import json
 from tests.infrastructure.cloudformation import Deployed
 
 ISSUER = "https://cognito-idp.ap-southeast-1.amazonaws.com/ap-southeast-1_Example"
-PUBLIC = {"POST /v1/chat", "GET /v1/drugs", "GET /health"}
+PAGE = {"GET /", "GET /app.js", "GET /app.css"}  # the clinicians' page: static, no user data
+PUBLIC = {"POST /v1/chat", "GET /v1/drugs", "GET /health", *PAGE}
+UNGUARDED = {"GET /health", *PAGE}  # the post-deploy check; a page a browser loads without a token
 
 
 def routes(stack: Deployed) -> dict[str, dict[str, str]]:
@@ -40,14 +42,14 @@ def test_without_an_issuer_there_is_no_authorizer() -> None:
     assert {r["AuthorizationType"] for r in routes(stack).values()} == {"NONE"}
 
 
-def test_an_issuer_puts_every_route_but_health_behind_the_jwt_authorizer() -> None:
+def test_an_issuer_puts_every_route_but_health_and_the_page_behind_the_jwt_authorizer() -> None:
     stack = Deployed(JwtIssuer=ISSUER, JwtAudience="client-a,client-b")
     authorizer = stack.resources["JwtAuthorizer"]["Properties"]
     assert authorizer["AuthorizerType"] == "JWT"
     assert authorizer["JwtConfiguration"] == {"Issuer": ISSUER, "Audience": ["client-a", "client-b"]}
     assert authorizer["IdentitySource"] == ["$request.header.Authorization"]
     for key, route in routes(stack).items():
-        if key == "GET /health":  # the post-deploy check calls it without a token
+        if key in UNGUARDED:
             assert route["AuthorizationType"] == "NONE" and "AuthorizerId" not in route
         else:
             assert route["AuthorizationType"] == "JWT" and route["AuthorizerId"] == "<JwtAuthorizer>", key

@@ -74,6 +74,14 @@ def chat_over_http(functions: FunctionsInProcess, body: dict[str, Any]) -> dict[
     return response
 
 
+def issued_session(sfn: Machine, functions: FunctionsInProcess) -> str:
+    """A session id the service issued (ids are never the caller's choice), from one clean turn."""
+    status, output = sfn.run({"message": DRUG_QUESTION})
+    assert status == "SUCCEEDED" and output["session_id"]
+    functions.calls.clear()
+    return str(output["session_id"])
+
+
 def without_session(response: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in response.items() if k != "session_id"}
 
@@ -92,11 +100,11 @@ def test_each_branch_returns_what_the_chat_route_returns(
     aws: tuple[Machine, FunctionsInProcess], message: str
 ) -> None:
     sfn, functions = aws
-    over_http = chat_over_http(functions, {"message": message, "session_id": "over-http"})
+    over_http = chat_over_http(functions, {"message": message})
     functions.calls.clear()
-    status, output = sfn.run({"message": message, "session_id": "through-sfn"})
+    status, output = sfn.run({"message": message})
     assert status == "SUCCEEDED", output
-    assert output["session_id"] == "through-sfn"
+    assert output["session_id"] and output["session_id"] != over_http["session_id"]
     assert without_session(output) == without_session(over_http)
     retrieved = ["retrieve"] if BRANCHES[message] else []
     assert functions.states() == ["load_session", "understand", *retrieved, "answer", "save_session"]
@@ -128,11 +136,23 @@ def test_a_conversation_continues_across_executions_as_over_http(
 ) -> None:
     sfn, functions = aws
     turns = [DRUG_QUESTION, "Còn liều dùng của nó?"]
-    over_http = [chat_over_http(functions, {"message": m, "session_id": "http-talk"}) for m in turns]
-    through_sfn = [sfn.run({"message": m, "session_id": "sfn-talk"})[1] for m in turns]
+    over_http = [chat_over_http(functions, {"message": turns[0]})]
+    issued = over_http[0]["session_id"]
+    over_http.append(chat_over_http(functions, {"message": turns[1], "session_id": issued}))
+    through_sfn = [sfn.run({"message": turns[0]})[1]]
+    issued = through_sfn[0]["session_id"]
+    through_sfn.append(sfn.run({"message": turns[1], "session_id": issued})[1])
     assert [without_session(o) for o in through_sfn] == [without_session(o) for o in over_http]
     assert through_sfn[1]["frame"]["drugs"] == ["ibuprofen"]  # "nó" is the drug of the first turn
     assert not through_sfn[0]["system_error"] and not through_sfn[1]["system_error"]
+
+
+def test_an_id_the_service_did_not_issue_starts_a_new_session(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, _ = aws
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "chosen-by-the-caller"})
+    assert status == "SUCCEEDED" and output["session_id"] not in ("", "chosen-by-the-caller")
 
 
 def test_without_a_session_id_a_new_one_is_issued_and_kept(aws: tuple[Machine, FunctionsInProcess]) -> None:
@@ -200,14 +220,15 @@ def test_understanding_that_stays_down_is_an_abstain_and_the_turn_is_kept(
     aws: tuple[Machine, FunctionsInProcess],
 ) -> None:
     sfn, functions = aws
+    kept = issued_session(sfn, functions)
     functions.inject("understand", PROVIDER_DOWN, PROVIDER_DOWN, PROVIDER_DOWN)
-    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "kept"})
+    status, output = sfn.run({"message": "Tác dụng phụ của amoxicilin?", "session_id": kept})
     assert status == "SUCCEEDED"
     abstained(output, "understanding_provider_unavailable")
     assert functions.states() == ["load_session", *["understand"] * 3, "abstain", "save_session"]
-    sfn.run({"message": DRUG_QUESTION, "session_id": "kept"})
+    sfn.run({"message": DRUG_QUESTION, "session_id": kept})
     understood = [payload for name, payload in functions.calls if name == "understand"][-1]
-    assert understood["history"] == [DRUG_QUESTION]  # the failed turn is in the history
+    assert understood["history"][-1] == "Tác dụng phụ của amoxicilin?"  # the failed turn is kept
 
 
 def test_a_retrieve_that_times_out_is_an_abstain_with_the_frame(
@@ -251,21 +272,22 @@ def test_a_chat_function_that_stays_down_still_gives_a_well_formed_abstain(
     aws: tuple[Machine, FunctionsInProcess], chat_faults: list[Any], system_error: str, same_session: bool
 ) -> None:
     sfn, functions = aws
+    issued = issued_session(sfn, functions)
     functions.inject("chat", *chat_faults)
-    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "down"})
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": issued})
     assert status == "SUCCEEDED"
     session_id = abstained(output, system_error).session_id
-    assert (session_id == "down") == same_session and session_id
+    assert (session_id == issued) == same_session and session_id
 
 
 def test_an_abstain_step_that_fails_is_built_by_the_machine(aws: tuple[Machine, FunctionsInProcess]) -> None:
     sfn, functions = aws
+    issued = issued_session(sfn, functions)
     functions.inject("understand", PROVIDER_DOWN, PROVIDER_DOWN, PROVIDER_DOWN)
     functions.inject("chat", None, *[TIMED_OUT] * 2)  # LoadSession runs
-    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "down"})
-    assert (
-        status == "SUCCEEDED" and abstained(output, "understanding_provider_unavailable").session_id == "down"
-    )
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": issued})
+    assert status == "SUCCEEDED"
+    assert abstained(output, "understanding_provider_unavailable").session_id == issued
 
 
 def test_a_save_that_stays_down_answers_and_says_the_turn_was_not_saved(

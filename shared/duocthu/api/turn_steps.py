@@ -112,12 +112,17 @@ def load_session(runtime: Runtime, request: LoadSession) -> TurnSession:
     session_id = turn.session_id or ""
     session_id = session_id if valid_session_id(session_id) else new_session_id()
     state, error = ConversationState(session_id=session_id), None
-    if turn.history is None:
+    if turn.history is None and turn.session_id:  # a new session has nothing to load
         try:
-            state = get_conversation_store(runtime.settings).load(session_id) or state
+            loaded = get_conversation_store(runtime.settings).load(session_id)
         except ConversationUnavailable as err:
             log.warning("conversation store unavailable, answering statelessly: %s", err)
             error = "conversation_store_unavailable"
+        else:
+            # Ids are the service's own: one it did not issue (or that expired) starts a new session
+            # under a new id, never one named by the caller (POST /v1/chat answers it 404).
+            state = loaded or ConversationState(session_id=new_session_id())
+            session_id = state.session_id
     return TurnSession(
         session_id=session_id,
         message=turn.message,
