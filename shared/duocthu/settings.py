@@ -34,7 +34,8 @@ class Settings(BaseModel):
     qdrant_timeout_s: float = Field(default=5.0, gt=0, description="QDRANT_TIMEOUT_S")
     catalog_s3_uri: str | None = Field(
         default=None,
-        description="CATALOG_S3_URI: s3://bucket/key of the catalogue artifact (else the data folder)",
+        description="CATALOG_S3_URI: s3://bucket/prefix holding <version>/catalog.json per index "
+        "version (else the data folder)",
     )
     packed_index: str | None = Field(
         default=None,

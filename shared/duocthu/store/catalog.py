@@ -1,7 +1,11 @@
 """Loading the catalogue artifact a process serves: from the index version's folder, or from S3
 when the layer does not ship it, and checked against the active index (a catalogue built from
-another corpus is an error, never served). A packed index (DUOCTHU_PACKED_INDEX: the data layer's
-file, or an S3 object) is unpacked into the data folder first (duocthu.store.packed).
+another corpus is an error, never served). In S3 every artifact lives under its index version's
+own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.gz`), written once and
+never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
+the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
+the data layer's file, or an S3 object) is unpacked into the data folder first
+(duocthu.store.packed).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifes
     if manifest is None:
         raise FileNotFoundError("no index: run `duocthu ingest`")
     if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
-        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
+        catalog = load_catalog_from_s3(version_uri(settings.catalog_s3_uri, manifest.version, CATALOG_FILE))
     else:
         catalog = Catalog.read(catalog_path(settings, manifest.version))
     if catalog.corpus_hash != manifest.corpus_hash:
@@ -74,6 +78,28 @@ def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
         return unpack(download, data_dir)
     finally:
         download.unlink(missing_ok=True)
+
+
+def version_uri(prefix_uri: str, version: str, name: str) -> str:
+    """s3://bucket/<prefix>/<version>/<name>: one index version's artifact under CATALOG_S3_URI."""
+    return f"{prefix_uri.rstrip('/')}/{version}/{name}"
+
+
+def publish_version(data_dir: Path, prefix_uri: str, packed: Path | None = None) -> list[str]:
+    """Uploads the active version's catalogue (and its pack) under the version's own keys. A key
+    that already exists is refused by S3 (If-None-Match), never replaced: what running containers
+    read does not change under them."""
+    manifest = Manifest.model_validate_json((data_dir / "manifest.json").read_bytes())
+    files = [(data_dir / "versions" / manifest.version / CATALOG_FILE, CATALOG_FILE)]
+    files += [(packed, PACKED_FILE)] if packed else []
+    uris = []
+    for path, name in files:
+        uri = version_uri(prefix_uri, manifest.version, name)
+        bucket, key = _bucket_key(uri)
+        with path.open("rb") as body:
+            _s3_client().put_object(Bucket=bucket, Key=key, Body=body, IfNoneMatch="*")
+        uris.append(uri)
+    return uris
 
 
 class CatalogMismatch(RuntimeError):
