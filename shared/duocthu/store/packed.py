@@ -115,12 +115,15 @@ def unpack(archive: Path, data_dir: Path) -> Manifest:
     data_dir.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(dir=data_dir, prefix=".unpack-"))
     try:
-        with tarfile.open(archive, "r:gz") as tar:
-            expected = (MANIFEST_FILE, f"versions/{manifest.version}")
-            strays = [m.name for m in tar.getmembers() if not m.name.startswith(expected)]
-            if strays:
-                raise PackError(f"{archive} holds files outside its version: {strays[:3]}")
-            tar.extractall(scratch, filter="data")  # "data": no links out, no devices, no absolute paths
+        expected = (MANIFEST_FILE, f"versions/{manifest.version}/")
+
+        def only_the_version(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+            if member.name != expected[1].rstrip("/") and not member.name.startswith(expected):
+                raise PackError(f"{archive} holds files outside its version: {member.name}")
+            return tarfile.data_filter(member, dest)  # no links out, no devices, no absolute paths
+
+        with tarfile.open(archive, "r|gz") as tar:  # one pass over the stream
+            tar.extractall(scratch, filter=only_the_version)
         if target.exists():  # a leftover of an interrupted start: never pointed to, safe to replace
             shutil.rmtree(target)
         target.parent.mkdir(parents=True, exist_ok=True)
