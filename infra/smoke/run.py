@@ -12,6 +12,10 @@ Makefiles produce.
    invokes. The chat function starts twice on the same /tmp: the second init reuses the index.
 4. Checks /health 200, a chat turn ANSWERABLE with its citation, the other routes and invokes,
    and that nothing was written outside /tmp; prints init and first-turn times. Exit 1 on a failure.
+5. Builds the optional layers (qdrant-client, cohere) too, lays all three out in one /opt and
+   checks, in a fresh python3.12 -S, that a Qdrant-server store and the Cohere reranker are
+   constructed from them (no network: nothing is called). --no-optional skips it (it is the slow
+   part the first time: pip downloads numpy, grpc, tokenizers).
 
 Where no mount namespace can be made (no root, no user namespaces), it says so and runs without
 one: /opt and the task roots are then checked by comparing their files before and after.
@@ -78,6 +82,38 @@ def build(work: Path, python312: str) -> tuple[Path, dict[str, Path]]:
         _run("make", "-s", "-C", str(ROOT / "functions" / name), f"build-{resource}",
              f"ARTIFACTS_DIR={tasks[name]}")  # fmt: skip
     return opt, tasks
+
+
+# What QdrantUrl / RerankProvider=cohere make a function construct at start, from the layers alone.
+OPTIONAL_PROBE = """
+import sys
+sys.path.insert(0, sys.argv[1] + "/python")
+from duocthu.providers.rerank import get_reranker
+from duocthu.settings import Settings
+from duocthu.store import open_store
+store = open_store(Settings(qdrant_url="http://127.0.0.1:9"))
+reranker = get_reranker(Settings(rerank_provider="cohere", cohere_api_key="smoke"))
+outside = [m.__file__ for n in ("qdrant_client", "numpy", "grpc", "cohere", "tokenizers")
+           if not (m := sys.modules[n]).__file__.startswith(sys.argv[1])]
+assert not outside, outside
+print(type(store).__name__, type(reranker).__name__)
+"""
+
+
+def check_optional_layers(work: Path, python312: str) -> list[str]:
+    """The optional layers, merged over the core as Lambda merges them, import and construct."""
+    layers, arch = work / "layers", platform.machine()
+    opt = work / "opt-optional"
+    shutil.copytree(layers / "SharedLayer", opt)
+    for layer in ("QdrantLayer", "CohereLayer"):
+        target = layers / layer
+        _run("make", "-s", "-C", str(ROOT / "shared"), f"build-{layer}",
+             f"ARTIFACTS_DIR={target}", f"LAYER_ARCH={arch}", f"LAYER_PYTHON={python312}")  # fmt: skip
+        shutil.copytree(target, opt, dirs_exist_ok=True)
+    probe = [python312, "-S", "-B", "-c", OPTIONAL_PROBE, str(opt)]
+    done = subprocess.run(probe, capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin"})
+    print(f"optional layers: {done.stdout.strip() or 'failed'}")
+    return [] if done.returncode == 0 else [f"optional layers: {done.stderr.strip()[-1500:]}"]
 
 
 def _evaluate(value: Any, template: dict[str, Any]) -> Any:
@@ -236,6 +272,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--keep", type=Path, help="work in this folder (not under /tmp) and keep it (default: .duocthu/smoke)"
     )
+    parser.add_argument("--no-optional", action="store_true", help="skip the qdrant-client and cohere layers")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     # Not under /tmp: inside the namespace a fresh folder hides the real /tmp.
@@ -262,6 +299,8 @@ def main(argv: list[str]) -> int:
               f"/tmp holds {sorted(p.name for p in tmp.iterdir())}")  # fmt: skip
     if snapshot(opt, work / "task", work / "home") != before:
         failures.append("files changed outside /tmp (in /opt, a task root or HOME)")
+    if not args.no_optional:
+        failures += check_optional_layers(work, args.python)
     total = time.perf_counter() - started
     mode = "read-only mounts" if jailed else "no namespace"
     print(f"smoke: build {built:.0f} s, total {total:.0f} s, {mode}")
