@@ -17,8 +17,9 @@ Makefiles produce.
    constructed from them (no network: nothing is called). --no-optional skips it (it is the slow
    part the first time: pip downloads numpy, grpc, tokenizers).
 
-Where no mount namespace can be made (no root, no user namespaces), it says so and runs without
-one: /opt and the task roots are then checked by comparing their files before and after.
+Where no mount namespace can be made (no root, no user namespaces; --no-namespace to try it), it
+says so and runs without one: /opt, the task roots and HOME are then checked by comparing their
+files before and after, and a write to the real /tmp (the X-Ray SDK's /tmp/.aws-xray) goes unseen.
 Sessions go to files under /tmp: the stack's DynamoDB table is not here (CONVERSATION_TABLE="").
 """
 
@@ -45,6 +46,7 @@ SECTION = {"drug_id": "amoxicilin", "section_key": "chong_chi_dinh"}
 # Inside the namespace: the fresh folder becomes /tmp, the layers /opt, every other mount read-only.
 JAIL = r"""
 set -e
+[ -d /opt ] || mkdir /opt  # the mount point (Lambda's layers live there)
 mount --make-rprivate /
 mount --bind "$SMOKE_OPT" /opt
 mount --bind "$SMOKE_TMP" /tmp
@@ -273,6 +275,7 @@ def main(argv: list[str]) -> int:
         "--keep", type=Path, help="work in this folder (not under /tmp) and keep it (default: .duocthu/smoke)"
     )
     parser.add_argument("--no-optional", action="store_true", help="skip the qdrant-client and cohere layers")
+    parser.add_argument("--no-namespace", action="store_true", help="as where no mount namespace can be made")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     # Not under /tmp: inside the namespace a fresh folder hides the real /tmp.
@@ -281,7 +284,7 @@ def main(argv: list[str]) -> int:
     (work / "home").mkdir(parents=True)
     opt, tasks = build(work, args.python)
     built = time.perf_counter() - started
-    jailed = can_jail()
+    jailed = not args.no_namespace and can_jail()
     if not jailed:
         print("smoke: no mount namespace here (unshare --mount); writes checked by comparing files only")
     env = {**template_environment(read_template(ROOT / "template.yaml")), "PYTHON": args.python}

@@ -132,3 +132,39 @@ def test_the_pack_from_s3_is_unpacked_the_same_way(
         catalog_module._s3_client.cache_clear()
     assert not (settings.data_dir / ".download" / "index.tar.gz").exists()
     assert (packed.parent / INFO_FILE).is_file()
+
+
+@mock_aws
+def test_duocthu_pack_builds_packs_and_publishes_one_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from duocthu.tools.cli import main
+
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-southeast-1")
+    monkeypatch.setenv("DUOCTHU_DATA_DIR", str(tmp_path / "developer"))  # never written by pack
+    catalog_module._s3_client.cache_clear()
+    boto3.client("s3").create_bucket(
+        Bucket="art", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"}
+    )
+    out = tmp_path / "layer" / "duocthu" / "index.tar.gz"
+    try:
+        assert main(["pack", "--out", str(out), "--s3", "s3://art/duocthu"]) == 0
+    finally:
+        catalog_module._s3_client.cache_clear()
+    info = read_info(out.parent)
+    printed = capsys.readouterr().out
+    assert f"packed version {info.version} (40 drugs" in printed
+    assert f"published s3://art/duocthu/{info.version}/index.tar.gz" in printed
+    assert packed_manifest(out).version == info.version and not (tmp_path / "developer").exists()
+
+
+def test_duocthu_pack_refuses_an_invalid_source_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from duocthu.tools.cli import main
+
+    bad = tmp_path / "book.jsonl"
+    bad.write_text('{"not": "a monograph"}\n', encoding="utf-8")
+    out = tmp_path / "layer" / "index.tar.gz"
+    assert main(["pack", "--out", str(out), "--source", str(bad)]) == 2
+    assert "drug_id: Field required" in capsys.readouterr().err and not out.parent.exists()
