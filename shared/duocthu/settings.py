@@ -34,7 +34,13 @@ class Settings(BaseModel):
     qdrant_timeout_s: float = Field(default=5.0, gt=0, description="QDRANT_TIMEOUT_S")
     catalog_s3_uri: str | None = Field(
         default=None,
-        description="CATALOG_S3_URI: s3://bucket/key of the catalogue artifact (else the data folder)",
+        description="CATALOG_S3_URI: s3://bucket/prefix holding <version>/catalog.json per index "
+        "version (else the data folder)",
+    )
+    packed_index: str | None = Field(
+        default=None,
+        description="DUOCTHU_PACKED_INDEX: a packed index version (a path, e.g. the data layer's "
+        "/opt/duocthu/index.tar.gz, or s3://bucket/key) unpacked into data_dir at start",
     )
     conversation_table: str | None = Field(
         default=None,
@@ -146,6 +152,7 @@ class Settings(BaseModel):
             "qdrant_alias": env.get("QDRANT_COLLECTION"),
             "qdrant_timeout_s": env.get("QDRANT_TIMEOUT_S"),
             "catalog_s3_uri": env.get("CATALOG_S3_URI") or None,
+            "packed_index": env.get("DUOCTHU_PACKED_INDEX") or None,
             "conversation_table": env.get("CONVERSATION_TABLE") or None,
             "session_ttl_s": env.get("SESSION_TTL_S"),
             "evidence_policy": EvidencePolicy.from_env(env),

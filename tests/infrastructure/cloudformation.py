@@ -51,12 +51,21 @@ class Deployed:
         unknown = set(parameters) - set(self.params)
         assert not unknown, f"not parameters of the template: {unknown}"
         self.params.update(parameters)
-        self.conditions = {name: bool(self._value(c)) for name, c in self.raw.get("Conditions", {}).items()}
+        self._condition_defs = self.raw.get("Conditions", {})
+        self.conditions: dict[str, bool] = {}
+        for name in self._condition_defs:
+            self._condition(name)
         self.resources = {
             name: self._value(res)
             for name, res in self.raw["Resources"].items()
             if self.conditions.get(res.get("Condition", ""), True)
         }
+
+    def _condition(self, name: str) -> bool:
+        """A condition's value; one condition may name another (`!Condition`), in any order."""
+        if name not in self.conditions:
+            self.conditions[name] = bool(self._value(self._condition_defs[name]))
+        return self.conditions[name]
 
     # -- intrinsic functions -------------------------------------------------------------------
     def _ref(self, name: str) -> Any:
@@ -88,7 +97,7 @@ class Deployed:
         if name == "Ref":
             return self._ref(arg)
         if name == "Condition":
-            return self.conditions[arg]
+            return self._condition(arg)
         if name == "Fn::GetAtt":
             return "<" + (".".join(arg) if isinstance(arg, list) else arg) + ">"
         if name == "Fn::If":

@@ -190,13 +190,14 @@ def test_the_sessions_table_is_recoverable_retained_and_optionally_under_a_custo
 
 
 @pytest.mark.parametrize(
-    "parameters", [{}, {"CatalogKey": "duocthu/v2/catalog.json"}], ids=["default", "nested"]
+    "parameters", [{}, {"CatalogKey": "duocthu/formulary-2018"}], ids=["default", "nested"]
 )
 def test_the_catalogue_the_functions_are_given_is_one_they_may_read(parameters: dict[str, str]) -> None:
     stack = Deployed(CatalogBucket="duocthu-artifacts", **parameters)
     for function in ("UnderstandFunction", "RetrieveFunction", "ChatFunction"):
         uri = stack.resources[function]["Properties"]["Environment"]["Variables"]["CATALOG_S3_URI"]
-        key = uri.removeprefix("s3://")
+        # CATALOG_S3_URI is a prefix: each index version's catalogue is <prefix>/<version>/catalog.json
+        key = uri.removeprefix("s3://").rstrip("/") + "/<version>/catalog.json"
         readable = [r for a, r, _ in stack.grants(f"{function}Role") if a == "s3:GetObject"]
         assert [r for r in readable if fnmatch(f"arn:aws:s3:::{key}", r)], (uri, readable)
 

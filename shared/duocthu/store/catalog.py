@@ -1,6 +1,11 @@
 """Loading the catalogue artifact a process serves: from the index version's folder, or from S3
 when the layer does not ship it, and checked against the active index (a catalogue built from
-another corpus is an error, never served).
+another corpus is an error, never served). In S3 every artifact lives under its index version's
+own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.gz`), written once and
+never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
+the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
+the data layer's file, or an S3 object) is unpacked into the data folder first
+(duocthu.store.packed).
 """
 
 from __future__ import annotations
@@ -13,19 +18,25 @@ from typing import Any
 from duocthu.catalog.artifact import Catalog
 from duocthu.settings import Settings
 from duocthu.store.base import Manifest, VectorStore
+from duocthu.store.packed import CATALOG_FILE, PACKED_FILE, unpack
 
 log = logging.getLogger(__name__)
 
 
 def load_catalog_from_s3(uri: str) -> Catalog:
     """The catalogue artifact at s3://bucket/key (CATALOG_S3_URI), for a layer that does not ship it."""
-    bucket, _, key = uri.removeprefix("s3://").partition("/")
-    if not uri.startswith("s3://") or not bucket or not key:
-        raise ValueError(f"not an s3://bucket/key URI: {uri!r}")
+    bucket, key = bucket_key(uri)
     body = _s3_client().get_object(Bucket=bucket, Key=key)["Body"].read()
     catalog = Catalog.model_validate_json(body)
     log.info("catalogue from %s: %d drugs, corpus %s", uri, len(catalog.drugs), catalog.corpus_hash[:12])
     return catalog
+
+
+def bucket_key(uri: str) -> tuple[str, str]:
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
+    if not uri.startswith("s3://") or not bucket or not key:
+        raise ValueError(f"not an s3://bucket/key URI: {uri!r}")
+    return bucket, key
 
 
 @lru_cache(maxsize=1)
@@ -38,25 +49,43 @@ def _s3_client() -> Any:
     return boto3.client("s3", config=config)
 
 
-CATALOG_FILE = "catalog.json"
-
-
 def catalog_path(settings: Settings, version: str) -> Path:
     return settings.data_dir / "versions" / version / CATALOG_FILE
 
 
 def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
     """The active manifest and its catalogue; raises when they were built from different corpora."""
+    if settings.packed_index:
+        unpack_packed_index(settings.packed_index, settings.data_dir)
     manifest = store.active_manifest()
     if manifest is None:
         raise FileNotFoundError("no index: run `duocthu ingest`")
     if settings.catalog_s3_uri:  # a layer that does not ship the artifact reads it from S3
-        catalog = load_catalog_from_s3(settings.catalog_s3_uri)
+        catalog = load_catalog_from_s3(version_uri(settings.catalog_s3_uri, manifest.version, CATALOG_FILE))
     else:
         catalog = Catalog.read(catalog_path(settings, manifest.version))
     if catalog.corpus_hash != manifest.corpus_hash:
         raise CatalogMismatch(manifest.corpus_hash, catalog.corpus_hash)
     return manifest, catalog
+
+
+def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
+    """The pack at a path (the data layer) or an s3://bucket/key, unpacked into data_dir."""
+    if not source.startswith("s3://"):
+        return unpack(Path(source), data_dir)
+    bucket, key = bucket_key(source)
+    download = data_dir / ".download" / PACKED_FILE
+    download.parent.mkdir(parents=True, exist_ok=True)
+    _s3_client().download_file(bucket, key, str(download))
+    try:
+        return unpack(download, data_dir)
+    finally:
+        download.unlink(missing_ok=True)
+
+
+def version_uri(prefix_uri: str, version: str, name: str) -> str:
+    """s3://bucket/<prefix>/<version>/<name>: one index version's artifact under CATALOG_S3_URI."""
+    return f"{prefix_uri.rstrip('/')}/{version}/{name}"
 
 
 class CatalogMismatch(RuntimeError):

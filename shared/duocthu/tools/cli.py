@@ -267,6 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("csv")
     p.add_argument("out")
     p.set_defaults(func=cmd_convert_atc)
+    from duocthu.tools import pack
+
+    p = sub.add_parser("pack", help="build an index version from a source and pack it (the data layer)")
+    pack.add_arguments(p)
+    p.set_defaults(func=pack.run)
     for name, text in (
         ("bench", "run a benchmark (tables in docs/performance.md)"),
         ("eval", "run a quality measurement (tables in docs/quality.md)"),

@@ -152,12 +152,13 @@ def test_runtime_reads_the_catalogue_from_s3_and_checks_its_hash(
     s3.create_bucket(Bucket="artifacts", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"})
     good = Catalog.from_records(records, corpus_hash(records)).model_dump_json()
     stale = Catalog.from_records(sample_records[:3], corpus_hash(sample_records[:3])).model_dump_json()
-    s3.put_object(Bucket="artifacts", Key="good.json", Body=good.encode())
-    s3.put_object(Bucket="artifacts", Key="stale.json", Body=stale.encode())
-    # When the runtime starts with CATALOG_S3_URI
-    ready = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/good.json"}))
+    version = store.active_manifest().version  # type: ignore[union-attr]
+    s3.put_object(Bucket="artifacts", Key=f"good/{version}/catalog.json", Body=good.encode())
+    s3.put_object(Bucket="artifacts", Key=f"stale/{version}/catalog.json", Body=stale.encode())
+    # When the runtime starts with CATALOG_S3_URI (the prefix; the version's own key is read)
+    ready = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/good"}))
     ready.store.close()
-    mismatch = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/stale.json"}))
+    mismatch = build_runtime(settings.model_copy(update={"catalog_s3_uri": "s3://artifacts/stale/"}))
     mismatch.store.close()
     # Then the matching catalogue serves, and the other is reported, never served
     assert ready.problem is None and ready.catalog is not None and len(ready.catalog.drugs) == 2

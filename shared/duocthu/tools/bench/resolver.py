@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
-import platform
 import re
 import statistics
 import subprocess
@@ -36,7 +34,7 @@ from duocthu.core.caching import clear_text_cache
 from duocthu.core.text import fold, words
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.tools.bench import atc_csv
-from duocthu.tools.bench.timing import p50_p95, pin_one_cpu
+from duocthu.tools.bench.timing import p50_p95, pin_one_cpu, print_rows
 
 CATALOGS = ("sample", "atc", "synthetic-10k")
 SYNTHETIC_TARGET = 10_000
@@ -300,11 +298,5 @@ def main(argv: list[str]) -> int:
         return 2
     pin_one_cpu()  # one core, as the targets are stated (subprocesses inherit it)
     rows = run(args.catalog, args.atc_csv, args.repeat, args.load_runs)
-    print(
-        f"Python {platform.python_version()}, {platform.machine()}, one CPU, load average "
-        f"{os.getloadavg()[0]:.1f} at the end of the run\n"
-    )
-    print("| measure | value |\n|---|---|")
-    for label, value in rows:
-        print(f"| {label} | {value} |")
+    print_rows(rows)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 from collections.abc import Sequence
 
@@ -23,3 +24,14 @@ def pin_one_cpu() -> str:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
         return "1 CPU (pinned)"
     return f"{os.cpu_count()} CPUs (pinning unsupported)"
+
+
+def print_rows(rows: Sequence[tuple[str, str]]) -> None:
+    """The run's conditions, then a measure | value table (the form docs/performance.md quotes)."""
+    print(
+        f"Python {platform.python_version()}, {platform.machine()}, one CPU, load average "
+        f"{os.getloadavg()[0]:.1f} at the end of the run\n"
+    )
+    print("| measure | value |\n|---|---|")
+    for label, value in rows:
+        print(f"| {label} | {value} |")
