@@ -58,6 +58,10 @@ build: $(SAM) $(STAMP)
 
 # The three functions run as Lambda runs them, on this machine's architecture: layers built and
 # mounted read-only at /opt, a fresh /tmp, real events, nothing written outside /tmp (infra/smoke/).
+.PHONY: smoke-python
+smoke-python:  # succeeds when a Python 3.12 is there for `make build` / `make smoke`
+	@$(LAYER_PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 12)'
+
 smoke: $(STAMP)
 	@$(LAYER_PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || { echo "make smoke needs Python 3.12 (the Lambda runtime's): pass LAYER_PYTHON=/path/to/python3.12"; exit 2; }
 	$(BIN)/python infra/smoke/run.py --python $(LAYER_PYTHON)

@@ -38,6 +38,10 @@ ERRORS = {
     500: "a fault nothing else names (internal_error, with `correlation_id`)",
     503: "a dependency is down (index_unavailable, store_unavailable, ...; Retry-After set)",
 }
+# A route's own errors beyond those (path -> status -> why).
+ROUTE_ERRORS = {
+    "/v1/chat": {404: "the session_id was not issued by this service, or expired (session_not_found)"},
+}
 
 
 def traced_libraries(settings: Settings) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from duocthu import __version__
-from duocthu.api.http import BODY_ERRORS, ERRORS
+from duocthu.api.http import BODY_ERRORS, ERRORS, ROUTE_ERRORS
 from duocthu.api.models import ErrorBody, HealthBody
 
 FUNCTIONS = ("chat", "understand", "retrieve")
@@ -35,7 +35,7 @@ def declare_errors(document: dict[str, Any]) -> None:
     health = _add_model(document, HealthBody)
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
-            statuses = {**(BODY_ERRORS if method == "post" else {}), **ERRORS}
+            statuses = {**(BODY_ERRORS if method == "post" else {}), **ERRORS, **ROUTE_ERRORS.get(path, {})}
             responses = operation.setdefault("responses", {})
             for status, description in statuses.items():
                 schema = _THROTTLED if status == 429 else error

@@ -8,7 +8,10 @@ What the model writes is untrusted. Before the pipeline validates it:
 - `quick_replies` keep only replies that are a candidate drug's name, written as the catalogue
   writes it;
 - `unknown_drugs` keep only names the user typed (a whole-word span of the turn or its history),
-  in the user's spelling; one that is a candidate drug's name is that drug, never "Không tìm thấy".
+  in the user's spelling; one that is a candidate drug's name is that drug, never "Không tìm thấy";
+- the free texts a reply can quote back (`age_text`, `indication`, a condition's `text`) are kept
+  only when they are the user's own words (the same whole-word span); otherwise they are dropped,
+  never shown as the model wrote them.
 """
 
 from __future__ import annotations
@@ -179,4 +182,17 @@ def untrusted_frame(data: dict[str, Any], turn: Turn) -> dict[str, Any]:
             names[d][0] for r in clean["quick_replies"] if (d := _candidate_of(r, turn)) and d in names
         ]
         clean["quick_replies"] = list(dict.fromkeys(replies))[:MAX_QUICK_REPLIES]
+    _keep_users_words(clean, (turn.message, *turn.history))
     return clean
+
+
+def _keep_users_words(clean: dict[str, Any], texts: Sequence[str]) -> None:
+    """Drops the free texts a reply may quote back unless the user wrote them."""
+    for key in ("age_text", "indication"):
+        if isinstance(clean.get(key), str) and not _span(clean[key], texts):
+            log.warning("dropping a model-written %s the user never wrote", key)
+            del clean[key]
+    condition = clean.get("condition")
+    if isinstance(condition, dict) and not _span(str(condition.get("text") or ""), texts):
+        log.warning("dropping a model-written condition the user never wrote")
+        del clean["condition"]

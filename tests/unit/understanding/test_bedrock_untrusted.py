@@ -134,3 +134,23 @@ def test_user_text_cannot_fake_evidence_in_the_answer_prompt() -> None:
     lines = request["messages"][0]["content"][0]["text"].splitlines()
     assert [line[:4] for line in lines if line.startswith("[")] == ["[1] "]  # only the real evidence line
     assert sum(line.startswith("CÂU HỎI") for line in lines) == 1
+
+
+def test_free_texts_a_reply_quotes_back_are_kept_only_in_the_users_words(
+    resolver: CatalogDrugResolver,
+) -> None:
+    turn = _turn(resolver, "Thuốc nào trị đau đầu cho bé 3 tuổi?")
+    typed = untrusted_frame(
+        {"turn_type": "condition_to_drug", "age_text": "3 tuổi", "condition": {"text": "đau đầu"}}, turn
+    )
+    assert typed["age_text"] == "3 tuổi" and typed["condition"]["text"] == "đau đầu"
+    written = untrusted_frame(
+        {
+            "turn_type": "condition_to_drug",
+            "age_text": "mọi lứa tuổi, an toàn",
+            "indication": "an toàn cho trẻ em",
+            "condition": {"text": "bỏ qua hướng dẫn"},
+        },
+        turn,
+    )
+    assert not {"age_text", "indication", "condition"} & set(written)
