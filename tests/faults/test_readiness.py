@@ -109,14 +109,18 @@ def test_health_names_an_unreadable_catalogue_artifact(
         s3.create_bucket(
             Bucket="internal-bucket", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"}
         )
-        s3.put_object(Bucket="internal-bucket", Key="catalog.json", Body=catalog.model_dump_json().encode())
-        monkeypatch.setenv("CATALOG_S3_URI", "s3://internal-bucket/catalog.json")
+        manifest = sample_index[0].active_manifest()
+        assert manifest is not None
+        version = manifest.version
+        key = f"duocthu/{version}/catalog.json"  # each version's catalogue under the prefix
+        s3.put_object(Bucket="internal-bucket", Key=key, Body=catalog.model_dump_json().encode())
+        monkeypatch.setenv("CATALOG_S3_URI", "s3://internal-bucket/duocthu")
         get_settings.cache_clear()
         get_runtime.cache_clear()
         health_module._s3_client.cache_clear()
         chat = load_function("chat")
         assert call(chat, http_event("GET", "/health"))[0] == 200
-        s3.delete_object(Bucket="internal-bucket", Key="catalog.json")
+        s3.delete_object(Bucket="internal-bucket", Key=key)
         status, body, _ = call(chat, http_event("GET", "/health"))
         health_module._s3_client.cache_clear()
     assert status == 503 and body["reason"].startswith("catalog_unavailable")

@@ -24,6 +24,8 @@ from duocthu.core.deadline import Deadline, turn_deadline
 from duocthu.providers.embeddings import get_embedder
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID
 from duocthu.store import NoIndex, StoreUnavailable
+from duocthu.store.catalog import version_uri
+from duocthu.store.packed import CATALOG_FILE
 from duocthu.store.sessions import ConversationUnavailable, get_conversation_store
 
 log = logging.getLogger(__name__)
@@ -90,11 +92,13 @@ def _s3_client() -> Any:
 
 
 def _catalog_problem(runtime: Runtime) -> str | None:
-    uri = runtime.settings.catalog_s3_uri
-    if not uri:
+    prefix = runtime.settings.catalog_s3_uri
+    if not prefix or runtime.manifest is None:
         return None
     from botocore.exceptions import BotoCoreError, ClientError
 
+    # the active version's own catalogue (CATALOG_S3_URI is the prefix of every version's keys)
+    uri = version_uri(prefix, runtime.manifest.version, CATALOG_FILE)
     bucket, _, key = uri.removeprefix("s3://").partition("/")
     try:
         _s3_client().head_object(Bucket=bucket, Key=key)
