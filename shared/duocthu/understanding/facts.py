@@ -7,6 +7,7 @@ Each is a narrow surface rule over the cue tables (`duocthu.understanding.cues`)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -139,11 +140,30 @@ def _function(cue: Cue | None, tokens: Sequence[str]) -> str | None:
     return " ".join(tokens[cue.start : end])
 
 
+# An infant's age told without "tuổi" ("Bé 6 tháng nặng 7 kg"): months right after a word for a
+# child, or after "tôi", "em", "mình", "nhà", "được" after it ("con tôi 6 tháng", "bé được 6
+# tháng"); a "6 tháng" elsewhere is a duration ("uống 6 tháng", "con bị ho 2 tháng nay"), never an
+# age. Folded, as the age rule reads the turn.
+_INFANT_MONTHS = re.compile(
+    r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
+)
+
+
+def _age(text: str) -> tuple[str | None, float | None]:
+    """The stated age ("5 tuổi", "3 tháng tuổi"), or an infant's months after a word for a child,
+    as "6 tháng tuổi" so that the facets read it as the age rule does."""
+    age_text, years = extract_age(text)
+    if age_text is not None:
+        return age_text, years
+    match = _INFANT_MONTHS.search(fold(text))
+    return extract_age(f"{match.group(1)} tháng tuổi") if match else (None, None)
+
+
 def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     cues = scan_cues(text)
     tokens = cues.tokens
     clauses = clause_ids(text, tokens)
-    age_text, years = extract_age(text)
+    age_text, years = _age(text)
     route = cues.first("route")
     starts = {m.start: m for m in named}
     written = raw_words(text)  # what the patient's medicines and allergies are shown as

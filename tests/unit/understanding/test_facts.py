@@ -68,3 +68,20 @@ def test_a_finding_is_read_whole_in_the_words_users_write(
 ) -> None:
     frame = understand_offline(message, resolver)
     assert frame.condition is not None and frame.condition.normalized == finding
+
+
+@pytest.mark.parametrize(
+    ("text", "age_text"),
+    [
+        # an infant's months told without "tuổi", after a word for the child
+        ("Bé 6 tháng nặng 7 kg bị sốt dùng thuốc gì?", "6 tháng tuổi"),
+        ("con tôi 9 tháng bị sốt", "9 tháng tuổi"),
+        ("bé được 6 tháng", "6 tháng tuổi"),
+        ("bé 3 tháng tuổi", "3 tháng tuổi"),
+        # a duration, never an age
+        ("con bị ho 2 tháng nay", None),
+        ("uống thuốc 6 tháng rồi", None),
+    ],
+)
+def test_an_infants_months_without_tuoi_are_its_age(text: str, age_text: str | None) -> None:
+    assert extract_facts(text).age_text == age_text

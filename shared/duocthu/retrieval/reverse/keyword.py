@@ -18,7 +18,13 @@ from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.text import words
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceItem
-from duocthu.retrieval.reverse.reading import MentionReading, allows_lenient, first_mention, is_searchable
+from duocthu.retrieval.reverse.reading import (
+    MentionReading,
+    allows_lenient,
+    first_mention,
+    is_searchable,
+    states_effect,
+)
 from duocthu.retrieval.reverse.wordings import wordings_of
 from duocthu.store import VectorStore
 from duocthu.store.base import rank_hits
@@ -46,22 +52,30 @@ _WEIGHTS: Mapping[MentionReading, float] = {
 
 
 def find_by_indication(
-    store: VectorStore, indication: str, *, section_key: str = INDICATION_SECTION, limit: int | None = None
+    store: VectorStore,
+    indication: str,
+    *,
+    section_key: str = INDICATION_SECTION,
+    limit: int | None = None,
+    effect: bool = False,
 ) -> list[EvidenceItem]:
     """Prose parts of `section_key` holding the indication in any of its wordings (`wordings_of`),
     scored, best first (ties in book order), at most `limit`. Each wording is matched exactly
     first; only when no part holds it as written, and the wording allows it, word by word under
-    the diacritics rule."""
+    the diacritics rule. `effect`: a part counts only where it states the finding as the drug's
+    effect (`reading.states_effect`: Thận trọng and Dược lý for a which-drugs-cause lookup)."""
     best: dict[str, EvidenceItem] = {}
     for wording in wordings_of(indication) if is_searchable(indication) else ():
-        for hit in _find_asked_phrase(store, wording, section_key):
+        for hit in _find_asked_phrase(store, wording, section_key, effect):
             if hit.id not in best or hit.score > best[hit.id].score:
                 best[hit.id] = hit
     ranked = rank_hits(list(best.values()))
     return ranked if limit is None else ranked[:limit]
 
 
-def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+def _find_asked_phrase(
+    store: VectorStore, wording: str, section_key: str, effect: bool = False
+) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:
         return []
@@ -71,7 +85,11 @@ def _find_asked_phrase(store: VectorStore, wording: str, section_key: str) -> li
         if lenient and (hits or not allows_lenient(phrase)):
             break
         for item in candidates:
-            position, reading = first_mention(item.text, wording, section_key, lenient)
+            reading: MentionReading = "direct"
+            if effect:
+                position = states_effect(item.text, wording, lenient)
+            else:
+                position, reading = first_mention(item.text, wording, section_key, lenient)
             if position >= 0:
                 score = _WEIGHTS[reading] * indication_score(position, len(words(item.text)))
                 hits.append(item.model_copy(update={"score": score}))

@@ -266,3 +266,88 @@ def first_mention(text: str, wording: str, section_key: str, lenient: bool) -> t
     if named:
         return named[0], "secondary"
     return found[0], "incidental"
+
+
+# -- a finding stated outside the ADR list ------------------------------------------------------
+
+EffectCue = Literal["cause", "after", "breaker", "lead", "compare", "compare-after"]
+_EFFECT_CUES: frozenset[str] = frozenset(get_args(EffectCue))
+
+
+@lru_cache(maxsize=1)
+def _effect_cues() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """data/effect_cues.tsv: how a cue reads -> its phrases as word tuples."""
+    cues: dict[str, list[tuple[str, ...]]] = {}
+    for phrase, reads in table_rows("effect_cues.tsv"):
+        if reads not in _EFFECT_CUES:
+            raise ValueError(f"effect_cues.tsv: a cue reads one of {sorted(_EFFECT_CUES)}, not {reads!r}")
+        cues.setdefault(reads, []).append(tuple(words(phrase)))
+    return {reads: tuple(phrases) for reads, phrases in cues.items()}
+
+
+def _cue_ends(tokens: Sequence[str], reads: EffectCue, start: int, stop: int) -> list[int]:
+    """Word indices in [start, stop) where a cue of this reading ends (one past its last word)."""
+    return [
+        i + len(cue)
+        for cue in _effect_cues().get(reads, ())
+        for i in range(start, stop - len(cue) + 1)
+        if tuple(tokens[i : i + len(cue)]) == cue
+    ]
+
+
+def _cue_starts(
+    tokens: Sequence[str], reads: EffectCue, start: int, stop: int, begins_before: int | None = None
+) -> list[int]:
+    """Word indices where a cue of this reading starts, wholly inside [start, stop), beginning
+    before `begins_before` when given."""
+    last_start = stop if begins_before is None else min(stop, begins_before)
+    return [
+        i
+        for cue in _effect_cues().get(reads, ())
+        for i in range(start, min(last_start, stop - len(cue) + 1))
+        if tuple(tokens[i : i + len(cue)]) == cue
+    ]
+
+
+def _states_effect_at(tokens: Sequence[str], sentences: Sequence[int], at: int, n: int) -> bool:
+    """Whether the mention of `n` words at `at` reads as the drug's effect (data/effect_cues.tsv)."""
+    first = at
+    while first > 0 and sentences[first - 1] == sentences[at]:
+        first -= 1
+    last = at + n
+    while last < len(tokens) and sentences[last] == sentences[at]:
+        last += 1
+    if at in _cue_ends(tokens, "lead", max(first, at - 3), at):
+        return False
+    if _cue_ends(tokens, "compare", max(first, at - 3), at):
+        return False
+    if _cue_starts(tokens, "compare-after", at + n, last, begins_before=at + n + 2):
+        return False
+    if _cue_starts(tokens, "after", at + n, last, begins_before=at + n + 1):
+        return True
+    causes = _cue_ends(tokens, "cause", first, at + 1)
+    if not causes:
+        return False
+    breakers = _cue_starts(tokens, "breaker", max(causes), at)
+    return not breakers
+
+
+def states_effect(text: str, wording: str, lenient: bool = False) -> int:
+    """Word index of the first mention of `wording` in a Thận trọng or Dược lý part that states it
+    as the drug's effect ("Thuốc có thể gây giữ nước", "Hậu quả là ... khoảng QT kéo dài"), -1 if
+    none: never one negated in its clause ("không làm kéo dài khoảng QT"), a comparison ("tỷ lệ
+    ho khan thấp hơn"), the patient's condition ("ở người có khoảng QT kéo dài", "Hạ kali huyết
+    ... làm cơ tim nhạy cảm hơn") or what the drug treats or prevents (data/effect_cues.tsv)."""
+    phrase = words(wording)
+    tokens = words(text)
+    mentions = affirmed_positions(text, phrase, lenient, "adverse_negations.tsv", CLAUSE)
+    sentences = segment_ids(text, SENTENCE)
+    return next(
+        (
+            i
+            for i in mentions
+            if _states_effect_at(tokens, sentences, i, len(phrase))
+            and not _inside_another_condition(text, i, len(phrase), wording)
+        ),
+        -1,
+    )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS
+from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_ORDER
 from duocthu.core.text import words
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
@@ -42,6 +42,19 @@ class RelationSearch:
     # Wider findings holding the asked one: a drug found only through one of them is listed
     # apart, with the words its section uses (`EvidenceBundle.wider_drugs`).
     wider: tuple[str, ...] = ()
+    # The section states findings among conditions, comparisons and uses (Thận trọng, Dược lý): a
+    # part counts only where it states the finding as the drug's effect (`reading.states_effect`).
+    effect: bool = False
+
+
+# Where a which-drugs-cause lookup also looks, after the ADR list, in this order: a drug whose ADR
+# list is silent on a finding its Thận trọng or Dược lý states as its effect ("Azithromycin có
+# thể kéo dài khoảng QT", amiodaron's "khoảng QT kéo dài trên điện tâm đồ") is listed under that
+# section; the ADR list is read first, so a drug counts under the first section stating it.
+PHARMACOLOGY_SECTION = "duoc_ly_va_co_che_tac_dung"
+EFFECT_SECTIONS: tuple[str, ...] = (CAUTION_SECTION, PHARMACOLOGY_SECTION)
+if not set(EFFECT_SECTIONS) <= set(SECTION_ORDER):  # checked at import, also under python -O
+    raise ValueError(f"section_keys.tsv lacks one of {EFFECT_SECTIONS}")
 
 
 @lru_cache(maxsize=1)
@@ -105,6 +118,8 @@ def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[Relatio
         # (furosemid) is listed too, after the contraindicated ones and under its own heading;
         # so for a population with no section of its own ("người cao tuổi")
         searches.append(RelationSearch(CAUTION_SECTION, phrases, wider=wider))
+    if frame.condition_relation == "adverse_effect":
+        searches += [RelationSearch(key, phrases, effect=True) for key in EFFECT_SECTIONS]
     return tuple(searches)
 
 
@@ -150,7 +165,7 @@ def retrieve_by_relation(
             hits = (
                 _find_advice(store, phrase, search.section_key)
                 if search.advice
-                else find_by_indication(store, phrase, section_key=search.section_key)
+                else find_by_indication(store, phrase, section_key=search.section_key, effect=search.effect)
             )
             for hit in hits:
                 if hit.id not in best or hit.score > best[hit.id].score:

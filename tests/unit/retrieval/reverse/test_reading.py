@@ -10,6 +10,7 @@ from duocthu.retrieval.reverse.reading import (
     affirmed_positions,
     first_mention,
     phrase_position,
+    states_effect,
 )
 
 
@@ -81,3 +82,48 @@ def test_an_advice_wording_counts_only_where_it_is_not_negated() -> None:
     assert advice_position("Nên ngừng cho con bú trong khi điều trị.", words("nên ngừng cho con bú")) == 0
     assert advice_position("Không cần ngừng cho con bú.", words("cần ngừng cho con bú")) == -1
     assert advice_position("Thận trọng: không nên dùng khi mang thai.", words("không nên dùng")) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "finding", "states"),
+    [
+        # the drug's effect, stated in Thận trọng or Dược lý (the sample monographs' own wording)
+        ("Azithromycin có thể kéo dài khoảng QT và gây xoắn đỉnh.", "kéo dài khoảng QT", True),
+        (
+            "Hậu quả là nhịp xoang chậm lại, dẫn truyền nhĩ thất chậm hơn và khoảng QT kéo dài.",
+            "khoảng QT kéo dài",
+            True,
+        ),
+        (
+            "Điều trị kéo dài có thể gây hạ magnesi máu, đôi khi nặng kèm hạ calci và hạ kali máu.",
+            "hạ kali máu",
+            True,
+        ),
+        ("Hạ natri máu có thể xảy ra, nhất là ở người cao tuổi.", "hạ natri máu", True),
+        ("Tránh ánh nắng do phản ứng nhạy cảm ánh sáng.", "nhạy cảm ánh sáng", True),
+        # a negation, a comparison
+        ("Cetirizin ở liều điều trị không làm kéo dài khoảng QT.", "kéo dài khoảng QT", False),
+        ("Losartan không ức chế kininase II, vì vậy tỷ lệ ho khan thấp hơn nhiều.", "ho khan", False),
+        ("Vì khởi phát chậm, amlodipin ít gây nhịp tim nhanh phản xạ.", "nhịp tim nhanh", False),
+        # the patient's condition
+        ("Thận trọng ở người có khoảng QT kéo dài, bệnh tim mạch.", "khoảng QT kéo dài", False),
+        ("Hạ kali huyết, hạ magnesi huyết làm cơ tim nhạy cảm hơn với thuốc.", "hạ kali huyết", False),
+        (
+            "Hạ huyết áp có thể xảy ra, nhất là ở người suy tim, người có hạ natri huyết.",
+            "hạ natri huyết",
+            False,
+        ),
+        (
+            "Tạm ngừng thuốc khi có tình trạng có thể dẫn tới tiêu cơ vân như co giật không kiểm soát.",
+            "co giật",
+            False,
+        ),
+        # what the drug treats or prevents
+        ("Thuốc gây giãn tĩnh mạch, làm giảm tiền gánh, có ích trong phù phổi cấp.", "phù phổi", False),
+        ("Liều thấp hằng ngày để dự phòng nhồi máu cơ tim.", "nhồi máu cơ tim", False),
+    ],
+)
+def test_a_section_beside_the_adr_list_counts_a_finding_only_as_the_drugs_effect(
+    text: str, finding: str, states: bool
+) -> None:
+    assert (states_effect(text, finding) >= 0) is states

@@ -166,7 +166,12 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
     children = frame.model_copy(update={"population": "tre_em", "condition": ConditionQuery(text="trẻ em")})
     assert [s.section_key for s in relation_searches(children)] == ["chong_chi_dinh", "than_trong"]
     adverse = frame.model_copy(update={"condition_relation": "adverse_effect"})
-    assert [s.section_key for s in relation_searches(adverse)] == ["tac_dung_khong_mong_muon"]
+    # a finding the ADR list leaves out may stand in Thận trọng or Dược lý as the drug's effect
+    assert [s.section_key for s in relation_searches(adverse)] == [
+        "tac_dung_khong_mong_muon",
+        "than_trong",
+        "duoc_ly_va_co_che_tac_dung",
+    ]
 
     with shard(
         tmp_path,
@@ -240,3 +245,32 @@ def test_the_relation_gold_names_sample_drugs_with_their_evidence() -> None:
     for row, data in zip(rows, raw, strict=True):
         assert set(row.expected_drugs) <= sample
         assert set(data["evidence"]) == set(row.expected_drugs)  # every drug counted says why
+
+
+def test_a_which_drugs_cause_lookup_lists_a_drug_under_the_section_that_states_the_effect(
+    tmp_path: Path,
+) -> None:
+    adr, caution, pharmacology = "tac_dung_khong_mong_muon", "than_trong", "duoc_ly_va_co_che_tac_dung"
+    parts = [
+        chunk("thuoc_a", 0, "Hiếm gặp: kéo dài khoảng QT, xoắn đỉnh.", adr),
+        chunk("thuoc_a", 1, "Thuốc có thể kéo dài khoảng QT.", caution),
+        chunk("thuoc_b", 0, "Thuốc có thể kéo dài khoảng QT và gây xoắn đỉnh.", caution),
+        chunk(
+            "thuoc_c",
+            0,
+            "Hậu quả là nhịp xoang chậm lại và khoảng QT kéo dài trên điện tâm đồ.",
+            pharmacology,
+        ),
+        chunk("thuoc_d", 0, "Ở liều điều trị, thuốc không làm kéo dài khoảng QT.", pharmacology),
+        chunk("thuoc_e", 0, "Thận trọng ở người có khoảng QT kéo dài bẩm sinh.", caution),
+    ]
+    frame = QueryFrame(
+        turn_type="condition_relation",
+        condition=ConditionQuery(text="kéo dài khoảng QT", normalized="kéo dài khoảng QT"),
+        condition_relation="adverse_effect",
+    )
+    with shard(tmp_path, parts) as edge:
+        bundle = retrieve_for_relation(edge, frame)
+    found = {d.drug_id: d.section_key for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs)}
+    # each drug once, under the first section stating it: the ADR list, then Thận trọng, then Dược lý
+    assert found == {"thuoc_a": adr, "thuoc_b": caution, "thuoc_c": pharmacology}
