@@ -267,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("csv")
     p.add_argument("out")
     p.set_defaults(func=cmd_convert_atc)
+    from duocthu.ingest.pdf.commands import register_pdf_commands  # render-pdf, convert-pdf (issue 24)
+
+    register_pdf_commands(sub)
     for name, text in (
         ("bench", "run a benchmark (tables in docs/performance.md)"),
         ("eval", "run a quality measurement (tables in docs/quality.md)"),
