@@ -116,9 +116,41 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
     )
 
 
+def page_chars(page: Any) -> list[Char]:
+    """The page's characters from pdfminer's layout objects, with the fields used here.
+
+    pdfplumber's own `page.chars` resolves every graphic-state attribute of every character,
+    about half of the conversion's time on a dense page; this reads the same layout once.
+    """
+    from pdfminer.layout import LTChar, LTContainer
+
+    height = float(page.height)
+    out: list[Char] = []
+    stack = [page.layout]
+    while stack:
+        node = stack.pop()
+        for obj in node:
+            if isinstance(obj, LTChar):
+                out.append(
+                    {
+                        "text": obj.get_text(),
+                        "fontname": obj.fontname,
+                        "size": obj.size,
+                        "x0": obj.x0,
+                        "x1": obj.x1,
+                        "top": height - obj.y1,
+                        "bottom": height - obj.y0,
+                        "matrix": obj.matrix,
+                    }
+                )
+            elif isinstance(obj, LTContainer):
+                stack.append(obj)
+    return out
+
+
 def page_lines(page: Any, index: int) -> list[Line]:
     """The page's lines (and tables) in reading order; [] for a page without a text layer."""
-    chars: list[Char] = list(page.chars)
+    chars = page_chars(page)
     header = [c for c in chars if c["top"] < HEADER_BAND]
     printed = printed_number(header) if header else None
     body = [c for c in chars if c["top"] >= HEADER_BAND]

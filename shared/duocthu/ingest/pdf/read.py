@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold
 from duocthu.ingest.pdf.layout import Line
+from duocthu.ingest.pdf.repair import join_lines
 from duocthu.ingest.pdf.structure import (
     _CAPTION,
     _LABEL,
@@ -66,7 +67,10 @@ class Reader:
         self.pending_title.append(line)
 
     def _after_title(self, line: Line) -> None:
-        title = title_case(" ".join(t.text for t in self.pending_title))
+        joined = ""
+        for part in self.pending_title:
+            joined = join_lines(joined, part.text)
+        title = title_case(joined)
         first = self.pending_title[0]
         self.pending_title = []
         self._close_section()
@@ -181,9 +185,15 @@ def brand_entries(lines: list[Line]) -> tuple[list[tuple[str, str, int]], list[P
     entry = re.compile(r"^(.+?) - (.+?), (\d+)$")
     out: list[tuple[str, str, int]] = []
     problems: list[Problem] = []
-    for n, line in enumerate(lines, 1):
+    merged: list[Line] = []
+    for line in lines:
         if fold(line.text).startswith("muc luc tra cuu"):
             continue
+        if merged and line.indent > INDENT:  # a long entry runs on under a hanging indent
+            merged[-1] = Line(**{**merged[-1].__dict__, "text": f"{merged[-1].text} {line.text}"})
+        else:
+            merged.append(line)
+    for n, line in enumerate(merged, 1):
         match = entry.match(line.text)
         if match is None:
             problems.append(

@@ -86,6 +86,22 @@ class Book:
             lines[-1].append(word)
         return lines
 
+    def _fitting(self, words: list[str], size: float = BODY, room: float = COL_W - INDENT) -> list[str]:
+        """A word wider than a column (none in the sample) is cut after a "/" where it has one
+        (the converter joins a line ending in "/" without a space), else anywhere."""
+        out: list[str] = []
+        for word in words:
+            while self._width([(word, fonts.REGULAR)], size) > room:
+                cuts = [n + 1 for n, ch in enumerate(word[:-1]) if ch == "/"]
+                fits = [
+                    n for n in range(1, len(word)) if self._width([(word[:n], fonts.REGULAR)], size) <= room
+                ]
+                cut = max([n for n in cuts if n in fits] or fits)
+                out.append(word[:cut])
+                word = word[cut:]
+            out.append(word)
+        return out
+
     def _hyphen_head(self, original: str, room: float, size: float) -> int | None:
         if not hyphenable(original):
             return None
@@ -111,7 +127,7 @@ class Book:
 
     def paragraph(self, text: str, lead: Sequence[str] = (), indent: float = INDENT) -> None:
         words = [(w, bold_word(w, self.defects)) for w in lead]
-        words += [(w, prose_word(w, self.defects)) for w in text.split()]
+        words += [(w, prose_word(w, self.defects)) for w in self._fitting(text.split())]
         self._emit(self._wrap(words, COL_W, BODY, indent), BODY, LEADING, indent)
 
     def heading(self, text: str) -> None:
@@ -126,7 +142,8 @@ class Book:
         self._emit(lines, HEAD, HEAD_LEADING)
 
     def title(self, text: str) -> None:
-        lines = self._wrap([(w, bold_word(w, self.defects)) for w in text.upper().split()], COL_W, TITLE, 0.0)
+        words = self._fitting(text.upper().split(), TITLE, COL_W)
+        lines = self._wrap([(w, bold_word(w, self.defects)) for w in words], COL_W, TITLE, 0.0)
         if self.pages.room() < TITLE_LEADING * len(lines) + 4 * LEADING:
             self.pages.next_column()
         else:
@@ -198,7 +215,11 @@ class Book:
         self.pages.end_band()
         for brand, generic, page in sorted(entries, key=lambda e: fold(e[0])):
             before = self.pages.page
-            self._emit([[[(f"{brand} - {generic}, {page}", fonts.REGULAR)]]], BODY, LEADING)
+            text = f"{brand} - {generic}, {page}"
+            lines = self._wrap([(w, [(w, fonts.REGULAR)]) for w in text.split()], COL_W, BODY, 0.0)
+            self._emit(lines[:1], BODY, LEADING)
+            for line in lines[1:]:  # a long entry runs on under a hanging indent
+                self._emit([line], BODY, LEADING, INDENT)
             if self.pages.page != before:
                 self.truth.index_pages.append(self.pages.page)
 

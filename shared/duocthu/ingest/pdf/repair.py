@@ -119,6 +119,8 @@ def join_lines(previous: str, line: str) -> str:
     """Two lines of one paragraph: a word hyphenated at the line end is put back together."""
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
         return previous[:-1] + line
+    if previous.endswith("/"):  # "sulfamethoxazol/" + "trimethoprim": one name
+        return previous + line
     return f"{previous} {line}" if previous else line
 
 

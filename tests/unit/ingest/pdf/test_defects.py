@@ -90,3 +90,23 @@ def test_trade_names_and_the_brand_index_become_aliases(sample_book: Book) -> No
     assert {"Clamoxyl", "Amoxil", "Hagimox"} <= set(amox["aliases"])
     assert {"name": "Clamoxyl", "page": None} in amox["brands"]
     assert {"name": "Clamoxyl", "page": start} in amox["brands"]  # the page the index cites
+
+
+def test_a_title_wider_than_a_column_and_a_long_index_entry(
+    few_records: list[Monograph], tmp_path: Path
+) -> None:
+    """Found by the scale run: a title cut after its "/" and an index entry that runs on."""
+    title = "Sulfamethoxazol/trimethoprim/phenazopyridin (dạng tiêm)"
+    brand = "Bactrim IV dạng tiêm truyền tĩnh mạch pha sẵn dùng trong bệnh viện"
+    record = few_records[0].model_copy(
+        update={
+            "title": title,
+            "drug_id": "sulfamethoxazol_trimethoprim_phenazopyridin_dang_tiem",
+            "aliases": (brand,),
+        }
+    )
+    book = render_and_convert([record], tmp_path, frozenset())
+    assert book.result.problems == []
+    [got] = book.result.records
+    assert got["title"] == title
+    assert {"name": brand, "page": got["sections"][0]["pages"]["start"]} in got["brands"]
