@@ -14,6 +14,7 @@ from duocthu.ingest.pdf.structure import (
     _LABEL,
     IDENTITY_LABELS,
     INDENT,
+    TITLE_SIZE,
     MonographDraft,
     Problem,
     SectionDraft,
@@ -48,8 +49,8 @@ class Reader:
         self.last_page = line.page
         if line.rows is not None:
             self._table(line)
-        elif is_title(line):
-            self._title_line(line)
+        elif is_title(line) or (self.pending_title and line.bold and line.size >= TITLE_SIZE):
+            self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
         elif self._identity(line) or self._heading(line) or self._caption(line):

@@ -110,3 +110,11 @@ def test_a_title_wider_than_a_column_and_a_long_index_entry(
     [got] = book.result.records
     assert got["title"] == title
     assert {"name": brand, "page": got["sections"][0]["pages"]["start"]} in got["brands"]
+
+
+def test_a_wrapped_title_whose_last_line_has_no_letter(few_records: list[Monograph], tmp_path: Path) -> None:
+    title = "Hydroxocobalamin (vitamin b12) 2"  # "… (VITAMIN B12)" / "2" on two lines
+    record = few_records[0].model_copy(update={"title": title, "drug_id": "hydroxocobalamin_vitamin_b12_2"})
+    book = render_and_convert([record], tmp_path, frozenset())
+    assert book.result.problems == []
+    assert [r["title"] for r in book.result.records] == [title]
