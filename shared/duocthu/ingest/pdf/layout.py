@@ -77,7 +77,10 @@ def line_text(chars: list[Char]) -> str:
 
 def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -> Line:
     letters = [c for c in chars if str(c["text"]).strip()]
-    bold = sum(_is_bold(str(c["fontname"])) for c in letters) * 2 > len(letters)
+    # Accented letters may come from another font than their word ("bold broken mid-word"), so
+    # the plain Latin letters decide, by majority; a line of accented letters only counts all.
+    plain = [c for c in letters if str(c["text"]).isascii() and str(c["text"]).isalpha()] or letters
+    bold = sum(_is_bold(str(c["fontname"])) for c in plain) * 2 > len(plain)
     size = Counter(round(float(c["size"]), 1) for c in letters).most_common(1)[0][0]
     return Line(
         page,

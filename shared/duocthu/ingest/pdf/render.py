@@ -67,15 +67,16 @@ class Book:
         return float(sum(stringWidth(text, font, size) for text, font in word))
 
     def _wrap(
-        self, words: list[tuple[str, Word]], width: float, size: float, indent: float
+        self, words: list[tuple[str, Word]], width: float, size: float, indent: float, hyphenate: bool = True
     ) -> list[list[Word]]:
+        """Greedy lines; only running text is hyphenated (the book never breaks a title or heading)."""
         space = self._width([(" ", fonts.REGULAR)], size)
         lines: list[list[Word]] = [[]]
         used = indent
         for original, word in words:
             w = self._width(word, size)
             if lines[-1] and used + space + w > width:
-                head = self._hyphen_head(original, width - used - space, size)
+                head = self._hyphen_head(original, width - used - space, size) if hyphenate else None
                 if head is not None:
                     lines[-1].append([(original[:head] + "-", fonts.REGULAR)])
                     word = [(original[head:], fonts.REGULAR)]
@@ -131,7 +132,7 @@ class Book:
         self._emit(self._wrap(words, COL_W, BODY, indent), BODY, LEADING, indent)
 
     def heading(self, text: str) -> None:
-        lines = self._wrap([(w, bold_word(w, self.defects)) for w in text.split()], COL_W, HEAD, 0.0)
+        lines = self._wrap([(w, bold_word(w, self.defects)) for w in text.split()], COL_W, HEAD, 0.0, False)
         self.headings += 1
         needed = HEAD_LEADING * len(lines) + 2 * LEADING
         if "heading_at_foot" in self.defects.on and self.headings % 37 == 0:
@@ -143,7 +144,7 @@ class Book:
 
     def title(self, text: str) -> None:
         words = self._fitting(text.upper().split(), TITLE, COL_W)
-        lines = self._wrap([(w, bold_word(w, self.defects)) for w in words], COL_W, TITLE, 0.0)
+        lines = self._wrap([(w, bold_word(w, self.defects)) for w in words], COL_W, TITLE, 0.0, False)
         if self.pages.room() < TITLE_LEADING * len(lines) + 4 * LEADING:
             self.pages.next_column()
         else:
@@ -216,7 +217,7 @@ class Book:
         for brand, generic, page in sorted(entries, key=lambda e: fold(e[0])):
             before = self.pages.page
             text = f"{brand} - {generic}, {page}"
-            lines = self._wrap([(w, [(w, fonts.REGULAR)]) for w in text.split()], COL_W, BODY, 0.0)
+            lines = self._wrap([(w, [(w, fonts.REGULAR)]) for w in text.split()], COL_W, BODY, 0.0, False)
             self._emit(lines[:1], BODY, LEADING)
             for line in lines[1:]:  # a long entry runs on under a hanging indent
                 self._emit([line], BODY, LEADING, INDENT)
