@@ -55,7 +55,8 @@ class Block(_Model):
 class Section(_Model):
     key: str
     heading: str
-    pages: Pages
+    pages: Pages  # as printed in the book
+    pdf_pages: Pages | None = None  # the PDF's page indices (1-based), when read from a PDF
     blocks: tuple[Block, ...] = Field(min_length=1)
     quarantined: bool = False
     quarantine_reason: str | None = None
@@ -73,10 +74,19 @@ class SourceInfo(_Model):
     edition: str = "unspecified"
 
 
+class Brand(_Model):
+    """A trade name: from the monograph's "Tên thương mại" section, or the brand index (with the
+    printed page the index cites)."""
+
+    name: str = Field(min_length=1)
+    page: int | None = Field(default=None, ge=1)
+
+
 class Monograph(_Model):
     drug_id: str
     title: str
     aliases: tuple[str, ...] = ()
+    brands: tuple[Brand, ...] = ()
     atc_codes: tuple[str, ...] = ()
     sections: tuple[Section, ...] = Field(min_length=1)
     source: SourceInfo = Field(default_factory=SourceInfo)

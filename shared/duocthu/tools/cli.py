@@ -272,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("pack", help="build an index version from a source and pack it (the data layer)")
     pack.add_arguments(p)
     p.set_defaults(func=pack.run)
+    from duocthu.ingest.pdf.commands import register_pdf_commands  # render-pdf, convert-pdf
+
+    register_pdf_commands(sub)
     for name, text in (
         ("bench", "run a benchmark (tables in docs/performance.md)"),
         ("eval", "run a quality measurement (tables in docs/quality.md)"),

@@ -1,0 +1,205 @@
+"""The state machine that reads monographs from lines: title, identity lines, sections, tables."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from duocthu.core.sections import SECTION_ORDER
+from duocthu.core.text import fold
+from duocthu.ingest.pdf.layout import Line
+from duocthu.ingest.pdf.repair import join_lines
+from duocthu.ingest.pdf.structure import (
+    _CAPTION,
+    _LABEL,
+    IDENTITY_LABELS,
+    INDENT,
+    TITLE_SIZE,
+    MonographDraft,
+    Problem,
+    SectionDraft,
+    _key_text,
+    heading_keys,
+    is_title,
+    title_case,
+)
+
+
+@dataclass
+class Reader:
+    monographs: list[MonographDraft] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    section: SectionDraft | None = None
+    skipping: bool = False  # after a heading it cannot place: its text goes nowhere
+    pending_title: list[Line] = field(default_factory=list)
+    caption: str | None = None
+    caption_lines: int = 0
+    line_no: int = 0
+    last_page: int = 0
+
+    def problem(self, line: Line, message: str) -> None:
+        self.problems.append(Problem(line.page, self.line_no, message))
+
+    @property
+    def monograph(self) -> MonographDraft | None:
+        return self.monographs[-1] if self.monographs else None
+
+    def feed(self, line: Line) -> None:
+        self.line_no = self.line_no + 1 if line.page == self.last_page else 1
+        self.last_page = line.page
+        if line.rows is not None:
+            self._table(line)
+        elif is_title(line) or (self.pending_title and line.bold and line.size >= TITLE_SIZE):
+            self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
+        elif self.pending_title:
+            self._after_title(line)
+        elif self._identity(line) or self._heading(line) or self._caption(line):
+            return
+        else:
+            self._text(line)
+        line.where = self._where()
+
+    def _where(self) -> str:
+        if self.monograph is None:
+            return ""
+        return f"{self.monograph.drug_id}/{self.section.key if self.section else ''}"
+
+    def _title_line(self, line: Line) -> None:
+        self.pending_title.append(line)
+
+    def _after_title(self, line: Line) -> None:
+        joined = ""
+        for part in self.pending_title:
+            joined = join_lines(joined, part.text)
+        title = title_case(joined)
+        first = self.pending_title[0]
+        self.pending_title = []
+        self._close_section()
+        self.monographs.append(MonographDraft(title, first))
+        if not self._identity(line):
+            self.problem(first, f"title {title!r} is not followed by identity lines (Tên chung quốc tế: …)")
+            self._text(line)
+
+    def _close_section(self) -> None:
+        if self.section is not None and self.monograph is not None:
+            self.section.close()
+        self.section, self.skipping, self.caption = None, False, None
+
+    def _open(self, key: str, heading: str, line: Line) -> SectionDraft | None:
+        mono = self.monograph
+        if mono is None:
+            self.problem(line, f"section {heading!r} before any monograph title")
+            return None
+        keys = [s.key for s in mono.sections]
+        if key in keys:
+            self.problem(
+                line, f"{mono.drug_id}: section {heading!r} ({key}) appears twice; the second is left out"
+            )
+            return None
+        if keys and SECTION_ORDER[key] < SECTION_ORDER[keys[-1]]:
+            self.problem(line, f"{mono.drug_id}: section {heading!r} ({key}) out of order after {keys[-1]}")
+        self._close_section()
+        self.section = SectionDraft(key, heading, line, line)
+        mono.sections.append(self.section)
+        return self.section
+
+    def _identity(self, line: Line) -> bool:
+        match = _LABEL.match(line.text)
+        key = IDENTITY_LABELS.get(_key_text(match.group(1))) if match else None
+        if match is None or key is None:
+            return False
+        section = self._open(key, match.group(1).strip(), line)
+        if section is not None:
+            section.add_text(Line(**{**line.__dict__, "text": line.text[match.end() :]}), True)
+        else:
+            self.skipping = True
+        line.where = self._where()
+        return True
+
+    def _heading(self, line: Line) -> bool:
+        if not line.bold or line.indent > INDENT:
+            return False
+        key = heading_keys().get(_key_text(line.text))
+        if key is None:
+            self.problem(
+                line, f"bold line {line.text!r} is no section heading it knows; its text is left out"
+            )
+            self._close_section()
+            self.skipping = True
+        elif self._open(key, line.text, line) is None:
+            self.skipping = True
+        line.where = self._where()
+        return True
+
+    def _caption(self, line: Line) -> bool:
+        if self.caption is not None and not line.bold and self.caption_lines < 3:
+            self.caption += " " + line.text  # a caption runs on until its table
+            self.caption_lines += 1
+            return True
+        if not _CAPTION.match(line.text):
+            return False
+        self.caption, self.caption_lines = _CAPTION.sub("", line.text), 1
+        return True
+
+    def _text(self, line: Line) -> None:
+        if self.skipping:
+            return
+        if self.section is None:
+            where = f"{self.monograph.drug_id}: " if self.monograph else ""
+            self.problem(line, f"{where}text outside any section: {line.text[:60]!r}")
+            return
+        if self.caption is not None:
+            self.problem(line, f"caption 'Bảng …: {self.caption[:40]}' is not followed by a table")
+            self.caption = None
+        self.section.add_text(line, line.indent > INDENT)
+
+    def _table(self, line: Line) -> None:
+        rows = line.rows or []
+        section = self.section
+        if section is None or self.skipping:
+            self.problem(line, "table outside any section")
+            return
+        section.close()
+        previous = section.blocks[-1] if section.blocks else None
+        continued = (
+            self.caption is None
+            and previous is not None
+            and previous["kind"] == "table"
+            and line.page == section.last.page + 1
+            and previous.get("header") == rows[0]
+        )
+        if continued and previous is not None:
+            previous["text"] = str(previous["text"]) + "\n" + "\n".join(" | ".join(r) for r in rows[1:])
+        else:
+            lines = [self.caption] if self.caption else []
+            lines += [" | ".join(r) for r in rows]
+            section.blocks.append(
+                {"kind": "table", "text": "\n".join(lines), "requires_visual_check": True, "header": rows[0]}
+            )
+        self.caption = None
+        section.last = line
+        line.where = self._where()
+
+
+def brand_entries(lines: list[Line]) -> tuple[list[tuple[str, str, int]], list[Problem]]:
+    """The brand index's lines `Brand - Generic, page`."""
+    entry = re.compile(r"^(.+?) - (.+?), (\d+)$")
+    out: list[tuple[str, str, int]] = []
+    problems: list[Problem] = []
+    merged: list[Line] = []
+    for line in lines:
+        if fold(line.text).startswith("muc luc tra cuu"):
+            continue
+        if merged and line.indent > INDENT:  # a long entry runs on under a hanging indent
+            merged[-1] = Line(**{**merged[-1].__dict__, "text": f"{merged[-1].text} {line.text}"})
+        else:
+            merged.append(line)
+    for n, line in enumerate(merged, 1):
+        match = entry.match(line.text)
+        if match is None:
+            problems.append(
+                Problem(line.page, n, f"brand index line not 'Brand - Generic, page': {line.text!r}")
+            )
+        else:
+            out.append((match.group(1).strip(), match.group(2).strip(), int(match.group(3))))
+    return out, problems

@@ -1,0 +1,128 @@
+"""Repairs of a PDF text layer's known defects, driven by data files in `ingest/pdf/data/`.
+
+Each repair is narrow on purpose: TCVN3 decoding only for characters drawn in a TCVN3 font, split
+syllables re-joined only into a listed Vietnamese syllable, a hyphen dropped only at a line end
+before a lower-case continuation. Everything ends in NFC.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from importlib import resources
+
+_TONE_MARKS = frozenset("\u0300\u0301\u0309\u0303\u0323")
+_PIECE = re.compile(r"^(\W*)(\w+)(\W*)$")
+_VOWELS = frozenset("aăâeêioôơuưy")
+_VOWEL_STARTS = frozenset("aăâeêioôơuưyàáảãạằắẳẵặầấẩẫậèéẻẽẹềếểễệìíỉĩịòóỏõọồốổỗộờớởỡợùúủũụừứửữựỳýỷỹỵ")
+
+
+def _data_lines(name: str) -> list[list[str]]:
+    text = resources.files("duocthu.ingest.pdf").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return rows[1:] if len(rows[0]) > 1 else rows  # a .tsv has a header row
+
+
+def _code_point(text: str) -> str:
+    return chr(int(text.removeprefix("U+"), 16))
+
+
+@cache
+def tcvn3_table() -> dict[str, str]:
+    """TCVN3 code point -> Unicode letter."""
+    return {_code_point(code): letter for letter, code in _data_lines("tcvn3.tsv")}
+
+
+@cache
+def symbol_table() -> dict[int, str]:
+    """Symbol-font private-use code point -> Unicode character (for str.translate)."""
+    return {ord(_code_point(code)): char for code, char in _data_lines("symbols.tsv")}
+
+
+@cache
+def syllables() -> frozenset[str]:
+    return frozenset(row[0] for row in _data_lines("vi_syllables.txt"))
+
+
+def is_tcvn3_font(fontname: str) -> bool:
+    """`.VnTime`, `.VnTimeH`, `ABCDEF+.VnArial`: the legacy fonts are named `.Vn…`."""
+    return fontname.split("+", 1)[-1].lstrip(".").startswith("Vn")
+
+
+def decode_tcvn3(text: str) -> str:
+    table = tcvn3_table()
+    return "".join(table.get(ch, ch) for ch in text)
+
+
+def map_symbols(text: str) -> str:
+    return text.translate(symbol_table())
+
+
+def toneless(word: str) -> str:
+    """Lower case, NFC, without the tone mark (vowel marks and đ kept): the syllable list's form."""
+    decomposed = unicodedata.normalize("NFD", word.lower())
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if ch not in _TONE_MARKS))
+
+
+def is_syllable(word: str) -> bool:
+    marks = sum(ch in _TONE_MARKS for ch in unicodedata.normalize("NFD", word))
+    return marks <= 1 and toneless(word) in syllables()
+
+
+def has_vowel(text: str) -> bool:
+    return any(ch in _VOWELS for ch in toneless(text))
+
+
+def split_piece_kind(head: str, tail: str) -> bool:
+    """Whether "head tail" is a split the repair mends: an onset cut off ("D ược", "t hanh") or a
+    rhyme cut off ("lư ợng", "Tư ơng")."""
+    # "S ở" (protein S), "D ước tính" (vitamin D) are two words: a lone capital cut off is mended
+    # only before a piece that is no syllable, so "D ược" stays as printed.
+    alone = len(head) == 1 and head.isupper() and is_syllable(tail)
+    onset = not has_vowel(head) and not alone
+    rhyme = tail[:1].lower() in _VOWEL_STARTS and not is_syllable(tail)
+    return (onset or rhyme) and is_syllable(head + tail)
+
+
+def _joined(first: str, second: str) -> str | None:
+    """The syllable two space-separated pieces make, when they are one split syllable; a plain
+    pair of words ("có thể", "vitamin K") is never joined."""
+    a, b = _PIECE.match(first), _PIECE.match(second)
+    if a is None or b is None or a.group(3) or b.group(1):
+        return None  # punctuation between the pieces: two words
+    head, tail = a.group(2), b.group(2)
+    if not (head.isalpha() and tail.isalpha()) or not split_piece_kind(head, tail):
+        return None
+    return a.group(1) + head + tail + b.group(3)
+
+
+def rejoin_syllables(text: str) -> str:
+    tokens = text.split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        joined = _joined(tokens[i], tokens[i + 1]) if i + 1 < len(tokens) else None
+        if joined is not None:
+            out.append(joined)
+            i += 2
+        else:
+            out.append(tokens[i])
+            i += 1
+    return " ".join(out)
+
+
+_LINE_END_HYPHEN = re.compile(r"(\w{2,})-$")
+
+
+def join_lines(previous: str, line: str) -> str:
+    """Two lines of one paragraph: a word hyphenated at the line end is put back together."""
+    if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
+        return previous[:-1] + line
+    if previous.endswith("/"):  # "sulfamethoxazol/" + "trimethoprim": one name
+        return previous + line
+    return f"{previous} {line}" if previous else line
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)

@@ -1,0 +1,126 @@
+"""Lines in reading order -> monographs in the source format, with every problem reported.
+
+The drug and the section being read are state carried across columns and pages. A title counts
+only when identity lines follow; a bold line is a heading only when the heading table places it;
+anything it cannot place is a Problem with its page and line, never merged into the section
+before it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from duocthu.core.sections import SECTION_HEADINGS, SECTION_ORDER
+from duocthu.core.text import fold
+from duocthu.ingest.pdf.layout import Line
+from duocthu.ingest.pdf.repair import join_lines
+
+IDENTITY_LABELS = {
+    "ten chung quoc te": "ten_chung_quoc_te",
+    "ma atc": "ma_atc",
+    "ma act": "ma_atc",  # misprinted once in the book
+    "loai thuoc": "loai_thuoc",
+}
+TRADE_NAMES = "ten_thuong_mai"
+TITLE_SIZE = 11.0
+INDENT = 4.0  # a first line is indented more than this
+_CAPTION = re.compile(r"^Bảng\s+\d+\s*[:.]\s*")
+_LABEL = re.compile(r"^([^:]{2,30}):\s*")
+
+
+@dataclass(frozen=True)
+class Problem:
+    page: int
+    line: int  # the line's number on its page, 1-based, in reading order
+    message: str
+
+    def __str__(self) -> str:
+        return f"page {self.page}, line {self.line}: {self.message}"
+
+
+def _key_text(text: str) -> str:
+    return " ".join(re.findall(r"\w+", fold(text)))
+
+
+@cache
+def heading_keys() -> dict[str, str]:
+    """Folded heading as printed -> section key (canonical headings and data/headings.tsv)."""
+    keys = {_key_text(h): k for k, h in SECTION_HEADINGS.items()}
+    keys[_key_text("Tác dụng không mong muốn")] = "tac_dung_khong_mong_muon"
+    table = resources.files("duocthu.ingest.pdf").joinpath("data").joinpath("headings.tsv")
+    rows = [r.split("\t") for r in table.read_text(encoding="utf-8").splitlines() if r and r[0] != "#"]
+    keys.update({_key_text(h): k for h, k in rows[1:]})
+    unknown = sorted(set(keys.values()) - set(SECTION_ORDER))
+    if unknown:
+        raise ValueError(f"headings.tsv: unknown section keys {unknown}")
+    return keys
+
+
+def is_title(line: Line) -> bool:
+    letters = [c for c in line.text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return bool(letters) and upper >= 0.8 * len(letters) and line.bold and line.size >= TITLE_SIZE
+
+
+@dataclass
+class SectionDraft:
+    key: str
+    heading: str
+    first: Line
+    last: Line
+    blocks: list[dict[str, object]] = field(default_factory=list)
+    paragraph: str = ""
+
+    def add_text(self, line: Line, new_paragraph: bool) -> None:
+        if new_paragraph and self.paragraph:
+            self.close()
+        self.paragraph = join_lines(self.paragraph, line.text)
+        self.last = line
+
+    def close(self) -> None:
+        if self.paragraph.strip():
+            self.blocks.append({"kind": "prose", "text": self.paragraph.strip()})
+        self.paragraph = ""
+
+    def record(self) -> dict[str, Any]:
+        self.close()
+        return {
+            "key": self.key,
+            "heading": self.heading,
+            "pages": {
+                "start": self.first.printed or self.first.page,
+                "end": self.last.printed or self.last.page,
+            },
+            "pdf_pages": {"start": self.first.page, "end": self.last.page},
+            "blocks": self.blocks,
+        }
+
+
+@dataclass
+class MonographDraft:
+    title: str
+    line: Line
+    sections: list[SectionDraft] = field(default_factory=list)
+
+    @property
+    def drug_id(self) -> str:
+        from duocthu.models.source import slugify
+
+        return slugify(self.title)
+
+    def trade_names(self) -> list[str]:
+        section = next((s for s in self.sections if s.key == TRADE_NAMES), None)
+        if section is None:
+            return []
+        text = " ".join(str(b["text"]) for b in section.blocks) + section.paragraph
+        return [n.strip(" .") for n in re.split(r"[;,]", text) if n.strip(" .")]
+
+
+def title_case(text: str) -> str:
+    """ "ACID ACETYLSALICYLIC" -> "Acid acetylsalicylic" (the source format's titles)."""
+    lower = text.lower()
+    return lower[:1].upper() + lower[1:]

@@ -1,0 +1,49 @@
+"""PDFs typeset by the project's own renderer (no binary PDF is committed): a few monographs for
+most tests, the whole sample once per session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from duocthu.models.source import Monograph
+
+pytest.importorskip("pdfplumber", reason="the pdf extra is not installed (pip install -e '.[pdf]')")
+pytest.importorskip(
+    "reportlab", reason="the pdf-render extra is not installed (pip install -e '.[pdf-render]')"
+)
+
+from duocthu.ingest.pdf.convert import Conversion, convert
+from duocthu.ingest.pdf.render import expected_records, render
+from duocthu.ingest.pdf.render_text import DEFECTS, Defects
+
+# A table (loperamid, paracetamol), long INN names, and enough headings for the foot-of-column one.
+FEW = ("amoxicilin", "loperamid", "paracetamol")
+
+
+@dataclass
+class Book:
+    pdf: Path
+    expected: list[dict[str, Any]]
+    result: Conversion
+
+
+def render_and_convert(
+    records: list[Monograph], folder: Path, on: frozenset[str] = frozenset(DEFECTS)
+) -> Book:
+    pdf = folder / "book.pdf"
+    truth = render(records, pdf, Defects(on=on))
+    return Book(pdf, expected_records(records, truth), convert(pdf))
+
+
+@pytest.fixture(scope="session")
+def few_records(sample_records: list[Monograph]) -> list[Monograph]:
+    return [r for r in sample_records if r.drug_id in FEW]
+
+
+@pytest.fixture(scope="session")
+def sample_book(tmp_path_factory: pytest.TempPathFactory, sample_records: list[Monograph]) -> Book:
+    """The whole sample, every defect on."""
+    return render_and_convert(sample_records, tmp_path_factory.mktemp("sample-book"))

@@ -1,0 +1,53 @@
+"""The text repairs, each narrow: data-driven and applied only where the defect can be."""
+
+from __future__ import annotations
+
+from duocthu.ingest.pdf.repair import (
+    decode_tcvn3,
+    is_tcvn3_font,
+    join_lines,
+    map_symbols,
+    rejoin_syllables,
+)
+
+
+def test_tcvn3_pieces_decode() -> None:
+    assert decode_tcvn3("uèng") == "uống"
+    assert decode_tcvn3("tiªm tÜnh m¹ch") == "tiêm tĩnh mạch"
+
+
+def test_tcvn3_decoding_corrupts_clean_unicode_so_it_is_gated_by_the_font() -> None:
+    assert decode_tcvn3("dùng") != "dùng"  # why the converter decodes only .Vn fonts
+    assert is_tcvn3_font("ABCDEF+.VnTime") and is_tcvn3_font(".VnTimeH")
+    assert not is_tcvn3_font("ABCDEF+DTSerif") and not is_tcvn3_font("Times-Roman")
+
+
+def test_split_syllables_rejoin_only_into_syllables() -> None:
+    assert rejoin_syllables("Liều lư ợng") == "Liều lượng"
+    assert rejoin_syllables("Ch ống chỉ định") == "Chống chỉ định"
+    assert rejoin_syllables("D ược thư") == "D ược thư"  # as "vitamin D ước tính": left as printed
+    assert rejoin_syllables("Tư ơng tác") == "Tương tác"
+    assert rejoin_syllables("độ t hanh thải,") == "độ thanh thải,"
+    assert rejoin_syllables("l ượng,") == "lượng,"
+
+
+def test_words_are_never_glued() -> None:
+    for text in (
+        "có thể dùng",
+        "vitamin K epoxid",
+        "protein C và S ở dạng",
+        "nhóm B (dạng uống)",
+        "2 mg/kg",
+        "ngày 3 lần",
+    ):
+        assert rejoin_syllables(text) == text
+
+
+def test_symbol_private_use_code_points() -> None:
+    assert map_symbols("\uf0ae tăng \uf0af giảm \uf0b3 60") == "→ tăng ↓ giảm ≥ 60"
+
+
+def test_dehyphenation_at_line_end_only_before_lower_case() -> None:
+    assert join_lines("dùng amoxi-", "cilin đường uống") == "dùng amoxicilin đường uống"
+    assert join_lines("nhóm beta-", "Lactam") == "nhóm beta- Lactam"
+    assert join_lines("", "đầu") == "đầu"
