@@ -46,7 +46,8 @@ def _pages(pdf: Any, span: tuple[int, int]) -> Iterator[tuple[int, list[Line], P
         page = pdf.pages[index - 1]
         lines = page_lines(page, index)
         page.flush_cache()  # pdfplumber keeps every parsed page otherwise: memory grows with the book
-        problem = None if lines else Problem(index, 0, "no text layer (a scanned page needs OCR)")
+        text = any(not ln.figure for ln in lines)  # a scanned page is an image and no text
+        problem = None if text else Problem(index, 0, "no text layer (a scanned page needs OCR)")
         yield index, lines, problem
 
 
@@ -73,6 +74,7 @@ def _record(
     for section in sections:
         for block in section["blocks"]:
             block.pop("header", None)
+            block.pop("printed", None)
     atc = next((s for s in draft.sections if s.key == "ma_atc"), None)
     atc_text = " ".join(str(b["text"]) for b in atc.blocks) + " " + atc.paragraph if atc else ""
     codes = list(dict.fromkeys(_atc_codes(atc_text)))

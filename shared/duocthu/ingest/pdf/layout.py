@@ -3,7 +3,8 @@
 pdfplumber gives characters with font, size and position. The page is cut geometrically: a line
 with characters in the gutter spans both columns and closes a band; inside a band the left column
 is read before the right one, whatever order the content stream wrote them in. Ruled tables
-(pdfplumber's `find_tables`) are items of their own, full width.
+(pdfplumber's `find_tables`) are items of their own, full width; so is each image (`page.images`),
+in the column it stands in: a figure, never text.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Line:
     size: float
     indent: float = 0.0  # x0 minus the column's left edge on this page
     rows: list[list[str]] | None = None  # a table's cells
+    figure: bool = False  # an image on the page
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
 
     def provenance(self) -> dict[str, object]:
@@ -45,7 +47,7 @@ class Line:
             "top": round(self.top, 1),
             "bold": self.bold,
             "size": self.size,
-            "kind": "table" if self.rows is not None else "text",
+            "kind": "table" if self.rows is not None else "figure" if self.figure else "text",
             "text": self.text,
             "where": self.where,
         }
@@ -168,6 +170,12 @@ def page_lines(page: Any, index: int) -> list[Line]:
         body = [c for c in body if not _inside(c, table.bbox)]
     mid = float(page.width) / 2
     columns: dict[str, list[Line]] = {"L": [], "R": []}
+    for image in page.images:
+        x0, x1, top = float(image["x0"]), float(image["x1"]), float(image["top"])
+        side = "S" if x0 < mid + GUTTER_HALF and x1 > mid - GUTTER_HALF else "L" if x1 <= mid else "R"
+        size = f"[image {x1 - x0:.0f}x{float(image['bottom']) - top:.0f} pt]"  # names it in the debug output
+        figure = Line(index, printed, side, x0, top, size, False, 0.0, figure=True)
+        (items if side == "S" else columns[side]).append(figure)
     for row in _rows(body):
         if any(c["x0"] < mid + GUTTER_HALF and c["x1"] > mid - GUTTER_HALF for c in row):
             items.append(_make_line(row, index, printed, "S"))

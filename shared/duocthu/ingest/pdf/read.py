@@ -1,4 +1,5 @@
-"""The state machine that reads monographs from lines: title, identity lines, sections, tables."""
+"""The state machine that reads monographs from lines: title, identity lines, sections, tables,
+figures."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from duocthu.ingest.pdf.layout import Line
 from duocthu.ingest.pdf.repair import join_lines
 from duocthu.ingest.pdf.structure import (
     _CAPTION,
+    _FIGURE_CAPTION,
     _LABEL,
     IDENTITY_LABELS,
     INDENT,
@@ -34,6 +36,7 @@ class Reader:
     pending_title: list[Line] = field(default_factory=list)
     caption: str | None = None
     caption_lines: int = 0
+    figure: dict[str, object] | None = None  # the figure block whose caption may follow
     line_no: int = 0
     last_page: int = 0
 
@@ -47,7 +50,11 @@ class Reader:
     def feed(self, line: Line) -> None:
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
-        if line.rows is not None:
+        if line.figure:
+            self._figure(line)
+        elif self.figure is not None and self._figure_caption(line):
+            pass
+        elif line.rows is not None:
             self._table(line)
         elif is_title(line) or (self.pending_title and line.bold and line.size >= TITLE_SIZE):
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
@@ -179,6 +186,34 @@ class Reader:
         self.caption = None
         section.last = line
         line.where = self._where()
+
+    def _figure(self, line: Line) -> None:
+        """An image: a figure block of its own in the section, flagged; never text, never dropped."""
+        section = self.section
+        if section is None or self.skipping:
+            self.problem(line, "figure (an image) outside any section")
+            return
+        section.close()
+        self.figure = {"kind": "figure", "text": "", "requires_visual_check": True, "printed": line.printed}
+        self.figure["text"] = _figure_text(self.figure, "Hình không có chú thích")
+        section.blocks.append(self.figure)
+        section.last = line
+
+    def _figure_caption(self, line: Line) -> bool:
+        """The line right under a figure, when it reads "Hình N: …", is its caption."""
+        figure, self.figure = self.figure, None
+        if figure is None or not _FIGURE_CAPTION.match(line.text):
+            return False
+        figure["text"] = _figure_text(figure, line.text)
+        if self.section is not None:
+            self.section.last = line
+        line.where = self._where()
+        return True
+
+
+def _figure_text(figure: dict[str, object], caption: str) -> str:
+    printed = figure["printed"]
+    return f"{caption} (hình, trang {printed})" if printed else f"{caption} (hình)"
 
 
 def brand_entries(lines: list[Line]) -> tuple[list[tuple[str, str, int]], list[Problem]]:

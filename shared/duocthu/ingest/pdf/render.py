@@ -17,6 +17,8 @@ from pathlib import Path
 
 from duocthu.core.text import fold
 from duocthu.ingest.pdf import render_fonts as fonts
+from duocthu.ingest.pdf.render_figure import HEIGHT as FIGURE_H
+from duocthu.ingest.pdf.render_figure import draw_figure
 from duocthu.ingest.pdf.render_page import BODY_W, COL_W, PAGE_H, PAGE_W, Pages, PlacedSegment, draw_segments
 from duocthu.ingest.pdf.render_table import draw_table
 from duocthu.ingest.pdf.render_text import Defects, Word, bold_word, hyphenable, prose_word
@@ -34,6 +36,10 @@ BODY, LEADING = 9.0, 11.5
 HEAD, HEAD_LEADING = 10.0, 13.0
 TITLE, TITLE_LEADING = 13.0, 16.0
 INDENT = 10.0
+# The "figure" defect: these monographs (by position in the source) get one figure, after the
+# first block of their first section with a heading.
+FIGURE_AT = (2, 22)
+FIGURE_CAPTION = "Sơ đồ minh hoạ (hình mẫu của bản dựng thử)"
 
 
 def brands(record: Monograph) -> list[str]:
@@ -47,6 +53,8 @@ class Truth:
 
     pages: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
     index_pages: list[int] = field(default_factory=list)
+    # (drug_id, section key) -> the figures there: (caption as printed, printed page, PDF page)
+    figures: dict[tuple[str, str], list[tuple[str, int, int]]] = field(default_factory=dict)
 
     def mark(self, drug_id: str, key: str, pages: Pages) -> None:
         self.pages.setdefault((drug_id, key), []).append((pages.printed, pages.page))
@@ -58,6 +66,7 @@ class Book:
         self.pages = Pages(canvas, "right_first" in defects.on, PAGE_OFFSET)
         self.truth = Truth()
         self.tables = 0
+        self.figures = 0
         self.headings = 0
         self.where: tuple[str, str] = ("", "")
 
@@ -176,9 +185,24 @@ class Book:
         self.pages.y -= 6
         self.pages.end_band()
 
+    def figure(self) -> None:
+        """The image in the column, its caption line under it; both kept in one column."""
+        self.figures += 1
+        if self.pages.room() < FIGURE_H + 2 * LEADING + 4:
+            self.pages.next_column()
+        x, y = self.pages.line(FIGURE_H + 4)
+        self.pages.add(draw_figure(x, y))
+        self.truth.mark(*self.where, self.pages)
+        caption = f"Hình {self.figures}: {FIGURE_CAPTION}"
+        x, y = self.pages.line(LEADING)
+        self.pages.add(draw_segments([PlacedSegment(x, caption, fonts.REGULAR, BODY)], y))
+        self.truth.mark(*self.where, self.pages)
+        self.truth.figures.setdefault(self.where, []).append((caption, self.pages.printed, self.pages.page))
+
     def monograph(self, record: Monograph, index: int) -> None:
         self.where = (record.drug_id, "_title")
         self.title(record.title)
+        wants_figure = "figure" in self.defects.on and index in FIGURE_AT
         for section in record.sections:
             self.where = (record.drug_id, section.key)
             text_blocks = list(section.blocks)
@@ -196,6 +220,9 @@ class Book:
                 else:
                     for part in block.text.split("\n"):
                         self.paragraph(part)
+                if wants_figure:
+                    self.figure()
+                    wants_figure = False
         names = brands(record)
         if names:
             self.where = (record.drug_id, TRADE_NAMES)
@@ -254,6 +281,11 @@ def _symbol_chars() -> list[int]:
     return [*symbol_table(), *(ord(c) for c in symbol_table().values())]
 
 
+def figure_block(caption: str, printed: int) -> dict[str, object]:
+    """A figure as the converter writes it: its caption and printed page; a person must look."""
+    return {"kind": "figure", "text": f"{caption} (hình, trang {printed})", "requires_visual_check": True}
+
+
 def expected_records(records: list[Monograph], truth: Truth) -> list[dict[str, object]]:
     """The records as the converter should read them back: pages from the rendering."""
     out = []
@@ -263,6 +295,8 @@ def expected_records(records: list[Monograph], truth: Truth) -> list[dict[str, o
             spots = truth.pages[(record.drug_id, section["key"])]
             section["pages"] = {"start": spots[0][0], "end": spots[-1][0]}
             section["pdf_pages"] = {"start": spots[0][1], "end": spots[-1][1]}
+            for caption, printed, _ in truth.figures.get((record.drug_id, section["key"]), []):
+                section["blocks"].insert(1, figure_block(caption, printed))
         names = brands(record)
         if names:
             spots = truth.pages[(record.drug_id, TRADE_NAMES)]

@@ -22,6 +22,7 @@ DEFECTS = (
     "bold_split",  # accented letters of bold lines drawn in the regular font
     "heading_at_foot",  # a section heading as a column's last line
     "table_break",  # a table continued across a page break, its header row repeated
+    "figure",  # a raster image with its caption "Hình N: …" inside a section (FIGURE_AT)
 )
 Segment = tuple[str, str]  # text, font name
 Word = list[Segment]

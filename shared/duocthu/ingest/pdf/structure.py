@@ -29,6 +29,7 @@ TRADE_NAMES = "ten_thuong_mai"
 TITLE_SIZE = 11.0
 INDENT = 4.0  # a first line is indented more than this
 _CAPTION = re.compile(r"^Bảng\s+\d+\s*[:.]\s*")
+_FIGURE_CAPTION = re.compile(r"^Hình\s+\d+\s*[:.]\s*")
 _LABEL = re.compile(r"^([^:]{2,30}):\s*")
 
 

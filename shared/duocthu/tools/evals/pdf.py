@@ -4,10 +4,11 @@ truth of a book-style rendering of the sample formulary (docs/quality.md, "PDF c
 The sample is typeset by `duocthu render-pdf` with the chosen defects, converted back by
 `duocthu convert-pdf`, and compared with what the renderer recorded: monographs found (and extra),
 sections under the right key, per-section text similarity (difflib ratio on NFC text with
-whitespace collapsed), printed page start and end, table blocks flagged, trade-name and brand-index
-aliases. `--each` runs every defect on, then each one alone off, then none.
+whitespace collapsed; figure blocks left out), printed page start and end, table blocks flagged,
+figures flagged (a flagged figure block in the right section, its caption and printed page right),
+trade-name and brand-index aliases. `--each` runs every defect on, then each one alone off, then none.
 Targets (every defect on): 40/40 monographs, no extra; 760/760 sections; ratio mean
->= 0.995, min >= 0.98; pages exact >= 99 %; every table flagged; every alias present.
+>= 0.995, min >= 0.98; pages exact >= 99 %; every table and every figure flagged; every alias present.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _norm(text: str) -> str:
 
 
 def _section_text(section: dict[str, Any]) -> str:
-    return _norm(" ".join(str(b["text"]) for b in section["blocks"]))
+    return _norm(" ".join(str(b["text"]) for b in section["blocks"] if b["kind"] != "figure"))
 
 
 def ratio(a: str, b: str) -> float:
@@ -52,24 +53,25 @@ class Score:
     ratio_min: float
     pages: tuple[int, int]
     tables: tuple[int, int]
+    figures: tuple[int, int]
     aliases: tuple[int, int]
     problems: int
     pages_per_s: float
     worst: str
 
     def row(self) -> str:
-        m, s, p, t, a = self.monographs, self.sections, self.pages, self.tables, self.aliases
+        m, s, p, t, a, f = self.monographs, self.sections, self.pages, self.tables, self.aliases, self.figures
         return (
             f"| {self.label} | {m[0]}/{m[1]} (+{m[2]}) | {s[0]}/{s[1]} | {self.ratio_mean:.4f} | "
             f"{self.ratio_min:.4f} | {p[0] / max(p[1], 1):.3f} ({p[0]}/{p[1]}) | {t[0]}/{t[1]} | "
-            f"{a[0]}/{a[1]} | {self.problems} |"
+            f"{f[0]}/{f[1]} | {a[0]}/{a[1]} | {self.problems} |"
         )
 
 
 HEADER = (
     "| defects | monographs | sections | ratio mean | ratio min | pages exact | tables flagged "
-    "| aliases | problems |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| figures flagged | aliases | problems |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -77,7 +79,7 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
     by_id = {r["drug_id"]: r for r in got}
     found = sum(r["drug_id"] in by_id for r in expected)
     ratios: list[tuple[float, str]] = []
-    sections = pages = tables = flagged = aliases = alias_total = total = 0
+    sections = pages = tables = flagged = figures = figures_flagged = aliases = alias_total = total = 0
     for record in expected:
         out = by_id.get(record["drug_id"], {"sections": [], "aliases": [], "brands": []})
         got_sections = {s["key"]: s for s in out["sections"]}
@@ -97,6 +99,9 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
             blocks = [b for b in mine["blocks"] if b["kind"] == "table"]
             tables += sum(b["kind"] == "table" for b in section["blocks"])
             flagged += sum(bool(b.get("requires_visual_check")) for b in blocks)
+            want = [b for b in section["blocks"] if b["kind"] == "figure"]
+            figures += len(want)
+            figures_flagged += sum(b in mine["blocks"] for b in want)  # flagged, same caption and page
         start = record["sections"][0]["pages"]["start"]
         want = [(n, None) for n in brands(Monograph.model_validate(record))]
         want += [(n, start) for n, _ in want]
@@ -109,6 +114,7 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
         "ratios": ratios,
         "pages": (pages, total),
         "tables": (flagged, tables),
+        "figures": (figures_flagged, figures),
         "aliases": (aliases, alias_total),
     }
 
@@ -131,6 +137,7 @@ def run_once(records: list[Monograph], defects: Defects, label: str, workdir: Pa
         min(values),
         c["pages"],
         c["tables"],
+        c["figures"],
         c["aliases"],
         len(result.problems),
         result.pages / elapsed,

@@ -39,6 +39,7 @@ def _present(book: Book, defect: str) -> bool:
             "hyphenation": bool(re.search(r"[a-z]{3}-\n[a-z]", text)),
             "decomposed": any(unicodedata.combining(c["text"]) for c in chars),
             "bold_split": any("Bold" in c["fontname"] for c in chars),
+            "figure": any(p.images for p in pdf.pages),
         }
     return checks.get(defect, True)
 
