@@ -1,32 +1,18 @@
-"""Read template.yaml (CloudFormation short-form tags kept as plain values)."""
+"""Read template.yaml (CloudFormation short-form tags as their long form), with the reader
+`infra/check_build.py` uses, so the build check and the tests read the template one way."""
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from tests.conftest import ROOT
 
-
-class _CfnLoader(yaml.SafeLoader):
-    pass
-
-
-def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {f"Fn::{suffix}" if suffix not in ("Ref", "Condition") else suffix: value}
-
-
-_CfnLoader.add_multi_constructor("!", _tag)
+sys.path.insert(0, str(ROOT / "infra"))  # the infra tools are scripts, not a package
+import check_build
 
 
 @lru_cache(maxsize=1)
 def read_sam_template() -> dict[str, Any]:
-    return dict(yaml.load((ROOT / "template.yaml").read_text(encoding="utf-8"), Loader=_CfnLoader))
+    return check_build.read_template(ROOT / "template.yaml")
