@@ -278,7 +278,6 @@ def named_alternatives(
     giảm đau ưu tiên paracetamol", in warfarin's interactions) while naming this situation: another
     of `situation` (the checked drugs, the patient's medicines). A drug named before the word, as
     the one to avoid, is not the alternative."""
-    names = {d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs}
     found: list[tuple[NamedAlternative, EvidenceItem]] = []
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
@@ -286,7 +285,8 @@ def named_alternatives(
                 for sentence in _SENTENCE.split(part.text):
                     if not _has_cue(sentence, "preference"):
                         continue
-                    named = names_in(sentence, {d: n for d, n in names.items() if d != source and n})
+                    names = catalogue_names(resolver)
+                    named = names_in(sentence, {d: n for d, n in names.items() if d != source})
                     for drug in sorted(named):
                         if _preferred(sentence, names[drug]) and (named & set(situation)) - {drug}:
                             alternative = NamedAlternative(
@@ -294,6 +294,13 @@ def named_alternatives(
                             )
                             found.append((alternative, part))
     return found
+
+
+@lru_cache(maxsize=4)  # one resolver per process: its names are built once, not per patient turn
+def catalogue_names(resolver: CatalogDrugResolver) -> Mapping[str, tuple[str, ...]]:
+    """Every catalogue drug's names as a formulary text may write them (drugs with none left out)."""
+    names = {d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs}
+    return {drug_id: n for drug_id, n in names.items() if n}
 
 
 def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
