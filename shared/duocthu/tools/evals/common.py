@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from duocthu.catalog.resolver import CatalogDrugResolver
@@ -16,7 +19,16 @@ from duocthu.store.edge import EdgeStore
 # tools run from (or $DUOCTHU_GOLD_DIR), each file listed in its manifest.tsv.
 from duocthu.tools.evals.manifest import GoldNotFound, gold_dir, gold_file, read_manifest, split_files
 
-__all__ = ["GoldNotFound", "gold_dir", "gold_file", "open_index", "rate", "read_manifest", "split_files"]
+__all__ = [
+    "GoldNotFound",
+    "evaluation_index",
+    "gold_dir",
+    "gold_file",
+    "open_index",
+    "rate",
+    "read_manifest",
+    "split_files",
+]
 
 
 def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, CatalogDrugResolver]:
@@ -31,6 +43,17 @@ def open_index(data_dir: Path | None, workdir: Path) -> tuple[VectorStore, Catal
         store = EdgeStore(data_dir)
     _, catalog = load_active_catalog(store, settings)
     return store, CatalogDrugResolver(catalog)
+
+
+@contextmanager
+def evaluation_index(data_dir: Path | None, name: str) -> Iterator[tuple[VectorStore, CatalogDrugResolver]]:
+    """`open_index` in a temporary folder that lives as long as the run, the store closed after."""
+    with tempfile.TemporaryDirectory(prefix=f"duocthu-eval-{name}-") as tmp:
+        store, resolver = open_index(data_dir, Path(tmp))
+        try:
+            yield store, resolver
+        finally:
+            store.close()
 
 
 def rate(num: int, den: int) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import gold_file, open_index, rate
+from duocthu.tools.evals.common import evaluation_index, gold_file, rate
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.reading import turn_reading
 
@@ -142,12 +141,8 @@ def main(argv: Sequence[str] = ()) -> int:
     args = parser.parse_args(list(argv))
     splits = [args.split] if args.split else list(SPLITS)
     rows = [row for split in splits for row in load_gold(gold_file(SPLITS[split]))]
-    with tempfile.TemporaryDirectory(prefix="duocthu-eval-reverse-sections-") as tmp:
-        store, resolver = open_index(None, Path(tmp))
-        try:
-            results = run(rows, store, resolver)
-        finally:
-            store.close()
+    with evaluation_index(None, "reverse-sections") as (store, resolver):
+        results = run(rows, store, resolver)
     print(f"which drugs cause a finding stated outside the ADR list, {len(rows)} questions\n")
     print(table(results))
     if args.misses:  # held-out rows are scored, never listed

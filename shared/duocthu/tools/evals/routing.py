@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from duocthu.core.sections import SECTION_KEYS
 from duocthu.models.evidence import EvidenceItem
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import gold_file, open_index
+from duocthu.tools.evals.common import evaluation_index, gold_file
 from duocthu.tools.evals.reverse import choose_embedder
 from duocthu.understanding.pipeline import understand_offline
 
@@ -198,12 +197,8 @@ def main(argv: Sequence[str] = ()) -> int:
     rows = load_gold(gold)
     if args.split != "all":
         rows = [r for r in rows if r.split == args.split]
-    with tempfile.TemporaryDirectory(prefix="duocthu-eval-routing-") as tmp:
-        store, resolver = open_index(args.data_dir, Path(tmp))
-        try:
-            outcomes = run(rows, store, resolver, DenseBaseline(store, embedder) if embedder else None)
-        finally:
-            store.close()
+    with evaluation_index(args.data_dir, "routing") as (store, resolver):
+        outcomes = run(rows, store, resolver, DenseBaseline(store, embedder) if embedder else None)
     print(f"hit@1 of the first evidence part, {len(outcomes)} questions (gold: {gold})")
     print()
     print(table(outcomes, with_dense=embedder is not None))

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.safety import retrieve_patient_drug_context
 from duocthu.settings import Settings
 from duocthu.store import VectorStore
-from duocthu.tools.evals.common import open_index, split_files
+from duocthu.tools.evals.common import evaluation_index, split_files
 
 SPLITS = ("heldout", "dev")
 MANIFEST_SPLIT = {"heldout": "held-out", "dev": "dev"}  # a row's split -> the manifest's
@@ -209,12 +208,8 @@ def main(argv: Sequence[str] = ()) -> int:
     cases = [c for p in paths for c in load_gold(p)]
     if args.split != "all":
         cases = [c for c in cases if c.split == args.split]
-    with tempfile.TemporaryDirectory(prefix="duocthu-eval-safety-") as tmp:
-        store, resolver = open_index(args.data_dir, Path(tmp))
-        try:
-            outcomes = run(cases, store, resolver, Settings.from_env().evidence_policy)
-        finally:
-            store.close()
+    with evaluation_index(args.data_dir, "safety") as (store, resolver):
+        outcomes = run(cases, store, resolver, Settings.from_env().evidence_policy)
     print(f"stage-2 safety facets, {len(outcomes)} cases ({', '.join(str(p) for p in paths)})")
     print()
     print(table(outcomes))
