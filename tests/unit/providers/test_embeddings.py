@@ -16,7 +16,7 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import EmbeddingUnavailable
-from duocthu.providers import embeddings as embeddings_module
+from duocthu.providers import bedrock as bedrock_module
 from duocthu.providers.embeddings import (
     COHERE_BATCH,
     DEFAULT_BEDROCK_EMBEDDING_MODEL,
@@ -135,13 +135,18 @@ def test_the_deadline_bounds_a_query(stubbed: tuple[Any, Stubber]) -> None:
     with pytest.raises(EmbeddingUnavailable):  # the stub has no response queued
         BedrockEmbedder(client_for, read_timeout_s=20).embed_query("sốt", Deadline.after(3.5))
     assert timeouts == [3]
-    # And no retry starts once the deadline has passed
-    token = embeddings_module._QUERY_DEADLINE.set(Deadline(expires_at=0.0))
-    try:
-        with pytest.raises(embeddings_module._DeadlinePassed):
-            embeddings_module._stop_after_deadline()
-    finally:
-        embeddings_module._QUERY_DEADLINE.reset(token)
+
+
+def test_no_attempt_starts_that_the_query_deadline_cannot_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The project's Bedrock client (its before-send hook) with a 20 s read timeout: a query with
+    # 3.5 s left is refused before anything is sent (the endpoint is a closed loopback port).
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "http://127.0.0.1:9")
+    client = bedrock_module._client("us-east-1", 2.0, 20.0, "standard", 3)
+    embedder = BedrockEmbedder(lambda _: client, read_timeout_s=20)
+    with pytest.raises(EmbeddingUnavailable, match="DeadlineExceeded"):
+        embedder.embed_query("sốt", Deadline.after(3.5))
 
 
 def test_the_provider_comes_from_settings() -> None:
