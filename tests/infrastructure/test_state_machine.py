@@ -147,12 +147,18 @@ def test_a_conversation_continues_across_executions_as_over_http(
     assert not through_sfn[0]["system_error"] and not through_sfn[1]["system_error"]
 
 
-def test_an_id_the_service_did_not_issue_starts_a_new_session(
-    aws: tuple[Machine, FunctionsInProcess],
+@pytest.mark.parametrize("session_id", ["chosen-by-the-caller", "A" * 22])
+def test_an_id_the_service_did_not_issue_fails_the_execution_as_chat_answers_404(
+    aws: tuple[Machine, FunctionsInProcess], session_id: str
 ) -> None:
-    sfn, _ = aws
-    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": "chosen-by-the-caller"})
-    assert status == "SUCCEEDED" and output["session_id"] not in ("", "chosen-by-the-caller")
+    # a well-formed id that was never issued (or expired), and one of the wrong shape
+    sfn, functions = aws
+    status, output = sfn.run({"message": DRUG_QUESTION, "session_id": session_id})
+    assert (status, output["error"], output["cause"]) == ("FAILED", "SessionNotFound", "session_not_found")
+    assert functions.states() == ["load_session"]  # nothing understood, answered or saved
+    request = {"message": DRUG_QUESTION, "session_id": session_id}
+    status, body, _ = call(functions.modules["chat"], http_event("POST", "/v1/chat", request))
+    assert (status, body["error"]) == (404, "session_not_found")
 
 
 def test_without_a_session_id_a_new_one_is_issued_and_kept(aws: tuple[Machine, FunctionsInProcess]) -> None:

@@ -71,6 +71,16 @@ def test_ask_json_and_session_continuation(data_dir: Path, capsys: pytest.Captur
     assert second["frame"]["drugs"] == ["warfarin"] and second["frame"]["attribute"] == "thoi_ky_mang_thai"
 
 
+@pytest.mark.parametrize("session_id", ["A" * 22, "made-up"])
+def test_ask_refuses_a_session_it_did_not_issue(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], session_id: str
+) -> None:
+    # as POST /v1/chat's 404: a made-up or expired id never becomes a new conversation in silence
+    assert main(["ask", "còn liều dùng?", "--data-dir", str(data_dir), "--session", session_id]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"session not found: {session_id}" in captured.err
+
+
 def test_batch_answers_each_line_in_order(
     data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,7 +17,7 @@ from duocthu.answer.turn import ChatTurn, abstain
 from duocthu.answer.wording import ABSTAIN_REPLIES
 from duocthu.api.models import MAX_HISTORY, ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
-from duocthu.api.services.chat import chat_response, chat_service
+from duocthu.api.services.chat import SessionNotFound, chat_response, chat_service
 from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.core.vocabulary import SYSTEM_ERRORS, SubjectScope, SystemError
@@ -119,10 +119,11 @@ def load_session(runtime: Runtime, request: LoadSession) -> TurnSession:
             log.warning("conversation store unavailable, answering statelessly: %s", err)
             error = "conversation_store_unavailable"
         else:
-            # Ids are the service's own: one it did not issue (or that expired) starts a new session
-            # under a new id, never one named by the caller (POST /v1/chat answers it 404).
-            state = loaded or ConversationState(session_id=new_session_id())
-            session_id = state.session_id
+            # Ids are the service's own: one it did not issue (or that expired) is refused, as
+            # POST /v1/chat refuses it with 404; a new session would silently drop the context.
+            if loaded is None:  # the execution fails with this error's name (the state machine)
+                raise SessionNotFound("session_not_found")
+            state = loaded
     return TurnSession(
         session_id=session_id,
         message=turn.message,

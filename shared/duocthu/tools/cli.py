@@ -80,7 +80,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if runtime.problem:
             print(f"index not ready: {runtime.problem}", file=sys.stderr)
             return 1
-        turn = chat_services.chat_service(runtime).turn(args.question, args.session)
+        service = chat_services.chat_service(runtime)
+        if args.session is not None:
+            try:  # as POST /v1/chat: only an id this service issued continues a conversation
+                chat_services.require_session(service, args.session)
+            except chat_services.SessionNotFound:
+                print(f"session not found: {args.session} (use the id an earlier ask printed)", file=sys.stderr)
+                return 2
+        turn = service.turn(args.question, args.session)
         if args.json:
             print(chat_services.chat_response(turn).model_dump_json(indent=2))
         else:

@@ -85,7 +85,7 @@ class _Preloaded:
         self.store.ping()
 
 
-def _known_session(service: ChatService, session_id: str) -> None:
+def require_session(service: ChatService, session_id: str) -> None:
     """Refuse an id the store does not hold; a store that cannot answer is no proof either way, and
     the turn goes on statelessly with its `conversation_store_unavailable`."""
     if service.conversations is None:
@@ -107,7 +107,7 @@ def chat(runtime: Runtime, request: ChatRequest, context: LambdaContextLike | No
     debug = runtime.settings.debug_frame
     with turn_deadline(service.deadline or turn_budget(runtime, context)):  # the session store's too
         if request.session_id is not None:
-            _known_session(service, request.session_id)
+            require_session(service, request.session_id)
         turn = service.turn(request.message, request.session_id or new_session_id(), request.subject_scope)
     return chat_response(turn, debug_frame=debug)
 
@@ -146,4 +146,6 @@ def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
     )
 
 
-__all__ = ["SessionNotFound", "chat", "chat_response", "chat_service", "health", "providers_in_use"]
+__all__ = [
+    "SessionNotFound", "chat", "chat_response", "chat_service", "health", "providers_in_use", "require_session",
+]
