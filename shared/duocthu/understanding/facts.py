@@ -41,8 +41,8 @@ _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó",
 # Child-Pugh C"), kept so that stage 2 reads the level (duocthu.retrieval.levels).
 _RENAL_DETAIL = frozenset(
     fold(w)
-    for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "mất", "bù",
-              "child", "pugh", "a", "b", "c")
+    for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
+              "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
 )  # fmt: skip
 # The stage of a pregnancy as written: weeks, months after "thai"/"bầu", a trimester named in
 # data/patient_levels.tsv ("3 tháng cuối"); read against a stage-bound contraindication.
