@@ -4,8 +4,10 @@ only the sentences that name this patient, each with its section and page. Every
 checked; a quick reply opens any drug's whole contraindication section.
 
 The statuses say where the formulary speaks about this patient, never a verdict: "CHỐNG CHỈ
-ĐỊNH", "THẬN TRỌNG", "mục không nêu" (the section exists and names nothing of the patient),
-"không có mục" (the monograph lacks the section). Nothing is ever called safe.
+ĐỊNH", "THẬN TRỌNG", "Dược thư ghi: “không cần chỉnh liều”" (the section's own words that no
+change is needed, the sentence quoted below), "mục không nêu" (the section exists and names
+nothing of the patient), "không có mục" (the monograph lacks the section). Nothing is ever called
+safe.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, Evidenc
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.wordings import wordings_of
+from duocthu.retrieval.safety import no_change_words
 
 FACET_HEADINGS = {
     "interaction": "Thuốc đang dùng",
@@ -47,6 +50,9 @@ def facet_word(facet: FacetAssessment | None) -> str:
         return NOT_CHECKED
     if facet.status in STATUS_WORDS:
         return STATUS_WORDS[facet.status]
+    if facet.status == "NO_CHANGE_STATED":
+        said = next((w for q in facet.quotes if (w := no_change_words(q))), "không cần chỉnh liều")
+        return f"Dược thư ghi: “{said}”"
     return "không có mục" if facet.section_absent else "mục không nêu"
 
 

@@ -63,6 +63,10 @@ SystemError = Literal[
     "conversation_store_unavailable",
 ]
 CandidateStatus = Literal["SUPPORTED", "CAUTION", "CONTRAINDICATED", "INSUFFICIENT_EVIDENCE"]
+# A facet may also state, in the formulary's words, that this patient needs no change ("Người suy
+# thận: không cần chỉnh liều"): said, so not INSUFFICIENT_EVIDENCE, and never a candidate's status
+# (it never reads as safe; a candidate with nothing else stays INSUFFICIENT_EVIDENCE).
+FacetStatus = Literal["SUPPORTED", "CAUTION", "CONTRAINDICATED", "INSUFFICIENT_EVIDENCE", "NO_CHANGE_STATED"]
 
 TURN_TYPES: frozenset[str] = frozenset(get_args(TurnType))
 POPULATIONS: frozenset[str] = frozenset(get_args(Population))

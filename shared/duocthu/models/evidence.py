@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from duocthu.core.vocabulary import CandidateStatus, Decision, Reason, SystemError
+from duocthu.core.vocabulary import CandidateStatus, Decision, FacetStatus, Reason, SystemError
 
 
 class _Model(BaseModel):
@@ -76,10 +76,11 @@ SafetyFacet = Literal["interaction", "warnings", "dosage", "pregnancy", "breastf
 
 class FacetAssessment(_Model):
     """What one facet found for one candidate: INSUFFICIENT_EVIDENCE when it found nothing (never
-    "safe"). The status counts every matching part; evidence_ids are the parts kept within the caps."""
+    "safe"), NO_CHANGE_STATED when what it found says no change is needed for this patient (quoted).
+    The status counts every matching part; evidence_ids are the parts kept within the caps."""
 
     facet: SafetyFacet
-    status: CandidateStatus
+    status: FacetStatus
     evidence_ids: tuple[str, ...] = ()
     # The monograph has none of the facet's sections: nothing to read, not "the section says
     # nothing" (and never "safe" either way).

@@ -96,6 +96,9 @@ class PatientContext(_Model):
     renal_function: FrameItem | None = None
     hepatic_function: FrameItem | None = None
     pregnancy: bool | None = None
+    # the stage as written ("tuần 10", "thai 7 tháng", "3 tháng cuối"): a contraindication bound to
+    # a stage is read against it (duocthu.retrieval.levels)
+    pregnancy_stage: FrameItem | None = None
     breastfeeding: bool | None = None
     labs: FrameItems = ()
 

@@ -175,6 +175,13 @@ class PatientProfile:
     def is_empty(self) -> bool:
         return self.context.is_empty() and self.population in (None, "nguoi_lon") and not self.age_text
 
+    def level_text(self, concept: str) -> str | None:
+        """What the patient's state says of a concept's level (`duocthu.retrieval.levels`)."""
+        c = self.context
+        return {"renal": c.renal_function, "hepatic": c.hepatic_function, "pregnancy": c.pregnancy_stage}.get(
+            concept
+        )
+
     @property
     def pregnant(self) -> bool:
         return bool(self.context.pregnancy) or self.population == "phu_nu_co_thai"

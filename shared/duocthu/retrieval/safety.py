@@ -22,10 +22,14 @@ supported; and a medicine never makes a warnings part count.
 
 Statuses say where the formulary speaks about this patient, for a reader to check, not a clinical
 verdict: a contraindications part naming the patient's anchor is CONTRAINDICATED (CAUTION when
-every such sentence says it is not, or only relatively, a contraindication); any other matching
-part is CAUTION. A facet that finds nothing is INSUFFICIENT_EVIDENCE, and so is a candidate with
-no finding at all: absence of a hit is never "safe". SUPPORTED (the indication text supports the
-drug) belongs to stage 1; nothing here infers it.
+every such sentence says it is not, or only relatively, a contraindication; when it names a
+severity or pregnancy stage the patient is outside of, or may be outside of, `levels`; when it
+holds only with a medicine taken together or for an age group the patient is not known to be
+in); any other matching part is CAUTION, or NO_CHANGE_STATED when each clause naming the patient
+says, without reserve, that no change is needed ("Người suy thận: không cần chỉnh liều"), which
+never rolls up into a candidate's status. A facet that finds nothing is INSUFFICIENT_EVIDENCE,
+and so is a candidate with no finding at all: absence of a hit is never "safe". SUPPORTED (the
+indication text supports the drug) belongs to stage 1; nothing here infers it.
 
 Caps (`EvidencePolicy`): `safety_hits_per_section` parts per section (best match first) and
 `safety_sections_per_candidate` sections per candidate, kept in `SECTION_PRIORITY` order; whatever
@@ -43,8 +47,8 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
-from duocthu.core.text import words
-from duocthu.core.vocabulary import CandidateStatus
+from duocthu.core.text import raw_words, words
+from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
     CandidateAssessment,
     EvidenceBundle,
@@ -57,6 +61,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import AGE_CONCEPTS, FacetQuery, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import drug_classes, drug_names, names_in, phrase_in
+from duocthu.retrieval.levels import SCALES, patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.store import VectorStore
 
@@ -75,11 +80,12 @@ SECTION_PRIORITY: tuple[str, ...] = (
 # dozen), so the search returns every part that matches, never a top-k that could drop a finding.
 FACET_POOL = 1000
 
-_SEVERITY: Mapping[CandidateStatus, int] = {
+_SEVERITY: Mapping[FacetStatus, int] = {
     "INSUFFICIENT_EVIDENCE": 0,
-    "SUPPORTED": 1,
-    "CAUTION": 2,
-    "CONTRAINDICATED": 3,
+    "NO_CHANGE_STATED": 1,
+    "SUPPORTED": 2,
+    "CAUTION": 3,
+    "CONTRAINDICATED": 4,
 }
 # Whole sentences: "không phải là chống chỉ định ..., nhưng ...; ..." qualifies its clauses after ";" too.
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -92,7 +98,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 class Finding:
     item: EvidenceItem
     named: frozenset[str]  # anchor keys the part names
-    status: CandidateStatus
+    status: FacetStatus
     facet: SafetyFacet
     sentences: tuple[str, ...] = ()  # the sentences that name them, as written
 
@@ -108,6 +114,17 @@ def _cues() -> Mapping[str, tuple[str, ...]]:
 def _has_cue(sentence: str, kind: str) -> bool:
     tokens = words(sentence)
     return any(phrase_in(tokens, p) for p in _cues()[kind])
+
+
+def no_change_words(sentence: str) -> str | None:
+    """The words of a sentence that say no change is needed, as written ("không cần điều chỉnh
+    liều"): what a table cell quotes for a facet that states no change."""
+    tokens = raw_words(sentence)
+    for phrase in _cues()["no_change"]:
+        start = next(phrase_starts(tokens, words(phrase), lenient=True), None)
+        if start is not None:
+            return " ".join(tokens[start : start + len(words(phrase))])
+    return None
 
 
 def _advice(text: str) -> tuple[str, ...]:
@@ -126,9 +143,48 @@ def _not_a_contraindication(sentence: str) -> bool:
     return any(phrase_in(tokens, p) for p in anchor_table().not_contraindication)
 
 
+def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str]) -> bool:
+    """The sentence speaks of the patient's own level: it names an anchor without levels, or a
+    kidney, liver or pregnancy level the patient is inside (or names that concept with no level)."""
+    leveled = named & SCALES.keys()
+    if not leveled or named - leveled:
+        return True
+    tokens = words(sentence)
+    spans = anchor_table().index.matches(tokens)
+    for concept in leveled:
+        mentions = [range(m.start, m.start + m.length) for m in spans if m.value == concept]
+        others = [m.start for m in spans if m.value != concept]
+        bands = sentence_bands(sentence, concept, mentions, others)
+        if relation(patient_band(profile.level_text(concept), concept), bands) in (None, "inside"):
+            return True
+    return False
+
+
+def _for_someone_else(profile: PatientProfile, sentence: str, facet: SafetyFacet) -> bool:
+    """A contraindication that holds for another patient than this one as far as the turn tells:
+    only with a medicine taken together ("Chống chỉ định phối hợp ... với aliskiren ở người suy
+    thận": the interaction facet reads the patient's medicines), or for an age group the patient
+    is not known to be in ("Với dạng tiêm cho trẻ sơ sinh đẻ non: ... suy thận rõ")."""
+    if facet == "warnings" and _has_cue(sentence, "coadministration"):
+        return True
+    groups = anchor_table().concepts_in(sentence) & AGE_CONCEPTS
+    return bool(groups - profile.stated_concepts())
+
+
+def _states_no_change(query: FacetQuery, profile: PatientProfile, sentence: str) -> bool:
+    """Every clause naming the patient says, without reserve and at the patient's level, that no
+    change is needed: "Người cao tuổi và người suy thận: không cần chỉnh liều; người suy gan: dùng
+    thận trọng" states no change for the kidney, not for the liver."""
+    clauses = [(c, keys) for c in sentence.split(";") if (keys := query.named_in(c))]
+    return bool(clauses) and all(
+        _has_cue(c, "no_change") and not _has_cue(c, "reserve") and _at_level(profile, c, keys)
+        for c, keys in clauses
+    )
+
+
 def _sentence_status(
     query: FacetQuery, profile: PatientProfile, section: str, sentence: str, named: frozenset[str]
-) -> CandidateStatus | None:
+) -> FacetStatus | None:
     """How one sentence naming the patient's anchors stands to this patient: None when it is not
     about them after all (an age or weight limit the patient is outside; a medicine's class named
     in a contraindication without a word of taking the two together)."""
@@ -141,6 +197,12 @@ def _sentence_status(
             return None
         # a bare "trẻ em", or a limit on what the turn does not give: read it, not a verdict
         contraindication = contraindication and inside is True
+    elif query.facet != "interaction":
+        # a severity or stage the patient is outside of, or may be: quoted as a caution
+        contraindication = contraindication and _at_level(profile, sentence, named)
+        contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet)
+        if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
+            return "NO_CHANGE_STATED"
     if contraindication and not _not_a_contraindication(sentence):
         return "CONTRAINDICATED"
     return "CAUTION"
@@ -149,7 +211,7 @@ def _sentence_status(
 def _finding(query: FacetQuery, profile: PatientProfile, item: EvidenceItem) -> Finding | None:
     named: set[str] = set()
     sentences: list[str] = []
-    statuses: list[CandidateStatus] = []
+    statuses: list[FacetStatus] = []
     for sentence in _SENTENCE.split(item.text):
         keys = query.named_in(sentence)
         status = _sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
@@ -199,8 +261,15 @@ def _rank(finding: Finding) -> tuple[int, int, float, int]:
     return (-_SEVERITY[finding.status], -len(finding.named), -item.score, item.part_index)
 
 
-def _worst(statuses: Iterable[CandidateStatus]) -> CandidateStatus:
+def _worst(statuses: Iterable[FacetStatus]) -> FacetStatus:
     return max(statuses, key=_SEVERITY.__getitem__, default="INSUFFICIENT_EVIDENCE")
+
+
+def _candidate_status(statuses: Iterable[FacetStatus]) -> CandidateStatus:
+    """The worst facet; a facet that states no change says nothing against the drug and nothing
+    for it: alone, the candidate has no finding (never "safe")."""
+    worst = _worst(statuses)
+    return "INSUFFICIENT_EVIDENCE" if worst == "NO_CHANGE_STATED" else worst
 
 
 @dataclass(frozen=True)
@@ -234,7 +303,7 @@ def _assess_one(
 ) -> tuple[CandidateAssessment, list[EvidenceItem], list[str]]:
     kept: dict[tuple[SafetyFacet, str], list[Finding]] = {}  # within the per-section cap
     omitted: list[str] = []
-    statuses: dict[SafetyFacet, CandidateStatus] = {}
+    statuses: dict[SafetyFacet, FacetStatus] = {}
     absent: set[SafetyFacet] = set()
     for query in profile.facet_queries(resolver, drug_id):
         findings = search_facet(store, drug_id, _with_classes(store, query, drug_id), profile)
@@ -263,7 +332,7 @@ def _assess_one(
     )
     assessment = CandidateAssessment(
         drug_id=drug_id,
-        status=_worst(statuses.values()),
+        status=_candidate_status(statuses.values()),
         evidence_ids=tuple(item.id for item in evidence),
         facets=facets,
     )

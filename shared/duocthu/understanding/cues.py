@@ -48,6 +48,7 @@ CueKind = Literal[
     "current_medication",
     "allergy",
     "comorbidity",
+    "patient_condition",
     "patient_lead",
     "patient_subject",
     "population",

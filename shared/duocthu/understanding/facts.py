@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
-from duocthu.core.text import fold, raw_words, segment_ids, stop_words, tells_only
+from duocthu.core.phrases import phrase_starts
+from duocthu.core.tables import table_records
+from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words, tells_only, words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
@@ -34,7 +37,16 @@ _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_sub
 _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
-_RENAL_DETAIL = frozenset(fold(w) for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ"))
+# Words of a stated level after "suy thận" / "suy gan" / "xơ gan" ("suy thận giai đoạn cuối", "xơ gan
+# Child-Pugh C"), kept so that stage 2 reads the level (duocthu.retrieval.levels).
+_RENAL_DETAIL = frozenset(
+    fold(w)
+    for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
+              "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
+)  # fmt: skip
+# The stage of a pregnancy as written: weeks, months after "thai"/"bầu", a trimester named in
+# data/patient_levels.tsv ("3 tháng cuối"); read against a stage-bound contraindication.
+_STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
 
 @dataclass(frozen=True)
@@ -46,10 +58,13 @@ class Facts:
     renal_function: str | None = None
     hepatic_function: str | None = None
     pregnancy: bool | None = None
+    pregnancy_stage: str | None = None
     breastfeeding: bool | None = None
     current_medications: tuple[str, ...] = ()
     allergies: tuple[str, ...] = ()
     comorbidities: tuple[str, ...] = ()
+    # conditions named by their own words ("thiếu men G6PD", understanding_cues patient_condition)
+    stated_conditions: tuple[str, ...] = ()
     conditions: tuple[ConditionMention, ...] = ()
     comorbid: tuple[ConditionMention, ...] = ()  # the conditions the patient has ("bị hen")
     current_medication_ids: tuple[str, ...] = ()  # catalogue drugs among current_medications
@@ -68,6 +83,7 @@ class Facts:
             renal_function=self.renal_function,
             hepatic_function=self.hepatic_function,
             pregnancy=self.pregnancy,
+            pregnancy_stage=self.pregnancy_stage,
             breastfeeding=self.breastfeeding,
         )
 
@@ -126,18 +142,43 @@ def _population(cues: TurnCues, years: float | None) -> Population | None:
     return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
 
 
-def _function(cue: Cue | None, tokens: Sequence[str]) -> str | None:
-    """The stated kidney/liver function: the cue and the qualifiers after it ("suy thận nặng")."""
-    if cue is None:
+def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
+    """The stated kidney/liver function: the first cue and the qualifiers after it ("suy thận
+    nặng"), and a number told by a later cue ("suy thận, độ thanh thải creatinin 20")."""
+
+    def reading(cue: Cue) -> str:
+        end = cue.end
+        while (
+            end < len(tokens)
+            and end - cue.end < 3
+            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
+        ):
+            end += 1
+        return " ".join(tokens[cue.start : end])
+
+    if not found:
         return None
-    end = cue.end
-    while (
-        end < len(tokens)
-        and end - cue.end < 3
-        and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
-    ):
-        end += 1
-    return " ".join(tokens[cue.start : end])
+    first = reading(found[0])
+    if any(ch.isdigit() for ch in first):
+        return first
+    numbered = next((r for r in map(reading, found[1:]) if any(ch.isdigit() for ch in r)), None)
+    return f"{first}, {numbered}" if numbered else first
+
+
+@lru_cache(maxsize=1)
+def _stage_phrases() -> tuple[tuple[str, ...], ...]:
+    rows = table_records("patient_levels.tsv")
+    return tuple(tuple(words(r["phrase"])) for r in rows if r["concept"] == "pregnancy")
+
+
+def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -> str | None:
+    """The stage a pregnant patient's turn states, as written: "tuần 10", "thai 7 tháng", "3 tháng cuối"."""
+    for phrase in _stage_phrases():  # before the numbers: "mang thai 3 tháng cuối" is no month count
+        start = next(phrase_starts(tokens, phrase, lenient=True), None)
+        if start is not None:
+            return " ".join(written[start : start + len(phrase)])
+    match = _STAGE.search(nfc(text).lower())
+    return match.group(0) if match else None
 
 
 # An infant's age told without "tuổi" ("Bé 6 tháng nặng 7 kg"): months right after a word for a
@@ -173,20 +214,24 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     allergies, objects, stated = _allergies(cues, clauses, starts, written)
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
     comorbid = _comorbid(cues, conditions, objects)
-    comorbidities = [c.normalized for c in comorbid]
+    # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
+    stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
+    comorbidities = [c.normalized for c in comorbid] + stated_conditions
     reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
         population=_population(cues, years),
         route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
-        renal_function=_function(cues.first("renal"), tokens),
-        hepatic_function=_function(cues.first("hepatic"), tokens),
+        renal_function=_function(cues.all("renal"), tokens),
+        hepatic_function=_function(cues.all("hepatic"), tokens),
         pregnancy=True if cues.has("pregnancy") else None,
+        pregnancy_stage=_pregnancy_stage(text, written, tokens) if cues.has("pregnancy") else None,
         breastfeeding=True if cues.has("breastfeeding") else None,
         current_medications=tuple(dict.fromkeys(current)),
         allergies=tuple(dict.fromkeys(allergies)),
         comorbidities=tuple(dict.fromkeys(comorbidities)),
+        stated_conditions=tuple(dict.fromkeys(stated_conditions)),
         conditions=conditions,
         comorbid=tuple(comorbid),
         current_medication_ids=tuple(dict.fromkeys(current_ids)),

@@ -127,3 +127,11 @@ def test_sentences_beyond_the_budget_are_named_never_dropped_in_silence() -> Non
         lines[-1]
         == "Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): Para: Chống chỉ định (tr. 105)."
     )
+
+
+def test_a_facet_stating_no_change_shows_the_formularys_words_never_safe() -> None:
+    stated = FacetAssessment(
+        facet="dosage", status="NO_CHANGE_STATED", quotes=("Người suy thận: không cần điều chỉnh liều.",)
+    )
+    assert facet_word(stated) == "Dược thư ghi: “không cần điều chỉnh liều”"
+    assert "an toàn" not in facet_word(stated)

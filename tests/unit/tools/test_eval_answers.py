@@ -47,3 +47,10 @@ def test_a_section_question_is_judged_on_its_answer_lines() -> None:
     row = Row("an99", "dev", "not_said", "q", {"not_said": True, "other_section": "than_trong"})
     assert not judge(row, ChatTurn("s", "x", empty, answer_lines=said)).missed
     assert judge(row, ChatTurn("s", "x", empty)).missed
+
+
+def test_a_facet_that_states_no_change_is_its_own_status() -> None:
+    stated = FacetAssessment(
+        facet="dosage", status="NO_CHANGE_STATED", quotes=("Suy thận: không cần chỉnh liều.",)
+    )
+    assert facet_status(stated) == "states_no_change"

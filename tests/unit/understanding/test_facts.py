@@ -85,3 +85,19 @@ def test_a_finding_is_read_whole_in_the_words_users_write(
 )
 def test_an_infants_months_without_tuoi_are_its_age(text: str, age_text: str | None) -> None:
     assert extract_facts(text).age_text == age_text
+
+
+def test_g6pd_deficiency_is_a_patient_condition_not_the_complaint() -> None:
+    facts = extract_facts("Bệnh nhân thiếu men G6PD bị đau đầu dùng thuốc gì?")
+    assert facts.stated_conditions == ("thiếu men G6PD",)
+    assert "thiếu men G6PD" in facts.patient_context().comorbidities
+
+
+def test_the_pregnancy_stage_and_a_clearance_told_later_are_kept() -> None:
+    assert extract_facts("Bà bầu 7 tháng bị đau đầu").pregnancy_stage == "bầu 7 tháng"
+    assert extract_facts("Phụ nữ mang thai 3 tháng cuối bị đau khớp").pregnancy_stage == "3 tháng cuối"
+    assert extract_facts("Tôi đang mang thai tuần 10, bị đau đầu").pregnancy_stage == "tuần 10"
+    assert extract_facts("Tôi đang có thai, bị đau đầu").pregnancy_stage is None
+    renal = extract_facts("Bệnh nhân suy thận, độ thanh thải creatinin 20 ml/phút, đau đầu").renal_function
+    assert renal is not None and renal.endswith("20")
+    assert extract_facts("Bệnh nhân xơ gan Child-Pugh C bị đau đầu").hepatic_function == "xơ gan child pugh c"

@@ -1,22 +1,23 @@
 """`duocthu eval answers`: answers a clinician can act on, end to end through the chat turn.
 
-Gold (`tests/gold/answers/{dev,held-out}.jsonl`, team-written from the sample monographs' own
-sentences before the code it judges; which file is which split is `tests/gold/manifest.tsv`'s).
-Three kinds of row:
+Gold: every file of `tests/gold/answers/` (written from the sample monographs' own sentences
+before the code it judges; which file is which split is `tests/gold/manifest.tsv`'s, and a split
+may have several files). Three kinds of row:
 
 - patient:  a which-drug question about a patient; `expect.listed` (drugs whose chỉ định names the
             condition), `expect.never_listed` (a mention inside another disease's name or as a
             risk), `expect.facets` ({drug: {facet: status}}, status one of contraindicated /
-            caution / says_nothing / absent) and, for some, `expect.alternative_quote` (the line
+            caution / says_nothing / absent / states_no_change: the section says no change is
+            needed, in its own words) and, for some, `expect.alternative_quote` (the line
             of a section that names the better choice, which the reply must quote);
 - not_said: a section question the section does not address; `expect.other_section` is the
             section that does (or null): the reply must say so in one line and quote it;
 - focused:  a section question whose answering line is known (`expect.answer_line`): the line
             must be among the reply's answering lines, before the whole section.
 
-Per split: per-facet status accuracy (a drug left unchecked counts wrong), drugs listed but left
-unchecked (target 0), listing recall and never-listed drugs, reply length by kind (median, max;
-patient target <= 3,000 characters), the answering line present, "does not say" detected; ids
+Per split (and per file): per-facet status accuracy (a drug left unchecked counts wrong), drugs
+listed but left unchecked (target 0), listing recall and never-listed drugs, reply length by kind
+(median, max; patient target <= 3,000 characters), the answering line present, "does not say" detected; ids
 (never text) of dev misses with `--misses`. Held-out misses are counted, never listed.
 
     duocthu eval answers
@@ -44,12 +45,12 @@ from duocthu.models.evidence import CandidateAssessment, FacetAssessment
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
 from duocthu.tools.evals import followups
-from duocthu.tools.evals.common import rate, split_files
+from duocthu.tools.evals.common import gold_dir, rate, read_manifest
 
 SPLITS = ("dev", "heldout")
 MANIFEST_SPLIT = {"heldout": "held-out", "dev": "dev"}
 KINDS = ("patient", "not_said", "focused")
-FACET_STATUSES = ("contraindicated", "caution", "says_nothing", "absent")
+FACET_STATUSES = ("contraindicated", "caution", "says_nothing", "absent", "states_no_change")
 PATIENT_TARGET_CHARS = 3000
 
 
@@ -62,6 +63,7 @@ class Row:
     expect: dict[str, Any]
     drug: str | None = None
     section: str | None = None
+    file: str = ""  # the gold file's name, for the per-file figures
 
 
 def load_gold(path: Path) -> list[Row]:
@@ -71,7 +73,7 @@ def load_gold(path: Path) -> list[Row]:
             continue
         raw = json.loads(line)
         row = Row(raw["id"], raw["split"], raw["kind"], raw["message"], raw["expect"], raw.get("drug"),
-                  raw.get("section"))  # fmt: skip
+                  raw.get("section"), path.name)  # fmt: skip
         statuses = {s for facets in row.expect.get("facets", {}).values() for s in facets.values()}
         if row.split not in SPLITS or row.kind not in KINDS or statuses - set(FACET_STATUSES):
             raise ValueError(f"{path}:{number}: bad split, kind or facet status in {row.id}")
@@ -79,13 +81,24 @@ def load_gold(path: Path) -> list[Row]:
     return rows
 
 
+def gold_files(split: str) -> list[Path]:
+    """Every file of answers/ the manifest gives this split ("dev" or "held-out"), in its order."""
+    gold = gold_dir()
+    files = [gold / r.file for r in read_manifest(gold) if r.folder == "answers" and r.split == split]
+    if not files:
+        raise ValueError(f"{gold}/manifest.tsv lists no {split} file of answers/")
+    return files
+
+
 def facet_status(facet: FacetAssessment) -> str:
-    """The gold's four statuses from a facet's assessment: nothing found in a section the
-    monograph lacks is "absent", in one it has "says_nothing"; never "safe"."""
+    """The gold's statuses from a facet's assessment: nothing found in a section the monograph
+    lacks is "absent", in one it has "says_nothing"; never "safe"."""
     if facet.status == "CONTRAINDICATED":
         return "contraindicated"
     if facet.status == "CAUTION":
         return "caution"
+    if facet.status == "NO_CHANGE_STATED":
+        return "states_no_change"
     return "absent" if facet.section_absent else "says_nothing"
 
 
@@ -215,10 +228,21 @@ def per_facet(outcomes: Sequence[Outcome]) -> dict[str, str]:
     }
 
 
+def per_file(outcomes: Sequence[Outcome]) -> dict[str, str]:
+    names = list(dict.fromkeys(o.row.file for o in outcomes))
+    return {
+        f"  per-facet status accuracy, {name}": rate(
+            sum(e == g for o in outcomes if o.row.file == name for _, _, e, g in o.facets),
+            sum(len(o.facets) for o in outcomes if o.row.file == name),
+        )
+        for name in names
+    }
+
+
 def table(outcomes: Sequence[Outcome], follow_ups: dict[str, dict[str, Any]] | None = None) -> str:
     """Markdown: one column per split; `follow_ups` is `followups.report()` (stateless = session)."""
     by_split = {s: [o for o in outcomes if o.row.split == s] for s in SPLITS}
-    columns = {s: {**figures(by_split[s]), **per_facet(by_split[s])} for s in SPLITS}
+    columns = {s: {**figures(by_split[s]), **per_facet(by_split[s]), **per_file(by_split[s])} for s in SPLITS}
     names = list(dict.fromkeys(name for s in SPLITS for name in columns[s]))
     lines = ["| measure | " + " | ".join(MANIFEST_SPLIT[s] for s in SPLITS) + " |", "|---|---|---|"]
     lines += [f"| {n} | " + " | ".join(columns[s].get(n, "–") for s in SPLITS) + " |" for n in names]
@@ -256,8 +280,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument("--misses", action="store_true", help="ids of the dev rows missed")
     args = parser.parse_args(list(argv))
-    files = split_files("answers")
-    rows = [r for split in SPLITS for r in load_gold(files[MANIFEST_SPLIT[split]])]
+    rows = [r for split in SPLITS for path in gold_files(MANIFEST_SPLIT[split]) for r in load_gold(path)]
     if args.split != "all":
         rows = [r for r in rows if r.split == args.split]
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-answers-") as tmp:

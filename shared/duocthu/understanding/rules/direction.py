@@ -152,4 +152,5 @@ def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> Patien
         and c.start not in facts.reaction_starts  # stated as adverse_reactions, with its drug
         and c.start not in classes
     ]
+    others += facts.stated_conditions  # "thiếu men G6PD": the patient's, never what is asked
     return facts.patient_context().model_copy(update={"comorbidities": tuple(dict.fromkeys(others))})
