@@ -462,6 +462,26 @@ def test_an_asthma_patient_with_a_headache_gets_the_nsaid_contraindications(serv
     assert "Chống chỉ định của Paracetamol" in turn.quick_replies
 
 
+@pytest.mark.parametrize(
+    ("message", "not_told"),
+    [
+        ("Bà bầu bị đau đầu thì dùng thuốc gì?", "tuổi thai"),
+        ("Người bị suy thận đau đầu uống thuốc gì?", "mức độ suy thận"),
+    ],
+)
+def test_a_level_the_turn_does_not_give_keeps_the_contraindication_and_says_so(
+    service: ChatService, message: str, not_told: str
+) -> None:
+    # the NSAIDs' contraindications are for the last trimester and severe kidney failure only
+    turn = service.turn(message)
+    statuses = {s.drug_id: s.status for s in turn.bundle.candidate_statuses}
+    assert statuses["ibuprofen"] == statuses["acid_acetylsalicylic"] == "CONTRAINDICATED"
+    assert f"Câu hỏi chưa nêu {not_told}:" in turn.answer
+    told = message.replace("Bà bầu", "Bà bầu 3 tháng cuối").replace("suy thận", "suy thận nhẹ")
+    stated = service.turn(told)
+    assert "Câu hỏi chưa nêu" not in stated.answer
+
+
 def test_the_patient_described_earlier_is_checked_in_a_later_which_drug_question(
     service: ChatService,
 ) -> None:

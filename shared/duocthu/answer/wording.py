@@ -15,6 +15,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.reading import TurnReading
+from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import section_read_for
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
@@ -56,6 +57,10 @@ ABSTAIN_REPLIES: dict[str, str] = {
     ),
 }
 
+
+# What a patient's state lacks when it names a kidney or liver impairment, or a pregnancy, without
+# its level (`PatientProfile.levels_not_told`).
+LEVEL_NOT_TOLD = {"renal": "mức độ suy thận", "hepatic": "mức độ suy gan", "pregnancy": "tuổi thai"}
 
 class ReplyWording:
     """The sentences of a reply, with the catalogue's titles for the drugs it names."""
@@ -154,6 +159,7 @@ class ReplyWording:
                 f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
                 "người bệnh này; “mục không nêu” KHÔNG có nghĩa là an toàn."
             )
+            lines += self.levels_not_told(frame, bundle)
             lines += PatientTable(self.titles).lines(frame, bundle, used=sum(len(line) + 1 for line in lines))
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
@@ -164,6 +170,21 @@ class ReplyWording:
                 f"{len(assessed)} thuốc đầu); hãy hỏi riêng về thuốc đó."
             )
         return lines
+
+    @staticmethod
+    def levels_not_told(frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:
+        """A contraindication the patient may be inside of ("suy thận nặng" for a patient with
+        "suy thận") is shown as one; say that the level was not given, so it reads as "check"."""
+        if not any(c.status == "CONTRAINDICATED" for c in bundle.candidate_statuses):
+            return []
+        concepts = PatientProfile.from_frame(frame).levels_not_told()
+        if not concepts:
+            return []
+        told = ", ".join(LEVEL_NOT_TOLD[c] for c in concepts)
+        return [
+            f"Câu hỏi chưa nêu {told}: chống chỉ định chỉ ở một mức hay một giai đoạn (câu trích dưới đây "
+            "nêu mức đó) vẫn được ghi là CHỐNG CHỈ ĐỊNH; hãy đối chiếu với người bệnh."
+        ]
 
     @staticmethod
     def patient(frame: QueryFrame) -> str:

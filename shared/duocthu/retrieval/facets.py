@@ -25,6 +25,7 @@ from duocthu.core.vocabulary import POPULATIONS, Population
 from duocthu.models.evidence import SafetyFacet
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.interactions import classes_named, drug_names
+from duocthu.retrieval.levels import SCALES, patient_band
 
 # The sections each facet searches, and no other.
 FACET_SECTIONS: Mapping[SafetyFacet, tuple[str, ...]] = {
@@ -181,6 +182,13 @@ class PatientProfile:
         return {"renal": c.renal_function, "hepatic": c.hepatic_function, "pregnancy": c.pregnancy_stage}.get(
             concept
         )
+
+    def levels_not_told(self) -> tuple[str, ...]:
+        """The kidney, liver or pregnancy state the patient has without a level the turn gives
+        ("suy thận", "đang mang thai"): a contraindication at some level counts as theirs."""
+        stated = {"renal": self.context.renal_function, "hepatic": self.context.hepatic_function,
+                  "pregnancy": self.pregnant}  # fmt: skip
+        return tuple(c for c, s in stated.items() if s and patient_band(self.level_text(c), c) == SCALES[c])
 
     @property
     def pregnant(self) -> bool:

@@ -23,7 +23,8 @@ supported; and a medicine never makes a warnings part count.
 Statuses say where the formulary speaks about this patient, for a reader to check, not a clinical
 verdict: a contraindications part naming the patient's anchor is CONTRAINDICATED (CAUTION when
 every such sentence says it is not, or only relatively, a contraindication; when it names a
-severity or pregnancy stage the patient is outside of, or may be outside of, `levels`; when it
+severity or pregnancy stage the patient is outside of, `levels` (one the turn does not tell
+stays CONTRAINDICATED: the quoted sentence names the level); when it
 holds only with a medicine taken together or for an age group the patient is not known to be
 in); any other matching part is CAUTION, or NO_CHANGE_STATED when each clause naming the patient
 says, without reserve, that no change is needed ("Người suy thận: không cần chỉnh liều"), which
@@ -143,9 +144,12 @@ def _not_a_contraindication(sentence: str) -> bool:
     return any(phrase_in(tokens, p) for p in anchor_table().not_contraindication)
 
 
-def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str]) -> bool:
+def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str], may_be: bool = False) -> bool:
     """The sentence speaks of the patient's own level: it names an anchor without levels, or a
-    kidney, liver or pregnancy level the patient is inside (or names that concept with no level)."""
+    kidney, liver or pregnancy level the patient is inside (or names that concept with no level);
+    with `may_be`, also one the patient may be at ("suy thận" against "suy thận nặng", a pregnancy
+    of unknown stage against "3 tháng cuối")."""
+    accepted: tuple[str | None, ...] = (None, "inside", "unknown") if may_be else (None, "inside")
     leveled = named & SCALES.keys()
     if not leveled or named - leveled:
         return True
@@ -155,7 +159,7 @@ def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str]) -> 
         mentions = [range(m.start, m.start + m.length) for m in spans if m.value == concept]
         others = [m.start for m in spans if m.value != concept]
         bands = sentence_bands(sentence, concept, mentions, others)
-        if relation(patient_band(profile.level_text(concept), concept), bands) in (None, "inside"):
+        if relation(patient_band(profile.level_text(concept), concept), bands) in accepted:
             return True
     return False
 
@@ -198,8 +202,10 @@ def _sentence_status(
         # a bare "trẻ em", or a limit on what the turn does not give: read it, not a verdict
         contraindication = contraindication and inside is True
     elif query.facet != "interaction":
-        # a severity or stage the patient is outside of, or may be: quoted as a caution
-        contraindication = contraindication and _at_level(profile, sentence, named)
+        # A severity or stage the patient is outside of is quoted as a caution. One the turn does
+        # not tell stays a contraindication (its sentence, which names the level, is quoted): a
+        # contraindication that may apply is never shown as a caution.
+        contraindication = contraindication and _at_level(profile, sentence, named, may_be=True)
         contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet)
         if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
             return "NO_CHANGE_STATED"

@@ -85,7 +85,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             try:  # as POST /v1/chat: only an id this service issued continues a conversation
                 chat_services.require_session(service, args.session)
             except chat_services.SessionNotFound:
-                print(f"session not found: {args.session} (use the id an earlier ask printed)", file=sys.stderr)
+                print(f"session not found: {args.session} (an id an earlier ask printed)", file=sys.stderr)
                 return 2
         turn = service.turn(args.question, args.session)
         if args.json:

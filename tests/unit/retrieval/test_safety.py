@@ -167,10 +167,10 @@ def test_a_ckd_term_cannot_make_an_unrelated_interaction_look_supported(
     # Then the interaction facet found nothing: INSUFFICIENT_EVIDENCE, and no interaction part came back
     assert facet(bundle, "dronaxin", "interaction") == ("INSUFFICIENT_EVIDENCE", [])
     assert not [e for e in bundle.evidence if e.section_key == "tuong_tac_thuoc"]
-    # while the kidney term does its own job in the warnings facet: "Suy thận nặng" quoted, a
-    # caution, since the patient's severity is not stated (never a contraindication by guess)
+    # while the kidney term does its own job in the warnings facet: "Suy thận nặng" for a patient
+    # whose severity is not stated stays a contraindication (it may be theirs), quoted
     status, found = facet(bundle, "dronaxin", "warnings")
-    assert status == "CAUTION" and any("Suy thận nặng" in t for t in found)
+    assert status == "CONTRAINDICATED" and any("Suy thận nặng" in t for t in found)
 
 
 def test_the_interaction_facet_matches_the_medicine_as_a_whole_word(

@@ -147,5 +147,11 @@ def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
 
 
 __all__ = [
-    "SessionNotFound", "chat", "chat_response", "chat_service", "health", "providers_in_use", "require_session",
+    "SessionNotFound",
+    "chat",
+    "chat_response",
+    "chat_service",
+    "health",
+    "providers_in_use",
+    "require_session",
 ]
