@@ -168,7 +168,9 @@ def turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
 
 
 def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
-    return [judge(row, turn) for row, turn in zip(rows, turns([r.message for r in rows], data_dir))]
+    return [
+        judge(row, turn) for row, turn in zip(rows, turns([r.message for r in rows], data_dir), strict=True)
+    ]
 
 
 def _lengths(outcomes: Sequence[Outcome], kind: str) -> str:

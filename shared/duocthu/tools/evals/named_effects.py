@@ -93,6 +93,11 @@ def judge(row: Row, turn: ChatTurn) -> Outcome:
     return Outcome(row, len(turn.answer), section, quoted, not_stated)
 
 
+def _kind_rate(outcomes: Sequence[Outcome], kind: str) -> str:
+    chosen = [o for o in outcomes if o.row.kind == kind]
+    return rate(sum(o.section_ok for o in chosen), len(chosen))
+
+
 def figures(outcomes: Sequence[Outcome]) -> dict[str, str]:
     stated = [o for o in outcomes if o.row.section]
     unstated = [o for o in outcomes if not o.row.section]
@@ -100,10 +105,7 @@ def figures(outcomes: Sequence[Outcome]) -> dict[str, str]:
     return {
         "questions": str(len(outcomes)),
         "section found": rate(sum(o.section_ok for o in outcomes), len(outcomes)),
-        "  ADR rows": rate(sum(o.section_ok for o in stated if o.row.kind == "adr"),
-                           sum(o.row.kind == "adr" for o in stated)),  # fmt: skip
-        "  other-section rows": rate(sum(o.section_ok for o in stated if o.row.kind == "other-section"),
-                                     sum(o.row.kind == "other-section" for o in stated)),  # fmt: skip
+        **{f"  {kind} rows": _kind_rate(stated, kind) for kind in ("adr", "other-section")},
         "line quoted first": rate(sum(o.quoted for o in stated), len(stated)),
         '"not stated" said': rate(sum(o.not_stated for o in unstated), len(unstated)),
         "conditions / negations read as effects (target 0)": str(sum(o.read_as_effect for o in outcomes)),
@@ -150,7 +152,8 @@ def main(argv: Sequence[str] = ()) -> int:
     rows = [r for split in splits for r in load_gold(files[split])]
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-named-effects-") as tmp:
         outcomes = [
-            judge(row, turn) for row, turn in zip(rows, answers.turns([r.message for r in rows], Path(tmp)))
+            judge(row, turn)
+            for row, turn in zip(rows, answers.turns([r.message for r in rows], Path(tmp)), strict=True)
         ]
     print(f"one named drug, one finding: {len(rows)} questions\n")
     print(table(outcomes))
