@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS, resolve_section
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
@@ -158,8 +158,10 @@ def answer_lines(
     """The answering lines of a one-drug section question with a focus, or of "X có gây Y không?"
     (`effect_lines`); None for any other. `section_of(drug_id, section_key)` reads another section
     of the drug whole."""
-    if section_read_for(frame) == ADR_SECTION and frame.condition is not None and len(frame.drugs) == 1:
-        return effect_lines(frame, bundle, section_of)
+    condition = frame.condition
+    if section_read_for(frame) == ADR_SECTION and condition is not None and len(frame.drugs) == 1:
+        # "những phản ứng có hại" names the section, not a finding: the section answers it
+        return None if resolve_section(condition.text) else effect_lines(frame, bundle, section_of)
     section = "lieu_luong_va_cach_dung" if frame.turn_type == "dosing_calc" else frame.attribute
     if frame.turn_type not in ("drug_attribute", "dosing_calc") or len(frame.drugs) != 1 or not section:
         return None
