@@ -240,3 +240,17 @@ def test_a_focused_question_quotes_its_answering_line_first_with_its_chip(page: 
     assert order[:2] == ["answer-lines", "chips"], order
     # the whole section still follows, collapsible
     expect(reply.locator("details.section").first).to_contain_text("Bảng liều theo cân nặng")
+
+
+def test_an_effect_stated_outside_the_adr_list_is_quoted_first_with_its_source(page: Page) -> None:
+    ask(page, "Amiodaron có gây kéo dài khoảng QT không?")
+    reply = page.locator(".reply").last
+    expect(reply.locator(".lead-heading")).to_contain_text("Dược lý và cơ chế tác dụng")
+    expect(reply.locator(".answer-lines li q").first).to_contain_text("khoảng QT kéo dài trên điện tâm đồ")
+    # its section is not quoted below, so its page stands beside it; the ADR silence says so
+    expect(reply.locator(".answer-lines li cite").first).to_contain_text("tr. 449")
+    expect(reply.locator(".lead.answering")).to_contain_text("không nêu “khoảng QT kéo dài”")
+    order = reply.evaluate(
+        "r => [...r.querySelectorAll('.answer-lines, .chips, details.section')].map(e => e.className)"
+    )
+    assert order[:2] == ["answer-lines", "chips"], order

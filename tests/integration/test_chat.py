@@ -350,7 +350,7 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
         # the ADR section of a named drug, asked with a finding
         (
             "Captopril có gây ho khan không?",
-            "Mục “Tác dụng không mong muốn (ADR)” của Captopril có nêu “ho khan”",
+            "Mục “Tác dụng không mong muốn (ADR)” của Captopril nêu “ho khan”:",
         ),
         (
             "Ibuprofen có gây loét dạ dày không?",
@@ -359,7 +359,7 @@ def test_a_drug_that_only_rarely_causes_a_finding_is_never_a_drug_for_it(service
         # the words after the finding narrow it for a named drug too: "chảy máu cam", not any bleeding
         (
             "Aspirin có gây chảy máu cam không?",
-            "Mục “Tác dụng không mong muốn (ADR)” của Acid acetylsalicylic có nêu “chảy máu cam”",
+            "Mục “Tác dụng không mong muốn (ADR)” của Acid acetylsalicylic nêu “chảy máu cam”:",
         ),
         # "hầu như không gây kích ứng dạ dày"
         (
@@ -373,7 +373,9 @@ def test_does_x_treat_or_cause_y_opens_with_how_its_section_names_y(
 ) -> None:
     turn = service.turn(question)
     assert turn.frame is not None and turn.frame.turn_type in ("drug_to_condition", "drug_attribute")
-    assert turn.answer.splitlines()[0].startswith(first_line)
+    # a "gây" question not stated as the drug's effect opens with the sections read (answer.lines)
+    lead = turn.answer.splitlines()[: 1 if turn.frame.turn_type == "drug_to_condition" else 2]
+    assert any(line.startswith(first_line) for line in lead)
     asked = "chi_dinh" if turn.frame.turn_type == "drug_to_condition" else turn.frame.attribute
     assert asked in {e.section_key for e in turn.bundle.evidence}  # the section itself is quoted
 
@@ -535,3 +537,40 @@ def test_a_population_question_always_carries_the_whole_contraindication_section
     contraindications = service.retrieval.store.find_by_section("loperamid", "chong_chi_dinh")
     assert contraindications
     assert {p.id for p in contraindications} <= {e.id for e in turn.bundle.evidence}
+
+
+def test_a_named_drugs_effect_the_adr_list_omits_is_quoted_from_the_section_that_states_it(
+    service: ChatService,
+) -> None:
+    # amiodaron's ADR list is silent on QT; its Dược lý states "khoảng QT kéo dài trên điện tâm đồ"
+    turn = service.turn("Amiodaron có gây kéo dài khoảng QT không?")
+    found = turn.answer_lines
+    assert found is not None and found.other_section_key == "duoc_ly_va_co_che_tac_dung"
+    assert [line.section_key for line in found.lines] == ["duoc_ly_va_co_che_tac_dung"]
+    assert "khoảng QT kéo dài trên điện tâm đồ" in found.lines[0].text
+    lead = turn.answer.splitlines()
+    assert lead[0] == "Mục “Dược lý và cơ chế tác dụng” của Amiodaron nêu “khoảng QT kéo dài”:"
+    assert lead[1].startswith("- “Hậu quả là") and "tr. 449" in lead[1]
+    assert lead[2].startswith(
+        "Mục “Tác dụng không mong muốn (ADR)” của Amiodaron không nêu “khoảng QT kéo dài”"
+    )
+    assert "tac_dung_khong_mong_muon" in {e.section_key for e in turn.bundle.evidence}  # quoted as before
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Salbutamol có gây kéo dài khoảng QT không?",  # Thận trọng: "ở người bệnh ... khoảng QT kéo dài"
+        "Cetirizin có làm kéo dài khoảng QT không?",  # Dược lý: "không làm kéo dài khoảng QT"
+        "Paracetamol có gây rụng tóc không?",  # named nowhere
+    ],
+)
+def test_a_finding_no_section_states_as_the_drugs_effect_names_the_sections_read_never_a_no(
+    service: ChatService, question: str
+) -> None:
+    turn = service.turn(question)
+    found = turn.answer_lines
+    assert found is not None and found.not_said and found.lines == ()
+    first = turn.answer.splitlines()[0]
+    assert first.startswith("Các mục “Tác dụng không mong muốn (ADR)”, “Thận trọng” và “Dược lý")
+    assert "không gây" not in first and "an toàn" not in first

@@ -7,6 +7,13 @@ sentences of the section that does say something about it, contraindications fir
 precautions ("thận trọng" for a hepatic dose question), if any. Never "safe": a section that says
 nothing says nothing.
 
+"X có gây Y không?" about one drug reads, as the which-drugs lookup does, X's ADR list, then its
+Thận trọng and Dược lý where they state Y as X's effect (`reverse.with_section_reading`); the
+sentence stating it is quoted first with its section, and an ADR list silent on Y says so in a line
+of its own. When no section read states it (it may name Y as the patient's condition, in a
+comparison or a negation), one line names the sections read, never "X does not cause Y": the
+formulary may word it otherwise.
+
 The lines travel in the chat response as `answer_lines` (`AnswerLines`), for a page to show them
 apart from the quoted sections.
 """
@@ -19,7 +26,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS, resolve_section
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
@@ -27,11 +34,18 @@ from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import anchor_table
 from duocthu.retrieval.interactions import phrase_in
+from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
+from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases, section_read_for
+from duocthu.retrieval.reverse.wordings import wordings_of
 
 # The sections that may say what the asked one does not, in the order they are read.
 OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
 MAX_LINES = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE = re.compile(r"(?<=;)\s+")
+# An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
+# the clause that states the finding (the whole section follows it)
+LONG_SENTENCE = 240
 _BAND = re.compile(r"(\d+(?:[.,]\d+)?)\s*[–-]\s*(\d+(?:[.,]\d+)?)\s*kg")
 _OPEN_BAND = re.compile(r"\b(trên|từ|dưới)\s+(\d+(?:[.,]\d+)?)\s*kg")
 STATE_NAMES = {
@@ -66,6 +80,9 @@ class AnswerLines(_Model):
     lines: tuple[AnswerLine, ...] = ()  # the answering sentences, the asked section's or the other's
     not_said: bool = False  # the asked section has no sentence on the state asked
     other_section_key: str | None = None  # the section the lines come from when not_said
+    # "X có gây Y không?": the sections read for the drug's effect, in order (ADR, Thận trọng,
+    # Dược lý); empty for a focused section question
+    read_sections: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -138,8 +155,13 @@ def answer_lines(
     bundle: EvidenceBundle,
     section_of: Callable[[str, str], Sequence[EvidenceItem]],
 ) -> AnswerLines | None:
-    """The answering lines of a one-drug section question with a focus; None without a focus.
-    `section_of(drug_id, section_key)` reads another section of the drug whole."""
+    """The answering lines of a one-drug section question with a focus, or of "X có gây Y không?"
+    (`effect_lines`); None for any other. `section_of(drug_id, section_key)` reads another section
+    of the drug whole."""
+    condition = frame.condition
+    if section_read_for(frame) == ADR_SECTION and condition is not None and len(frame.drugs) == 1:
+        # "những phản ứng có hại" names the section, not a finding: the section answers it
+        return None if resolve_section(condition.text) else effect_lines(frame, bundle, section_of)
     section = "lieu_luong_va_cach_dung" if frame.turn_type == "dosing_calc" else frame.attribute
     if frame.turn_type not in ("drug_attribute", "dosing_calc") or len(frame.drugs) != 1 or not section:
         return None
@@ -185,9 +207,91 @@ def answer_lines(
     return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), not_said=True)
 
 
+def _quotable(pairs: Sequence[tuple[EvidenceItem, str]]) -> list[tuple[EvidenceItem, str]]:
+    """Sentences, a long one cut into its ";" clauses."""
+    return [(i, c) for i, s in pairs for c in (_CLAUSE.split(s) if len(s) > LONG_SENTENCE else [s])]
+
+
+def _states(sentence: str, section_key: str, phrase: str) -> bool:
+    """Whether the sentence states the phrase (in any of its wordings) as its section reads it:
+    the ADR list as a reaction, Thận trọng and Dược lý as the drug's effect (`reverse.reading`)."""
+    for wording in wordings_of(phrase):
+        for lenient in (False, True) if allows_lenient(words(wording)) else (False,):
+            if section_key == ADR_SECTION:
+                position = first_mention(sentence, wording, section_key, lenient)[0]
+            else:
+                position = states_effect(sentence, wording, lenient)
+            if position >= 0:
+                return True
+    return False
+
+
+def effect_lines(
+    frame: QueryFrame, bundle: EvidenceBundle, section_of: Callable[[str, str], Sequence[EvidenceItem]]
+) -> AnswerLines:
+    """ "X có gây Y không?": the sentences of the section that states Y as X's effect (the one
+    `with_section_reading` put X under), or none (`not_said`, the sections read named)."""
+    drug = frame.drugs[0]
+    condition = frame.condition
+    asked = (condition.normalized or condition.text) if condition else ""
+    read = (ADR_SECTION, *EFFECT_SECTIONS)
+    found = next((d for d in bundle.ranked_drugs if d.drug_id == drug), None)
+    section = found.section_key if found else None
+    if found is None or section not in read:
+        return AnswerLines(
+            drug_id=drug, section_key=ADR_SECTION, focus=(asked,), not_said=True, read_sections=read
+        )
+    parts = bundle.evidence if section == ADR_SECTION else section_of(drug, section)
+    pairs = _quotable(_sentences([p for p in parts if p.id in found.evidence_ids]))
+    phrases = dict.fromkeys((*relation_phrases(frame), *relation_phrases(frame, narrowed=False)))
+    for phrase in phrases:
+        stating = [(i, s) for i, s in pairs if _states(s, section, phrase)]
+        if stating:
+            return AnswerLines(
+                drug_id=drug, section_key=ADR_SECTION, focus=(phrase,), not_said=section != ADR_SECTION,
+                lines=tuple(_line(i, s) for i, s in stating[:MAX_LINES]),
+                other_section_key=None if section == ADR_SECTION else section, read_sections=read,
+            )  # fmt: skip
+    # found by the section's reading of the whole part, not of one sentence: nothing to quote apart
+    other = None if section == ADR_SECTION else section
+    return AnswerLines(
+        drug_id=drug, section_key=ADR_SECTION, focus=(asked,), other_section_key=other, read_sections=read
+    )
+
+
+def _effect_text(found: AnswerLines, drug_name: str) -> list[str]:
+    asked = ", ".join(found.focus)
+    if not found.lines:
+        if found.not_said:
+            names = [f"“{SECTION_HEADINGS[key]}”" for key in found.read_sections]
+            return [
+                f"Các mục {', '.join(names[:-1])} và {names[-1]} của {drug_name} không nêu “{asked}” là tác "
+                f"dụng của thuốc. Dược thư có thể ghi bằng từ khác, nên hãy đọc toàn văn mục "
+                f"“{SECTION_HEADINGS[found.section_key]}” dưới đây."
+            ]
+        if found.other_section_key:  # that section is not quoted below
+            stated_in = SECTION_HEADINGS[found.other_section_key]
+            return [f"Mục “{stated_in}” của {drug_name} có nêu “{asked}”; hãy đọc mục đó trong chuyên luận."]
+        heading = SECTION_HEADINGS[found.section_key]
+        return [f"Mục “{heading}” của {drug_name} có nêu “{asked}” (xem trích dẫn dưới đây)."]
+    stated_in = found.lines[0].section_key
+    out = [f"Mục “{SECTION_HEADINGS[stated_in]}” của {drug_name} nêu “{asked}”:"]
+    out += [f"- “{line.text}” ({line.citation})" for line in found.lines]
+    if found.not_said:
+        out.append(
+            f"Mục “{SECTION_HEADINGS[found.section_key]}” của {drug_name} không nêu “{asked}”; toàn văn mục "
+            "đó được trích dưới đây."
+        )
+    else:
+        out.append("Toàn văn mục được trích dưới đây.")
+    return out
+
+
 def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
     """The reply's opening lines: the answering sentences with their citations, or one line that
     the section does not say, then what the section that does say says."""
+    if found.read_sections:
+        return _effect_text(found, drug_name)
     heading = SECTION_HEADINGS[found.section_key]
     asked = ", ".join(found.focus)
     out: list[str] = []

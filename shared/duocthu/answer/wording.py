@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu.answer.patient_table import PatientTable
-from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
@@ -241,6 +241,8 @@ class ReplyWording:
         # what was searched: "phù" for "phù cổ chân", "chảy máu cam" narrowed
         found = " ".join(w for w in (condition.normalized or asked, condition.subtype) if w)
         if bundle.ranked_drugs:
+            if section_key == ADR_SECTION:
+                return None  # the section stating it, and its sentence, lead the reply (answer.lines)
             return f"Mục “{heading}” của {drug} có nêu “{found}” (xem trích dẫn dưới đây)."
         if bundle.incidental_drugs:
             return (

@@ -74,9 +74,13 @@ function answeringLines(reply, lead) {
   box.append(el("p", "lead-heading", heading));
   const list = el("ul", "answer-lines");
   list.setAttribute("aria-label", "Câu trả lời trong mục");
+  // a line from a section not quoted below (Dược lý for "X có gây Y không?") has no chip: its source
+  // stands beside it
+  const quoted = new Set(reply.bundle.evidence.map((item) => item.id));
   for (const line of reply.answer_lines.lines) {
     const row = el("li");
     row.append(el("q", null, line.text));
+    if (!quoted.has(line.evidence_id)) row.append(el("cite", null, ` (${line.citation})`));
     list.append(row);
   }
   box.append(list);

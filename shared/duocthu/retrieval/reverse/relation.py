@@ -263,29 +263,65 @@ def with_section_reading(
     `ranked_drugs`); in chỉ định, only inside another disease's name or as a risk (in
     `incidental_drugs`); only as a wider finding holding Y (in `wider_drugs`, with the section's
     words: "loét và xuất huyết tiêu hóa" for "loét dạ dày"); or in none of the formulary's
-    wordings of Y (none of them). The section searched is the frame's relation's."""
-    searches = relation_searches(frame)
-    if not searches or bundle.decision == "ABSTAIN":
+    wordings of Y (none of them). The section searched is the frame's relation's; for "X có gây Y
+    không?" an ADR list silent on Y is followed, as the which-drugs lookup follows it, by X's
+    Thận trọng and Dược lý where they state Y as X's effect (`ranked_drugs` names the section).
+    Words that narrow Y but that no drug's section writes ("hạ natri máu phải") are dropped, as
+    `retrieve_for_relation` drops them."""
+    if bundle.decision == "ABSTAIN":
         return bundle
-    search = searches[0]
+    searches = _named_drug_searches(store, frame)
+    for search in searches:
+        found = _named_drug_hits(store, drug_id, search)
+        if found:
+            return bundle.model_copy(update=found)
+    found_wider = _found_wider(store, searches[:1], counted=set())
+    wider = [
+        d.model_copy(update={"evidence_ids": (hit.id,)}) for d, hit in found_wider if d.drug_id == drug_id
+    ]
+    return bundle.model_copy(update={"wider_drugs": tuple(wider[:1])}) if wider else bundle
+
+
+def _named_drug_searches(store: VectorStore, frame: QueryFrame) -> list[RelationSearch]:
+    """The relation's own section, then (for "X có gây Y không?") the sections read for the drug's
+    own effect; narrowed unless no drug's section writes the narrowed form."""
+
+    def read(narrowed: bool) -> list[RelationSearch]:
+        return [s for i, s in enumerate(relation_searches(frame, narrowed)) if i == 0 or s.effect]
+
+    searches = read(True)
+    if not _narrowing(frame):
+        return searches
+    known = any(
+        find_by_indication(store, phrase, section_key=search.section_key, limit=1, effect=search.effect)
+        for search in searches
+        for phrase in search.phrases
+    )
+    return searches if known else read(False)
+
+
+def _named_drug_hits(
+    store: VectorStore, drug_id: str, search: RelationSearch
+) -> dict[str, tuple[RankedDrug]]:
+    """The bundle fields that say the drug's section of `search` names its phrase: the drug in
+    `ranked_drugs`, or `incidental_drugs` for a chỉ định mention inside another disease or as a
+    risk; {} when the section does not name it."""
     hits = [
         hit
         for phrase in search.phrases
         if is_searchable(phrase)
-        for hit in find_by_indication(store, phrase, section_key=search.section_key)
+        for hit in find_by_indication(store, phrase, section_key=search.section_key, effect=search.effect)
         if hit.drug_id == drug_id
     ]
-    if hits:
-        best = max(hit.score for hit in hits)
-        drug = RankedDrug(
-            drug_id=drug_id,
-            display_name=hits[0].display_name,
-            score=best,
-            section_key=search.section_key,
-            evidence_ids=tuple(dict.fromkeys(hit.id for hit in hits)),
-        )
-        apart = search.section_key == INDICATION_SECTION and best <= SECONDARY_WEIGHT
-        return bundle.model_copy(update={"incidental_drugs" if apart else "ranked_drugs": (drug,)})
-    found = _found_wider(store, [search], counted=set())
-    wider = [d.model_copy(update={"evidence_ids": (hit.id,)}) for d, hit in found if d.drug_id == drug_id]
-    return bundle.model_copy(update={"wider_drugs": tuple(wider[:1])}) if wider else bundle
+    if not hits:
+        return {}
+    best = max(hit.score for hit in hits)
+    drug = RankedDrug(
+        drug_id=drug_id,
+        display_name=hits[0].display_name,
+        score=best,
+        section_key=search.section_key,
+        evidence_ids=tuple(dict.fromkeys(hit.id for hit in hits)),
+    )
+    apart = search.section_key == INDICATION_SECTION and best <= SECONDARY_WEIGHT
+    return {"incidental_drugs" if apart else "ranked_drugs": (drug,)}

@@ -164,7 +164,8 @@ def judge(row: Row, turn: ChatTurn) -> Outcome:
     return out
 
 
-def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+def turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
+    """Each message as a first chat turn, on a fresh index of the sample formulary in `data_dir`."""
     settings = Settings(data_dir=data_dir)
     store = EdgeStore(data_dir)
     try:
@@ -174,9 +175,15 @@ def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
     runtime = build_runtime(settings)
     try:
         service = chat_services.chat_service(runtime)
-        return [judge(row, service.turn(row.message, history=[])) for row in rows]
+        return [service.turn(message, history=[]) for message in messages]
     finally:
         runtime.store.close()
+
+
+def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+    return [
+        judge(row, turn) for row, turn in zip(rows, turns([r.message for r in rows], data_dir), strict=True)
+    ]
 
 
 def _lengths(outcomes: Sequence[Outcome], kind: str) -> str:
