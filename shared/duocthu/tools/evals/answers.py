@@ -151,7 +151,8 @@ def judge(row: Row, turn: ChatTurn) -> Outcome:
     return out
 
 
-def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+def run_turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
+    """Each message as a first turn of the chat service, on a fresh index of the sample in `data_dir`."""
     settings = Settings(data_dir=data_dir)
     store = EdgeStore(data_dir)
     try:
@@ -161,9 +162,14 @@ def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
     runtime = build_runtime(settings)
     try:
         service = chat_services.chat_service(runtime)
-        return [judge(row, service.turn(row.message, history=[])) for row in rows]
+        return [service.turn(message, history=[]) for message in messages]
     finally:
         runtime.store.close()
+
+
+def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+    turns = run_turns([row.message for row in rows], data_dir)
+    return [judge(row, turn) for row, turn in zip(rows, turns, strict=True)]
 
 
 def _lengths(outcomes: Sequence[Outcome], kind: str) -> str:
