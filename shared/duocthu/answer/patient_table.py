@@ -10,14 +10,13 @@ The statuses say where the formulary speaks about this patient, never a verdict:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
+from duocthu.answer.indication_lines import CLOSING, NOT_FOUND, REPLY_TARGET, indication_line
+from duocthu.answer.indication_lines import pages as _pages
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.text import fold, words
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.reverse.reading import phrase_position
-from duocthu.retrieval.reverse.wordings import wordings_of
 
 FACET_HEADINGS = {
     "interaction": "Thuốc đang dùng",
@@ -31,15 +30,12 @@ STATUS_WORDS = {
     "CAUTION": "THẬN TRỌNG",
     "SUPPORTED": "có nêu",
 }
-NOT_CHECKED = "–"
-# The reply's target length (docs/quality.md): the quoted sentences get what the lines before them
-# and the closing notice leave, never less than MIN_QUOTES characters (one sentence always goes in).
-REPLY_TARGET = 3000
-CLOSING = 120  # the sample notice after the table
+NOT_CHECKED = NOT_FOUND
+# The quoted sentences get what the lines before them and the closing notice leave of the reply's
+# target, never less than MIN_QUOTES characters (one sentence always goes in).
 MIN_QUOTES = 500
 BEYOND = 450  # room kept for the line naming the parts beyond the budget
 _SEVERITY = {"CONTRAINDICATED": 2, "CAUTION": 1}
-LINE_WINDOW = 72  # characters of the chỉ định line shown around the condition
 
 
 def facet_word(facet: FacetAssessment | None) -> str:
@@ -48,34 +44,6 @@ def facet_word(facet: FacetAssessment | None) -> str:
     if facet.status in STATUS_WORDS:
         return STATUS_WORDS[facet.status]
     return "không có mục" if facet.section_absent else "mục không nêu"
-
-
-def indication_line(items: Sequence[EvidenceItem], condition: str | None) -> str:
-    """The sentence of the drug's chỉ định that names the condition, clipped around it ("…")."""
-    wordings = wordings_of(condition) if condition else ()
-    for item in items:
-        text = item.text.split("】 ", 1)[-1]
-        for sentence in text.replace("\n", " ").split(". "):
-            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return _clip(sentence, wordings)
-    return NOT_CHECKED
-
-
-def _clip(sentence: str, wordings: Sequence[str]) -> str:
-    if len(sentence) <= LINE_WINDOW:
-        return f"“{sentence.rstrip('.')}”"
-    folded = fold(sentence)
-    at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
-    start = max(0, at - LINE_WINDOW // 3)
-    end = min(len(sentence), start + LINE_WINDOW)
-    head = "…" if start else ""
-    tail = "…" if end < len(sentence) else ""
-    return f"“{head}{sentence[start:end].strip()}{tail}”"
-
-
-def _pages(items: Sequence[EvidenceItem]) -> str:
-    pages = sorted({ref.page_start for item in items for ref in item.source_refs})
-    return ", ".join(str(p) for p in pages) or NOT_CHECKED
 
 
 class PatientTable:
