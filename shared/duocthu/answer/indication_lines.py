@@ -64,6 +64,11 @@ def _clip(sentence: str, wordings: Sequence[str], window: int) -> str:
     at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
     start = max(0, at - window // 3)
     end = min(len(sentence), start + window)
+    # at word edges: a clipped line never opens or closes inside a word
+    if start:
+        start = sentence.find(" ", start, at) + 1 or start
+    if end < len(sentence):
+        end = sentence.rfind(" ", max(start, at), end) if " " in sentence[max(start, at) : end] else end
     head = "…" if start else ""
     tail = "…" if end < len(sentence) else ""
     return f"“{head}{sentence[start:end].strip()}{tail}”"

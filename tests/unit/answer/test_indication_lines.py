@@ -72,3 +72,19 @@ def test_a_part_that_does_not_name_the_condition_shows_its_opening() -> None:
     assert LINES.lines(found, "tăng huyết áp")[2].endswith(
         "(không có câu nêu đúng tình trạng này; đầu đoạn:) “Điều trị cơn đau thắt ngực ổn định”"
     )
+
+
+def test_a_clipped_line_opens_and_closes_at_word_edges() -> None:
+    text = (
+        "Do nguy cơ "
+        + "tác dụng kéo dài, " * 10
+        + "thuốc dùng cho nhiễm khuẩn nặng "
+        + "khi khác, " * 10
+        + "."
+    )
+    line = indication_line([item("x", 0, text, 1)], "nhiễm khuẩn")
+    shown = line.removeprefix("“…").removesuffix("…”").split()
+    opened, closed = shown[0], shown[-1]
+    words = text.replace(",", " ").split()
+    assert line.startswith("“…") and line.endswith("…”") and "nhiễm khuẩn" in line
+    assert opened.rstrip(",") in words and closed.rstrip(",") in words
