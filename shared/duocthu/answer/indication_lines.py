@@ -98,14 +98,14 @@ class WhichDrugLines:
         if not shown:
             return []
         by_id = {item.id: item for item in bundle.evidence}
-        read = [(drug, ranked, *self._parts(drug, asked, by_id)) for drug, asked, ranked in shown]
-        count = sum(max(1, len(items)) for _, _, items, _, _ in read)
+        read = [(drug, asked, ranked, *self._parts(drug, asked, by_id)) for drug, asked, ranked in shown]
+        count = sum(max(1, len(items)) for *_, items, _ in read)
         share = (REPLY_TARGET - used - CLOSING - SOURCE * len(shown)) // count
         window = max(LINE_WINDOW, min(LONGEST_LINE, share))
         lines = ["", f"Câu trong mục “{HEADING}” nêu tình trạng này (toàn mục: nút bên dưới):"]
-        for drug, ranked, items, asked, directness in read:
-            quotes = [indication_line([item], asked, window) for item in items]
-            if quotes in ([], [NOT_FOUND]) and items:
+        for drug, asked, ranked, items, directness in read:
+            quotes = [indication_line([item], asked, window) for item in items] or [NOT_FOUND]
+            if quotes == [NOT_FOUND] and items:
                 # a dense hit: no sentence names it, so the part's opening shows why it was found
                 quotes = [
                     f"(không có câu nêu đúng tình trạng này; đầu đoạn:) {opening_line(items[0], window)}"
@@ -118,18 +118,18 @@ class WhichDrugLines:
     @staticmethod
     def _parts(
         drug: RankedDrug, asked: str | None, by_id: Mapping[str, EvidenceItem]
-    ) -> tuple[list[EvidenceItem], str | None, str]:
-        """The drug's chỉ định parts that name `asked`, the most direct first (then by score), the
-        phrase, and how directly the first names it."""
+    ) -> tuple[list[EvidenceItem], str]:
+        """The drug's chỉ định parts that name `asked` (else its first), the most direct first
+        (then by score), and how directly the first names it."""
         items = [
             by_id[i] for i in drug.evidence_ids if i in by_id and by_id[i].section_key == INDICATION_SECTION
         ]
         if not asked:
-            return items[:1], asked, "direct"
+            return items[:1], "direct"
         read = {item.id: part_directness(item.text, asked) for item in items}
         naming = [item for item in items if indication_line([item], asked) != NOT_FOUND] or items[:1]
         naming.sort(key=lambda item: RANK[read[item.id] or "direct"])  # stable: the score breaks ties
-        return naming, asked, (read[naming[0].id] or "direct") if naming else "direct"
+        return naming, (read[naming[0].id] or "direct") if naming else "direct"
 
     def quick_replies(self, bundle: EvidenceBundle) -> list[str]:
         """One per drug quoted: its whole chỉ định section."""
