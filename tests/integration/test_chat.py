@@ -234,6 +234,22 @@ def test_condition_to_drug_lists_drugs_from_their_indications(service: ChatServi
     assert "không phải khuyến cáo" in turn.answer
 
 
+def test_a_which_drug_answer_quotes_the_line_naming_the_condition_never_whole_sections(
+    service: ChatService,
+) -> None:
+    turn = service.turn("Thuốc nào điều trị tăng huyết áp?")
+    ranked = [d.drug_id for d in turn.bundle.ranked_drugs]
+    # resistant hypertension and "usually combined" come after every drug whose chỉ định is for it
+    assert set(ranked[-2:]) == {"spironolacton", "furosemid"}
+    assert "- Spironolacton – Chỉ định – tr. 379 (nêu như lựa chọn" in turn.answer
+    assert "“Tăng huyết áp kháng trị, khi huyết áp chưa kiểm soát được" in turn.answer
+    # each section stays the evidence, a quick reply away, never pasted
+    parts = [e.text for e in turn.bundle.evidence if e.drug_id == "captopril"]
+    assert parts and not any(part in turn.answer for part in parts) and turn.citations
+    assert "Chỉ định của Captopril" in turn.quick_replies
+    assert len(turn.answer) <= 3000 and "không phải khuyến cáo" in turn.answer
+
+
 def test_condition_relation_reads_the_relation_section_never_the_indication(service: ChatService) -> None:
     turn = service.turn("Thuốc nào gây ho khan?")
     assert turn.frame is not None and turn.frame.condition_relation == "adverse_effect"

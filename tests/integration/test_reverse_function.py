@@ -48,9 +48,12 @@ def test_condition_frame_ranks_the_drugs_indicated_for_it() -> None:
     assert status == 200 and bundle["decision"] == "ANSWERABLE" and bundle["ordering"] == "keyword"
     ranked = [d["drug_id"] for d in bundle["ranked_drugs"]]
     assert set(ranked) >= HYPERTENSION and len(ranked) <= 8
-    assert [d["score"] for d in bundle["ranked_drugs"]] == sorted(
-        (d["score"] for d in bundle["ranked_drugs"]), reverse=True
-    )
+    # the second-line uses ("Tăng huyết áp kháng trị", "thường phối hợp") after the direct ones,
+    # each group by score
+    direct, second_line = bundle["ranked_drugs"][:-2], bundle["ranked_drugs"][-2:]
+    assert {d["drug_id"] for d in second_line} == {"spironolacton", "furosemid"}
+    for group in (direct, second_line):
+        assert [d["score"] for d in group] == sorted((d["score"] for d in group), reverse=True)
     assert {e["section_key"] for e in bundle["evidence"]} == {"chi_dinh"}
     assert all(1 <= len(d["evidence_ids"]) <= 2 for d in bundle["ranked_drugs"])
     ids = [i for d in bundle["ranked_drugs"] for i in d["evidence_ids"]]

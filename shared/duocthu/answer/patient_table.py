@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from duocthu.answer.indication_lines import CLOSING, NOT_FOUND, REPLY_TARGET, indication_line
+from duocthu.answer.indication_lines import pages as _pages
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.text import fold, words
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.reverse.reading import phrase_position
-from duocthu.retrieval.reverse.wordings import wordings_of
 from duocthu.retrieval.safety import no_change_words
 
 FACET_HEADINGS = {
@@ -34,15 +33,11 @@ STATUS_WORDS = {
     "CAUTION": "THẬN TRỌNG",
     "SUPPORTED": "có nêu",
 }
-NOT_CHECKED = "–"
-# The reply's target length (docs/quality.md): the quoted sentences get what the lines before them
-# and the closing notice leave, never less than MIN_QUOTES characters (one sentence always goes in).
-REPLY_TARGET = 3000
-CLOSING = 120  # the sample notice after the table
+NOT_CHECKED = NOT_FOUND
+# The quoted sentences get what the lines before them and the closing notice leave of the reply's
+# target, never less than MIN_QUOTES characters (one sentence always goes in).
 MIN_QUOTES = 500
-BEYOND = 450  # room kept for the line naming the parts beyond the budget
 _SEVERITY = {"CONTRAINDICATED": 2, "CAUTION": 1}
-LINE_WINDOW = 72  # characters of the chỉ định line shown around the condition
 
 
 def facet_word(facet: FacetAssessment | None) -> str:
@@ -54,34 +49,6 @@ def facet_word(facet: FacetAssessment | None) -> str:
         said = next((w for q in facet.quotes if (w := no_change_words(q))), "không cần chỉnh liều")
         return f"Dược thư ghi: “{said}”"
     return "không có mục" if facet.section_absent else "mục không nêu"
-
-
-def indication_line(items: Sequence[EvidenceItem], condition: str | None) -> str:
-    """The sentence of the drug's chỉ định that names the condition, clipped around it ("…")."""
-    wordings = wordings_of(condition) if condition else ()
-    for item in items:
-        text = item.text.split("】 ", 1)[-1]
-        for sentence in text.replace("\n", " ").split(". "):
-            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return _clip(sentence, wordings)
-    return NOT_CHECKED
-
-
-def _clip(sentence: str, wordings: Sequence[str]) -> str:
-    if len(sentence) <= LINE_WINDOW:
-        return f"“{sentence.rstrip('.')}”"
-    folded = fold(sentence)
-    at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
-    start = max(0, at - LINE_WINDOW // 3)
-    end = min(len(sentence), start + LINE_WINDOW)
-    head = "…" if start else ""
-    tail = "…" if end < len(sentence) else ""
-    return f"“{head}{sentence[start:end].strip()}{tail}”"
-
-
-def _pages(items: Sequence[EvidenceItem]) -> str:
-    pages = sorted({ref.page_start for item in items for ref in item.source_refs})
-    return ", ".join(str(p) for p in pages) or NOT_CHECKED
 
 
 class PatientTable:
@@ -145,22 +112,27 @@ class PatientTable:
             for drug, status, line in self._drug_quotes(assessment, by_id)
         ]
         found.sort(key=lambda f: (-f[0], f[1]))
-        used = 0
+        used = len("\nTrích dẫn về người bệnh này:\n")
         quoted: set[tuple[str, str]] = set()
-        beyond: list[str] = []
-        for _, _, drug, line in found:
-            if used + len(line) + 1 <= budget - BEYOND or not quoted:
+        named = [(self.name(drug), line.split(': “', 1)[0].removeprefix("- ")) for _, _, drug, line in found]
+        beyond: list[tuple[str, str]] = []  # (drug, "Thận trọng (tr. 357)") named, not quoted
+        for n, (_, _, drug, line) in enumerate(found):
+            # room for the line that would name everything not quoted yet, should none more fit
+            reserve = len(_beyond_line([*beyond, *named[n + 1 :]]))
+            heading = 0 if any(d == drug for d, _ in quoted) else len(f"【{self.name(drug)}】\n")
+            cost = len(line) + 1 + heading
+            if used + cost + reserve <= budget or not quoted:
                 quoted.add((drug, line))
-                used += len(line)
+                used += cost
             else:
-                beyond.append(f"{self.name(drug)}: {line.split(': “', 1)[0].removeprefix('- ')}")
+                beyond.append(named[n])
         lines = ["", "Trích dẫn về người bệnh này:"] if quoted else []
         for assessment in bundle.candidate_statuses:
             own = [line for drug, _, line in self._drug_quotes(assessment, by_id) if (drug, line) in quoted]
             if own:
                 lines += [f"【{self.name(assessment.drug_id)}】", *own]
         if beyond:
-            lines.append(f"Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): {'; '.join(beyond)}.")
+            lines.append(_beyond_line(beyond))
         return lines
 
     @staticmethod
@@ -182,3 +154,15 @@ class PatientTable:
     def quick_replies(self, bundle: EvidenceBundle) -> list[str]:
         """One per checked drug: its whole contraindication section."""
         return [f"Chống chỉ định của {self.name(c.drug_id)}" for c in bundle.candidate_statuses]
+
+
+def _beyond_line(named: Sequence[tuple[str, str]]) -> str:
+    """The parts about the patient not quoted, by drug: "Captopril: Thận trọng (tr. 357), Liều
+    lượng và cách dùng (tr. 361); …" ("" when there are none)."""
+    if not named:
+        return ""
+    by_drug: dict[str, list[str]] = {}
+    for drug, where in named:
+        by_drug.setdefault(drug, []).append(where)
+    listed = "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in by_drug.items())
+    return f"Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): {listed}."

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from duocthu.answer.generation import SAMPLE_NOTICE, VERIFY_NOTICE, Answer, citations_of
+from duocthu.answer.indication_lines import WhichDrugLines
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
 from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.wording import ABSTAIN_REPLIES, DRUGLESS_TURNS, SMALLTALK_REPLY, ReplyWording
@@ -22,6 +23,7 @@ from duocthu.core.vocabulary import Reason, SubjectScope, SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
+from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.store.sessions import (
@@ -177,7 +179,14 @@ class ChatService:
         preface = self.wording.preface(frame, bundle, reading)
         if bundle.candidate_statuses:
             # a patient case: the compact table and its quoted sentences, never every part in full
-            return self._patient_turn(frame, bundle, preface)
+            table = PatientTable(self.wording.titles)
+            return self._compact_turn(frame, bundle, preface, table.quick_replies(bundle))
+        if frame.turn_type in REVERSE_TURNS and (bundle.ranked_drugs or bundle.wider_drugs):
+            # a which-drug list: per drug the sentence naming the condition, never every chỉ định in full
+            quotes = WhichDrugLines(self.wording.titles)
+            used = sum(len(line) + 1 for line in preface)
+            lines = [*preface, *quotes.lines(bundle, indication_of(frame), used)]
+            return self._compact_turn(frame, bundle, lines, quotes.quick_replies(bundle))
         found = answer_lines(frame, reading, bundle, self._section)
         if found is not None:
             preface = [*lines_text(found, self.wording.names([found.drug_id])), *preface]
@@ -191,12 +200,14 @@ class ChatService:
     def _section(self, drug_id: str, section_key: str) -> tuple[EvidenceItem, ...]:
         return self.retrieval.by_section(drug_id, section_key).evidence
 
-    def _patient_turn(self, frame: QueryFrame, bundle: EvidenceBundle, preface: Sequence[str]) -> ChatTurn:
+    def _compact_turn(
+        self, frame: QueryFrame, bundle: EvidenceBundle, body: Sequence[str], replies: Sequence[str]
+    ) -> ChatTurn:
+        """A reply of quoted lines only (the whole sections stay its evidence and citations, each a
+        quick reply away), with the notices an extractive answer carries."""
         lines = [VERIFY_NOTICE] if bundle.decision == "VERIFY_PDF" else []
-        lines += preface
+        lines += body
         if self.catalog.sample_data:
             lines += ["", SAMPLE_NOTICE]
-        replies = tuple(
-            dict.fromkeys([*frame.quick_replies, *PatientTable(self.wording.titles).quick_replies(bundle)])
-        )
-        return ChatTurn("", "\n".join(lines).strip(), bundle, frame, citations_of(bundle.evidence), replies)
+        quick = tuple(dict.fromkeys([*frame.quick_replies, *replies]))
+        return ChatTurn("", "\n".join(lines).strip(), bundle, frame, citations_of(bundle.evidence), quick)

@@ -3,7 +3,8 @@ the alternative a section names, then one sentence per part about this patient."
 
 from __future__ import annotations
 
-from duocthu.answer.patient_table import PatientTable, facet_word, indication_line
+from duocthu.answer.indication_lines import indication_line
+from duocthu.answer.patient_table import PatientTable, facet_word
 from duocthu.models.evidence import (
     CandidateAssessment,
     EvidenceBundle,

@@ -1,8 +1,10 @@
 """A reverse lookup's hits -> its ranked drugs and their evidence, as an EvidenceBundle.
 
 `rank_drugs` groups the chunk pool by drug, scores a drug by its best part (never a sum or a count:
-a drug with more parts must not win), optionally reranks the groups, and caps the answer at
-`indication_candidate_limit` drugs x `indication_evidence_per_drug` parts.
+a drug with more parts must not win), orders the drugs by how directly their chỉ định names the
+indication (`duocthu.retrieval.reverse.directness`; the score, or a reranker's order, breaks
+ties), and caps the answer at `indication_candidate_limit` drugs x `indication_evidence_per_drug`
+parts; the drugs beyond the cap are named in the same order.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.reverse.directness import RANK, drug_directness
 from duocthu.store.base import rank_hits
 
 log = logging.getLogger(__name__)
@@ -43,26 +46,33 @@ def group_by_drug(hits: Sequence[EvidenceItem]) -> list[DrugGroup]:
     return sorted(groups, key=lambda g: (-g.score, g.drug_id))
 
 
+def by_directness(indication: str, groups: Sequence[DrugGroup]) -> list[DrugGroup]:
+    """The groups, the drugs whose chỉ định names the indication most directly first; a stable
+    sort, so the order given breaks ties."""
+    return sorted(groups, key=lambda g: RANK[drug_directness(g.items, indication)])
+
+
 @dataclass(frozen=True, slots=True)
 class RankedGroups:
     groups: tuple[DrugGroup, ...]
     reranked: bool
     system_error: SystemError | None = None
+    indication: str | None = None  # what the drugs beyond the cap are ordered by, as the groups are
 
 
 def rank_drugs(
     indication: str, hits: Sequence[EvidenceItem], policy: EvidencePolicy, rerank: Rerank | None = None
 ) -> RankedGroups:
-    """Groups by drug (max score per drug), optionally reranked, capped at
-    indication_candidate_limit drugs x indication_evidence_per_drug parts each."""
-    groups = group_by_drug(hits)
+    """Groups by drug (max score per drug), ordered by directness, optionally reranked within it,
+    capped at indication_candidate_limit drugs x indication_evidence_per_drug parts each."""
+    groups = by_directness(indication, group_by_drug(hits))
     reranked = False
     error: SystemError | None = None
     if rerank is not None and groups:
         try:
             given = {g.drug_id: g for g in groups}
             order = dict.fromkeys(g.drug_id for g in rerank(indication, groups) if g.drug_id in given)
-            groups, reranked = [given[d] for d in order], True
+            groups, reranked = by_directness(indication, [given[d] for d in order]), True
         except Exception:  # fail-open by design: the hook may wrap any remote service
             log.warning("indication rerank failed; keeping the max-score order", exc_info=True)
             error = "rerank_unavailable"
@@ -71,7 +81,7 @@ def rank_drugs(
         DrugGroup(g.drug_id, g.display_name, g.score, g.items[:per_drug])
         for g in groups[: policy.indication_candidate_limit]
     )
-    return RankedGroups(capped, reranked, error)
+    return RankedGroups(capped, reranked, error, indication)
 
 
 def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
@@ -87,7 +97,8 @@ def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
 def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
     """The drugs among everything the search found that the capped answer does not show."""
     shown = {g.drug_id for g in ranked.groups}
-    return named_drugs([g for g in group_by_drug(found) if g.drug_id not in shown])
+    rest = [g for g in group_by_drug(found) if g.drug_id not in shown]
+    return named_drugs(by_directness(ranked.indication, rest) if ranked.indication else rest)
 
 
 def ranked_bundle(

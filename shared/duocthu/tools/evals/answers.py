@@ -164,8 +164,8 @@ def judge(row: Row, turn: ChatTurn) -> Outcome:
     return out
 
 
-def turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
-    """Each message as a first chat turn, on a fresh index of the sample formulary in `data_dir`."""
+def run_turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
+    """Each message as a first turn of the chat service, on a fresh index of the sample in `data_dir`."""
     settings = Settings(data_dir=data_dir)
     store = EdgeStore(data_dir)
     try:
@@ -181,9 +181,8 @@ def turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
 
 
 def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
-    return [
-        judge(row, turn) for row, turn in zip(rows, turns([r.message for r in rows], data_dir), strict=True)
-    ]
+    turns = run_turns([row.message for row in rows], data_dir)
+    return [judge(row, turn) for row, turn in zip(rows, turns, strict=True)]
 
 
 def _lengths(outcomes: Sequence[Outcome], kind: str) -> str:

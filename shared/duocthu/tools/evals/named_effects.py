@@ -153,7 +153,7 @@ def main(argv: Sequence[str] = ()) -> int:
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-named-effects-") as tmp:
         outcomes = [
             judge(row, turn)
-            for row, turn in zip(rows, answers.turns([r.message for r in rows], Path(tmp)), strict=True)
+            for row, turn in zip(rows, answers.run_turns([r.message for r in rows], Path(tmp)), strict=True)
         ]
     print(f"one named drug, one finding: {len(rows)} questions\n")
     print(table(outcomes))

@@ -1,0 +1,136 @@
+"""The chỉ định line that put a drug on a which-drug list: the sentence naming the condition,
+clipped around it. The patient table shows it in a cell; the compact which-drug reply shows one
+per listed drug with where it stands (drug – section – page) and a quick reply that opens the
+drug's whole chỉ định section, which is never pasted into the reply (the parts stay its evidence).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.text import fold, words
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.retrieval.reverse.directness import RANK, part_directness
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.wordings import wordings_of
+
+NOT_FOUND = "–"
+HEADING = SECTION_HEADINGS[INDICATION_SECTION]
+LINE_WINDOW = 72  # characters of the line shown around the condition in a table cell
+# A reply's target length (docs/quality.md), and the room its closing sample notice takes. In the
+# compact which-drug reply a line gets its share of what the lines before it and that notice
+# leave, never less than a table cell's, at most a whole long sentence.
+REPLY_TARGET = 3000
+CLOSING = 120
+LONGEST_LINE = 320
+SOURCE = 60  # a line's drug, section and page
+# How a drug ranked below the direct ones names the condition (retrieval.reverse.directness), so
+# the order can be read off the line.
+RANKED_BELOW = {
+    "indirect": "nêu như lựa chọn khi thuốc khác không phù hợp, thuốc phối hợp hoặc dự phòng",
+    "state": "nêu tình trạng này ở người bệnh hoặc như nguyên nhân",
+}
+
+
+def indication_line(items: Sequence[EvidenceItem], condition: str | None, window: int = LINE_WINDOW) -> str:
+    """The first sentence of the parts that names the condition, clipped around it ("…") to
+    `window` characters."""
+    wordings = wordings_of(condition) if condition else ()
+    for item in items:
+        text = item.text.split("】 ", 1)[-1]
+        for sentence in _SENTENCE_END.split(text):
+            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
+                return _clip(sentence.strip(), wordings, window)
+    return NOT_FOUND
+
+
+# A sentence ends at a full stop after a word of two letters or more ("E. coli" goes on) or a
+# line break.
+_SENTENCE_END = re.compile(r"(?<=\w\w)\.\s+|\n+")
+
+
+def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
+    """The part's first sentence, clipped to `window` characters."""
+    first = _SENTENCE_END.split(item.text.split("】 ", 1)[-1].strip(), maxsplit=1)[0]
+    return _clip(first, (), window)
+
+
+def _clip(sentence: str, wordings: Sequence[str], window: int) -> str:
+    if len(sentence) <= window:
+        return f"“{sentence.rstrip('.')}”"
+    folded = fold(sentence)
+    at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
+    start = max(0, at - window // 3)
+    end = min(len(sentence), start + window)
+    # at word edges: a clipped line never opens or closes inside a word
+    if start:
+        start = sentence.find(" ", start, at) + 1 or start
+    if end < len(sentence):
+        end = sentence.rfind(" ", max(start, at), end) if " " in sentence[max(start, at) : end] else end
+    head = "…" if start else ""
+    tail = "…" if end < len(sentence) else ""
+    return f"“{head}{sentence[start:end].strip()}{tail}”"
+
+
+def pages(items: Sequence[EvidenceItem]) -> str:
+    found = sorted({ref.page_start for item in items for ref in item.source_refs})
+    return ", ".join(str(p) for p in found) or NOT_FOUND
+
+
+class WhichDrugLines:
+    """The compact which-drug reply's quoted lines and quick replies, with the catalogue's titles."""
+
+    def __init__(self, titles: Mapping[str, str]):
+        self.titles = titles
+
+    def name(self, drug: RankedDrug) -> str:
+        return self.titles.get(drug.drug_id, drug.display_name)
+
+    def lines(self, bundle: EvidenceBundle, condition: str | None, used: int = 0) -> list[str]:
+        """One line per drug shown with its evidence, in the list's order: the sentence of each of
+        its chỉ định parts that names the condition (a wider finding's drug: that finding), the
+        most direct first, its pages, and why it ranks below the direct drugs when it does.
+        `used`: the characters before these lines."""
+        shown = [(drug, condition, True) for drug in bundle.ranked_drugs]
+        shown += [(drug, drug.wider_finding, False) for drug in bundle.wider_drugs]
+        if not shown:
+            return []
+        by_id = {item.id: item for item in bundle.evidence}
+        read = [(drug, asked, ranked, *self._parts(drug, asked, by_id)) for drug, asked, ranked in shown]
+        count = sum(max(1, len(items)) for *_, items, _ in read)
+        share = (REPLY_TARGET - used - CLOSING - SOURCE * len(shown)) // count
+        window = max(LINE_WINDOW, min(LONGEST_LINE, share))
+        lines = ["", f"Câu trong mục “{HEADING}” nêu tình trạng này (toàn mục: nút bên dưới):"]
+        for drug, asked, ranked, items, directness in read:
+            quotes = [indication_line([item], asked, window) for item in items] or [NOT_FOUND]
+            if quotes == [NOT_FOUND] and items:
+                # a dense hit: no sentence names it, so the part's opening shows why it was found
+                quotes = [
+                    f"(không có câu nêu đúng tình trạng này; đầu đoạn:) {opening_line(items[0], window)}"
+                ]
+            below = RANKED_BELOW.get(directness, "") if ranked else ""
+            why = f" ({below})" if below else ""
+            lines.append(f"- {self.name(drug)} – {HEADING} – tr. {pages(items)}{why}: {' '.join(quotes)}")
+        return lines
+
+    @staticmethod
+    def _parts(
+        drug: RankedDrug, asked: str | None, by_id: Mapping[str, EvidenceItem]
+    ) -> tuple[list[EvidenceItem], str]:
+        """The drug's chỉ định parts that name `asked` (else its first), the most direct first
+        (then by score), and how directly the first names it."""
+        items = [
+            by_id[i] for i in drug.evidence_ids if i in by_id and by_id[i].section_key == INDICATION_SECTION
+        ]
+        if not asked:
+            return items[:1], "direct"
+        read = {item.id: part_directness(item.text, asked) for item in items}
+        naming = [item for item in items if indication_line([item], asked) != NOT_FOUND] or items[:1]
+        naming.sort(key=lambda item: RANK[read[item.id] or "direct"])  # stable: the score breaks ties
+        return naming, (read[naming[0].id] or "direct") if naming else "direct"
+
+    def quick_replies(self, bundle: EvidenceBundle) -> list[str]:
+        """One per drug quoted: its whole chỉ định section."""
+        return [f"{HEADING} của {self.name(d)}" for d in (*bundle.ranked_drugs, *bundle.wider_drugs)]

@@ -1,0 +1,90 @@
+"""The compact which-drug reply's lines: per drug the chỉ định sentence naming the condition, with
+its source, in the list's order, and why a drug ranks below the direct ones."""
+
+from __future__ import annotations
+
+from duocthu.answer.indication_lines import LINE_WINDOW, REPLY_TARGET, WhichDrugLines, indication_line
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug, SourceRef
+
+
+def item(drug: str, part: int, text: str, page: int) -> EvidenceItem:
+    ref = SourceRef(book="Dược thư", edition="3", section_heading="Chỉ định", page_start=page, page_end=page)
+    return EvidenceItem(
+        id=f"{drug}-{part}", drug_id=drug, display_name=drug.title(), section_key="chi_dinh", part_index=part,
+        chunk_kind="prose", score=1.0, text=text, source_refs=(ref,),
+    )  # fmt: skip
+
+
+def bundle(*parts: EvidenceItem) -> EvidenceBundle:
+    drugs = dict.fromkeys(p.drug_id for p in parts)
+    ranked = tuple(
+        RankedDrug(drug_id=d, display_name=d.title(), score=1.0,
+                   evidence_ids=tuple(p.id for p in parts if p.drug_id == d))
+        for d in drugs
+    )  # fmt: skip
+    return EvidenceBundle(
+        decision="ANSWERABLE", reason="grounded_evidence_available", evidence=parts, ranked_drugs=ranked
+    )
+
+
+LINES = WhichDrugLines({"truc": "Trực", "khang": "Kháng"})
+
+
+def test_each_drug_quotes_its_sentence_naming_the_condition_with_its_source() -> None:
+    # Given a drug whose chỉ định is for hypertension and one that names it as a second-line use
+    found = bundle(
+        item(
+            "truc", 0, "Đau thắt ngực. Tăng huyết áp: được chỉ định điều trị tăng huyết áp ở người lớn.", 319
+        ),
+        item("truc", 1, "Ở trẻ em, dùng trong tăng huyết áp khi có chỉ định.", 320),
+        item("khang", 0, "Phù do xơ gan. Tăng huyết áp kháng trị, khi đã dùng đủ ba thuốc.", 379),
+    )
+    lines = LINES.lines(found, "tăng huyết áp")
+    # Then one line per drug in the list's order, each part's sentence naming it, never the rest
+    assert lines[2] == (
+        "- Trực – Chỉ định – tr. 319, 320: “Tăng huyết áp: được chỉ định điều trị tăng huyết áp ở người lớn” "
+        "“Ở trẻ em, dùng trong tăng huyết áp khi có chỉ định”"
+    )
+    assert lines[3].startswith("- Kháng – Chỉ định – tr. 379 (nêu như lựa chọn khi thuốc khác không phù hợp")
+    assert "“Tăng huyết áp kháng trị, khi đã dùng đủ ba thuốc”" in lines[3]
+    assert not any("Đau thắt ngực" in line or "Phù do xơ gan" in line for line in lines)
+    # and the whole section is a quick reply away
+    assert LINES.quick_replies(found) == ["Chỉ định của Trực", "Chỉ định của Kháng"]
+
+
+def test_many_drugs_share_the_reply_target_and_each_keeps_a_line() -> None:
+    long = "Điều trị " + "các bệnh khác, " * 30 + "tăng huyết áp, " + "các bệnh khác, " * 30 + "ở người lớn."
+    found = bundle(*(item(f"thuoc_{n}", 0, long, 100 + n) for n in range(8)))
+    lines = LINES.lines(found, "tăng huyết áp", used=900)
+    assert len(lines) == 10 and all("tăng huyết áp" in line for line in lines[2:])
+    assert 900 + sum(len(line) + 1 for line in lines) <= REPLY_TARGET
+    assert all(len(line) > LINE_WINDOW for line in lines[2:])  # more than a table cell's, room allowing
+
+
+def test_a_sentence_goes_on_after_an_abbreviated_genus() -> None:
+    text = "Nhiễm khuẩn đường tiết niệu không biến chứng do chủng E. coli còn nhạy cảm. Câu sau."
+    line = indication_line([item("x", 0, text, 1)], "nhiễm khuẩn đường tiết niệu", window=200)
+    assert line == "“Nhiễm khuẩn đường tiết niệu không biến chứng do chủng E. coli còn nhạy cảm”"
+
+
+def test_a_part_that_does_not_name_the_condition_shows_its_opening() -> None:
+    found = bundle(item("truc", 0, "Điều trị cơn đau thắt ngực ổn định. Câu sau.", 319))
+    assert LINES.lines(found, "tăng huyết áp")[2].endswith(
+        "(không có câu nêu đúng tình trạng này; đầu đoạn:) “Điều trị cơn đau thắt ngực ổn định”"
+    )
+
+
+def test_a_clipped_line_opens_and_closes_at_word_edges() -> None:
+    text = (
+        "Do nguy cơ "
+        + "tác dụng kéo dài, " * 10
+        + "thuốc dùng cho nhiễm khuẩn nặng "
+        + "khi khác, " * 10
+        + "."
+    )
+    line = indication_line([item("x", 0, text, 1)], "nhiễm khuẩn")
+    shown = line.removeprefix("“…").removesuffix("…”").split()
+    opened, closed = shown[0], shown[-1]
+    words = text.replace(",", " ").split()
+    assert line.startswith("“…") and line.endswith("…”") and "nhiễm khuẩn" in line
+    assert opened.rstrip(",") in words and closed.rstrip(",") in words
