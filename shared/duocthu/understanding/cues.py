@@ -72,6 +72,7 @@ CueKind = Literal[
     "both",
     "not_a_cue",
     "drug_pronoun",
+    "faculty",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"

@@ -77,10 +77,11 @@ def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...
     """What a which-drugs-cause/exclude question searches for: its condition, with the words that
     narrow it ("chảy máu" + "cam") unless `narrowed` is off; when it names no known condition
     but a population ("không được dùng cho phụ nữ có thai"), the wordings the formulary uses for
-    that population (data/population_phrases.tsv)."""
+    that population (data/population_phrases.tsv); never for a named drug, whose finding is
+    searched as written ("Furosemid dùng cho trẻ sinh non có gây lắng đọng calci ở thận không?")."""
     condition = indication_of(frame)
     known = frame.condition is not None and frame.condition.normalized
-    if not known and frame.population:
+    if not known and frame.population and not frame.drugs:
         return population_wordings(frame.population) or ((condition,) if condition else ())
     subtype = _narrowing(frame) if narrowed else None
     if condition and subtype:

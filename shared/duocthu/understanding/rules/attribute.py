@@ -31,12 +31,13 @@ HANDLED_SECTIONS = frozenset({ADR_SECTION, ADR_MANAGEMENT_SECTION, OVERDOSE_SECT
 
 def asked_section(reading: Reading) -> Reading:
     """The section the words name, else what "có làm … không" asks (`made_to_happen`), with the
-    condition asked about."""
+    condition asked about; the finding too when the words name the adverse reactions."""
     attribute = resolve_attribute(reading.text)
-    if attribute is not None:
-        return replace(reading, attribute=attribute)
-    attribute, asked = made_to_happen(reading.cues, reading.facts)
-    return replace(reading, attribute=attribute, asked=asked)
+    made, asked = made_to_happen(reading.cues, reading.facts, reading.products, reading.clauses)
+    if attribute is None:
+        return replace(reading, attribute=made, asked=asked)
+    # "uống … có bị" names the adverse reactions itself; the finding after it is still asked
+    return replace(reading, attribute=attribute, asked=asked if made == attribute == ADR_SECTION else None)
 
 
 def section_of_drug(reading: Reading) -> Reading:

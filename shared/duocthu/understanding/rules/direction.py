@@ -13,7 +13,7 @@ from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION
 from duocthu.core.text import fold, no_after
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, condition_asked
-from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.cues import TurnCues, ends_finding
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.rules.reading import Asked, Reading, reverse_lookup
 
@@ -23,21 +23,34 @@ _EFFECT_VERBS = frozenset(
 )
 # "có làm", "có khiến": whether the drug makes something happen
 _MAKES = (("co", "lam"), ("co", "khien"))
+# "có (thể) bị" after the drug: whether taking it brings something on ("Uống X có bị ho khan không?")
+_GETS = (("co", "bi"), ("co", "the", "bi"))
 # After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
 # xét nghiệm gì không" (a test done).
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
+# At most this many words of a finding no condition table names ("có bị rụng tóc không").
+_UNNAMED_FINDING_WORDS = 5
 
 
-def made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
+def made_to_happen(
+    cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]], clauses: Sequence[int]
+) -> tuple[str | None, Asked]:
     """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?", "X uống lâu làm tăng đường huyết có
-    đúng không?": whether the drug brings something on is its adverse reactions; "X có làm hết đau
-    đầu / giảm huyết áp không?", a wanted effect on a condition, is what it is for. A wanted
-    effect on no known condition ("có làm loãng đờm") names no section. With the section, the
-    condition asked about, when one is known. Bare "làm" counts only before a condition."""
+    đúng không?", "Uống X có (thể) bị ho khan không?": whether the drug brings something on is its
+    adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on a
+    condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
+    names no section, unless what is lowered is a faculty ("có làm giảm khả năng thụ thai"): a
+    harm. With the section, the condition asked about: a known one, else the words of the
+    finding as written. Bare "làm" counts only before a condition; "có bị" only after a drug
+    (`products`), where what one gets is never a wanted effect."""
     folded = cues.folded
     starts = {c.start for c in facts.complaints}
+    faculties = {c.start for c in cues.all("faculty")}
     for i in range(len(folded) - 1):
-        if folded[i : i + 2] in _MAKES:
+        gets = next((len(g) for g in _GETS if folded[i : i + len(g)] == g), 0)
+        if gets and any(end <= i for _, end in products):
+            j = i + gets
+        elif folded[i : i + 2] in _MAKES:
             j = i + 2  # the word after "có làm"
         elif folded[i] in ("lam", "khien") and (i + 1 in starts or i + 2 in starts):
             j = i + 1
@@ -49,14 +62,34 @@ def made_to_happen(cues: TurnCues, facts: Facts) -> tuple[str | None, Asked]:
         if verb in _NOT_BROUGHT_ON:
             return None, None
         after = [c for c in facts.complaints if c.start >= j]
-        if verb in _EFFECT_VERBS:
+        if verb in _EFFECT_VERBS and not gets and j + 1 not in faculties:
             treated = [c for c in after if c.start in (j, j + 1)]
             if any(fold(c.normalized).split()[:1] == [verb] for c in treated):
                 # a condition whose own name starts so: "có làm hạ kali máu"
                 return ADR_SECTION, ("adverse_effect", treated[0])
             return (INDICATION_SECTION, ("indication", treated[0])) if treated else (None, None)
-        return ADR_SECTION, ("adverse_effect", after[0]) if after else None
+        finding = after[0] if after else _unnamed_finding(cues, j, clauses)
+        return ADR_SECTION, ("adverse_effect", finding) if finding else None
     return None, None
+
+
+def _unnamed_finding(cues: TurnCues, start: int, clauses: Sequence[int]) -> ConditionMention | None:
+    """The words of a finding no condition table names, as written from `start` up to the first
+    word that ends one or narrows it ("không", "ạ", "sau", "khi"), in its clause: "có bị rụng tóc
+    không" -> "rụng tóc", "có làm tụt huyết áp sau lần uống đầu" -> "tụt huyết áp"; after the one
+    made to get it, what "bị" names."""
+    subject = next((c.end for c in cues.all("comorbidity") if start < c.start < start + 3), None)
+    if subject is not None and clauses[subject - 1] == clauses[start]:  # "có làm đàn ông bị to ngực"
+        start = subject
+    span = []
+    for i in range(start, min(start + _UNNAMED_FINDING_WORDS, len(cues.tokens))):
+        if ends_finding(cues.tokens[i], narrowing=True) or clauses[i] != clauses[start]:
+            break
+        span.append(cues.tokens[i])
+    if not span:
+        return None
+    text = " ".join(span)
+    return ConditionMention(text=text, normalized=text, kind="symptom", start=start, length=len(span))
 
 
 def with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
@@ -75,6 +108,10 @@ def with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
     }
     if relation == "indication":
         update |= {"turn_type": "drug_to_condition", "section_overview": False}
+    else:  # "Uống X có bị ho khan không?": what the drug may bring on is not the patient's condition
+        context = frame["patient_context"]
+        kept = tuple(c for c in context["comorbidities"] if c != condition.normalized)
+        update["patient_context"] = {**context, "comorbidities": kept}
     return {**frame, **update}
 
 

@@ -142,6 +142,15 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
     # a known condition is searched as it is, even with a population beside it
     known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
     assert relation_phrases(known) == ("ho khan",)
+    # so is a named drug's finding no table names: the population is its patient's, not what is asked
+    named = QueryFrame(
+        turn_type="drug_attribute",
+        drugs=("furosemid",),
+        condition_relation="adverse_effect",
+        condition=ConditionQuery(text="lắng đọng calci ở thận"),
+        population="tre_em",
+    )
+    assert relation_phrases(named) == ("lắng đọng calci ở thận",)
     with shard(
         tmp_path,
         [

@@ -13,6 +13,9 @@ def test_a_finding_has_the_formularys_other_wordings() -> None:
     # typed without marks, the row still applies; the rest of the phrase stays as typed
     assert "tang kali huyết" in wordings_of("tang kali mau")
     assert wordings_of("sốt") == ("sốt",)
+    # the everyday word for the formulary's, then its finding: "thiếu magie" is "hạ magnesi"
+    assert "hạ magnesi" in wordings_of("thieu magie")
+    assert "ngoại ban" in wordings_of("phát ban")
 
 
 def test_a_finding_has_the_wider_findings_that_hold_it() -> None:

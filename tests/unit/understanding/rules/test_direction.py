@@ -179,3 +179,75 @@ def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver)
     )
     assert (frame.turn_type, frame.drugs) == ("condition_to_drug", ())
     assert frame.patient_context.current_medications == ("Plavix",)
+
+
+@pytest.mark.parametrize(
+    ("message", "finding"),
+    [
+        ("Uống captopril có bị ho khan không?", "ho khan"),  # a known condition
+        ("Uống metformin lâu có bị rụng tóc không?", "rụng tóc"),  # words no table names
+        ("Dùng amlodipin có thể bị phù chân không?", "phù"),
+    ],
+)
+def test_what_one_may_get_from_a_named_drug_is_its_reaction(
+    resolver: CatalogDrugResolver, message: str, finding: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert (frame.turn_type, frame.attribute, frame.condition_relation) == (
+        "drug_attribute",
+        "tac_dung_khong_mong_muon",
+        "adverse_effect",
+    )
+    assert frame.condition is not None and frame.condition.normalized == finding
+    # what the drug may bring on is never the patient's own condition
+    assert frame.patient_context.comorbidities == ()
+
+
+@pytest.mark.parametrize(
+    ("message", "finding"),
+    [
+        # a narrowing word ends it
+        ("Enalapril có làm tụt huyết áp sau lần uống đầu tiên không?", "tụt huyết áp"),
+        ("Metronidazol có làm đắng miệng, tanh kim loại không vậy?", "đắng miệng"),  # its clause ends it
+        ("Spironolacton uống lâu có làm đàn ông bị to ngực không?", "to ngực"),  # not who gets it
+    ],
+)
+def test_a_finding_no_table_names_is_its_own_words(
+    resolver: CatalogDrugResolver, message: str, finding: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.condition_relation == "adverse_effect"
+    assert frame.condition is not None and frame.condition.text == finding
+
+
+def test_has_or_gets_before_any_drug_is_the_patients_condition(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Người có bị hen dùng paracetamol được không?", resolver)
+    assert frame.condition_relation != "adverse_effect"
+    assert frame.patient_context.comorbidities == ("hen",)
+
+
+def test_a_lowered_faculty_is_a_harm_not_a_use(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Meloxicam có làm giảm khả năng thụ thai không?", resolver)
+    assert (frame.attribute, frame.condition_relation) == ("tac_dung_khong_mong_muon", "adverse_effect")
+    assert frame.condition is not None and frame.condition.text == "giảm khả năng thụ thai"
+    # a wanted effect on no faculty and no known condition still names no section
+    assert understand_offline("Carbocistein có làm loãng đờm không?", resolver).attribute is None
+
+
+@pytest.mark.parametrize(
+    ("message", "finding"),
+    [
+        ("Colchicin có làm đi ngoài không?", "tiêu chảy"),  # the formulary's word for it
+        ("Amlodipin có gây phù mắt cá chân không?", "phù"),
+        # "non" of "sinh non" is no "nôn" typed without marks
+        ("Furosemid dùng kéo dài cho trẻ sinh non có gây lắng đọng calci ở thận không?", None),
+    ],
+)
+def test_the_finding_asked_is_read_in_the_formularys_words(
+    resolver: CatalogDrugResolver, message: str, finding: str | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.condition_relation == "adverse_effect"
+    assert frame.condition is not None and frame.condition.normalized == finding
+    if finding is None:
+        assert frame.condition.text == "lắng đọng calci ở thận"
