@@ -26,7 +26,8 @@ every such sentence says it is not, or only relatively, a contraindication; when
 severity or pregnancy stage the patient is outside of, `levels` (one the turn does not tell
 stays CONTRAINDICATED: the quoted sentence names the level); when it
 holds only with a medicine taken together or for an age group the patient is not known to be
-in); any other matching part is CAUTION, or NO_CHANGE_STATED when each clause naming the patient
+in; when it names the patient's state only as what the drug may bring on, `only_as_consequence`);
+any other matching part is CAUTION, or NO_CHANGE_STATED when each clause naming the patient
 says, without reserve, that no change is needed ("Người suy thận: không cần chỉnh liều"), which
 never rolls up into a candidate's status. A facet that finds nothing is INSUFFICIENT_EVIDENCE,
 and so is a candidate with no finding at all: absence of a hit is never "safe". SUPPORTED (the
@@ -175,6 +176,25 @@ def _for_someone_else(profile: PatientProfile, sentence: str, facet: SafetyFacet
     return bool(groups - profile.stated_concepts())
 
 
+# Words a consequence cue may stand before the state it brings on: "gây ra tình trạng suy thận".
+CONSEQUENCE_GAP = 2
+
+
+def only_as_consequence(sentence: str, named: frozenset[str]) -> bool:
+    """Every mention of the patient's states (other than age) in the sentence is what something
+    may bring on ("Không dùng ở người hẹp động mạch thận hai bên, vì thuốc có thể gây suy thận
+    cấp"), `data/patient_cues.tsv` consequence: the sentence is not about a patient in that state."""
+    tokens = words(sentence)
+    states = named - AGE_CONCEPTS
+    mentions = [m.start for m in anchor_table().index.matches(tokens) if m.value in states]
+    cues = [(i, i + len(words(p))) for p in _cues()["consequence"] for i in phrase_starts(tokens, words(p))]
+    # the cue starts before the mention and ends at most a gap before it, or inside it ("làm suy
+    # giảm" over "suy giảm chức năng thận")
+    return bool(mentions) and all(
+        any(start < m <= end + CONSEQUENCE_GAP for start, end in cues) for m in mentions
+    )
+
+
 def _states_no_change(query: FacetQuery, profile: PatientProfile, sentence: str) -> bool:
     """Every clause naming the patient says, without reserve and at the patient's level, that no
     change is needed: "Người cao tuổi và người suy thận: không cần chỉnh liều; người suy gan: dùng
@@ -207,6 +227,7 @@ def _sentence_status(
         # contraindication that may apply is never shown as a caution.
         contraindication = contraindication and _at_level(profile, sentence, named, may_be=True)
         contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet)
+        contraindication = contraindication and not only_as_consequence(sentence, named)
         if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
             return "NO_CHANGE_STATED"
     if contraindication and not _not_a_contraindication(sentence):

@@ -16,6 +16,7 @@ from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.safety import (
     assess_patient_candidates,
+    only_as_consequence,
     retrieve_patient_drug_context,
     with_patient_safety,
 )
@@ -370,3 +371,19 @@ def test_the_merged_pool_is_decided_again(store: EdgeStore, resolver: CatalogDru
     assert bundle.evidence[: len(quarantined)] == quarantined
     assert any(e.drug_id == "dronaxin" for e in bundle.evidence)
     assert [c.status for c in bundle.candidate_statuses] == ["CONTRAINDICATED"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "consequence"),
+    [
+        ("Không dùng ở người hẹp động mạch thận hai bên, vì thuốc có thể gây suy thận cấp.", True),
+        ("Không dùng trong các tình trạng cấp tính có khả năng làm suy giảm chức năng thận.", True),
+        ("Suy gan nặng, suy thận nặng, suy tim nặng chưa được kiểm soát.", False),
+        ("Không dùng vì thuốc có thể làm nặng thêm suy thận.", False),  # the patient's own state, worse
+        ("Người suy thận nặng; thuốc có thể gây suy thận cấp.", False),  # named once as the state
+    ],
+)
+def test_a_state_named_only_as_what_may_follow_is_not_what_a_contraindication_is_for(
+    sentence: str, consequence: bool
+) -> None:
+    assert only_as_consequence(sentence, frozenset({"renal"})) is consequence
