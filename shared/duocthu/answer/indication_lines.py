@@ -18,7 +18,7 @@ from duocthu.retrieval.reverse.wordings import wordings_of
 
 NOT_FOUND = "–"
 HEADING = SECTION_HEADINGS[INDICATION_SECTION]
-LINE_WINDOW = 72  # characters of the line shown around the condition in a table cell
+LINE_WINDOW = 90  # characters of the line shown around the condition in a table cell
 # A reply's target length (docs/quality.md), and the room its closing sample notice takes. In the
 # compact which-drug reply a line gets its share of what the lines before it and that notice
 # leave, never less than a table cell's, at most a whole long sentence.
@@ -63,6 +63,11 @@ def _clip(sentence: str, wordings: Sequence[str], window: int) -> str:
     folded = fold(sentence)
     at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
     start = max(0, at - window // 3)
+    # from the clause that names the condition ("…; viêm tai giữa cấp ở trẻ em khi không dùng được
+    # thuốc đầu tay"): what qualifies it follows it, so the window goes after it
+    clause = max(sentence.rfind(";", 0, at), sentence.rfind(":", 0, at))
+    if clause >= start:
+        start = clause + 1
     end = min(len(sentence), start + window)
     # at word edges: a clipped line never opens or closes inside a word
     if start:

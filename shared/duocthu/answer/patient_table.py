@@ -19,7 +19,7 @@ from duocthu.answer.indication_lines import pages as _pages
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.safety import no_change_words
+from duocthu.retrieval.sentences import no_change_words
 
 FACET_HEADINGS = {
     "interaction": "Thuốc đang dùng",

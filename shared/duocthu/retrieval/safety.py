@@ -21,15 +21,9 @@ that medicine is named in it, so a kidney-disease term cannot make an unrelated 
 supported; and a medicine never makes a warnings part count.
 
 Statuses say where the formulary speaks about this patient, for a reader to check, not a clinical
-verdict: a contraindications part naming the patient's anchor is CONTRAINDICATED (CAUTION when
-every such sentence says it is not, or only relatively, a contraindication; when it names a
-severity or pregnancy stage the patient is outside of, `levels` (one the turn does not tell
-stays CONTRAINDICATED: the quoted sentence names the level); when it
-holds only with a medicine taken together or for an age group the patient is not known to be
-in; when it names the patient's state only as what the drug may bring on, `only_as_consequence`);
-any other matching part is CAUTION, or NO_CHANGE_STATED when each clause naming the patient
-says, without reserve, that no change is needed ("Người suy thận: không cần chỉnh liều"), which
-never rolls up into a candidate's status. A facet that finds nothing is INSUFFICIENT_EVIDENCE,
+verdict: each sentence naming the patient's anchors is read by `duocthu.retrieval.sentences`
+(CONTRAINDICATED, CAUTION or NO_CHANGE_STATED, the last never rolling up into a candidate's
+status), and a part takes its most severe sentence. A facet that finds nothing is INSUFFICIENT_EVIDENCE,
 and so is a candidate with no finding at all: absence of a hit is never "safe". SUPPORTED (the
 indication text supports the drug) belongs to stage 1; nothing here infers it.
 
@@ -40,7 +34,6 @@ a cap removes is listed in `omitted_evidence_ids`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -48,8 +41,7 @@ from functools import lru_cache
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
-from duocthu.core.tables import table_records
-from duocthu.core.text import raw_words, words
+from duocthu.core.text import words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
     CandidateAssessment,
@@ -61,10 +53,9 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
-from duocthu.retrieval.facets import AGE_CONCEPTS, FacetQuery, PatientProfile, anchor_table
-from duocthu.retrieval.interactions import drug_classes, drug_names, names_in, phrase_in
-from duocthu.retrieval.levels import SCALES, patient_band, relation, sentence_bands
-from duocthu.retrieval.limits import limits_in, patient_inside
+from duocthu.retrieval.facets import FacetQuery, PatientProfile
+from duocthu.retrieval.interactions import drug_classes, drug_names, names_in
+from duocthu.retrieval.sentences import SENTENCE, advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
 # Which sections survive the per-candidate cap: a contraindication first, then what the patient's
@@ -89,8 +80,6 @@ _SEVERITY: Mapping[FacetStatus, int] = {
     "CAUTION": 3,
     "CONTRAINDICATED": 4,
 }
-# Whole sentences: "không phải là chống chỉ định ..., nhưng ...; ..." qualifies its clauses after ";" too.
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 # --- Searching -------------------------------------------------------------------------------
@@ -105,143 +94,13 @@ class Finding:
     sentences: tuple[str, ...] = ()  # the sentences that name them, as written
 
 
-@lru_cache(maxsize=1)
-def _cues() -> Mapping[str, tuple[str, ...]]:
-    cues: dict[str, list[str]] = {}
-    for row in table_records("patient_cues.tsv"):
-        cues.setdefault(row["kind"], []).append(row["phrase"])
-    return {kind: tuple(phrases) for kind, phrases in cues.items()}
-
-
-def _has_cue(sentence: str, kind: str) -> bool:
-    tokens = words(sentence)
-    return any(phrase_in(tokens, p) for p in _cues()[kind])
-
-
-def no_change_words(sentence: str) -> str | None:
-    """The words of a sentence that say no change is needed, as written ("không cần điều chỉnh
-    liều"): what a table cell quotes for a facet that states no change."""
-    tokens = raw_words(sentence)
-    for phrase in _cues()["no_change"]:
-        start = next(phrase_starts(tokens, words(phrase), lenient=True), None)
-        if start is not None:
-            return " ".join(tokens[start : start + len(words(phrase))])
-    return None
-
-
-def _advice(text: str) -> tuple[str, ...]:
-    """The one sentence of a section-route part a compact answer quotes: the first with the
-    strongest advice (data/patient_cues.tsv), else the first sentence."""
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-    for phrase in _cues()["advice"]:
-        for sentence in sentences:
-            if phrase_in(words(sentence), phrase):
-                return (sentence,)
-    return tuple(sentences[:1])
-
-
-def _not_a_contraindication(sentence: str) -> bool:
-    tokens = words(sentence)
-    return any(phrase_in(tokens, p) for p in anchor_table().not_contraindication)
-
-
-def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str], may_be: bool = False) -> bool:
-    """The sentence speaks of the patient's own level: it names an anchor without levels, or a
-    kidney, liver or pregnancy level the patient is inside (or names that concept with no level);
-    with `may_be`, also one the patient may be at ("suy thận" against "suy thận nặng", a pregnancy
-    of unknown stage against "3 tháng cuối")."""
-    accepted: tuple[str | None, ...] = (None, "inside", "unknown") if may_be else (None, "inside")
-    leveled = named & SCALES.keys()
-    if not leveled or named - leveled:
-        return True
-    tokens = words(sentence)
-    spans = anchor_table().index.matches(tokens)
-    for concept in leveled:
-        mentions = [range(m.start, m.start + m.length) for m in spans if m.value == concept]
-        others = [m.start for m in spans if m.value != concept]
-        bands = sentence_bands(sentence, concept, mentions, others)
-        if relation(patient_band(profile.level_text(concept), concept), bands) in accepted:
-            return True
-    return False
-
-
-def _for_someone_else(profile: PatientProfile, sentence: str, facet: SafetyFacet) -> bool:
-    """A contraindication that holds for another patient than this one as far as the turn tells:
-    only with a medicine taken together ("Chống chỉ định phối hợp ... với aliskiren ở người suy
-    thận": the interaction facet reads the patient's medicines), or for an age group the patient
-    is not known to be in ("Với dạng tiêm cho trẻ sơ sinh đẻ non: ... suy thận rõ")."""
-    if facet == "warnings" and _has_cue(sentence, "coadministration"):
-        return True
-    groups = anchor_table().concepts_in(sentence) & AGE_CONCEPTS
-    return bool(groups - profile.stated_concepts())
-
-
-# Words a consequence cue may stand before the state it brings on: "gây ra tình trạng suy thận".
-CONSEQUENCE_GAP = 2
-
-
-def only_as_consequence(sentence: str, named: frozenset[str]) -> bool:
-    """Every mention of the patient's states (other than age) in the sentence is what something
-    may bring on ("Không dùng ở người hẹp động mạch thận hai bên, vì thuốc có thể gây suy thận
-    cấp"), `data/patient_cues.tsv` consequence: the sentence is not about a patient in that state."""
-    tokens = words(sentence)
-    states = named - AGE_CONCEPTS
-    mentions = [m.start for m in anchor_table().index.matches(tokens) if m.value in states]
-    cues = [(i, i + len(words(p))) for p in _cues()["consequence"] for i in phrase_starts(tokens, words(p))]
-    # the cue starts before the mention and ends at most a gap before it, or inside it ("làm suy
-    # giảm" over "suy giảm chức năng thận")
-    return bool(mentions) and all(
-        any(start < m <= end + CONSEQUENCE_GAP for start, end in cues) for m in mentions
-    )
-
-
-def _states_no_change(query: FacetQuery, profile: PatientProfile, sentence: str) -> bool:
-    """Every clause naming the patient says, without reserve and at the patient's level, that no
-    change is needed: "Người cao tuổi và người suy thận: không cần chỉnh liều; người suy gan: dùng
-    thận trọng" states no change for the kidney, not for the liver."""
-    clauses = [(c, keys) for c in sentence.split(";") if (keys := query.named_in(c))]
-    return bool(clauses) and all(
-        _has_cue(c, "no_change") and not _has_cue(c, "reserve") and _at_level(profile, c, keys)
-        for c, keys in clauses
-    )
-
-
-def _sentence_status(
-    query: FacetQuery, profile: PatientProfile, section: str, sentence: str, named: frozenset[str]
-) -> FacetStatus | None:
-    """How one sentence naming the patient's anchors stands to this patient: None when it is not
-    about them after all (an age or weight limit the patient is outside; a medicine's class named
-    in a contraindication without a word of taking the two together)."""
-    contraindication = section == CONTRAINDICATION_SECTION
-    if query.facet == "interaction" and contraindication and not _has_cue(sentence, "coadministration"):
-        return None
-    if named <= AGE_CONCEPTS:
-        inside = patient_inside(limits_in(sentence), profile.age_years, profile.weight_kg)
-        if inside is False:
-            return None
-        # a bare "trẻ em", or a limit on what the turn does not give: read it, not a verdict
-        contraindication = contraindication and inside is True
-    elif query.facet != "interaction":
-        # A severity or stage the patient is outside of is quoted as a caution. One the turn does
-        # not tell stays a contraindication (its sentence, which names the level, is quoted): a
-        # contraindication that may apply is never shown as a caution.
-        contraindication = contraindication and _at_level(profile, sentence, named, may_be=True)
-        contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet)
-        contraindication = contraindication and not only_as_consequence(sentence, named)
-        if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
-            return "NO_CHANGE_STATED"
-    if contraindication and not _not_a_contraindication(sentence):
-        return "CONTRAINDICATED"
-    return "CAUTION"
-
-
 def _finding(query: FacetQuery, profile: PatientProfile, item: EvidenceItem) -> Finding | None:
     named: set[str] = set()
     sentences: list[str] = []
     statuses: list[FacetStatus] = []
-    for sentence in _SENTENCE.split(item.text):
+    for sentence in SENTENCE.split(item.text):
         keys = query.named_in(sentence)
-        status = _sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
+        status = sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
         if status is not None:
             named |= keys
             sentences.append(sentence)
@@ -261,7 +120,7 @@ def search_facet(
     profile = profile or PatientProfile()
     if query.route == "section":
         return [
-            Finding(p, frozenset(), "CAUTION", query.facet, _advice(p.text))
+            Finding(p, frozenset(), "CAUTION", query.facet, advice(p.text))
             for s in query.sections
             for p in store.find_by_section(drug_id, s)
         ]
@@ -378,8 +237,8 @@ def named_alternatives(
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
             for part in store.find_by_section(source, section):
-                for sentence in _SENTENCE.split(part.text):
-                    if not _has_cue(sentence, "preference"):
+                for sentence in SENTENCE.split(part.text):
+                    if not has_cue(sentence, "preference"):
                         continue
                     names = catalogue_names(resolver)
                     named = names_in(sentence, {d: n for d, n in names.items() if d != source})
@@ -401,7 +260,7 @@ def catalogue_names(resolver: CatalogDrugResolver) -> Mapping[str, tuple[str, ..
 
 def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
     tokens = words(sentence)
-    cue = min((i for p in _cues()["preference"] for i in phrase_starts(tokens, words(p))), default=-1)
+    cue = min((i for p in cues()["preference"] for i in phrase_starts(tokens, words(p))), default=-1)
     at = [i for n in drug_names_ for i in phrase_starts(tokens, words(n), lenient=True)]
     return cue >= 0 and any(i > cue for i in at)
 

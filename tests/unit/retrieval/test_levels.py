@@ -13,7 +13,8 @@ from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
-from duocthu.retrieval.safety import no_change_words, retrieve_patient_drug_context
+from duocthu.retrieval.safety import retrieve_patient_drug_context
+from duocthu.retrieval.sentences import no_change_words
 from duocthu.store.edge import EdgeStore
 
 from tests.factories import make_chunk, publish

@@ -16,10 +16,10 @@ from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.safety import (
     assess_patient_candidates,
-    only_as_consequence,
     retrieve_patient_drug_context,
     with_patient_safety,
 )
+from duocthu.retrieval.sentences import only_as_consequence
 from duocthu.store.edge import EdgeStore
 
 from tests.factories import make_chunk, publish
