@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from duocthu.answer.indication_lines import CLOSING, NOT_FOUND, REPLY_TARGET, indication_line
+from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, NOT_FOUND, REPLY_TARGET, indication_line
 from duocthu.answer.indication_lines import pages as _pages
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
@@ -37,6 +37,8 @@ NOT_CHECKED = NOT_FOUND
 # The quoted sentences get what the lines before them and the closing notice leave of the reply's
 # target, never less than MIN_QUOTES characters (one sentence always goes in).
 MIN_QUOTES = 500
+ALTERNATIVE_ONLY = "(lựa chọn Dược thư nêu, xem dưới)"  # a checked drug no chỉ định part listed
+NARROW_WINDOW = 48  # a chỉ định cell when a table of many drugs would leave the quotes too little
 _SEVERITY = {"CONTRAINDICATED": 2, "CAUTION": 1}
 
 
@@ -67,6 +69,25 @@ class PatientTable:
             for f in FACET_HEADINGS
             if any(f == x.facet for c in bundle.candidate_statuses for x in c.facets)
         ]
+        alternatives = self.alternatives(bundle, by_id)
+        room = REPLY_TARGET - used - CLOSING - sum(len(line) + 1 for line in alternatives)
+        rows = self._rows(frame, bundle, by_id, facets, LINE_WINDOW)
+        if sum(len(row) + 1 for row in rows) > room - MIN_QUOTES:  # many drugs: narrower cells
+            rows = self._rows(frame, bundle, by_id, facets, NARROW_WINDOW)
+        head = [*rows, *alternatives]
+        budget = max(MIN_QUOTES, REPLY_TARGET - used - sum(len(line) + 1 for line in head) - CLOSING)
+        return [*head, *self.quotes(bundle, by_id, budget)]
+
+    def _rows(
+        self,
+        frame: QueryFrame,
+        bundle: EvidenceBundle,
+        by_id: Mapping[str, EvidenceItem],
+        facets: Sequence[str],
+        window: int,
+    ) -> list[str]:
+        """The table: a header, then one row per checked drug, its chỉ định line in `window`
+        characters."""
         ranked = {d.drug_id: d for d in bundle.ranked_drugs}
         condition = frame.condition.normalized or frame.condition.text if frame.condition else None
         header = ["Thuốc", "Chỉ định (trích)", *(FACET_HEADINGS[f] for f in facets), "tr."]
@@ -76,7 +97,7 @@ class PatientTable:
                 assessment.drug_id in ranked
             ) else []  # fmt: skip
             indicated = [i for i in indicated if i.section_key == INDICATION_SECTION]
-            line = indication_line(indicated, condition) if indicated else "(lựa chọn Dược thư nêu, xem dưới)"
+            line = indication_line(indicated, condition, window) if indicated else ALTERNATIVE_ONLY
             own: dict[str, FacetAssessment] = {f.facet: f for f in assessment.facets}
             cited = [by_id[i] for i in assessment.evidence_ids if i in by_id] + indicated
             cells = [
@@ -86,9 +107,7 @@ class PatientTable:
                 _pages(cited),
             ]
             rows.append(" | ".join(cells))
-        head = [*rows, *self.alternatives(bundle, by_id)]
-        budget = max(MIN_QUOTES, REPLY_TARGET - used - sum(len(line) + 1 for line in head) - CLOSING)
-        return [*head, *self.quotes(bundle, by_id, budget)]
+        return rows
 
     def alternatives(self, bundle: EvidenceBundle, by_id: Mapping[str, EvidenceItem]) -> list[str]:
         lines = []
