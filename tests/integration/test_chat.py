@@ -500,6 +500,14 @@ def test_a_level_the_turn_does_not_give_keeps_the_contraindication_and_says_so(
     assert "Câu hỏi chưa nêu" not in stated.answer
 
 
+def test_acute_gout_is_never_answered_with_the_drug_its_section_says_not_to_use(service: ChatService) -> None:
+    # allopurinol's chỉ định: "Không dùng allopurinol để điều trị cơn gút cấp"; chronic gout is its use
+    acute = [d.drug_id for d in service.turn("Thuốc nào điều trị cơn gút cấp?").bundle.ranked_drugs]
+    assert "allopurinol" not in acute and "colchicin" in acute
+    chronic = [d.drug_id for d in service.turn("Thuốc nào điều trị gút mạn tính?").bundle.ranked_drugs]
+    assert chronic[:1] == ["allopurinol"]
+
+
 def test_the_patient_described_earlier_is_checked_in_a_later_which_drug_question(
     service: ChatService,
 ) -> None:

@@ -65,7 +65,7 @@ def _clip(sentence: str, wordings: Sequence[str], window: int) -> str:
     start = max(0, at - window // 3)
     # from the clause that names the condition ("…; viêm tai giữa cấp ở trẻ em khi không dùng được
     # thuốc đầu tay"): what qualifies it follows it, so the window goes after it
-    clause = max(sentence.rfind(";", 0, at), sentence.rfind(":", 0, at))
+    clause = sentence.rfind(";", 0, at)  # after ":" a list goes on, what opens it is its heading
     if clause >= start:
         start = clause + 1
     end = min(len(sentence), start + window)

@@ -96,9 +96,36 @@ def _negations(name: str = "indication_negations.tsv") -> dict[str, tuple[tuple[
     as word tuples, by first word. Matched as written: the formulary's own text carries its marks."""
     by_first: dict[str, list[tuple[str, ...]]] = {}
     for (line,) in table_rows(name):
-        phrase = tuple(words(line))
+        # "không dùng * để": the words around a gap, the gap kept as GAP
+        parts = [tuple(words(part)) for part in line.split(GAP)]
+        phrase = tuple(w for i, part in enumerate(parts) for w in (*((GAP,) if i else ()), *part))
         by_first.setdefault(phrase[0], []).append(phrase)
     return {first: tuple(phrases) for first, phrases in by_first.items()}
+
+
+# A negation's gap ("không dùng * để"): one or two words, never "được" ("không dùng được thuốc đầu
+# tay": the patient cannot take another drug, so the indication stands).
+GAP = "*"
+GAP_WORDS = (1, 2)
+
+
+def _negation_end(tokens: Sequence[str], start: int, negation: Sequence[str]) -> int | None:
+    """Where the negation ends when it stands at `start` (its gap filled), else None."""
+    at = start
+    for n, word in enumerate(negation):
+        if word == GAP:
+            rest = negation[n + 1 :]
+            for gap in GAP_WORDS:
+                filler = tokens[at : at + gap]
+                if len(filler) == gap and "được" not in filler:
+                    end = _negation_end(tokens, at + gap, rest)
+                    if end is not None:
+                        return end
+            return None
+        if at >= len(tokens) or tokens[at] != word:
+            return None
+        at += 1
+    return at
 
 
 def _either_way(tokens: Sequence[str], start: int) -> bool:
@@ -136,8 +163,8 @@ def affirmed_positions(
     negated: list[tuple[int, int]] = []  # word spans a negation reaches
     for start, token in enumerate(tokens):
         for negation in by_first.get(token, ()):
-            end = start + len(negation)
-            if tuple(tokens[start:end]) == negation and not _either_way(tokens, start):
+            end = _negation_end(tokens, start, negation)
+            if end is not None and not _either_way(tokens, start):
                 stop = end
                 while (
                     stop < len(tokens)

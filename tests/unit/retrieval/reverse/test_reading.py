@@ -31,6 +31,11 @@ from duocthu.retrieval.reverse.reading import (
         ("Dự phòng huyết khối khi không dùng được thuốc chống đông khác.", "huyết khối", 2),
         # the patient cannot take another drug: the indication after it still stands
         ("Rung nhĩ ở người không dùng được thuốc kháng vitamin K để phòng huyết khối.", "huyết khối", 13),
+        # the drug's own name inside the negation ("không dùng * để")
+        ("Không dùng allopurinol để điều trị cơn gút cấp.", "cơn gút cấp", -1),
+        ("Không nên dùng thuốc này để điều trị cơn gút cấp.", "cơn gút cấp", -1),
+        # ... but never "được": the patient cannot take another, so the use after it stands
+        ("Khi không dùng được beta-lactam để điều trị viêm phổi.", "viêm phổi", 9),
         # either way negates nothing; a drug class is not a negation
         ("Rối loạn hoảng sợ có hoặc không kèm sợ khoảng trống.", "sợ khoảng trống", 8),
         ("Phối hợp thuốc chống viêm không steroid trong viêm khớp.", "viêm khớp", 8),
