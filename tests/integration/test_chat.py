@@ -500,6 +500,17 @@ def test_a_level_the_turn_does_not_give_keeps_the_contraindication_and_says_so(
     assert "Câu hỏi chưa nêu" not in stated.answer
 
 
+def test_may_this_patient_take_it_opens_with_the_contraindication_about_them(service: ChatService) -> None:
+    turn = service.turn("Trẻ 18 tháng có nên uống loperamid không?")
+    assert turn.answer.startswith("Câu trả lời trong mục “Chống chỉ định” của Loperamid (trẻ em):")
+    assert turn.answer_lines is not None and "Trẻ em dưới 2 tuổi" in turn.answer_lines.lines[0].text
+    # a child outside the only limit the section states: quoted as such, never "not said"
+    older = service.turn("Bé 3 tuổi có uống ibuprofen được không?")
+    assert older.answer_lines is not None and older.answer_lines.outside_limits
+    assert "dưới 3 tháng tuổi" in older.answer_lines.lines[0].text
+    assert "không có câu nào nêu" not in older.answer
+
+
 def test_acute_gout_is_never_answered_with_the_drug_its_section_says_not_to_use(service: ChatService) -> None:
     # allopurinol's chỉ định: "Không dùng allopurinol để điều trị cơn gút cấp"; chronic gout is its use
     acute = [d.drug_id for d in service.turn("Thuốc nào điều trị cơn gút cấp?").bundle.ranked_drugs]

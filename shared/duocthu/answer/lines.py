@@ -32,8 +32,9 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.retrieval.facets import anchor_table
+from duocthu.retrieval.facets import PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
+from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
 from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases, section_read_for
 from duocthu.retrieval.reverse.wordings import wordings_of
@@ -83,6 +84,8 @@ class AnswerLines(_Model):
     # "X có gây Y không?": the sections read for the drug's effect, in order (ADR, Thận trọng,
     # Dược lý); empty for a focused section question
     read_sections: tuple[str, ...] = ()
+    # the lines name the state asked only with an age or weight limit the patient is outside
+    outside_limits: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -103,6 +106,14 @@ def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:
     if concept is None or concept not in table.concepts:
         return None
     return STATE_NAMES.get(concept, concept), table.concepts[concept]
+
+
+def _about_patient(named: Test, frame: QueryFrame) -> Test:
+    """A sentence naming the patient's state that is about them: not one whose age or weight
+    limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months)."""
+    profile = PatientProfile.from_frame(frame)
+    age, weight = profile.age_years, profile.weight_kg
+    return lambda s: named(s) and patient_inside(limits_in(s), age, weight) is not False
 
 
 def _in_band(sentence: str, weight: float) -> bool:
@@ -163,6 +174,9 @@ def answer_lines(
         # "những phản ứng có hại" names the section, not a finding: the section answers it
         return None if resolve_section(condition.text) else effect_lines(frame, bundle, section_of)
     section = "lieu_luong_va_cach_dung" if frame.turn_type == "dosing_calc" else frame.attribute
+    if section is None and frame.turn_type == "drug_attribute" and _state(frame) is not None:
+        # "X dùng cho <this patient> được không?": its contraindications answer it first
+        section = CONTRAINDICATION_SECTION
     if frame.turn_type not in ("drug_attribute", "dosing_calc") or len(frame.drugs) != 1 or not section:
         return None
     drug = frame.drugs[0]
@@ -177,7 +191,8 @@ def answer_lines(
     if weight is not None and section == "lieu_luong_va_cach_dung":
         focus.append(f"{weight:g} kg")
         tests.append(lambda s: _in_band(s, weight))
-    state_test = _named(state[1]) if state else None
+    state_named = _named(state[1]) if state else None
+    state_test = _about_patient(state_named, frame) if state_named else None
     if state and state_test:
         focus.append(state[0])
         tests.append(state_test)
@@ -194,6 +209,14 @@ def answer_lines(
     lines = _pick(candidates, tests)
     if lines:
         return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), lines=tuple(lines))
+    about = state_test or (lambda _: False)
+    outside = [(i, s) for i, s in pairs if state_named and state_named(s) and not about(s)]
+    if outside and weight is None and not reading.asks_maximum:
+        # "Trẻ em dưới 3 tháng tuổi …" for a child of 3: quoted as what it is, never "not said"
+        return AnswerLines(
+            drug_id=drug, section_key=section, focus=tuple(focus), outside_limits=True,
+            lines=tuple(_line(i, s) for i, s in outside[:MAX_LINES]),
+        )  # fmt: skip
     if state_test is not None:
         for other in OTHER_SECTIONS:
             if other == section:
@@ -295,7 +318,12 @@ def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
     heading = SECTION_HEADINGS[found.section_key]
     asked = ", ".join(found.focus)
     out: list[str] = []
-    if found.not_said:
+    if found.outside_limits:
+        out.append(
+            f"Mục “{heading}” của {drug_name} nêu “{asked}” chỉ với giới hạn tuổi hoặc cân nặng mà người "
+            "bệnh bạn nêu nằm ngoài; hãy đối chiếu:"
+        )
+    elif found.not_said:
         out.append(f"Mục “{heading}” của {drug_name} không có câu nào nêu “{asked}”.")
         if found.other_section_key:
             out.append(f"Mục “{SECTION_HEADINGS[found.other_section_key]}” có nêu:")

@@ -189,7 +189,9 @@ class ChatService:
             return self._compact_turn(frame, bundle, lines, quotes.quick_replies(bundle))
         found = answer_lines(frame, reading, bundle, self._section)
         if found is not None:
-            preface = [*lines_text(found, self.wording.names([found.drug_id])), *preface]
+            quoted = lines_text(found, self.wording.names([found.drug_id]))
+            # a name the formulary lacks is said first: the lines are about the other drug only
+            preface = [*preface, *quoted] if frame.unknown_drugs else [*quoted, *preface]
         answer = self.generator.generate(reading.text, bundle, sample_data=self.catalog.sample_data)
         text = "\n".join([*preface, answer.text]) if preface else answer.text
         return ChatTurn(
