@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import SECTION_HEADINGS
@@ -39,6 +39,18 @@ def make_chunk(
         has_quarantined_content=quarantined,
         atc_codes=(),
     )
+
+
+def section_chunks(
+    parts: Mapping[str, Mapping[str, Sequence[str]]], titles: Mapping[str, str] | None = None
+) -> list[Chunk]:
+    """{drug: {section key: [part texts]}} as chunks, each drug under its title (its id titled)."""
+    return [
+        make_chunk(drug, key, i, text, display_name=(titles or {}).get(drug, drug.title()))
+        for drug, sections in parts.items()
+        for key, texts in sections.items()
+        for i, text in enumerate(texts)
+    ]
 
 
 def publish(

@@ -17,7 +17,7 @@ from duocthu.retrieval.safety import retrieve_patient_drug_context
 from duocthu.retrieval.sentences import no_change_words
 from duocthu.store.edge import EdgeStore
 
-from tests.factories import make_chunk, publish
+from tests.factories import publish, section_chunks
 
 PARTS: dict[str, dict[str, list[str]]] = {
     "renomid": {
@@ -38,13 +38,7 @@ PARTS: dict[str, dict[str, list[str]]] = {
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("levels")))
-    chunks = [
-        make_chunk(drug, key, i, text, display_name=drug.title())
-        for drug, sections in PARTS.items()
-        for key, texts in sections.items()
-        for i, text in enumerate(texts)
-    ]
-    publish(edge, chunks)
+    publish(edge, section_chunks(PARTS))
     yield edge
     edge.close()
 

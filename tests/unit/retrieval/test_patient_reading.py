@@ -17,7 +17,7 @@ from duocthu.retrieval.limits import Limit, limits_in, patient_inside
 from duocthu.retrieval.safety import named_alternatives, retrieve_patient_drug_context, with_patient_safety
 from duocthu.store.edge import EdgeStore
 
-from tests.factories import make_chunk, publish
+from tests.factories import publish, section_chunks
 
 PARTS: dict[str, dict[str, list[str]]] = {
     "ibuxen": {
@@ -49,13 +49,7 @@ TITLES = {"ibuxen": "Ibuxen", "paranol": "Paranol", "coumadol": "Coumadol"}
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EdgeStore]:
     edge = EdgeStore(Path(tmp_path_factory.mktemp("reading")))
-    chunks = [
-        make_chunk(drug, key, i, text, display_name=TITLES[drug])
-        for drug, sections in PARTS.items()
-        for key, texts in sections.items()
-        for i, text in enumerate(texts)
-    ]
-    publish(edge, chunks)
+    publish(edge, section_chunks(PARTS, TITLES))
     yield edge
     edge.close()
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
+from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.tables import table_rows
 from duocthu.core.text import segment_ids, words
@@ -49,10 +50,7 @@ def _cues() -> dict[str, tuple[tuple[str, ...], ...]]:
 def _runs(tokens: Sequence[str], phrases: Sequence[tuple[str, ...]], start: int, stop: int) -> list[range]:
     """The word spans in [start, stop) where one of the phrases stands."""
     return [
-        range(i, i + len(p))
-        for p in phrases
-        for i in range(start, stop - len(p) + 1)
-        if tuple(tokens[i : i + len(p)]) == p
+        range(i, i + len(p)) for p in phrases for i in phrase_starts(tokens, p) if start <= i <= stop - len(p)
     ]
 
 
