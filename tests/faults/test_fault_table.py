@@ -40,6 +40,8 @@ UNREADABLE = (
     {"Content-Type": "application/x-amz-json-1.0"},
     b'{"Item": {"session_id": {"S": "x"}, "state": {"S": "not json"}, "expires_at": {"N": "99999999999"}}}',
 )
+# a 200 that is no DynamoDB reply at all (a proxy's page): botocore alone would read it as "no item"
+NOT_JSON = (200, {"Content-Type": "text/html"}, b"<html><body>502 Bad Gateway</body></html>")
 # Converse without the forced tool (understanding) and without a [n] on its sentence (generation)
 UNCITED = (
     200,
@@ -58,7 +60,7 @@ UNCITED = (
 @dataclass(frozen=True)
 class Row:
     dependency: str
-    mode: str  # hang | refuse | error | malformed
+    mode: str  # hang | refuse | error | malformed | not-json
     settings: dict[str, str]
     endpoint_variable: str | None  # AWS_ENDPOINT_URL_<service>, pointed at the fault
     canned: tuple[int, dict[str, str], bytes] | None  # for error / malformed
@@ -126,6 +128,7 @@ ROWS = [
             "refuse": (None, STATELESS),
             "error": (DYNAMO_ERROR, STATELESS),
             "malformed": (UNREADABLE, STATELESS),
+            "not-json": (NOT_JSON, STATELESS),
         },
     ),
 ]
@@ -195,6 +198,24 @@ def test_fault_row(
     if row.decision == "ANSWERABLE":  # the fallback is the formulary's own words, with their source
         assert response.citations and "Chống chỉ định" in response.answer
     _report(f"{row.dependency} {row.mode}", response, elapsed)
+
+
+@pytest.mark.parametrize("canned", [NOT_JSON, UNREADABLE], ids=["not-json", "unreadable-item"])
+def test_a_session_the_store_cannot_read_is_answered_statelessly_never_called_unknown(
+    canned: tuple[int, dict[str, str], bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+    fresh_clients: None,
+    canned_endpoint: Callable[[int, dict[str, str], bytes], str],
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", canned_endpoint(*canned))
+    runtime = build_runtime(_settings(sample_index[2].data_dir, CONVERSATIONS))
+    try:
+        request = ChatRequest(message=QUESTION, session_id="a" * 22)
+        response = chat_service.chat(runtime, request, _Context(REMAINING_MS))
+    finally:
+        runtime.store.close()
+    assert (response.decision, response.system_error) == ("ANSWERABLE", STATELESS)
 
 
 def test_a_store_that_fails_mid_turn_abstains(

@@ -41,6 +41,9 @@ from duocthu.retrieval.reverse.wordings import wordings_of
 
 # The sections that may say what the asked one does not, in the order they are read.
 OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
+# A population's own section: a contraindication naming that population is quoted before its lines
+# (gliclazid's "Không dùng … cho phụ nữ đang cho con bú" is in Chống chỉ định, not only there)
+POPULATION_SECTIONS: frozenset[str] = frozenset({"thoi_ky_mang_thai", "thoi_ky_cho_con_bu"})
 MAX_LINES = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"(?<=;)\s+")
@@ -208,6 +211,10 @@ def answer_lines(
     candidates = [(i, s) for i, s in pairs if required is None or required(s)]
     lines = _pick(candidates, tests)
     if lines:
+        if section in POPULATION_SECTIONS and state_test is not None:
+            barred = _sentences(section_of(drug, CONTRAINDICATION_SECTION))
+            barred = [(i, s) for i, s in barred if state_test(s)]
+            lines = [_line(i, s) for i, s in barred[:MAX_LINES]] + lines
         return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), lines=tuple(lines))
     about = state_test or (lambda _: False)
     outside = [(i, s) for i, s in pairs if state_named and state_named(s) and not about(s)]
@@ -331,9 +338,16 @@ def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
             out.append(
                 "Các mục Chống chỉ định và Thận trọng cũng không nêu; điều đó KHÔNG có nghĩa là an toàn."
             )
+    elif found.lines and found.lines[0].section_key != found.section_key:
+        # the contraindications about the patient first, then the asked section's own lines
+        stated_in = SECTION_HEADINGS[found.lines[0].section_key]
+        out.append(f"Mục “{stated_in}” của {drug_name} nêu ({asked}):")
     else:
         out.append(f"Câu trả lời trong mục “{heading}” của {drug_name} ({asked}):")
-    out += [f"- “{line.text}” ({line.citation})" for line in found.lines]
+    for before, line in zip((None, *found.lines), found.lines, strict=False):
+        if before is not None and before.section_key != line.section_key and not found.not_said:
+            out.append(f"Mục “{SECTION_HEADINGS[line.section_key]}” nêu:")
+        out.append(f"- “{line.text}” ({line.citation})")
     if not found.not_said or found.lines:
         out.append("Toàn văn mục được trích dưới đây.")
     return out

@@ -92,13 +92,22 @@ def _at_level(profile: PatientProfile, sentence: str, named: frozenset[str], may
     return False
 
 
-def _for_someone_else(profile: PatientProfile, sentence: str, facet: SafetyFacet) -> bool:
+# A pregnant or nursing patient's sentence that names a newborn or a child names the baby at risk
+# ("độc tính trên thai nhi và trẻ sơ sinh", "hạ glucose huyết ở trẻ bú mẹ"), not another patient.
+MOTHER_CONCEPTS: frozenset[str] = frozenset({"pregnancy", "breastfeeding"})
+
+
+def _for_someone_else(
+    profile: PatientProfile, sentence: str, facet: SafetyFacet, named: frozenset[str]
+) -> bool:
     """A contraindication that holds for another patient than this one as far as the turn tells:
     only with a medicine taken together ("Chống chỉ định phối hợp ... với aliskiren ở người suy
     thận": the interaction facet reads the patient's medicines), or for an age group the patient
     is not known to be in ("Với dạng tiêm cho trẻ sơ sinh đẻ non: ... suy thận rõ")."""
     if facet == "warnings" and has_cue(sentence, "coadministration"):
         return True
+    if named & MOTHER_CONCEPTS:
+        return False
     groups = anchor_table().concepts_in(sentence) & AGE_CONCEPTS
     return bool(groups - profile.stated_concepts())
 
@@ -153,7 +162,7 @@ def sentence_status(
         # not tell stays a contraindication (its sentence, which names the level, is quoted): a
         # contraindication that may apply is never shown as a caution.
         contraindication = contraindication and _at_level(profile, sentence, named, may_be=True)
-        contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet)
+        contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet, named)
         contraindication = contraindication and not only_as_consequence(sentence, named)
         if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
             return "NO_CHANGE_STATED"

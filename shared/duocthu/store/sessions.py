@@ -13,6 +13,7 @@ saved first, the new exchange is re-applied on top of what that turn stored, and
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import secrets
@@ -170,6 +171,8 @@ class DynamoConversationStore:
             item = self.table.get_item(Key={"session_id": session_id}, ConsistentRead=True).get("Item")
         except (BotoCoreError, ClientError, DeadlineExceeded) as err:
             raise ConversationUnavailable(str(err)) from err
+        except (AttributeError, TypeError, ValueError) as err:  # JSON, but not a GetItem reply
+            raise ConversationUnavailable(f"malformed DynamoDB reply: {err}") from err
         # TTL deletion is lazy (up to days): an expired item is treated as absent
         return item if item and int(item.get("expires_at", 0)) >= time.time() else None
 
@@ -224,6 +227,19 @@ DYNAMODB_READ_S = 2.0
 DYNAMODB_ATTEMPTS = 2
 
 
+def require_json_reply(http_response: Any, **_: Any) -> None:
+    """botocore parses a 200 whose body is not JSON (a proxy's HTML page, an empty body) as `{}`,
+    which a get would read as "no such session": a malformed reply is the store failing."""
+    if http_response is None or http_response.status_code != 200:
+        return
+    try:
+        reply = json.loads(http_response.content or b"null")
+    except ValueError as err:
+        raise ConversationUnavailable(f"DynamoDB replied with a body that is not JSON: {err}") from err
+    if not isinstance(reply, dict):
+        raise ConversationUnavailable("DynamoDB replied with a JSON body that is not an object")
+
+
 def dynamodb_table(name: str) -> Any:
     import boto3
     from botocore.config import Config
@@ -237,6 +253,7 @@ def dynamodb_table(name: str) -> Any:
     resource.meta.client.meta.events.register(
         "before-send.dynamodb", refuse_late_attempts(DYNAMODB_CONNECT_S + DYNAMODB_READ_S)
     )
+    resource.meta.client.meta.events.register("after-call.dynamodb", require_json_reply)
     return resource.Table(name)
 
 

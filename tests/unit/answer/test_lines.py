@@ -88,3 +88,24 @@ def test_nothing_anywhere_is_never_called_safe_and_no_focus_is_no_lines() -> Non
     assert found is not None and found.not_said and not found.lines and found.other_section_key is None
     assert "KHÔNG có nghĩa là an toàn" in lines_text(found, "Thuốc")[1]
     assert answer_lines(frame(), TurnReading(text="liều?"), BUNDLE, section_of) is None
+
+
+def test_a_population_section_question_quotes_the_contraindication_about_them_first() -> None:
+    own = "Chưa rõ thuốc có vào sữa mẹ không. Không nên dùng khi cho con bú."
+    feeding = [item("thoi_ky_cho_con_bu", 0, own)]
+    barred = {"chong_chi_dinh": [item("chong_chi_dinh", 0, "Quá mẫn. Không dùng cho phụ nữ cho con bú.")]}
+    nursing = frame(population="phu_nu_cho_con_bu", attribute="thoi_ky_cho_con_bu")
+    found = answer_lines(nursing, TurnReading(text=""), decide(feeding), lambda d, s: barred.get(s, []))
+    assert found is not None and not found.not_said
+    assert [(line.section_key, line.text) for line in found.lines] == [
+        ("chong_chi_dinh", "Không dùng cho phụ nữ cho con bú."),
+        ("thoi_ky_cho_con_bu", "Chưa rõ thuốc có vào sữa mẹ không."),
+        ("thoi_ky_cho_con_bu", "Không nên dùng khi cho con bú."),
+    ]
+    text = lines_text(found, "Thuốc")
+    assert text[0] == "Mục “Chống chỉ định” của Thuốc nêu (phụ nữ cho con bú):"
+    assert text[2] == "Mục “Thời kỳ cho con bú” nêu:" and text[-1] == "Toàn văn mục được trích dưới đây."
+    # nothing in Chống chỉ định about them: the section's own lines only, as before
+    alone = answer_lines(nursing, TurnReading(text=""), decide(feeding), section_of)
+    assert alone is not None and {line.section_key for line in alone.lines} == {"thoi_ky_cho_con_bu"}
+    assert lines_text(alone, "Thuốc")[0].startswith("Câu trả lời trong mục “Thời kỳ cho con bú”")

@@ -28,6 +28,12 @@ PARTS: dict[str, dict[str, list[str]]] = {
         "chong_chi_dinh": ["Ba tháng cuối thai kỳ."],
         "thoi_ky_mang_thai": ["Trong 3 tháng đầu chỉ dùng khi thật cần thiết."],
     },
+    "fetopril": {
+        "chong_chi_dinh": [
+            "Chống chỉ định trong 3 tháng giữa và 3 tháng cuối của thai kỳ do độc tính trên thai nhi "
+            "và trẻ sơ sinh."
+        ],
+    },
     "warnexin": {
         "chong_chi_dinh": ["Chống chỉ định phối hợp với aliskiren ở người suy thận."],
         "lieu_luong_va_cach_dung": ["Suy thận: không cần chỉnh liều ban đầu nhưng theo dõi chặt hơn."],
@@ -129,3 +135,12 @@ def test_a_contraindication_with_a_medicine_taken_together_is_a_caution_for_warn
     store: EdgeStore, resolver: CatalogDrugResolver
 ) -> None:
     assert facets(store, resolver, "warnexin", renal_function="suy thận")["warnings"] == "CAUTION"
+
+
+def test_a_newborn_named_in_a_pregnancy_contraindication_is_the_baby_at_risk(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # not "for an age group the patient is not known to be in": the mother is the patient
+    assert facets(store, resolver, "fetopril", pregnancy=True)["warnings"] == "CONTRAINDICATED"
+    early = facets(store, resolver, "fetopril", pregnancy=True, pregnancy_stage="tuần 8")
+    assert early["warnings"] == "CAUTION"

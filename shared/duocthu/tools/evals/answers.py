@@ -8,8 +8,9 @@ may have several files). Three kinds of row:
             condition), `expect.never_listed` (a mention inside another disease's name or as a
             risk), `expect.facets` ({drug: {facet: status}}, status one of contraindicated /
             caution / says_nothing / absent / states_no_change: the section says no change is
-            needed, in its own words) and, for some, `expect.alternative_quote` (the line
-            of a section that names the better choice, which the reply must quote);
+            needed, in its own words), for some `expect.alternative_quote` (the line
+            of a section that names the better choice, which the reply must quote) and
+            `expect.says` (wording the reply must hold: "Câu hỏi chưa nêu mức độ suy thận");
 - not_said: a section question the section does not address; `expect.other_section` is the
             section that does (or null): the reply must say so in one line and quote it;
 - focused:  a section question whose answering line is known (`expect.answer_line`): the line
@@ -111,6 +112,7 @@ class Outcome:
     listed_missing: list[str] = field(default_factory=list)
     never_listed_present: list[str] = field(default_factory=list)
     alternative_ok: bool | None = None
+    says_ok: bool | None = None
     answer_line_ok: bool | None = None
     not_said_ok: bool | None = None
     other_section_ok: bool | None = None
@@ -118,7 +120,9 @@ class Outcome:
     @property
     def missed(self) -> bool:
         wrong_facets = any(expected != got for _, _, expected, got in self.facets)
-        flags = (self.alternative_ok, self.answer_line_ok, self.not_said_ok, self.other_section_ok)
+        flags = (
+            self.alternative_ok, self.says_ok, self.answer_line_ok, self.not_said_ok, self.other_section_ok
+        )  # fmt: skip
         return bool(
             wrong_facets or self.unchecked or self.listed_missing or self.never_listed_present
             or any(flag is False for flag in flags)
@@ -141,6 +145,8 @@ def _patient(row: Row, turn: ChatTurn, out: Outcome) -> None:
             out.facets.append((drug, facet, expected, got))
     if "alternative_quote" in expect:
         out.alternative_ok = expect["alternative_quote"] in turn.answer
+    if "says" in expect:
+        out.says_ok = all(wording in turn.answer for wording in expect["says"])
 
 
 def _section_question(row: Row, turn: ChatTurn, out: Outcome) -> None:
@@ -211,6 +217,7 @@ def figures(outcomes: Sequence[Outcome]) -> dict[str, str]:
         ),
         "never-listed drugs kept off": rate(never - sum(len(o.never_listed_present) for o in listed), never),
         "alternative the formulary names quoted": flag("alternative_ok"),
+        "wording the reply must hold (`says`)": flag("says_ok"),
         f"patient replies <= {PATIENT_TARGET_CHARS:,} chars": rate(
             sum(n <= PATIENT_TARGET_CHARS for n in patient_lengths), len(patient_lengths)
         ),
@@ -272,7 +279,7 @@ def misses(outcomes: Sequence[Outcome]) -> str:
         extra = [f"unchecked {o.unchecked}"] if o.unchecked else []
         extra += [f"not listed {o.listed_missing}"] if o.listed_missing else []
         extra += [f"listed by mistake {o.never_listed_present}"] if o.never_listed_present else []
-        for name in ("alternative_ok", "answer_line_ok", "not_said_ok", "other_section_ok"):
+        for name in ("alternative_ok", "says_ok", "answer_line_ok", "not_said_ok", "other_section_ok"):
             if getattr(o, name) is False:
                 extra.append(name.removesuffix("_ok") + " missing")
         lines.append(f"{o.row.id} [{o.row.kind}] " + "; ".join([*wrong, *extra]))
