@@ -131,6 +131,16 @@ def only_as_consequence(sentence: str, named: frozenset[str]) -> bool:
     )
 
 
+def _a_past_reaction(profile: PatientProfile, sentence: str, named: frozenset[str]) -> bool:
+    """The sentence names the patient's kidney or liver only as a past reaction to a drug
+    (`data/patient_cues.tsv` past_reaction), and the patient tells no past reaction: it is not
+    about their organ's level."""
+    context = profile.context
+    organs = named & {"renal", "hepatic"}
+    told = context.adverse_reactions or context.allergies
+    return bool(organs) and organs == named and not told and has_cue(sentence, "past_reaction")
+
+
 def _states_no_change(query: FacetQuery, profile: PatientProfile, sentence: str) -> bool:
     """Every clause naming the patient says, without reserve and at the patient's level, that no
     change is needed: "Người cao tuổi và người suy thận: không cần chỉnh liều; người suy gan: dùng
@@ -164,6 +174,7 @@ def sentence_status(
         contraindication = contraindication and _at_level(profile, sentence, named, may_be=True)
         contraindication = contraindication and not _for_someone_else(profile, sentence, query.facet, named)
         contraindication = contraindication and not only_as_consequence(sentence, named)
+        contraindication = contraindication and not _a_past_reaction(profile, sentence, named)
         if section != CONTRAINDICATION_SECTION and _states_no_change(query, profile, sentence):
             return "NO_CHANGE_STATED"
     if contraindication and not _not_a_contraindication(sentence):

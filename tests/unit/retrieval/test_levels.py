@@ -34,6 +34,9 @@ PARTS: dict[str, dict[str, list[str]]] = {
             "và trẻ sơ sinh."
         ],
     },
+    "hepamycin": {
+        "chong_chi_dinh": ["Người có tiền sử rối loạn chức năng gan liên quan đến việc dùng hepamycin."],
+    },
     "warnexin": {
         "chong_chi_dinh": ["Chống chỉ định phối hợp với aliskiren ở người suy thận."],
         "lieu_luong_va_cach_dung": ["Suy thận: không cần chỉnh liều ban đầu nhưng theo dõi chặt hơn."],
@@ -144,3 +147,13 @@ def test_a_newborn_named_in_a_pregnancy_contraindication_is_the_baby_at_risk(
     assert facets(store, resolver, "fetopril", pregnancy=True)["warnings"] == "CONTRAINDICATED"
     early = facets(store, resolver, "fetopril", pregnancy=True, pregnancy_stage="tuần 8")
     assert early["warnings"] == "CAUTION"
+
+
+def test_an_organ_named_as_a_past_reaction_to_a_drug_is_not_the_patients_level(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    assert facets(store, resolver, "hepamycin", hepatic_function="suy gan nhẹ")["warnings"] == "CAUTION"
+    # the patient tells a past reaction: the sentence may be about them
+    told = facets(store, resolver, "hepamycin", hepatic_function="suy gan", adverse_reactions=("vàng da",))
+    assert told["warnings"] == "CONTRAINDICATED"
+    assert facets(store, resolver, "renomid", hepatic_function="suy gan")["warnings"] == "CONTRAINDICATED"
