@@ -123,7 +123,9 @@ def figures(outcomes: Sequence[Outcome]) -> dict[str, str]:
     absent = sum(len(o.row.absent) for o in outcomes)
     return {
         "pair sentence quoted": rate(quotes - sum(len(o.unquoted()) for o in outcomes), quotes),
-        "silent pairs said as not named": rate(silent - sum(len(o.silent_unsaid()) for o in outcomes), silent),
+        "silent pairs said as not named": rate(
+            silent - sum(len(o.silent_unsaid()) for o in outcomes), silent
+        ),
         "silent pairs worded as safe / no interaction (target 0)": (
             str(sum(len(o.silent_as_safe()) for o in outcomes)) if outcomes else "–"
         ),
