@@ -105,22 +105,21 @@ class InteractionLines:
         classes = {(m.evidence_id, m.drug_id): m.wording for m in bundle.named_by_class}
         sentences: list[str] = []
         items: list[EvidenceItem] = []
-        wordings: list[str] = list(names)
         by_class: list[str] = []
         for item in parts.get(owner, ()):
             wording = classes.get((item.id, other))
             for sentence in SENTENCE.split(item.text.removeprefix(f"【{item.display_name}】 ")):
-                if names_in(sentence, {other: names}):
-                    pass
-                elif wording and phrase_in(words(sentence), wording):
-                    by_class += [wording] if wording not in by_class else []
-                else:
+                by_name = bool(names_in(sentence, {other: names}))
+                if not by_name and not (wording and phrase_in(words(sentence), wording)):
                     continue
+                if not by_name and wording and wording not in by_class:
+                    by_class.append(wording)
                 sentences.append(sentence.strip())
-                items += [item] if item not in items else []
+                if item not in items:
+                    items.append(item)
         if not sentences:
             return None
-        return Mention(owner, other, tuple(sentences), (*wordings, *by_class), tuple(items), tuple(by_class))
+        return Mention(owner, other, tuple(sentences), (*names, *by_class), tuple(items), tuple(by_class))
 
     def _silent(
         self, a: str, b: str, sectioned: set[str], parts: Mapping[str, Sequence[EvidenceItem]]
