@@ -42,7 +42,7 @@ def indication_line(items: Sequence[EvidenceItem], condition: str | None, window
         text = item.text.split("】 ", 1)[-1]
         for sentence in _SENTENCE_END.split(text):
             if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return _clip(sentence.strip(), wordings, window)
+                return clip(sentence.strip(), wordings, window)
     return NOT_FOUND
 
 
@@ -54,10 +54,12 @@ _SENTENCE_END = re.compile(r"(?<=\w\w)\.\s+|\n+")
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
     """The part's first sentence, clipped to `window` characters."""
     first = _SENTENCE_END.split(item.text.split("】 ", 1)[-1].strip(), maxsplit=1)[0]
-    return _clip(first, (), window)
+    return clip(first, (), window)
 
 
-def _clip(sentence: str, wordings: Sequence[str], window: int) -> str:
+def clip(sentence: str, wordings: Sequence[str], window: int) -> str:
+    """The sentence in quotes, clipped ("…") to `window` characters around the first of the
+    wordings it holds (the interaction lines clip around the other drug's name the same way)."""
     if len(sentence) <= window:
         return f"“{sentence.rstrip('.')}”"
     folded = fold(sentence)

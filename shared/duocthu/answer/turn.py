@@ -13,6 +13,7 @@ from typing import Protocol
 
 from duocthu.answer.generation import SAMPLE_NOTICE, VERIFY_NOTICE, Answer, citations_of
 from duocthu.answer.indication_lines import WhichDrugLines
+from duocthu.answer.interaction_lines import InteractionLines
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
 from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.wording import ABSTAIN_REPLIES, DRUGLESS_TURNS, SMALLTALK_REPLY, ReplyWording
@@ -187,6 +188,11 @@ class ChatService:
             used = sum(len(line) + 1 for line in preface)
             lines = [*preface, *quotes.lines(bundle, indication_of(frame), used)]
             return self._compact_turn(frame, bundle, lines, quotes.quick_replies(bundle))
+        pairs = InteractionLines(self.wording.titles, self.resolver, self._section)
+        if pairs.applies(frame, reading):
+            # three or more drugs: per pair the sentences naming the other, never every section in full
+            lines = [*preface, *pairs.lines(frame, reading, bundle, sum(len(line) + 1 for line in preface))]
+            return self._compact_turn(frame, bundle, lines, pairs.quick_replies(frame, reading))
         found = answer_lines(frame, reading, bundle, self._section)
         if found is not None:
             quoted = lines_text(found, self.wording.names([found.drug_id]))

@@ -11,7 +11,9 @@ interaction path once hid a quarantined drug's evidence.
 
 A part that names another asked drug only by its class joins too (data/drug_classes.tsv: the
 class its "Loại thuốc" section names, "thuốc ức chế enzym chuyển" for enalapril), and the bundle
-says so (`named_by_class`), so the answer never reads as the formulary naming that drug.
+says so (`named_by_class`), so the answer never reads as the formulary naming that drug. With three
+or more drugs, a part naming one by name and another only by its class records the class for the
+other.
 
 No part naming another drug is ABSTAIN `insufficient_retrieval_score`: the formulary text found
 says nothing about the pair, which is not the same as "no interaction". Wording it is chat's job.
@@ -146,17 +148,21 @@ def _pool(
     pooled: list[EvidenceItem] = []
     by_class: list[NamedByClass] = []
     for part in parts:
-        if names_in(part.text, others):
+        by_name = names_in(part.text, others)
+        if len(by_name) == len(others):
             pooled.append(part)
             continue
+        # an asked drug the part does not name may still be named by its class, beside others
+        # named by name ("… corticosteroid như prednisolon … thuốc chống viêm không steroid")
         named = classes_named(part.text, own=classes.get(drug_id, frozenset()))
         mentions = [
             NamedByClass(evidence_id=part.id, drug_id=other, wording=named[c])
             for other in others
+            if other not in by_name
             for c in sorted(classes.get(other, ()))
             if c in named
         ]
-        if mentions:
+        if by_name or mentions:
             pooled.append(part)
             by_class += mentions
     return pooled, by_class

@@ -189,3 +189,29 @@ def test_a_part_naming_the_other_drugs_class_joins_and_says_so(tmp_path: Path) -
             assert interaction_evidence(edge, resolver, ["glimaxin", other]).decision == "ABSTAIN", other
     finally:
         edge.close()
+
+
+def test_a_part_naming_one_drug_and_anothers_class_records_the_class_for_the_other(tmp_path: Path) -> None:
+    # "… như prednisolon … thuốc chống viêm không steroid": a third drug named only by its class
+    parts = {
+        ("ciproxin", KEY): [
+            "Phối hợp với prednisolin làm tăng nguy cơ đứt gân. "
+            "Thuốc chống viêm không steroid: tăng nguy cơ co giật."
+        ],
+        ("voltarin", "loai_thuoc"): ["Thuốc chống viêm không steroid."],
+    }
+    chunks = [make_chunk(d, key, i, t) for (d, key), texts in parts.items() for i, t in enumerate(texts)]
+    names = ("ciproxin", "prednisolin", "voltarin")
+    catalog = Catalog(corpus_hash="h", drugs=tuple(CatalogDrug(drug_id=d, title=d.title()) for d in names))
+    edge = EdgeStore(tmp_path)
+    publish(edge, chunks)
+    try:
+        resolver = CatalogDrugResolver(catalog)
+        bundle = interaction_evidence(edge, resolver, ["ciproxin", "prednisolin", "voltarin"])
+        assert [(m.evidence_id, m.drug_id) for m in bundle.named_by_class] == [
+            (point_id("ciproxin", KEY, 0), "voltarin")
+        ]
+        # with two drugs a part naming the other by name says nothing of classes, as before
+        assert interaction_evidence(edge, resolver, ["ciproxin", "prednisolin"]).named_by_class == ()
+    finally:
+        edge.close()
