@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, NOT_FOUND, REPLY_TARGET, indication_line
 from duocthu.answer.indication_lines import _clip as clip_around
 from duocthu.answer.indication_lines import pages as _pages
-from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.sentences import no_change_words
@@ -249,4 +249,10 @@ def _beyond_line(named: Sequence[tuple[str, str]]) -> str:
     for drug, where in named:
         by_drug.setdefault(drug, []).append(where)
     listed = "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in by_drug.items())
-    return f"Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): {listed}."
+    # only the contraindication sections have a button: any other is opened by asking for it
+    contraindication = SECTION_HEADINGS[CONTRAINDICATION_SECTION]
+    other = next(((d, w.split(" (tr.", 1)[0]) for d, w in named if not w.startswith(contraindication)), None)
+    how = "nút bên dưới"
+    if other:
+        how = f"chống chỉ định: nút bên dưới; mục khác: hỏi “{other[1]} của {other[0]}”"
+    return f"Các đoạn khác về người bệnh (toàn mục — {how}): {listed}."
