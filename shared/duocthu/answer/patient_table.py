@@ -252,7 +252,5 @@ def _beyond_line(named: Sequence[tuple[str, str]]) -> str:
     # only the contraindication sections have a button: any other is opened by asking for it
     contraindication = SECTION_HEADINGS[CONTRAINDICATION_SECTION]
     other = next(((d, w.split(" (tr.", 1)[0]) for d, w in named if not w.startswith(contraindication)), None)
-    how = "nút bên dưới"
-    if other:
-        how = f"chống chỉ định: nút bên dưới; mục khác: hỏi “{other[1]} của {other[0]}”"
-    return f"Các đoạn khác về người bệnh (toàn mục — {how}): {listed}."
+    ask = f" hoặc hỏi, ví dụ, “{other[1]} của {other[0]}”" if other else ""
+    return f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."

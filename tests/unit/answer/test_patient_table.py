@@ -127,7 +127,7 @@ def test_sentences_beyond_the_budget_are_named_never_dropped_in_silence() -> Non
     assert any(line.startswith("- Chống chỉ định (tr. 116)") for line in lines)
     assert (
         lines[-1]
-        == "Các đoạn khác về người bệnh (toàn mục — nút bên dưới): Para: Chống chỉ định (tr. 105)."
+        == "Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới): Para: Chống chỉ định (tr. 105)."
     )
 
 
@@ -213,7 +213,7 @@ def test_a_long_head_never_pushes_the_reply_over_the_target_and_the_contraindica
         assert lines[-1].startswith("Các đoạn khác về người bệnh")
         assert "drug5: Thận trọng (tr. 205)" in lines[-1]
         # a section with no button of its own is opened by asking for it
-        assert "mục khác: hỏi “Thận trọng của drug" in lines[-1]
+        assert "hoặc hỏi, ví dụ, “Thận trọng của drug" in lines[-1]
 
 
 def test_when_no_sentence_fits_the_most_severe_is_clipped_never_dropped() -> None:
