@@ -17,8 +17,9 @@ may have several files). Three kinds of row:
 
 Per split (and per file): per-facet status accuracy (a drug left unchecked counts wrong), drugs
 listed but left unchecked (target 0), listing recall and never-listed drugs, reply length by kind
-(median, max; patient target <= 3,000 characters), the answering line present, "does not say" detected; ids
-(never text) of dev misses with `--misses`. Held-out misses are counted, never listed.
+(median, max; patient target <= 3,000 characters, per file too), the answering line present,
+"does not say" detected; ids (never text) of dev misses with `--misses`. Held-out misses are
+counted, never listed.
 
     duocthu eval answers
     duocthu eval answers --split dev --misses
