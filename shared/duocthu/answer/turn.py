@@ -181,7 +181,7 @@ class ChatService:
         if bundle.candidate_statuses:
             # a patient case: the compact table and its quoted sentences, never every part in full
             table = PatientTable(self.wording.titles)
-            return self._compact_turn(frame, bundle, preface, table.quick_replies(bundle))
+            return self._compact_turn(frame, bundle, preface, table.quick_replies(bundle, frame))
         if frame.turn_type in REVERSE_TURNS and (bundle.ranked_drugs or bundle.wider_drugs):
             # a which-drug list: per drug the sentence naming the condition, never every chỉ định in full
             quotes = WhichDrugLines(self.wording.titles)

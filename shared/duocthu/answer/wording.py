@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from duocthu.answer.patient_table import PatientTable
-from duocthu.core.sections import ADR_SECTION, SECTION_HEADINGS
+from duocthu.answer.generation import VERIFY_NOTICE
+from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
+from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
@@ -144,7 +145,8 @@ class ReplyWording:
                 section_line = self.section_reading(read, frame.condition, bundle)
                 lines += [section_line] if section_line else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
-            which = self.which_drugs(bundle)
+            # a patient case names the first drugs found beyond the table and counts the rest
+            which = self.which_drugs(bundle, frame if bundle.candidate_statuses else None)
             asked_class = reading.asked_class
             if asked_class:
                 # the list is by section text, never by class: it must not read as "only these"
@@ -160,7 +162,10 @@ class ReplyWording:
                 "người bệnh này; “mục không nêu” KHÔNG có nghĩa là an toàn."
             )
             lines += self.levels_not_told(frame, bundle)
-            lines += PatientTable(self.titles).lines(frame, bundle, used=sum(len(line) + 1 for line in lines))
+            # the notice a reply to check against the print opens with is part of the budget too
+            notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0
+            used = notice + sum(len(line) + 1 for line in lines)
+            lines += PatientTable(self.titles).lines(frame, bundle, used=used)
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
@@ -292,9 +297,11 @@ class ReplyWording:
         return f"[tên thuốc] dùng cho {who} được không?"
 
     @staticmethod
-    def which_drugs(bundle: EvidenceBundle) -> list[str]:
+    def which_drugs(bundle: EvidenceBundle, patient_frame: QueryFrame | None = None) -> list[str]:
         """The drugs a which-drugs route found, by the section that put each on the list: the
-        quoted ones, then every one found beyond the cap, so no list is cut short in silence."""
+        quoted ones, then every one found beyond the cap, so no list is cut short in silence. In a
+        patient case (`patient_frame`) only the first UNLISTED_SHOWN beyond the cap are named, the
+        rest counted, with the question (a quick reply) that lists them all."""
         by_section: dict[str, tuple[list[str], list[str]]] = {}
         for shown, drugs in ((0, bundle.ranked_drugs), (1, bundle.unlisted_drugs)):
             for drug in drugs:
@@ -314,7 +321,8 @@ class ReplyWording:
             if unquoted:
                 lines.append(
                     f"Mục “{heading}” của {len(unquoted)} thuốc khác cũng {what} (không trích dẫn ở đây "
-                    f"để câu trả lời không quá dài): {', '.join(unquoted)}."
+                    f"để câu trả lời không quá dài): "
+                    f"{_first_named(unquoted, patient_frame if section_key == INDICATION_SECTION else None)}."
                 )
             if advice:
                 lines.append(
@@ -366,3 +374,14 @@ class ReplyWording:
             "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
             f"bạn đối chiếu.{stated}"
         )
+
+
+def _first_named(names: Sequence[str], patient_frame: QueryFrame | None) -> str:
+    """All the names, or in a patient case the first UNLISTED_SHOWN and "và N thuốc khác" with the
+    question that lists them all."""
+    condition = patient_frame.condition if patient_frame is not None else None
+    if condition is None or len(names) <= UNLISTED_SHOWN:  # without a condition no question lists them
+        return ", ".join(names)
+    first, rest = ", ".join(names[:UNLISTED_SHOWN]), len(names) - UNLISTED_SHOWN
+    question = UNLISTED_REPLY.format(condition=condition.text)
+    return f"{first} và {rest} thuốc khác (nút “{question}” liệt kê đủ)"

@@ -260,7 +260,9 @@ def catalogue_names(resolver: CatalogDrugResolver) -> Mapping[str, tuple[str, ..
 
 def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
     tokens = words(sentence)
-    cue = min((i for p in cues()["preference"] for i in phrase_starts(tokens, words(p))), default=-1)
+    # "không nên dùng: … các thuốc chống viêm không steroid" names the drugs to avoid, not a choice
+    starts = (i for p in cues()["preference"] for i in phrase_starts(tokens, words(p)))
+    cue = min((i for i in starts if not (i and tokens[i - 1] == "không")), default=-1)
     at = [i for n in drug_names_ for i in phrase_starts(tokens, words(n), lenient=True)]
     return cue >= 0 and any(i > cue for i in at)
 

@@ -3,8 +3,9 @@ the alternative a section names, then one sentence per part about this patient."
 
 from __future__ import annotations
 
-from duocthu.answer.indication_lines import indication_line
-from duocthu.answer.patient_table import PatientTable, facet_word
+from duocthu.answer.indication_lines import CLOSING, REPLY_TARGET, indication_line
+from duocthu.answer.patient_table import MIN_CLIPPED, UNLISTED_REPLY, PatientTable, facet_word
+from duocthu.answer.wording import ReplyWording
 from duocthu.models.evidence import (
     CandidateAssessment,
     EvidenceBundle,
@@ -126,7 +127,7 @@ def test_sentences_beyond_the_budget_are_named_never_dropped_in_silence() -> Non
     assert any(line.startswith("- Chống chỉ định (tr. 116)") for line in lines)
     assert (
         lines[-1]
-        == "Các đoạn khác về người bệnh (mở toàn mục bằng nút bên dưới): Para: Chống chỉ định (tr. 105)."
+        == "Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới): Para: Chống chỉ định (tr. 105)."
     )
 
 
@@ -136,3 +137,110 @@ def test_a_facet_stating_no_change_shows_the_formularys_words_never_safe() -> No
     )
     assert facet_word(stated) == "Dược thư ghi: “không cần điều chỉnh liều”"
     assert "an toàn" not in facet_word(stated)
+
+
+# -- every part of the reply within the one budget ------------------------------------------------
+
+LONG_ALTERNATIVE = (
+    "Các thuốc chống viêm không steroid như " + "thuốc A, thuốc B, thuốc C, " * 8 + "làm tăng nguy cơ chảy "
+    "máu tiêu hóa và có thể làm tăng INR; nên tránh, nếu cần giảm đau ưu tiên para liều thấp ngắn ngày, "
+    "và " + "theo dõi INR sát, " * 6 + "báo thầy thuốc khi có dấu hiệu chảy máu."
+)
+
+
+def with_long_alternative() -> EvidenceBundle:
+    alternative = BUNDLE.named_alternatives[0].model_copy(update={"text": LONG_ALTERNATIVE})
+    return BUNDLE.model_copy(update={"named_alternatives": (alternative,)})
+
+
+def test_a_long_alternative_is_clipped_around_the_drug_it_names_the_rest_a_quick_reply_away() -> None:
+    bundle = with_long_alternative()
+    line = next(line for line in TABLE.lines(FRAME, bundle) if line.startswith("Lựa chọn"))
+    assert "ưu tiên para liều thấp" in line and "…" in line
+    assert len(line) < len(LONG_ALTERNATIVE)
+    assert "Tương tác thuốc của Warfarin" in TABLE.quick_replies(bundle)
+    # a sentence short enough is quoted whole, and no extra quick reply is offered
+    assert "Tương tác thuốc của Warfarin" not in TABLE.quick_replies(BUNDLE)
+
+
+def many_cautions(count: int) -> EvidenceBundle:
+    """BUNDLE with `count` more drugs, each with a long caution sentence about the patient."""
+    extra_items, extra_statuses, extra_ranked = [], [], []
+    for n in range(count):
+        drug = f"drug{n}"
+        caution = item(drug, "than_trong", "Thận trọng ở người đang dùng warfarin. " * 6, 200 + n)
+        extra_items += [item(drug, "chi_dinh", "Điều trị đau đầu ở người lớn.", 100 + n), caution]
+        extra_ranked.append(
+            RankedDrug(drug_id=drug, display_name=drug, score=0.5, evidence_ids=(f"{drug}-chi_dinh",))
+        )
+        quote = "Thận trọng ở người đang dùng warfarin. " * 6
+        extra_statuses.append(
+            CandidateAssessment(
+                drug_id=drug,
+                status="CAUTION",
+                evidence_ids=(caution.id,),
+                facets=(
+                    FacetAssessment(
+                        facet="interaction",
+                        status="CAUTION",
+                        evidence_ids=(caution.id,),
+                        quotes=(quote.strip(),),
+                    ),
+                ),
+            )
+        )
+    # the contraindicated drug last in the table: its sentence must still lead the quotes
+    return with_long_alternative().model_copy(
+        update={
+            "evidence": (*EVIDENCE, *extra_items),
+            "ranked_drugs": (*extra_ranked, *BUNDLE.ranked_drugs),
+            "candidate_statuses": (*extra_statuses, *BUNDLE.candidate_statuses),
+        }
+    )
+
+
+def test_a_long_head_never_pushes_the_reply_over_the_target_and_the_contraindication_stays() -> None:
+    bundle = many_cautions(6)
+    for used in (600, 1000, 1400):  # the longest head of a dev case is about 1,100 characters
+        lines = TABLE.lines(FRAME, bundle, used=used)
+        assert used + sum(len(line) + 1 for line in lines) + CLOSING <= REPLY_TARGET
+        quotes = lines[lines.index("Trích dẫn về người bệnh này:") :]
+        # the contraindication's sentence comes first, whatever the table's order
+        aspirin = "- Chống chỉ định (tr. 116): “Phối hợp với thuốc chống đông đường uống.”"
+        assert quotes[1:3] == ["【Aspirin】", aspirin]
+        # every checked drug keeps its row, and what is not quoted is named by drug and section
+        assert sum(" | " in line for line in lines) == 1 + len(bundle.candidate_statuses)
+        assert lines[-1].startswith("Các đoạn khác về người bệnh")
+        assert "drug5: Thận trọng (tr. 205)" in lines[-1]
+        # a section with no button of its own is opened by asking for it
+        assert "hoặc hỏi, ví dụ, “Thận trọng của drug" in lines[-1]
+
+
+def test_when_no_sentence_fits_the_most_severe_is_clipped_never_dropped() -> None:
+    lines = TABLE.quotes(many_cautions(2), {e.id: e for e in many_cautions(2).evidence}, budget=0)
+    clipped = lines[3]
+    assert clipped.startswith("- Chống chỉ định (tr. 116): “Phối hợp") and len(clipped) <= MIN_CLIPPED
+    assert lines[-1].startswith("Các đoạn khác về người bệnh")
+
+
+def test_the_drugs_found_beyond_a_patient_table_are_counted_after_the_first_few() -> None:
+    beyond = tuple(RankedDrug(drug_id=f"t{n}", display_name=f"Thuốc {n}", score=0.1) for n in range(9))
+    bundle = BUNDLE.model_copy(update={"unlisted_drugs": beyond})
+    question = UNLISTED_REPLY.format(condition="đau đầu")
+    line = next(line for line in ReplyWording.which_drugs(bundle, FRAME) if "thuốc khác" in line)
+    assert line.startswith("Mục “Chỉ định” của 9 thuốc khác cũng nêu tình trạng này")
+    assert line.endswith(f": Thuốc 0, Thuốc 1, Thuốc 2 và 6 thuốc khác (nút “{question}” liệt kê đủ).")
+    assert question in TABLE.quick_replies(bundle, FRAME)
+    # the list still never reads as complete, and a which-drug reply (no patient) names them all
+    assert any("có thể không có ở đây" in line for line in ReplyWording.which_drugs(bundle, FRAME))
+    assert "Thuốc 8." in " ".join(ReplyWording.which_drugs(bundle))
+    assert question not in TABLE.quick_replies(BUNDLE, FRAME)
+
+
+def test_a_sentence_naming_several_alternatives_is_quoted_once_with_every_drug() -> None:
+    first = with_long_alternative().named_alternatives[0]
+    bundle = with_long_alternative().model_copy(
+        update={"named_alternatives": (first, first.model_copy(update={"drug_id": "aspirin"}))}
+    )
+    lines = [line for line in TABLE.lines(FRAME, bundle) if line.startswith("Lựa chọn")]
+    assert len(lines) == 1 and lines[0].endswith("— Para, Aspirin đã được đối chiếu trong bảng.")

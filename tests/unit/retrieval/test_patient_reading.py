@@ -14,7 +14,12 @@ from duocthu.models.evidence import EvidenceBundle, RankedDrug
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.limits import Limit, limits_in, patient_inside
-from duocthu.retrieval.safety import named_alternatives, retrieve_patient_drug_context, with_patient_safety
+from duocthu.retrieval.safety import (
+    _preferred,
+    named_alternatives,
+    retrieve_patient_drug_context,
+    with_patient_safety,
+)
 from duocthu.store.edge import EdgeStore
 
 from tests.factories import publish, section_chunks
@@ -162,3 +167,10 @@ def test_the_alternative_a_medicines_section_names_is_quoted_and_checked(
         (e.drug_id, e.part_index) for e in bundle.evidence if e.section_key == "chong_chi_dinh"
     }
     assert contraindications == {("ibuxen", 0), ("ibuxen", 1), ("ibuxen", 2), ("paranol", 0)}
+
+
+def test_a_drug_named_after_not_advised_is_never_the_alternative() -> None:
+    avoid = "Phối hợp chống chỉ định hoặc không nên dùng: miconazol; các thuốc như ibuxen làm tăng chảy máu."
+    assert not _preferred(avoid, ("ibuxen",))
+    assert _preferred("Nên tránh ibuxen, nếu cần giảm đau ưu tiên paranol.", ("paranol",))
+    assert _preferred("Không nên dùng ibuxen; nên dùng paranol.", ("paranol",))

@@ -18,8 +18,9 @@ may have several files). Three kinds of row:
 
 Per split (and per file): per-facet status accuracy (a drug left unchecked counts wrong), drugs
 listed but left unchecked (target 0), listing recall and never-listed drugs, reply length by kind
-(median, max; patient target <= 3,000 characters), the answering line present, "does not say" detected; ids
-(never text) of dev misses with `--misses`. Held-out misses are counted, never listed.
+(median, max; patient target <= 3,000 characters, per file too), the answering line present,
+"does not say" detected; ids (never text) of dev misses with `--misses`. Held-out misses are
+counted, never listed.
 
     duocthu eval answers
     duocthu eval answers --split dev --misses
@@ -242,14 +243,21 @@ def per_facet(outcomes: Sequence[Outcome]) -> dict[str, str]:
 
 
 def per_file(outcomes: Sequence[Outcome]) -> dict[str, str]:
-    names = list(dict.fromkeys(o.row.file for o in outcomes))
-    return {
-        f"  per-facet status accuracy, {name}": rate(
-            sum(e == g for o in outcomes if o.row.file == name for _, _, e, g in o.facets),
-            sum(len(o.facets) for o in outcomes if o.row.file == name),
+    """Per gold file: per-facet status accuracy and, where it has patient cases, how many replies
+    keep within the target and their median / max length."""
+    out: dict[str, str] = {}
+    for name in dict.fromkeys(o.row.file for o in outcomes):
+        own = [o for o in outcomes if o.row.file == name]
+        out[f"  per-facet status accuracy, {name}"] = rate(
+            sum(e == g for o in own for _, _, e, g in o.facets), sum(len(o.facets) for o in own)
         )
-        for name in names
-    }
+        lengths = [o.length for o in own if o.row.kind == "patient"]
+        if lengths:
+            within = rate(sum(n <= PATIENT_TARGET_CHARS for n in lengths), len(lengths))
+            out[f"  patient replies <= {PATIENT_TARGET_CHARS:,} (median / max), {name}"] = (
+                f"{within} ({_lengths(own, 'patient')})"
+            )
+    return out
 
 
 def table(outcomes: Sequence[Outcome], follow_ups: dict[str, dict[str, Any]] | None = None) -> str:
