@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, NOT_FOUND, REPLY_TARGET, indication_line
-from duocthu.answer.indication_lines import _clip as clip_around
+from duocthu.answer.indication_lines import clip as clip_around
 from duocthu.answer.indication_lines import pages as _pages
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
