@@ -184,6 +184,7 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     - the one right after "thuốc điều trị" / "thuốc nào gây";
     - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
       "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
+    - one the question form names again ("bị tăng huyết áp và suy tim … nên thêm thuốc hạ áp nào");
     - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
       gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
     """
@@ -198,4 +199,12 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     asked = [c for c in asked if c.start not in background] or asked
     question = cues.first("candidate")
     before = [c for c in asked if question is not None and c.start < question.start]
+    # "bị tăng huyết áp và suy tim … thuốc hạ áp nào": the question form names one told before
+    # ("thuốc giảm đau nào" after "đau răng" names none: its "đau" is the class's word)
+    told = {c.normalized for c in before}
+    inside = [
+        c for c in asked if question and question.start <= c.start < question.end and c.normalized in told
+    ]
+    if inside:
+        return inside[0]
     return before[-1] if before else asked[0]

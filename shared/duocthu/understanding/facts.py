@@ -25,6 +25,7 @@ from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
+MAX_LIST_GAP = 6  # words (a dose, a schedule, joiners) between two medicines of a list
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
@@ -98,6 +99,13 @@ class Facts:
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
 
 
+def sentence_ids(text: str, tokens: Sequence[str]) -> list[int]:
+    """For each word token of the text, the index of its sentence (split at . ; ? ! and new lines);
+    one sentence for all if the two tokenisers disagree."""
+    sentences = segment_ids(text, ".;?!\n")
+    return [0] * len(tokens) if len(sentences) != len(tokens) else sentences
+
+
 def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
     """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
     for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
@@ -151,7 +159,7 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         while (
             end < len(tokens)
             and end - cue.end < 3
-            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
+            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit() or _approx(tokens, end))
         ):
             end += 1
         return " ".join(tokens[cue.start : end])
@@ -163,6 +171,12 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         return first
     numbered = next((r for r in map(reading, found[1:]) if any(ch.isdigit() for ch in r)), None)
     return f"{first}, {numbered}" if numbered else first
+
+
+def _approx(tokens: Sequence[str], i: int) -> bool:
+    """ "eGFR khoảng 35", "ClCr còn 28": a word between a clearance and its number, with the number
+    right after it (data/medicine_lists.tsv, approx)."""
+    return fold(tokens[i]) in _list_words()["approx"] and i + 1 < len(tokens) and tokens[i + 1].isdigit()
 
 
 @lru_cache(maxsize=1)
@@ -283,15 +297,12 @@ def _current_medications(
     current: list[str] = []
     current_ids: list[str] = []
     current_starts: set[int] = set()
+    sentences = sentence_ids(text, tokens)
     for cue in _medication_leads(text, cues, clauses):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
-        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
-        end = span.stop
-        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
-            joined = starts[end + 1]
-            drugs.append(joined)
-            end = joined.end
+        if drugs:
+            drugs += _listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
         if drugs:
             current += [" ".join(written[m.start : m.end]) for m in drugs]
             current_ids += [m.drug_id for m in drugs]
@@ -302,6 +313,54 @@ def _current_medications(
             # "đang uống á" names nothing
             current.append(" ".join(written[i] for i in span))
     return current, current_ids, current_starts
+
+
+@lru_cache(maxsize=1)
+def _list_words() -> dict[str, frozenset[str]]:
+    """data/medicine_lists.tsv: kind -> its words, folded."""
+    kinds: dict[str, set[str]] = {}
+    for row in table_records("medicine_lists.tsv"):
+        kinds.setdefault(row["kind"], set()).add(fold(row["word"]))
+    return {kind: frozenset(found) for kind, found in kinds.items()}
+
+
+def _in_list(token: str) -> bool:
+    """A word that may stand between two medicines of a list: a joiner, a dose or a number."""
+    folded = fold(token)
+    return any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
+
+
+def _listed_after(
+    end: int,
+    tokens: Sequence[str],
+    starts: dict[int, DrugMatch],
+    clauses: Sequence[int],
+    sentences: Sequence[int],
+) -> list[DrugMatch]:
+    """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
+    "digoxin, furosemid, spironolacton và acenocoumarol", "spironolacton với furosemid, thêm digoxin
+    nữa", "clopidogrel và aspirin sau đặt stent, thêm atorvastatin". The next drug joins when only
+    list words stand before it, or it opens a clause with a joiner ("…, thêm atorvastatin")."""
+    listed: list[DrugMatch] = []
+    joiners = _list_words()["joiner"]
+    while end < len(tokens):
+        after = next((i for i in sorted(starts) if i >= end and sentences[i] == sentences[end - 1]), None)
+        if after is None:
+            break
+        gap = range(end, after)
+        opening = [i for i in gap if clauses[i] == clauses[after]]  # the words of its clause before it
+        close = len(gap) <= MAX_LIST_GAP and all(_in_list(tokens[i]) for i in gap)
+        opens_clause = (
+            bool(opening)
+            and clauses[opening[0] - 1] != clauses[after]
+            and all(_in_list(tokens[i]) for i in opening)
+            and any(fold(tokens[i]) in joiners for i in opening)
+        )
+        if not (close or opens_clause):
+            break
+        listed.append(starts[after])
+        end = starts[after].end
+    return listed
 
 
 def _allergies(
