@@ -184,6 +184,7 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     - the one right after "thuốc điều trị" / "thuốc nào gây";
     - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
       "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
+    - the one a purpose right after the question form names ("thuốc nào để điều trị suy tim");
     - one the question form names again ("bị tăng huyết áp và suy tim … nên thêm thuốc hạ áp nào");
     - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
       gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
@@ -198,6 +199,11 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     background = {c.end for c in cues.all("patient_lead")}
     asked = [c for c in asked if c.start not in background] or asked
     question = cues.first("candidate")
+    # "nên thêm thuốc nào để điều trị suy tim": the purpose right after the question form names it
+    purposes = {c.end for c in cues.all("purpose") if question is not None and c.start == question.end}
+    named_for = [c for c in asked if c.start in purposes]
+    if named_for:
+        return named_for[0]
     before = [c for c in asked if question is not None and c.start < question.start]
     # "bị tăng huyết áp và suy tim … thuốc hạ áp nào": the question form names one told before
     # ("thuốc giảm đau nào" after "đau răng" names none: its "đau" is the class's word)

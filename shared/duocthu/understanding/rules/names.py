@@ -90,9 +90,9 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
     asked = [m for m in named if m.start not in mine]
     if not asked or not all(no_after(cues.folded, m.end) for m in asked):
         return named
-    which = [c for c in cues.all("candidate") if all(c.start >= m.end for m in asked)]
+    which = cues.has("candidate")
     if which and reading.asked_about:
-        return ()  # "X được không, hay dùng thuốc gì?": which drug, for the complaint
+        return ()  # "X được không, hay dùng thuốc gì?", "nên thêm thuốc nào, X được không?": which drug
     listed = [m for m in named if m.start in facts.current_medication_starts]
     if which or len(listed) < MIN_LISTED:
         return named
