@@ -23,9 +23,9 @@ from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
+from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
-MAX_LIST_GAP = 6  # words (a dose, a schedule, joiners) between two medicines of a list
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
@@ -103,13 +103,6 @@ class Facts:
         return bool(self.weight_kg or self.age_text or not self.patient_context().is_empty())
 
 
-def sentence_ids(text: str, tokens: Sequence[str]) -> list[int]:
-    """For each word token of the text, the index of its sentence (split at . ; ? ! and new lines);
-    one sentence for all if the two tokenisers disagree."""
-    sentences = segment_ids(text, ".;?!\n")
-    return [0] * len(tokens) if len(sentences) != len(tokens) else sentences
-
-
 def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
     """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
     for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
@@ -163,7 +156,7 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         while (
             end < len(tokens)
             and end - cue.end < 3
-            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit() or _approx(tokens, end))
+            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit() or before_a_number(tokens, end))
         ):
             end += 1
         return " ".join(tokens[cue.start : end])
@@ -175,12 +168,6 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         return first
     numbered = next((r for r in map(reading, found[1:]) if any(ch.isdigit() for ch in r)), None)
     return f"{first}, {numbered}" if numbered else first
-
-
-def _approx(tokens: Sequence[str], i: int) -> bool:
-    """ "eGFR khoảng 35", "ClCr còn 28": a word between a clearance and its number, with the number
-    right after it (data/medicine_lists.tsv, approx)."""
-    return fold(tokens[i]) in _list_words()["approx"] and i + 1 < len(tokens) and tokens[i + 1].isdigit()
 
 
 @lru_cache(maxsize=1)
@@ -326,7 +313,7 @@ def _current_medications(
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
         if drugs:
-            drugs += _listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
+            drugs += listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
         if drugs:
             current += [" ".join(written[m.start : m.end]) for m in drugs]
             current_ids += [m.drug_id for m in drugs]
@@ -337,54 +324,6 @@ def _current_medications(
             # "đang uống á" names nothing
             current.append(" ".join(written[i] for i in span))
     return current, current_ids, current_starts
-
-
-@lru_cache(maxsize=1)
-def _list_words() -> dict[str, frozenset[str]]:
-    """data/medicine_lists.tsv: kind -> its words, folded."""
-    kinds: dict[str, set[str]] = {}
-    for row in table_records("medicine_lists.tsv"):
-        kinds.setdefault(row["kind"], set()).add(fold(row["word"]))
-    return {kind: frozenset(found) for kind, found in kinds.items()}
-
-
-def _in_list(token: str) -> bool:
-    """A word that may stand between two medicines of a list: a joiner, a dose or a number."""
-    folded = fold(token)
-    return any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
-
-
-def _listed_after(
-    end: int,
-    tokens: Sequence[str],
-    starts: dict[int, DrugMatch],
-    clauses: Sequence[int],
-    sentences: Sequence[int],
-) -> list[DrugMatch]:
-    """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
-    "digoxin, furosemid, spironolacton và acenocoumarol", "spironolacton với furosemid, thêm digoxin
-    nữa", "clopidogrel và aspirin sau đặt stent, thêm atorvastatin". The next drug joins when only
-    list words stand before it, or it opens a clause with a joiner ("…, thêm atorvastatin")."""
-    listed: list[DrugMatch] = []
-    joiners = _list_words()["joiner"]
-    while end < len(tokens):
-        after = next((i for i in sorted(starts) if i >= end and sentences[i] == sentences[end - 1]), None)
-        if after is None:
-            break
-        gap = range(end, after)
-        opening = [i for i in gap if clauses[i] == clauses[after]]  # the words of its clause before it
-        close = len(gap) <= MAX_LIST_GAP and all(_in_list(tokens[i]) for i in gap)
-        opens_clause = (
-            bool(opening)
-            and clauses[opening[0] - 1] != clauses[after]
-            and all(_in_list(tokens[i]) for i in opening)
-            and any(fold(tokens[i]) in joiners for i in opening)
-        )
-        if not (close or opens_clause):
-            break
-        listed.append(starts[after])
-        end = starts[after].end
-    return listed
 
 
 def _allergies(
