@@ -37,7 +37,8 @@ _RANGE = rf"{_NUMBER}(?:\s*[–-]\s*{_NUMBER})?"
 # "dưới 30 ml/phút", "30 – 59 ml/phút", "từ 10 ml/phút trở lên"; "eGFR < 30", "Clcr 10–25"
 _CLEARANCE_UNIT = re.compile(rf"{_COMPARE}{_RANGE}\s*ml/phút(?:\s*(trở lên|trở xuống))?")
 _CLEARANCE_NAMED = re.compile(
-    rf"(?:clcr|egfr|thanh thải creatinin|mức lọc cầu thận)(?:\s*\(egfr\))?\s*(?:là\s*)?{_COMPARE}{_RANGE}"
+    rf"(?:clcr|egfr|thanh thải creatinin|mức lọc cầu thận)(?:\s*\(egfr\))?\s*"
+    rf"(?:(?:là|khoảng|còn|tầm|cỡ|chừng)\s*)?{_COMPARE}{_RANGE}"
 )
 # "từ tuần thứ 20", "tuần 6–12", "tuần thứ 10", "20 tuần", "thai 7 tháng"
 _WEEKS = re.compile(rf"(từ\s+)?tuần\s+(?:thứ\s+)?{_RANGE}|{_NUMBER}\s*tuần\b")

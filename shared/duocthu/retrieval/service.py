@@ -23,7 +23,12 @@ from collections.abc import Callable, Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Embedder, Reranker
-from duocthu.core.sections import CONTRAINDICATION_SECTION, INDICATION_SECTION, INTRO_SECTIONS
+from duocthu.core.sections import (
+    CONTRAINDICATION_SECTION,
+    INDICATION_SECTION,
+    INTERACTION_SECTION,
+    INTRO_SECTIONS,
+)
 from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
@@ -35,7 +40,7 @@ from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of, r
 from duocthu.retrieval.reverse.ranking import Rerank
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, section_read_for, with_section_reading
 from duocthu.retrieval.reverse.wordings import population_wordings
-from duocthu.retrieval.safety import with_patient_safety
+from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
 from duocthu.store import VectorStore
 
 
@@ -133,16 +138,22 @@ class RetrievalService:
     def with_contraindications(self, bundle: EvidenceBundle, drug_id: str) -> EvidenceBundle:
         """A population question's answer with the drug's whole contraindication section, whatever
         the ordering ranked: extra words in the question must never rank it out."""
-        parts = self.store.find_by_section(drug_id, CONTRAINDICATION_SECTION)
-        have = {item.id for item in bundle.evidence}
-        missing = [p for p in parts if p.id not in have]
-        if not missing or bundle.decision == "ABSTAIN":
+        return _with_parts(bundle, self.store.find_by_section(drug_id, CONTRAINDICATION_SECTION))
+
+    def with_medicines_taken(
+        self, bundle: EvidenceBundle, drug_id: str, frame: QueryFrame, resolver: CatalogDrugResolver
+    ) -> EvidenceBundle:
+        """ "Đang uống warfarin và digoxin … có dùng được ibuprofen không?": the drug's interaction
+        parts about the medicines the patient takes (those stage 2's interaction facet finds),
+        whatever the ordering ranked."""
+        if not frame.patient_context.current_medications:
             return bundle
-        omitted = [i for i in bundle.omitted_evidence_ids if i not in {p.id for p in missing}]
-        decided = decide([*missing, *bundle.evidence], omitted)
-        return decided.model_copy(update={"ordering": bundle.ordering, "system_error": bundle.system_error})
+        stage_two = retrieve_patient_drug_context(self.store, resolver, [drug_id], frame, self.policy)
+        parts = [item for item in stage_two.evidence if item.section_key == INTERACTION_SECTION]
+        return _with_parts(bundle, parts)
 
     # -- reverse lookup (duocthu.retrieval.reverse) ----------------------------------------------------
+
     def by_indication(self, indication: str | None, deadline: Deadline | None = None) -> EvidenceBundle:
         """Condition -> drugs: the chỉ định keyword pass, the dense fallback only when it finds
         nothing; ranked drugs (max score per drug) with their evidence, capped by the policy."""
@@ -234,8 +245,21 @@ class RetrievalService:
             drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
         )
         if population_question:
-            bundle = self.with_contraindications(bundle, drug_id)
+            bundle = self.with_medicines_taken(
+                self.with_contraindications(bundle, drug_id), drug_id, frame, resolver
+            )
         if section_read_for(frame):
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug_id, frame)
         return bundle
+
+
+def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> EvidenceBundle:
+    """The bundle with `parts` it lacks put first, its ordering kept; an abstention as it is."""
+    have = {item.id for item in bundle.evidence}
+    missing = [p for p in parts if p.id not in have]
+    if not missing or bundle.decision == "ABSTAIN":
+        return bundle
+    omitted = [i for i in bundle.omitted_evidence_ids if i not in {p.id for p in missing}]
+    decided = decide([*missing, *bundle.evidence], omitted)
+    return decided.model_copy(update={"ordering": bundle.ordering, "system_error": bundle.system_error})

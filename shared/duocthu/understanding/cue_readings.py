@@ -176,6 +176,19 @@ def relieved_form(condition: ConditionMention) -> bool:
     return bool(written) and written[0] in RELIEF_VERBS and written[:1] != named[:1]
 
 
+def _named_by_question(
+    asked: Sequence[ConditionMention], cues: TurnCues, question: Cue | None
+) -> list[ConditionMention]:
+    """The conditions a which-drug question form names: inside it ("thuốc hạ áp nào") or right
+    after it through a purpose ("thuốc nào để điều trị suy tim"). None in a question of what to
+    avoid or what causes ("thuốc cầm tiêu chảy nào không được dùng"): its class words are no
+    condition of the patient's."""
+    if question is None or cues.has("reverse_relation"):
+        return []
+    purposes = {c.end for c in cues.all("purpose") if c.start == question.end}
+    return [c for c in asked if question.start <= c.start < question.end or c.start in purposes]
+
+
 def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> ConditionMention:
     """The condition a which-drug question is about, when it names several:
 
@@ -184,6 +197,8 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     - the one right after "thuốc điều trị" / "thuốc nào gây";
     - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
       "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
+    - one told before that the question form names again, as told ("bị tăng huyết áp và suy tim …
+      nên thêm thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": `_named_by_question`);
     - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
       gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
     """
@@ -198,4 +213,10 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     asked = [c for c in asked if c.start not in background] or asked
     question = cues.first("candidate")
     before = [c for c in asked if question is not None and c.start < question.start]
+    named = _named_by_question(asked, cues, question)
+    # "bị tăng huyết áp và suy tim … thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": the
+    # question form names again one told before, and that one is asked, as it was told
+    again = [c for c in before if c.normalized in {n.normalized for n in named}]
+    if again:
+        return again[-1]
     return before[-1] if before else asked[0]

@@ -18,11 +18,12 @@ from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
-from duocthu.core.text import fold, nfc, raw_words, segment_ids, stop_words, tells_only, words
+from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, segment_ids, stop_words, tells_only, words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
+from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
@@ -73,6 +74,7 @@ class Facts:
     adverse_reactions: tuple[str, ...] = ()  # past reactions, with their cause: "phù mặt (aspirin)"
     reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
     reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
+    denied: frozenset[int] = field(default_factory=frozenset)  # conditions said not to be ("không sốt")
 
     def patient_context(self) -> PatientContext:
         return PatientContext(
@@ -89,8 +91,11 @@ class Facts:
 
     @property
     def complaints(self) -> tuple[ConditionMention, ...]:
-        """The conditions a question may ask about: all but the past reactions it tells."""
-        return tuple(c for c in self.conditions if c.start not in self.reaction_starts)
+        """The conditions a question may ask about: all but the past reactions it tells and those
+        it denies ("không sốt")."""
+        return tuple(
+            c for c in self.conditions if c.start not in self.reaction_starts and c.start not in self.denied
+        )
 
     @property
     def states_patient(self) -> bool:
@@ -151,7 +156,7 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         while (
             end < len(tokens)
             and end - cue.end < 3
-            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit())
+            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit() or before_a_number(tokens, end))
         ):
             end += 1
         return " ".join(tokens[cue.start : end])
@@ -240,7 +245,27 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         adverse_reactions=tuple(dict.fromkeys(reactions)),
         reaction_starts=frozenset(reaction_starts),
         reaction_cause_starts=frozenset(cause_starts),
+        denied=frozenset(_denied(cues.folded, conditions)),
     )
+
+
+# Words between a "không" and the condition it denies: "không bị sốt", "không có sốt".
+_DENIAL_FILLERS = frozenset({"bi", "co", "thay"})
+
+
+def _denied(folded: Sequence[str], conditions: Sequence[ConditionMention]) -> list[int]:
+    """Where the conditions a case says the patient does not have stand: "tiêu chảy 2 ngày, không
+    sốt" asks about the diarrhoea, never the fever."""
+
+    def no_before(i: int) -> bool:
+        return i >= 0 and folded[i] in NO_WORDS
+
+    return [
+        c.start
+        for c in conditions
+        if no_before(c.start - 1)
+        or (c.start >= 2 and folded[c.start - 1] in _DENIAL_FILLERS and no_before(c.start - 2))
+    ]
 
 
 def _medication_leads(text: str, cues: TurnCues, clauses: Sequence[int]) -> list[Cue]:
@@ -283,15 +308,12 @@ def _current_medications(
     current: list[str] = []
     current_ids: list[str] = []
     current_starts: set[int] = set()
+    sentences = sentence_ids(text, tokens)
     for cue in _medication_leads(text, cues, clauses):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
-        # "đang dùng warfarin và amiodaron": a catalogue drug joined by "và" is taken too
-        end = span.stop
-        while drugs and end + 1 < len(tokens) and fold(tokens[end]) == "va" and end + 1 in starts:
-            joined = starts[end + 1]
-            drugs.append(joined)
-            end = joined.end
+        if drugs:
+            drugs += listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
         if drugs:
             current += [" ".join(written[m.start : m.end]) for m in drugs]
             current_ids += [m.drug_id for m in drugs]
@@ -346,6 +368,8 @@ def _comorbid(
 
 # At most this many words (such as "dữ dội") between a reaction and the lead naming its cause.
 REACTION_TO_LEAD = 3
+# At most this many words from "thuốc" after a reaction lead to the drug it names.
+LEAD_TO_NAMED_DRUG = 6
 # At most this many words of a reaction told after its drug ("uống X bị phồng rộp da …").
 MAX_REACTION_WORDS = 5
 
@@ -374,7 +398,7 @@ def _past_reactions(
 
     for match in named:
         # the reaction, then its cause: "phù mặt khi uống aspirin", "SJS do Tegretol"
-        lead = next((c for c in cues.all("reaction_lead") if c.end == match.start), None)
+        lead = next((c for c in cues.all("reaction_lead") if _leads_to(c, match, cues.folded, clauses)), None)
         if lead is not None and (told_as_past or any(c.start >= match.end for c in conditions)):
             before = [c for c in conditions if 0 <= lead.start - (c.start + c.length) <= REACTION_TO_LEAD]
             if before:
@@ -392,6 +416,19 @@ def _past_reactions(
         if any(c.start >= end for c in conditions):
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
+
+
+def _leads_to(lead: Cue, match: DrugMatch, folded: Sequence[str], clauses: Sequence[int]) -> bool:
+    """A reaction lead naming the drug: right before it ("khi dùng captopril"), or before "thuốc"
+    and a few words that end with it in its clause ("khi dùng thuốc huyết áp (hình như là captopril)")."""
+    if lead.end == match.start:
+        return True
+    return (
+        lead.end < len(folded)
+        and folded[lead.end] == "thuoc"
+        and 0 < match.start - lead.end <= LEAD_TO_NAMED_DRUG
+        and clauses[lead.end] == clauses[match.start]
+    )
 
 
 def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:

@@ -53,6 +53,13 @@ drugs CAUSE a condition, or are CONTRAINDICATED in it - never an indication look
 formulary does not cover such as price, where to buy, or a missed dose).
 - condition_relation: indication, adverse_effect or contraindication when the turn asks about a \
 condition; condition: the condition as stated.
+- A patient's case (age, conditions, labs, then the question): the medicines the patient already \
+takes ("đang uống A, B và C") go to patient_context.current_medications, not to drugs; a drug named \
+as a past reaction ("dùng enalapril bị phù mạch") to patient_context.adverse_reactions; a stated \
+ClCr or eGFR to patient_context.renal_function. The question's own clause decides the turn: "nên \
+dùng thuốc gì / nào" is symptom_to_drug or condition_to_drug for the condition the case names (also \
+when it also asks "X được không?"); "có dùng được X không?" is drug_attribute for X alone; only \
+"dùng chung / phối hợp / cùng lúc" over the listed medicines is interaction.
 - context_action: continue when the turn follows up on the earlier turns (set \
 depends_on_previous_turn too), new when it changes the subject, none otherwise. On continue, keep \
 the facts of the KNOWN FACTS block that still apply.

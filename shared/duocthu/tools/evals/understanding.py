@@ -15,7 +15,11 @@ fields present in `expect` are scored: turn_type, drugs (as a set), attribute, n
 section the frame must not name: "có được chỉ định X không?" of a patient is never chỉ định alone),
 unknown_drugs_contains (each string inside some unknown drug, folded), never_drugs, population,
 weight_kg, route, condition_relation, non_human (the subject scope; a non-human turn must also be
-out_of_scope with no clarifying question), needs_clarify. A question is correct when every scored field is.
+out_of_scope with no clarifying question), needs_clarify; and of a patient's case: condition (the
+condition asked about, its normalised form or its words, folded), current_medications (the medicines
+taken, as written, as a folded set), reaction_drugs (each inside some adverse reaction or allergy and
+never among the drugs), renal_function (a string inside it, such as the stated ClCr; null: none).
+A question is correct when every scored field is.
 
 ViMedAQA: each row's `title` is mapped (a data file) to what it asks: section keys (any is right),
 `overview` (no section, or an intro section, is right), `none` (no section is right) or `-`
@@ -72,6 +76,10 @@ FIELDS = (
     "condition_relation",
     "non_human",
     "needs_clarify",
+    "condition",
+    "current_medications",
+    "reaction_drugs",
+    "renal_function",
 )
 TURN_BUDGET_S = 30.0
 TITLE_MAP = "vimedaqa/titles.tsv"  # in the gold folder
@@ -95,6 +103,17 @@ def _field_ok(name: str, want: Any, frame: QueryFrame, message: str) -> bool:
         return all(any(fold(w) in h for h in have) for w in want)
     if name == "weight_kg":
         return (frame.weight_kg is None) if want is None else frame.weight_kg == float(want)
+    if name == "condition":
+        said = (frame.condition.normalized or "", frame.condition.text) if frame.condition else ()
+        return want is None if not said else fold(want) in {fold(s) for s in said}
+    if name == "current_medications":
+        return {fold(m) for m in frame.patient_context.current_medications} == {fold(m) for m in want}
+    if name == "reaction_drugs":
+        told = [fold(t) for t in (*frame.patient_context.adverse_reactions, *frame.patient_context.allergies)]
+        return all(any(fold(w) in t for t in told) for w in want) and not set(frame.drugs) & set(want)
+    if name == "renal_function":
+        renal = frame.patient_context.renal_function
+        return renal is None if want is None else renal is not None and fold(want) in fold(renal)
     if name == "non_human":
         scope_ok = (resolve_subject_scope(message, "human") == "non_human") == bool(want)
         return scope_ok and (not want or (frame.turn_type == "out_of_scope" and not frame.needs_clarify))

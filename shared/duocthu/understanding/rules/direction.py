@@ -187,6 +187,7 @@ def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> Patien
         and c.normalized not in ORGAN_FUNCTION_CONDITIONS
         and c.start not in facts.object_positions
         and c.start not in facts.reaction_starts  # stated as adverse_reactions, with its drug
+        and c.start not in facts.denied  # "không sốt": the patient has no fever
         and c.start not in classes
     ]
     others += facts.stated_conditions  # "thiếu men G6PD": the patient's, never what is asked

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.text import asks_something, stop_words
+from duocthu.core.text import asks_something, no_after, stop_words
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import only_patient_facts
@@ -64,12 +64,39 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         # is it when the complaint is told as what happened on it ("đang uống captopril bị ho
         # khan": its adverse reactions, not a drug for the cough).
         named = ()
+    elif named and not reading.unknown and not cues.has("interaction"):
+        named = _asked_of_the_case(reading)
     allergens = facts.object_positions | facts.reaction_cause_starts
     if any(m.start not in allergens for m in named):
         # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
         # question is about ibuprofen (patient_context keeps the allergy)
         named = tuple(m for m in named if m.start not in allergens)
     return replace(reading, named=named)
+
+
+# The medicines taken that make a list: beside one, a drug asked about is asked about the two together.
+MIN_LISTED = 2
+
+
+def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
+    """In a case that lists what the patient takes, the drugs its question asks about: "đang uống
+    warfarin và digoxin … có dùng được ibuprofen không?" asks whether this patient may take
+    ibuprofen (the medicines taken stay in patient_context, and the facets read them), and "… có
+    dùng được ibuprofen không, hay nên uống thuốc gì khác?" asks which drug, for the complaint: the
+    question's last clause decides. A drug asked after no such list, or in no yes/no form, stays
+    as it was; so does a turn saying "dùng chung" or "phối hợp" (`cues.has("interaction")`)."""
+    cues, facts, named = reading.cues, reading.facts, reading.named
+    mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
+    asked = [m for m in named if m.start not in mine]
+    if not asked or not all(no_after(cues.folded, m.end) for m in asked):
+        return named
+    which = cues.has("candidate")
+    if which and reading.asked_about:
+        return ()  # "X được không, hay dùng thuốc gì?", "nên thêm thuốc nào, X được không?": which drug
+    listed = [m for m in named if m.start in facts.current_medication_starts]
+    if which or len(listed) < MIN_LISTED:
+        return named
+    return tuple(asked)
 
 
 def content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:

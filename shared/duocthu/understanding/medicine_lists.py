@@ -1,0 +1,75 @@
+"""The words of a patient's list of medicines and of a stated clearance (data/medicine_lists.tsv):
+where a list of medicines taken goes on ("digoxin, furosemid, spironolacton và acenocoumarol"),
+and a word between a clearance and its number ("eGFR khoảng 35"). Used by `understanding.facts`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.tables import table_records
+from duocthu.core.text import fold, segment_ids
+
+MAX_LIST_GAP = 6  # words (a dose, a schedule, joiners) between two medicines of a list
+
+
+def sentence_ids(text: str, tokens: Sequence[str]) -> list[int]:
+    """For each word token of the text, the index of its sentence (split at . ; ? ! and new lines);
+    one sentence for all if the two tokenisers disagree."""
+    sentences = segment_ids(text, ".;?!\n")
+    return [0] * len(tokens) if len(sentences) != len(tokens) else sentences
+
+
+@lru_cache(maxsize=1)
+def _list_words() -> dict[str, frozenset[str]]:
+    """data/medicine_lists.tsv: kind -> its words, folded."""
+    kinds: dict[str, set[str]] = {}
+    for row in table_records("medicine_lists.tsv"):
+        kinds.setdefault(row["kind"], set()).add(fold(row["word"]))
+    return {kind: frozenset(found) for kind, found in kinds.items()}
+
+
+def _in_list(token: str) -> bool:
+    """A word that may stand between two medicines of a list: a joiner, a dose or a number."""
+    folded = fold(token)
+    return any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
+
+
+def listed_after(
+    end: int,
+    tokens: Sequence[str],
+    starts: dict[int, DrugMatch],
+    clauses: Sequence[int],
+    sentences: Sequence[int],
+) -> list[DrugMatch]:
+    """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
+    "digoxin, furosemid, spironolacton và acenocoumarol", "spironolacton với furosemid, thêm digoxin
+    nữa", "clopidogrel và aspirin sau đặt stent, thêm atorvastatin". The next drug joins when only
+    list words stand before it, or it opens a clause with a joiner ("…, thêm atorvastatin")."""
+    listed: list[DrugMatch] = []
+    joiners = _list_words()["joiner"]
+    while end < len(tokens):
+        after = next((i for i in sorted(starts) if i >= end and sentences[i] == sentences[end - 1]), None)
+        if after is None:
+            break
+        gap = range(end, after)
+        opening = [i for i in gap if clauses[i] == clauses[after]]  # the words of its clause before it
+        close = len(gap) <= MAX_LIST_GAP and all(_in_list(tokens[i]) for i in gap)
+        opens_clause = (
+            bool(opening)
+            and clauses[opening[0] - 1] != clauses[after]
+            and all(_in_list(tokens[i]) for i in opening)
+            and any(fold(tokens[i]) in joiners for i in opening)
+        )
+        if not (close or opens_clause):
+            break
+        listed.append(starts[after])
+        end = starts[after].end
+    return listed
+
+
+def before_a_number(tokens: Sequence[str], i: int) -> bool:
+    """ "eGFR khoảng 35", "ClCr còn 28": a word between a clearance and its number, with the number
+    right after it (data/medicine_lists.tsv, approx)."""
+    return fold(tokens[i]) in _list_words()["approx"] and i + 1 < len(tokens) and tokens[i + 1].isdigit()
