@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from duocthu.answer.generation import VERIFY_NOTICE
 from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, LONGEST_LINE, REPLY_TARGET, SOURCE, clip
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
@@ -67,14 +67,29 @@ class InteractionLines:
         known, unknown = self.asked(frame, reading)
         return frame.turn_type == "interaction" and bool(known) and len(known) + len(unknown) >= MIN_DRUGS
 
+    def beside_medicines(self, frame: QueryFrame) -> bool:
+        """ "Đang uống A, B; X được không?": one drug asked of a patient who takes catalogue
+        medicines, with no section named but its contraindications: X's pairs with them answer it."""
+        one_drug = frame.turn_type == "drug_attribute" and len(frame.drugs) == 1
+        return (
+            one_drug
+            and frame.attribute in (None, CONTRAINDICATION_SECTION)
+            and len(interacting_drugs(frame, self.resolver)) > 1
+        )
+
     def name(self, drug: str) -> str:
         return self.titles.get(drug, f"“{drug}”")
 
     def lines(
-        self, frame: QueryFrame, reading: TurnReading, bundle: EvidenceBundle, used: int = 0
+        self,
+        frame: QueryFrame,
+        reading: TurnReading,
+        bundle: EvidenceBundle,
+        used: int = 0,
+        about: str | None = None,
     ) -> list[str]:
         """The pairs in the order the drugs were asked, those the sections name first, then the
-        silent ones; `used`: the characters before these lines."""
+        silent ones; `used`: the characters before these lines; `about`: only that drug's pairs."""
         known, unknown = self.asked(frame, reading)
         parts: dict[str, list[EvidenceItem]] = {}
         for item in sorted(bundle.evidence, key=lambda i: i.part_index):
@@ -83,6 +98,7 @@ class InteractionLines:
         lines = ["", OPENING]
         lines += [NO_SECTION.format(a=self.name(d), heading=HEADING) for d in known if d not in sectioned]
         pairs = [(a, b) for i, a in enumerate(known) for b in (*known[i + 1 :], *unknown)]
+        pairs = [pair for pair in pairs if about is None or about in pair]
         named: list[tuple[str, str, list[Mention]]] = []
         for a, b in pairs:
             mentions = [

@@ -45,6 +45,7 @@ OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
 # (gliclazid's "Không dùng … cho phụ nữ đang cho con bú" is in Chống chỉ định, not only there)
 POPULATION_SECTIONS: frozenset[str] = frozenset({"thoi_ky_mang_thai", "thoi_ky_cho_con_bu"})
 MAX_LINES = 3
+WHOLE_SECTION_FOLLOWS = "Toàn văn mục được trích dưới đây."
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"(?<=;)\s+")
 # An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
@@ -313,7 +314,7 @@ def _effect_text(found: AnswerLines, drug_name: str) -> list[str]:
             "đó được trích dưới đây."
         )
     else:
-        out.append("Toàn văn mục được trích dưới đây.")
+        out.append(WHOLE_SECTION_FOLLOWS)
     return out
 
 
@@ -349,5 +350,5 @@ def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
             out.append(f"Mục “{SECTION_HEADINGS[line.section_key]}” nêu:")
         out.append(f"- “{line.text}” ({line.citation})")
     if not found.not_said or found.lines:
-        out.append("Toàn văn mục được trích dưới đây.")
+        out.append(WHOLE_SECTION_FOLLOWS)
     return out

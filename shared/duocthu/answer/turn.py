@@ -14,17 +14,19 @@ from typing import Protocol
 from duocthu.answer.generation import SAMPLE_NOTICE, VERIFY_NOTICE, Answer, citations_of
 from duocthu.answer.indication_lines import WhichDrugLines
 from duocthu.answer.interaction_lines import InteractionLines
-from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
+from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, AnswerLines, answer_lines, lines_text
 from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.wording import ABSTAIN_REPLIES, DRUGLESS_TURNS, SMALLTALK_REPLY, ReplyWording
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.vocabulary import Reason, SubjectScope, SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
+from duocthu.retrieval.safety import merge_bundles
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import NoIndex, StoreUnavailable
 from duocthu.store.sessions import (
@@ -193,6 +195,8 @@ class ChatService:
             # three or more drugs: per pair the sentences naming the other, never every section in full
             lines = [*preface, *pairs.lines(frame, reading, bundle, sum(len(line) + 1 for line in preface))]
             return self._compact_turn(frame, bundle, lines, pairs.quick_replies(frame, reading))
+        if pairs.beside_medicines(frame):
+            return self._beside_medicines_turn(frame, reading, bundle, preface, pairs)
         found = answer_lines(frame, reading, bundle, self._section)
         if found is not None:
             quoted = lines_text(found, self.wording.names([found.drug_id]))
@@ -204,6 +208,31 @@ class ChatService:
             "", text, bundle, frame, citations_of(bundle.evidence), frame.quick_replies, answer.system_error,
             answer_lines=found,
         )  # fmt: skip
+
+    def _beside_medicines_turn(
+        self,
+        frame: QueryFrame,
+        reading: TurnReading,
+        bundle: EvidenceBundle,
+        preface: Sequence[str],
+        pairs: InteractionLines,
+    ) -> ChatTurn:
+        """ "Đang uống A và B, uống thêm X được không?": X's contraindication sentences about the
+        patient, then per medicine taken the sentences of X's and its interaction sections naming
+        the other; every whole section a quick reply away, never pasted."""
+        drug = frame.drugs[0]
+        together = frame.model_copy(update={"turn_type": "interaction", "attribute": INTERACTION_SECTION})
+        pooled = self.retrieval.for_frame(together, self.resolver, reading, self.deadline)
+        found = answer_lines(frame, reading, bundle, self._section)
+        name = self.wording.names([drug])
+        quoted = [line for line in lines_text(found, name) if line != WHOLE_SECTION_FOLLOWS] if found else []
+        head = [*quoted, *preface]
+        used = sum(len(line) + 1 for line in head)
+        body = [*head, *pairs.lines(together, reading, pooled, used, about=drug)]
+        barred = f"{SECTION_HEADINGS[CONTRAINDICATION_SECTION]} của {name}"
+        replies = [barred, *pairs.quick_replies(together, reading)]
+        turn = self._compact_turn(frame, merge_bundles(bundle, pooled), body, replies)
+        return replace(turn, answer_lines=found)
 
     def _section(self, drug_id: str, section_key: str) -> tuple[EvidenceItem, ...]:
         return self.retrieval.by_section(drug_id, section_key).evidence

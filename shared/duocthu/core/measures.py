@@ -15,6 +15,11 @@ MAX_WEIGHT_KG = 500.0
 _WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
 _AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
 _AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
+# "Bé trai 6 tháng", "Trẻ 18 tháng": months, weeks or days right after a word for the child are its
+# age without "tuổi" ("ho 6 tháng nay", words between, is a duration, never an age).
+_CHILD_AGE = re.compile(
+    r"\b(?:be|tre|chau|con)(?:\s+(?:trai|gai|toi|minh|em))?\s+(\d+(?:[.,]\d+)?)\s*(thang|tuan|ngay)\b(?!\s+(?:nay|truoc|qua))"
+)
 # Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
 # doses run to adolescence), 65 and over is elderly.
 CHILD_BELOW_YEARS = 18.0
@@ -35,9 +40,15 @@ def extract_weight(text: str) -> float | None:
 
 def extract_age(text: str) -> tuple[str | None, float | None]:
     """The age as stated ("5 tuổi", "3 tháng tuổi") and in years."""
-    match = _AGE.search(fold(nfc(text)))
+    folded = fold(nfc(text))
+    match = _AGE.search(folded)
     if not match:
-        return None, None
+        child = _CHILD_AGE.search(folded)
+        if not child:
+            return None, None
+        value, unit = _number(child.group(1)), f"{child.group(2)} tuoi"
+        years = value / {"thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
+        return f"{child.group(1)} {_AGE_WORDS[unit]}", years
     value, unit = _number(match.group(1)), match.group(2)
     years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
     return f"{match.group(1)} {_AGE_WORDS[unit]}", years

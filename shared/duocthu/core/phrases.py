@@ -82,8 +82,9 @@ class PhraseIndex(Generic[T]):
         return sum(len(v) for v in self._by_folded.values())
 
     def matches(self, tokens: Sequence[str], folded_only: bool = False) -> list[PhraseMatch[T]]:
-        """Every (span, value) whose phrase matches the span under the diacritics rule
-        (with folded_only, every span whose folded form matches, marks ignored)."""
+        """Every (span, value) whose phrase matches the span under the diacritics rule, those
+        matching word for word as written first: when some do, the others are dropped (with
+        folded_only, every span whose folded form matches, marks ignored)."""
         folded = [fold(t) for t in tokens]
         found: list[PhraseMatch[T]] = []
         for start in range(len(tokens)):
@@ -92,16 +93,24 @@ class PhraseIndex(Generic[T]):
                 if not entries:
                     continue
                 span = tokens[start : start + length]
-                for entry in entries:
-                    if folded_only:
-                        ok = True
-                    elif entry.allow_folded:
-                        ok = all(token_matches(q, t) for q, t in zip(span, entry.tokens, strict=True))
-                    else:
-                        ok = all(q.casefold() == t for q, t in zip(span, entry.tokens, strict=True))
-                    if ok:
-                        found.append(PhraseMatch(start, length, entry.value))
+                kept = [e for e in entries if folded_only or self._accepts(span, e)]
+                # the words as written win over a reading through folding: "viêm gan" is never
+                # also "viêm gân" ("gan" has no marks, so it would match "gân" folded)
+                exact = [e for e in kept if self._as_written(span, e)]
+                if exact and not folded_only:
+                    kept = exact
+                found += [PhraseMatch(start, length, e.value) for e in kept]
         return found
+
+    @staticmethod
+    def _as_written(span: Sequence[str], entry: _Entry[T]) -> bool:
+        return all(q.casefold() == t for q, t in zip(span, entry.tokens, strict=True))
+
+    @classmethod
+    def _accepts(cls, span: Sequence[str], entry: _Entry[T]) -> bool:
+        if entry.allow_folded:
+            return all(token_matches(q, t) for q, t in zip(span, entry.tokens, strict=True))
+        return cls._as_written(span, entry)
 
 
 def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:

@@ -36,6 +36,25 @@ def _in_list(token: str) -> bool:
     return any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
 
 
+def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
+    """Only list words, a verb of taking after a joiner ("và hay uống"), or a reason for the
+    medicine before ("vì rung nhĩ") closed by a joiner or a clause break: "warfarin vì rung nhĩ và
+    losartan" lists both."""
+    words = _list_words()
+    reason = joined = False
+    for token in gap:
+        folded = fold(token)
+        if folded in words["reason"]:
+            reason = True
+        elif folded in words["joiner"]:
+            reason, joined = False, True
+        elif folded in words["taking"] and joined:
+            continue  # "và hay uống ibuprofen": taking again, after the joiner
+        elif not (reason or _in_list(token)):
+            return False
+    return not reason or clause_break
+
+
 def listed_after(
     end: int,
     tokens: Sequence[str],
@@ -55,7 +74,8 @@ def listed_after(
             break
         gap = range(end, after)
         opening = [i for i in gap if clauses[i] == clauses[after]]  # the words of its clause before it
-        close = len(gap) <= MAX_LIST_GAP and all(_in_list(tokens[i]) for i in gap)
+        broken = clauses[after - 1] != clauses[after]
+        close = len(gap) <= MAX_LIST_GAP and _a_list_gap([tokens[i] for i in gap], broken)
         opens_clause = (
             bool(opening)
             and clauses[opening[0] - 1] != clauses[after]

@@ -165,3 +165,25 @@ def test_many_long_sentences_share_the_target_and_what_does_not_fit_is_named() -
     assert len(shown) < 6 and lines[-1].startswith("Không hiển thị vì giới hạn độ dài")
     # and a section's further sentences are counted, never dropped silently
     assert all("(+2 câu khác nêu" in line for line in lines if line.startswith("  - "))
+
+
+def test_a_drug_asked_beside_medicines_taken_gets_only_its_own_pairs() -> None:
+    # Given a patient on halvorin and mirtazol who asks whether tenoxil may be added
+    lines = InteractionLines(TITLES, RESOLVER, lambda d, k: (item(d, 0, "…"),))
+    context = {"current_medications": ["halvorin", "mirtazol"]}
+    asked = QueryFrame(turn_type="drug_attribute", drugs=["tenoxil"], patient_context=context)
+    assert lines.beside_medicines(asked)
+    assert not lines.beside_medicines(asked.model_copy(update={"attribute": "lieu_luong_va_cach_dung"}))
+    assert not lines.beside_medicines(QueryFrame(turn_type="drug_attribute", drugs=["tenoxil"]))
+    parts = [
+        item("halvorin", 1, "Mirtazol: tăng nồng độ. Tenoxil làm tăng tác dụng của halvorin.", 420),
+        item("tenoxil", 0, "Không có tương tác đáng kể được ghi nhận với thức ăn.", 300),
+    ]
+    together = asked.model_copy(update={"turn_type": "interaction"})
+    pooled = EvidenceBundle(
+        decision="ANSWERABLE", reason="grounded_evidence_available", evidence=tuple(parts)
+    )
+    text = "\n".join(lines.lines(together, TurnReading(text="…"), pooled, about="tenoxil"))
+    assert "Tenoxil – Halvorin" in text and "Tenoxil làm tăng tác dụng của halvorin" in text
+    assert "Tenoxil – Mirtazol: mục Tương tác thuốc của Tenoxil và của Mirtazol không nêu nhau" in text
+    assert "Halvorin – Mirtazol" not in text  # the medicines taken together are not what was asked

@@ -22,3 +22,12 @@ from duocthu.core.conditions import find_conditions
 )
 def test_a_term_holding_a_findings_words_is_read_whole(message: str, conditions: list[str]) -> None:
     assert [c.normalized for c in find_conditions(message)] == conditions
+
+
+def test_the_words_as_written_win_over_a_folded_reading() -> None:
+    # "gan" has no marks, so it would also match "gân" folded; written as "viêm gan" it is the liver
+    found = [(c.text, c.normalized) for c in find_conditions("Thuốc nào điều trị viêm gan?")]
+    assert found == [("viêm gan", "viêm gan")]
+    assert [c.normalized for c in find_conditions("Bị viêm gân gót chân")] == ["viêm gân"]
+    # typed without any marks, both readings stay
+    assert {c.normalized for c in find_conditions("thuoc tri viem gan")} == {"viêm gan", "viêm gân"}

@@ -25,3 +25,10 @@ def test_weight(text: str, weight: float | None) -> None:
 def test_age() -> None:
     assert extract_age("Trẻ 3 tháng tuổi") == ("3 tháng tuổi", 0.25)
     assert extract_age("bé 5 tuoi") == ("5 tuổi", 5.0)
+
+
+def test_months_right_after_a_word_for_the_child_are_its_age_and_a_duration_is_not() -> None:
+    assert extract_age("Bé trai 6 tháng nặng 7 kg sốt 39 độ") == ("6 tháng tuổi", 0.5)
+    assert extract_age("Trẻ 18 tháng, nặng 11 kg, tiêu chảy") == ("18 tháng tuổi", 1.5)
+    assert extract_age("Bé bị ho 6 tháng nay") == (None, None)
+    assert extract_age("bé 2 tuần nay bị ho") == (None, None)

@@ -46,6 +46,40 @@ def test_a_list_of_medicines_taken_is_current_medicines_and_the_question_is_whic
     assert frame.drugs == () and frame.turn_type == "symptom_to_drug"
 
 
+@pytest.mark.parametrize(
+    ("message", "taken"),
+    [
+        # a reason for each medicine between them, closed by "và" or a comma
+        (
+            "Bố 74 tuổi đang uống warfarin vì rung nhĩ và losartan vì tăng huyết áp, đau khớp gối. "
+            "Nên dùng thuốc giảm đau gì?",
+            ("warfarin", "losartan"),
+        ),
+        (
+            "Tôi uống warfarin vì rung nhĩ, losartan vì huyết áp cao. Đau đầu dùng thuốc gì?",
+            ("warfarin", "losartan"),
+        ),
+        # taking again after the joiner
+        (
+            "Ông bị tăng huyết áp, đang uống digoxin và hay uống ibuprofen khi đau gối. "
+            "Nên dùng thuốc hạ áp nào?",
+            ("digoxin", "ibuprofen"),
+        ),
+    ],
+)
+def test_a_reason_or_a_verb_of_taking_inside_the_list_does_not_end_it(
+    resolver: CatalogDrugResolver, message: str, taken: tuple[str, ...]
+) -> None:
+    frame = _frame(resolver, message)
+    assert frame.patient_context.current_medications == taken and frame.drugs == ()
+
+
+def test_a_verb_of_taking_after_a_comma_is_the_question(resolver: CatalogDrugResolver) -> None:
+    frame = _frame(resolver, "Tôi đang dùng warfarin, uống ibuprofen được không?")
+    assert frame.patient_context.current_medications == ("warfarin",)
+    assert "ibuprofen" in frame.drugs
+
+
 def test_the_list_ends_with_its_sentence(resolver: CatalogDrugResolver) -> None:
     # "muốn thêm metformin" in the next sentence is the drug asked about, not one taken
     frame = _frame(
