@@ -102,13 +102,16 @@ def _for_someone_else(
 ) -> bool:
     """A contraindication that holds for another patient than this one as far as the turn tells:
     only with a medicine taken together ("Chống chỉ định phối hợp ... với aliskiren ở người suy
-    thận": the interaction facet reads the patient's medicines), or for an age group the patient
-    is not known to be in ("Với dạng tiêm cho trẻ sơ sinh đẻ non: ... suy thận rõ")."""
+    thận": the interaction facet reads the patient's medicines), or for an age group, a pregnancy
+    or breastfeeding the patient is not known to be in ("Với dạng tiêm cho trẻ sơ sinh đẻ non: ...
+    suy thận rõ")."""
     if facet == "warnings" and has_cue(sentence, "coadministration"):
         return True
     if named & MOTHER_CONCEPTS:
         return False
-    groups = anchor_table().concepts_in(sentence) & AGE_CONCEPTS
+    # "Trong thời kỳ mang thai, không dùng … để điều trị phù hay tăng huyết áp": for a patient not
+    # said to be pregnant, a contraindication of pregnancy is someone else's, as an age group is
+    groups = anchor_table().concepts_in(sentence) & (AGE_CONCEPTS | MOTHER_CONCEPTS)
     return bool(groups - profile.stated_concepts())
 
 

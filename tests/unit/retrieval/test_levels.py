@@ -37,6 +37,9 @@ PARTS: dict[str, dict[str, list[str]]] = {
     "hepamycin": {
         "chong_chi_dinh": ["Người có tiền sử rối loạn chức năng gan liên quan đến việc dùng hepamycin."],
     },
+    "gravidol": {
+        "chong_chi_dinh": ["Trong thời kỳ mang thai, không dùng gravidol để điều trị tăng huyết áp."],
+    },
     "warnexin": {
         "chong_chi_dinh": ["Chống chỉ định phối hợp với aliskiren ở người suy thận."],
         "lieu_luong_va_cach_dung": ["Suy thận: không cần chỉnh liều ban đầu nhưng theo dõi chặt hơn."],
@@ -157,3 +160,12 @@ def test_an_organ_named_as_a_past_reaction_to_a_drug_is_not_the_patients_level(
     told = facets(store, resolver, "hepamycin", hepatic_function="suy gan", adverse_reactions=("vàng da",))
     assert told["warnings"] == "CONTRAINDICATED"
     assert facets(store, resolver, "renomid", hepatic_function="suy gan")["warnings"] == "CONTRAINDICATED"
+
+
+def test_a_pregnancy_contraindication_is_someone_elses_for_a_patient_not_said_pregnant(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    hypertensive = {"comorbidities": ("tăng huyết áp",)}
+    assert facets(store, resolver, "gravidol", **hypertensive)["warnings"] == "CAUTION"
+    pregnant = facets(store, resolver, "gravidol", pregnancy=True, **hypertensive)
+    assert pregnant["warnings"] == "CONTRAINDICATED"
