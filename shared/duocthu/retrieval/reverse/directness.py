@@ -75,6 +75,9 @@ def sentence_directness(text: str, at: int, length: int) -> Directness:
     return "indirect" if cued else "direct"
 
 
+# The formulary's parts, not users' messages, are the keys: a bounded set per index, read by both
+# the ranking and the reply's lines of every which-drug turn.
+@lru_cache(maxsize=4096)
 def part_directness(text: str, indication: str) -> Directness | None:
     """How one chỉ định part names the indication in its most direct wording; None when it does
     not name it (a dense hit)."""

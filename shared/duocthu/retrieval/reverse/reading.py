@@ -254,6 +254,8 @@ def _inside_another_condition(text: str, start: int, length: int, wording: str) 
 MentionReading = Literal["direct", "secondary", "incidental"]
 
 
+# Keyed by the formulary's parts (a bounded set per index), read again by every which-drug turn.
+@lru_cache(maxsize=8192)
 def first_mention(text: str, wording: str, section_key: str, lenient: bool) -> tuple[int, MentionReading]:
     """Where a part of `section_key` names the asked `wording` (word index, -1 if it does not),
     read as that section reads it, and what the mention counts as. In an ADR section a mention
