@@ -187,7 +187,7 @@ class PatientTable:
             if own:
                 lines += [f"【{self.name(assessment.drug_id)}】", *own]
         if beyond:
-            lines.append(_beyond_line(beyond))
+            lines.append(_beyond_line(beyond, budget - used))
         return lines
 
     @staticmethod
@@ -240,9 +240,10 @@ def _clipped(line: str, room: int) -> str:
     return f"{line[: cut if cut > 0 else room - 2].rstrip(',;:')}…”"
 
 
-def _beyond_line(named: Sequence[tuple[str, str]]) -> str:
+def _beyond_line(named: Sequence[tuple[str, str]], room: int | None = None) -> str:
     """The parts about the patient not quoted, by drug: "Captopril: Thận trọng (tr. 357), Liều
-    lượng và cách dùng (tr. 361); …" ("" when there are none)."""
+    lượng và cách dùng (tr. 361); …" ("" when there are none). Longer than `room`, each drug's
+    sections are named once, without pages ("Captopril: Thận trọng, Liều lượng và cách dùng")."""
     if not named:
         return ""
     by_drug: dict[str, list[str]] = {}
@@ -253,4 +254,9 @@ def _beyond_line(named: Sequence[tuple[str, str]]) -> str:
     contraindication = SECTION_HEADINGS[CONTRAINDICATION_SECTION]
     other = next(((d, w.split(" (tr.", 1)[0]) for d, w in named if not w.startswith(contraindication)), None)
     ask = f" hoặc hỏi, ví dụ, “{other[1]} của {other[0]}”" if other else ""
-    return f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."
+    line = f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."
+    if room is not None and len(line) > room:
+        sections = {d: dict.fromkeys(w.split(" (tr.", 1)[0] for w in parts) for d, parts in by_drug.items()}
+        listed = "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in sections.items())
+        line = f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."
+    return line

@@ -244,3 +244,18 @@ def test_a_sentence_naming_several_alternatives_is_quoted_once_with_every_drug()
     )
     lines = [line for line in TABLE.lines(FRAME, bundle) if line.startswith("Lựa chọn")]
     assert len(lines) == 1 and lines[0].endswith("— Para, Aspirin đã được đối chiếu trong bảng.")
+
+
+def test_the_line_naming_unquoted_parts_names_each_section_once_when_it_would_not_fit() -> None:
+    from duocthu.answer.patient_table import _beyond_line
+
+    named = [
+        ("Captopril", "Thận trọng (tr. 357)"),
+        ("Captopril", "Thận trọng (tr. 358)"),
+        ("Losartan", "Liều (tr. 9)"),
+    ]
+    full = _beyond_line(named)
+    assert "Captopril: Thận trọng (tr. 357), Thận trọng (tr. 358); Losartan: Liều (tr. 9)." in full
+    assert _beyond_line(named, room=len(full)) == full
+    short = _beyond_line(named, room=len(full) - 1)
+    assert short.endswith("Captopril: Thận trọng; Losartan: Liều.") and len(short) < len(full)

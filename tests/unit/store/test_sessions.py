@@ -42,6 +42,17 @@ def test_a_turn_read_before_another_saved_is_re_applied_not_lost(store: Any) -> 
 
 
 def test_concurrent_turns_on_one_session_never_lose_one(store: Any) -> None:
+    if isinstance(store, DynamoConversationStore):
+        # DynamoDB checks a condition and writes atomically; moto's in-memory table does not lock
+        # between the two, so under load two threads could both pass. Serialise the put, as the
+        # service does, so the test measures the store's retry, not moto's race.
+        lock, put = threading.Lock(), store.table.put_item
+
+        def atomic_put(**request: Any) -> Any:
+            with lock:
+                return put(**request)
+
+        store.table.put_item = atomic_put
     session = new_session_id()
     store.save(ConversationState(session_id=session).with_turn("mở đầu", "chào", FRAME))
     start = threading.Barrier(TURNS)
