@@ -32,7 +32,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.retrieval.facets import PatientProfile, anchor_table
+from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
@@ -43,7 +43,7 @@ from duocthu.retrieval.reverse.wordings import wordings_of
 OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
 # A population's own section: a contraindication naming that population is quoted before its lines
 # (gliclazid's "Không dùng … cho phụ nữ đang cho con bú" is in Chống chỉ định, not only there)
-POPULATION_SECTIONS: frozenset[str] = frozenset({"thoi_ky_mang_thai", "thoi_ky_cho_con_bu"})
+POPULATION_SECTIONS = frozenset((*FACET_SECTIONS["pregnancy"], *FACET_SECTIONS["breastfeeding"]))
 MAX_LINES = 3
 WHOLE_SECTION_FOLLOWS = "Toàn văn mục được trích dưới đây."
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -255,8 +255,7 @@ def _beyond_line(named: Sequence[tuple[str, str]], room: int | None = None) -> s
     other = next(((d, w.split(" (tr.", 1)[0]) for d, w in named if not w.startswith(contraindication)), None)
     ask = f" hoặc hỏi, ví dụ, “{other[1]} của {other[0]}”" if other else ""
     line = f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."
-    if room is not None and len(line) > room:
-        sections = {d: dict.fromkeys(w.split(" (tr.", 1)[0] for w in parts) for d, parts in by_drug.items()}
-        listed = "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in sections.items())
-        line = f"Các đoạn khác về người bệnh (mở toàn mục: nút bên dưới{ask}): {listed}."
-    return line
+    if room is None or len(line) <= room:
+        return line
+    sections = {d: dict.fromkeys(w.split(" (tr.", 1)[0] for w in parts) for d, parts in by_drug.items()}
+    return line.replace(listed, "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in sections.items()))
