@@ -12,7 +12,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
-from duocthu.api.models import RetrieveRequest
+from duocthu.api.models import GatherRequest, RetrieveRequest
 from duocthu.api.runtime import NotReady, get_runtime
 from duocthu.api.services import retrieve as service
 from duocthu.core.errors import DependencyUnavailable
@@ -65,9 +65,16 @@ def retrieve(body: RetrieveRequest) -> EvidenceBundle:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
         return resolve_http(app, event, context)
-    request = RetrieveRequest.model_validate(event)  # a bad direct input is a program error
     try:
-        return _retrieve(request, context).model_dump(mode="json")
+        if "plan" in event:  # the state machine's Retrieve state: every ask of the turn's plan
+            request = GatherRequest.model_validate(event)  # a bad direct input is a program error
+            evidence = service.gather(get_runtime(), request.plan, context)
+            for answered in evidence.answers:
+                metrics.add_metric(
+                    name=f"Decision_{answered.bundle.decision}", unit=MetricUnit.Count, value=1
+                )
+            return evidence.model_dump(mode="json")
+        return _retrieve(RetrieveRequest.model_validate(event), context).model_dump(mode="json")
     except (StoreUnavailable, NotReady, NoIndex) as err:
         metrics.add_metric(name="DependencyUnavailable", unit=MetricUnit.Count, value=1)
         raise DependencyUnavailable("store_unavailable", str(err)) from err

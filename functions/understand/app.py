@@ -14,7 +14,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
-from duocthu.api.models import UnderstandRequest
+from duocthu.api.models import UnderstandRequest, UnderstoodTurn
 from duocthu.api.runtime import NotReady, get_runtime
 from duocthu.api.services import understand as service
 from duocthu.core.errors import DependencyUnavailable
@@ -82,4 +82,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         raise DependencyUnavailable("store_unavailable", str(err)) from err
     if frame.system_error:
         raise DependencyUnavailable(frame.system_error)
-    return frame.model_dump(mode="json")
+    # the plan is made once, here, at the end of understanding: the later states read it
+    return UnderstoodTurn(frame=frame, plan=service.plan(get_runtime(), request, frame)).model_dump(
+        mode="json"
+    )

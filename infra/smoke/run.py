@@ -70,8 +70,16 @@ def build(work: Path, python312: str) -> tuple[Path, dict[str, Path]]:
     """The layers merged into one /opt, and each function's task root."""
     layers, arch = work / "layers", platform.machine()
     duocthu = str(Path(sys.executable).with_name("duocthu"))
-    _run("make", "-s", "-C", str(ROOT / "shared"), "build-SharedLayer",
-         f"ARTIFACTS_DIR={layers / 'SharedLayer'}", f"LAYER_ARCH={arch}", f"LAYER_PYTHON={python312}")
+    _run(
+        "make",
+        "-s",
+        "-C",
+        str(ROOT / "shared"),
+        "build-SharedLayer",
+        f"ARTIFACTS_DIR={layers / 'SharedLayer'}",
+        f"LAYER_ARCH={arch}",
+        f"LAYER_PYTHON={python312}",
+    )
     _run("make", "-s", "-C", str(ROOT / "infra" / "data"), "build-DataLayer",
          f"ARTIFACTS_DIR={layers / 'DataLayer'}", f"DUOCTHU={duocthu}", "DUOCTHU_SOURCE=")  # fmt: skip
     opt = work / "opt"
@@ -123,7 +131,7 @@ def _evaluate(value: Any, template: dict[str, Any]) -> Any:
     params = {k: str(v.get("Default", "")) for k, v in template.get("Parameters", {}).items()}
     if not isinstance(value, dict):
         return value
-    (op, arg), = value.items()
+    ((op, arg),) = value.items()
     if op == "Ref":
         return params.get(arg, f"<{arg}>")
     if op == "Condition":

@@ -96,4 +96,3 @@ def test_working_answers_pass() -> None:
 def test_what_a_broken_deployment_answers_fails(function: str, result: dict[str, Any], expected: str) -> None:
     found = smoke.problems(function, [result])
     assert len(found) == 1 and found[0].startswith(expected), found
-

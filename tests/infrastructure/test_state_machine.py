@@ -12,8 +12,9 @@ from typing import Any, cast
 import boto3
 import pytest
 from duocthu.answer.wording import ABSTAIN_REPLIES
-from duocthu.api.models import ChatResponse, RetrieveRequest, UnderstandRequest
-from duocthu.api.runtime import Runtime
+from duocthu.api.models import ChatResponse, GatherRequest, UnderstandRequest, UnderstoodTurn
+from duocthu.api.runtime import Runtime, get_runtime
+from duocthu.api.services import understand as understand_service
 from duocthu.api.turn_steps import run_step
 from duocthu.models.frame import QueryFrame
 from moto import mock_aws
@@ -125,7 +126,9 @@ def test_each_frame_the_answer_needs_no_evidence_for_skips_retrieve(
 ) -> None:
     sfn, functions = aws
     drug_frame = {"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"}
-    functions.inject("understand", QueryFrame.model_validate({**drug_frame, **frame}).model_dump(mode="json"))
+    injected = QueryFrame.model_validate({**drug_frame, **frame})
+    plan = understand_service.plan(get_runtime(), UnderstandRequest(message=DRUG_QUESTION), injected)
+    functions.inject("understand", UnderstoodTurn(frame=injected, plan=plan).model_dump(mode="json"))
     status, output = sfn.run({"message": DRUG_QUESTION})
     assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", reason)
     assert "retrieve" not in functions.states()
@@ -327,9 +330,7 @@ def test_every_task_has_a_timeout_retries_and_a_catch() -> None:
     understand_payload = {k.removesuffix(".$") for k in states["Understand"]["Parameters"]["Payload"]}
     assert {"message", "history", "prior_frame", "subject_scope"} <= understand_payload
     assert understand_payload <= set(UnderstandRequest.model_fields)
-    assert set(states["Retrieve"]["Parameters"]["Payload"]) <= {
-        f"{k}.$" for k in RetrieveRequest.model_fields
-    }
+    assert set(states["Retrieve"]["Parameters"]["Payload"]) <= {f"{k}.$" for k in GatherRequest.model_fields}
     # the ABSTAIN the machine builds itself has every field a ChatResponse requires
     unanswered = {key.removesuffix(".$") for key in states["Unanswered"]["Parameters"]}
     assert states["Unanswered"]["Parameters"]["answer"] == ABSTAIN_REPLIES["dependency_unavailable"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from duocthu.answer.generation import ExtractiveGenerator
-from duocthu.answer.turn import ChatService
+from duocthu.api.chat_turn import ChatService
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.vocabulary import SubjectScope

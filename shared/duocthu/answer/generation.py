@@ -15,12 +15,19 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from duocthu.answer.blocks import (
+    notice,
+    sample_notice,
+    section_blocks,
+    verify_notice,
+)
 from duocthu.answer.support import MARKER, sentences, unsupported
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import ProviderUnavailable
 from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS, SECTION_ORDER
 from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.reply import Block, GeneratedBlock
 from duocthu.settings import Settings
 from duocthu.understanding.prompt import USER_TEXT_BEGINS, USER_TEXT_ENDS, user_text
 
@@ -28,21 +35,20 @@ log = logging.getLogger(__name__)
 
 # The free-form route's orderings (duocthu.retrieval.freeform): its parts come ranked for the question.
 RANKED_ORDERINGS = ("lexical:", "rerank:")
-SAMPLE_NOTICE = "Lưu ý: đây là DỮ LIỆU MẪU do nhóm phát triển biên soạn, không dùng cho lâm sàng."
-VERIFY_NOTICE = (
-    "⚠ CẦN ĐỐI CHIẾU BẢN IN/PDF: phần được đánh dấu dưới đây là bảng/hình hoặc nội dung đang bị cách ly; "
-    "hãy kiểm tra trực tiếp các trang được trích dẫn trước khi dùng."
-)
 
 
 @dataclass(frozen=True)
 class Answer:
-    text: str
+    blocks: tuple[Block, ...]
     citations: tuple[str, ...]
     method: str  # "extractive" | "bedrock"
     fallback_reason: str | None = None
     system_error: SystemError | None = None
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line for block in self.blocks for line in block.lines).strip()
 
 
 def citations_of(evidence: Sequence[EvidenceItem]) -> tuple[str, ...]:
@@ -79,31 +85,19 @@ def _grouped(
     return groups
 
 
-def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool, preface: Sequence[str] = ()) -> Answer:
+def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool) -> Answer:
     """The formulary's own words, grouped by drug and section, each group with its source."""
-    lines: list[str] = list(preface)
-    if bundle.decision == "VERIFY_PDF":
-        lines.append(VERIFY_NOTICE)
+    blocks: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
     ranked = (bundle.ordering or "").startswith(RANKED_ORDERINGS)
     for first, items in _grouped(bundle.evidence, by_relevance=ranked):
-        ref = first.source_refs[0]
-        lines += [
-            "",
-            f"【{first.display_name}】 {SECTION_HEADINGS.get(first.section_key, first.section_key)}",
-        ]
-        lines.append(f"Nguồn: {ref.citation()}")
-        for item in items:
-            flag = " [CẦN ĐỐI CHIẾU BẢN IN]" if item.needs_visual_check else ""
-            # the overview's 【name】 label is for a model reading a pool; the group header says it here
-            lines.append(item.text.removeprefix(f"【{item.display_name}】 ") + flag)
+        blocks += section_blocks(first, items)
     if bundle.omitted_evidence_ids:
-        lines += [
-            "",
-            f"(Còn {len(bundle.omitted_evidence_ids)} đoạn liên quan không hiển thị vì giới hạn độ dài.)",
-        ]
+        count = len(bundle.omitted_evidence_ids)
+        omitted = f"(Còn {count} đoạn liên quan không hiển thị vì giới hạn độ dài.)"
+        blocks.append(notice("omitted", omitted, spaced=True))
     if sample_data:
-        lines += ["", SAMPLE_NOTICE]
-    return Answer("\n".join(lines).strip(), citations_of(bundle.evidence), "extractive")
+        blocks.append(sample_notice())
+    return Answer(tuple(blocks), citations_of(bundle.evidence), "extractive")
 
 
 # -- Bedrock --------------------------------------------------------------------------------------
@@ -228,20 +222,20 @@ class BedrockAnswerGenerator:
                 fallback_reason="generation_provider_unavailable",
                 system_error="generation_provider_unavailable",
             )
-        blocks = response.get("output", {}).get("message", {}).get("content", [])
-        text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict)).strip()
+        content = response.get("output", {}).get("message", {}).get("content", [])
+        text = "".join(b.get("text", "") for b in content if isinstance(b, dict)).strip()
         problem = check_citations(text, len(bundle.evidence)) or unsupported(text, bundle.evidence, notes)
         if problem:
             log.warning("generated answer rejected: %s", problem)
             return _replace(fallback, fallback_reason=problem)
-        lines = [VERIFY_NOTICE] if bundle.decision == "VERIFY_PDF" else []
-        lines.append(text)
-        lines += ["", "Nguồn:"] + [
+        lines = [text, "", "Nguồn:"] + [
             f"[{n}] {item.source_refs[0].citation()}" for n, item in enumerate(bundle.evidence, 1)
         ]
+        blocks: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
+        blocks.append(GeneratedBlock(method="bedrock", lines=tuple(lines)))
         if sample_data:
-            lines += ["", SAMPLE_NOTICE]
-        return Answer("\n".join(lines), citations_of(bundle.evidence), "bedrock")
+            blocks.append(sample_notice())
+        return Answer(tuple(blocks), citations_of(bundle.evidence), "bedrock")
 
 
 def _replace(answer: Answer, **changes: Any) -> Answer:

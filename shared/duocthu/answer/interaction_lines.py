@@ -12,16 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from duocthu.answer.generation import VERIFY_NOTICE
+from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, LONGEST_LINE, REPLY_TARGET, SOURCE, clip
-from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.models.frame import QueryFrame
-from duocthu.models.reading import TurnReading
-from duocthu.retrieval.interactions import drug_names, interacting_drugs, names_in, phrase_in
-from duocthu.retrieval.sentences import SENTENCE
+from duocthu.retrieval.interactions import names_in, phrase_in
 
 HEADING = SECTION_HEADINGS[INTERACTION_SECTION]
 MIN_DRUGS = 3  # two drugs keep the full answer: both sections' naming parts fit in full
@@ -52,45 +49,28 @@ class Mention:
 
 
 class InteractionLines:
-    """The compact interaction reply's lines and quick replies, with the catalogue's titles."""
+    """The compact interaction reply's lines and quick replies, from the plan's drugs and names."""
 
-    def __init__(self, titles: Mapping[str, str], resolver: CatalogDrugResolver, section: Section):
+    def __init__(
+        self,
+        titles: Mapping[str, str],
+        names: Mapping[str, Sequence[str]],
+        section: Section,
+        known: Sequence[str],
+        unknown: Sequence[str] = (),
+    ):
         self.titles = titles
-        self.resolver = resolver
+        self.names = names  # each catalogue drug's names a formulary text may use (Plan.names)
         self.section = section  # (drug, section key) -> that section's parts, to tell one is absent
-
-    def asked(self, frame: QueryFrame, reading: TurnReading) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The catalogue drugs the turn is about, and the names the catalogue lacks."""
-        return interacting_drugs(frame, self.resolver), tuple(reading.joined_unknown_names)
-
-    def applies(self, frame: QueryFrame, reading: TurnReading) -> bool:
-        known, unknown = self.asked(frame, reading)
-        return frame.turn_type == "interaction" and bool(known) and len(known) + len(unknown) >= MIN_DRUGS
-
-    def beside_medicines(self, frame: QueryFrame) -> bool:
-        """ "Đang uống A, B; X được không?": one drug asked of a patient who takes catalogue
-        medicines, with no section named but its contraindications: X's pairs with them answer it."""
-        one_drug = frame.turn_type == "drug_attribute" and len(frame.drugs) == 1
-        return (
-            one_drug
-            and frame.attribute in (None, CONTRAINDICATION_SECTION)
-            and len(interacting_drugs(frame, self.resolver)) > 1
-        )
+        self.known, self.unknown = tuple(known), tuple(unknown)  # the catalogue's drugs; names it lacks
 
     def name(self, drug: str) -> str:
         return self.titles.get(drug, f"“{drug}”")
 
-    def lines(
-        self,
-        frame: QueryFrame,
-        reading: TurnReading,
-        bundle: EvidenceBundle,
-        used: int = 0,
-        about: str | None = None,
-    ) -> list[str]:
+    def lines(self, bundle: EvidenceBundle, used: int = 0, about: str | None = None) -> list[str]:
         """The pairs in the order the drugs were asked, those the sections name first, then the
         silent ones; `used`: the characters before these lines; `about`: only that drug's pairs."""
-        known, unknown = self.asked(frame, reading)
+        known, unknown = self.known, self.unknown
         parts: dict[str, list[EvidenceItem]] = {}
         for item in sorted(bundle.evidence, key=lambda i: i.part_index):
             parts.setdefault(item.drug_id, []).append(item)
@@ -117,14 +97,14 @@ class InteractionLines:
     ) -> Mention | None:
         """The sentences of owner's pooled parts naming other: by a catalogue name (a name the
         catalogue lacks: as written), else by the class the bundle found for that part."""
-        names = drug_names(self.resolver, other) or (other,)
+        names = tuple(self.names.get(other, ())) or (other,)
         classes = {(m.evidence_id, m.drug_id): m.wording for m in bundle.named_by_class}
         sentences: list[str] = []
         items: list[EvidenceItem] = []
         by_class: list[str] = []
         for item in parts.get(owner, ()):
             wording = classes.get((item.id, other))
-            for sentence in SENTENCE.split(item.text.removeprefix(f"【{item.display_name}】 ")):
+            for sentence in split_sentences(item.text.removeprefix(f"【{item.display_name}】 ")):
                 by_name = bool(names_in(sentence, {other: names}))
                 if not by_name and not (wording and phrase_in(words(sentence), wording)):
                     continue
@@ -193,9 +173,9 @@ class InteractionLines:
         source = f"{self.name(mention.owner)} – {HEADING} – tr. {pages(mention.items)}"
         return f"  - {source}{by_class}: {quotes}{more}{flag}"
 
-    def quick_replies(self, frame: QueryFrame, reading: TurnReading) -> list[str]:
+    def quick_replies(self) -> list[str]:
         """One per catalogue drug asked: its whole interaction section."""
-        return [f"{HEADING} của {self.name(d)}" for d in self.asked(frame, reading)[0]]
+        return [f"{HEADING} của {self.name(d)}" for d in self.known]
 
 
 def _size(blocks: Sequence[Sequence[str]]) -> int:

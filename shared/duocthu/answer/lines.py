@@ -27,16 +27,17 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS, resolve_section
+from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.models.frame import QueryFrame
+from duocthu.models.frame import QueryFrame, section_read_for
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
-from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases, section_read_for
+from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases
 from duocthu.retrieval.reverse.wordings import wordings_of
 
 # The sections that may say what the asked one does not, in the order they are read.
@@ -46,7 +47,6 @@ OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
 POPULATION_SECTIONS = frozenset((*FACET_SECTIONS["pregnancy"], *FACET_SECTIONS["breastfeeding"]))
 MAX_LINES = 3
 WHOLE_SECTION_FOLLOWS = "Toàn văn mục được trích dưới đây."
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"(?<=;)\s+")
 # An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
 # the clause that states the finding (the whole section follows it)
@@ -142,7 +142,7 @@ def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
     out = []
     for item in items:
         text = item.text.removeprefix(f"【{item.display_name}】 ")
-        out += [(item, s.strip()) for s in _SENTENCE.split(text) if s.strip()]
+        out += [(item, s) for s in split_sentences(text)]
     return out
 
 

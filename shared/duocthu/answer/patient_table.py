@@ -160,7 +160,7 @@ class PatientTable:
         found.sort(key=lambda f: (-f[0], f[1]))
         used = len("\nTrích dẫn về người bệnh này:\n")
         quoted: set[tuple[str, str]] = set()
-        named = [(self.name(drug), line.split(': “', 1)[0].removeprefix("- ")) for _, _, drug, line in found]
+        named = [(self.name(drug), line.split(": “", 1)[0].removeprefix("- ")) for _, _, drug, line in found]
         beyond: list[tuple[str, str]] = []  # (drug, "Thận trọng (tr. 357)") named, not quoted
         clipped: dict[str, str] = {}  # a line shortened to what the budget leaves
         for n, (_, _, drug, line) in enumerate(found):

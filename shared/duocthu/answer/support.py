@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import nfc, stop_words, words
 from duocthu.models.evidence import EvidenceItem
 
 MARKER = re.compile(r"\[(\d+)\]")
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _QUANTITY = re.compile(r"(\d+(?:[.,]\d+)*)\s*(%|[^\W\d_]+)?")
 _DOSE_UNITS = "mg g mcg µg microgam kg ml l lít iu ui mmol mol meq"
 _TIME_UNITS = "giờ phút ngày tuần tháng năm tuổi lần viên"
@@ -32,7 +32,7 @@ _SILENT = re.compile(r"dược thư không có thông tin (?:này|về)", re.IGN
 
 def sentences(text: str) -> list[str]:
     """An answer's sentences, as the citation and support checks read them."""
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    return list(split_sentences(text))
 
 
 @lru_cache(maxsize=1)

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from duocthu.answer.generation import VERIFY_NOTICE
+from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.models.frame import ConditionQuery, QueryFrame, section_read_for
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
-from duocthu.retrieval.reverse.relation import section_read_for
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 
 POPULATION_NAMES = {
@@ -62,6 +61,7 @@ ABSTAIN_REPLIES: dict[str, str] = {
 # What a patient's state lacks when it names a kidney or liver impairment, or a pregnancy, without
 # its level (`PatientProfile.levels_not_told`).
 LEVEL_NOT_TOLD = {"renal": "mức độ suy thận", "hepatic": "mức độ suy gan", "pregnancy": "tuổi thai"}
+
 
 class ReplyWording:
     """The sentences of a reply, with the catalogue's titles for the drugs it names."""
@@ -116,7 +116,14 @@ class ReplyWording:
         return None
 
     def preface(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> list[str]:
+        return [line for part in self.preface_parts(frame, bundle, reading) for line in part]
+
+    def preface_parts(
+        self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading
+    ) -> tuple[list[str], list[str], list[str]]:
+        """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
         lines: list[str] = []
+        table: list[str] = []
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         unanswered = [d for d in frame.drugs if d not in answered]
         if answered and unanswered and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
@@ -165,16 +172,17 @@ class ReplyWording:
             # the notice a reply to check against the print opens with is part of the budget too
             notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0
             used = notice + sum(len(line) + 1 for line in lines)
-            lines += PatientTable(self.titles).lines(frame, bundle, used=used)
+            table = PatientTable(self.titles).lines(frame, bundle, used=used)
+        after: list[str] = []
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
             # a policy that checks fewer drugs than it shows: the rest must not look checked
-            lines.append(
+            after.append(
                 f"- {', '.join(unchecked)}: CHƯA đối chiếu với người bệnh (mỗi câu trả lời chỉ đối chiếu "
                 f"{len(assessed)} thuốc đầu); hãy hỏi riêng về thuốc đó."
             )
-        return lines
+        return lines, table, after
 
     @staticmethod
     def levels_not_told(frame: QueryFrame, bundle: EvidenceBundle) -> list[str]:

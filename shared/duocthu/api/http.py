@@ -34,7 +34,7 @@ BODY_ERRORS = {
 ERRORS = {
     422: "the request does not match the schema, is not UTF-8 JSON, is nested too deep or holds an "
     "integer too long (invalid_request, with `detail`)",
-    429: "throttled by API Gateway (its own body: {\"message\": \"Too Many Requests\"})",
+    429: 'throttled by API Gateway (its own body: {"message": "Too Many Requests"})',
     500: "a fault nothing else names (internal_error, with `correlation_id`)",
     503: "a dependency is down (index_unavailable, store_unavailable, ...; Retry-After set)",
 }

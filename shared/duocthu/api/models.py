@@ -10,6 +10,8 @@ from duocthu.answer.lines import AnswerLines
 from duocthu.core.vocabulary import Decision, Reason, SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import QueryFrame
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Block, Source
 
 MAX_MESSAGE_CHARS = 2000
 MAX_HISTORY = 20  # earlier turns; each one is a message, so capped as one
@@ -47,6 +49,19 @@ class RetrieveRequest(_Request):
         return self
 
 
+class GatherRequest(_Request):
+    """The state machine's Retrieve state: the plan Understand made (direct invoke only)."""
+
+    plan: Plan
+
+
+class UnderstoodTurn(BaseModel):
+    """The state machine's Understand state: the frame, and the plan made from it and its words."""
+
+    frame: QueryFrame
+    plan: Plan
+
+
 class ChatRequest(_Request):
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     session_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
@@ -66,6 +81,11 @@ class ChatResponse(BaseModel):
     # A section question's answering sentences, each with its citation, or that the section does
     # not say (duocthu.answer.lines.AnswerLines); null for every other turn. Additive, optional.
     answer_lines: AnswerLines | None = None
+    # The reply as typed blocks, in order (duocthu.models.reply): `answer` is their text. A page
+    # renders these: tables as rows, a patient table's status per drug and facet, notices apart.
+    blocks: list[Block] = Field(default_factory=list)
+    # The book and edition every citation of the reply is from, named once.
+    source: Source | None = None
 
 
 class ErrorBody(BaseModel):

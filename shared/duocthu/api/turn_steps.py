@@ -9,22 +9,25 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from duocthu.answer.turn import ChatTurn, abstain
+from duocthu.answer.blocks import notice
+from duocthu.answer.replies import abstain
 from duocthu.answer.wording import ABSTAIN_REPLIES
+from duocthu.api.chat_turn import ChatTurn, chat_turn
 from duocthu.api.models import MAX_HISTORY, ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
 from duocthu.api.services.chat import SessionNotFound, chat_response, chat_service
-from duocthu.core.deadline import Deadline, LambdaContextLike
+from duocthu.core.deadline import LambdaContextLike
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.core.vocabulary import SYSTEM_ERRORS, SubjectScope, SystemError
-from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.frame import QueryFrame
-from duocthu.models.reading import TurnReading
-from duocthu.retrieval.service import RetrievalService
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Reply
 from duocthu.store.sessions import (
     ConversationState,
     ConversationUnavailable,
@@ -71,8 +74,8 @@ class LoadSession(_Step):
 class AnswerTurn(_Step):
     step: Literal["answer"]
     session: TurnSession
-    frame: QueryFrame
-    bundle: EvidenceBundle | None  # None: the machine's Choice found that the frame needs no evidence
+    plan: Plan
+    evidence: GatheredEvidence | None  # None: the plan has no ask (the machine's Choice reads it)
 
 
 class SaveSession(_Step):
@@ -91,20 +94,6 @@ class AbstainOnFailure(_Step):
     step: Literal["abstain"]
     session: TurnSession
     failure: Failure
-
-
-class _GivenEvidence:
-    """The retrieval ChatService asks for: the bundle the Retrieve state already produced."""
-
-    def __init__(self, bundle: EvidenceBundle | None):
-        self.bundle = bundle
-
-    def for_frame(
-        self, frame: QueryFrame, resolver: object, reading: TurnReading, deadline: Deadline | None
-    ) -> EvidenceBundle:
-        if self.bundle is None:  # the machine's Choice and ChatService._route disagree: a bug
-            raise RuntimeError(f"the {frame.turn_type} turn needs evidence, but no Retrieve state ran")
-        return self.bundle
 
 
 def load_session(runtime: Runtime, request: LoadSession) -> TurnSession:
@@ -137,16 +126,16 @@ def load_session(runtime: Runtime, request: LoadSession) -> TurnSession:
 
 
 def answer(runtime: Runtime, request: AnswerTurn, context: LambdaContextLike | None) -> ChatResponse:
-    """ChatService's turn with the understanding and the evidence already decided by the states."""
-    session, frame = request.session, request.frame
+    """The plan's reply from the evidence the Retrieve state gathered: the same composers as
+    POST /v1/chat, so an execution returns what that route returns for the same turn."""
+    session, plan = request.session, request.plan
     service = chat_service(runtime, context)
-    service.understand = lambda *_: frame
-    service.retrieval = cast(RetrievalService, _GivenEvidence(request.bundle))  # only for_frame is called
-    service.conversations = None  # LoadSession and SaveSession are states of their own
-    turn = service.turn(session.message, session.session_id, session.subject_scope, session.history)
-    response = chat_response(turn)
-    response.system_error = response.system_error or session.store_error
-    return response
+    composed = service.answer(plan, request.evidence)
+    turn = chat_turn(session.session_id, plan.frame, composed)
+    system_error = (
+        plan.frame.system_error or turn.bundle.system_error or turn.system_error or session.store_error
+    )
+    return chat_response(replace(turn, system_error=system_error))
 
 
 def save_session(runtime: Runtime, request: SaveSession) -> ChatResponse:
@@ -181,8 +170,11 @@ def abstain_on_failure(request: AbstainOnFailure) -> ChatResponse:
     system_error = failure_system_error(request.failure)
     bundle = abstain("dependency_unavailable", system_error)
     quick_replies = frame.quick_replies if frame else ()
-    reply = ABSTAIN_REPLIES["dependency_unavailable"]
-    turn = ChatTurn(session.session_id, reply, bundle, frame, (), quick_replies, system_error)
+    text = ABSTAIN_REPLIES["dependency_unavailable"]
+    reply = Reply(blocks=(notice("decline", text),), quick_replies=quick_replies)
+    turn = ChatTurn(
+        session.session_id, reply.text, bundle, frame, (), quick_replies, system_error, reply=reply
+    )
     return chat_response(turn)
 
 

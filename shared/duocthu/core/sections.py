@@ -28,6 +28,7 @@ DOSE_SECTION = "lieu_luong_va_cach_dung"
 INTERACTION_SECTION = "tuong_tac_thuoc"
 OVERDOSE_SECTION = "qua_lieu_va_xu_tri"
 CLASS_SECTION = "loai_thuoc"
+PHARMACOLOGY_SECTION = "duoc_ly_va_co_che_tac_dung"
 _NAMED = {
     INDICATION_SECTION,
     CONTRAINDICATION_SECTION,

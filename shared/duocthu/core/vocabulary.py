@@ -77,7 +77,7 @@ REASONS: frozenset[str] = frozenset(get_args(Reason))
 SYSTEM_ERRORS: frozenset[str] = frozenset(get_args(SystemError))
 # Which-drug questions for a condition: answered by the reverse lookup, with the safety facets of
 # the patient the conversation describes.
-PATIENT_SAFETY_TURNS: frozenset[str] = frozenset({"condition_to_drug", "symptom_to_drug"})
+WHICH_DRUG_TURNS: frozenset[str] = frozenset({"condition_to_drug", "symptom_to_drug"})
 # Turn types that are about named drugs (a follow-up turn may carry the drugs forward).
 DRUG_TURN_TYPES: frozenset[str] = frozenset(
     {"drug_attribute", "drug_overview", "interaction", "drug_to_condition", "dosing_calc"}

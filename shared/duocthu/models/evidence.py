@@ -147,3 +147,43 @@ class EvidenceBundle(_Model):
         if self.decision == "ANSWERABLE" and not self.evidence:
             raise ValueError("an ANSWERABLE bundle must carry evidence")
         return self
+
+
+class AskEvidence(_Model):
+    """What retrieval found for one of the plan's asks (`ask`: its index in `Plan.asks`)."""
+
+    ask: int = Field(ge=0)
+    bundle: EvidenceBundle
+
+
+class WholeSection(_Model):
+    """A section read whole for a composer to quote from beside the asked one (empty: the
+    monograph has no such section)."""
+
+    drug_id: str
+    section_key: str
+    parts: tuple[EvidenceItem, ...] = ()
+
+
+class GatheredEvidence(_Model):
+    """Everything a plan's asks need, gathered in one retrieval call: a bundle per ask, and the
+    whole sections its composer quotes from. The answer layer reads this and nothing else."""
+
+    answers: tuple[AskEvidence, ...] = ()
+    sections: tuple[WholeSection, ...] = ()
+
+    def for_ask(self, ask: int) -> EvidenceBundle | None:
+        return next((a.bundle for a in self.answers if a.ask == ask), None)
+
+    @property
+    def main(self) -> EvidenceBundle:
+        """The first ask's bundle: the one the turn's decision and citations come from."""
+        if not self.answers:
+            raise ValueError("no ask was answered")
+        return self.answers[0].bundle
+
+    def section(self, drug_id: str, section_key: str) -> tuple[EvidenceItem, ...]:
+        found = next((s for s in self.sections if (s.drug_id, s.section_key) == (drug_id, section_key)), None)
+        if found is None:  # a composer read a section its plan did not ask for: a bug, never "absent"
+            raise KeyError(f"the plan did not ask for {drug_id}/{section_key}")
+        return found.parts

@@ -1,17 +1,18 @@
 """What understanding read in a turn's own words beyond the frame: computed once, in understanding,
-and carried beside the frame, so retrieval and the answer never scan the message again.
+and carried in the turn's plan (`duocthu.models.plan.Plan.reading`), so retrieval and the answer
+never scan the message again.
 
-The frame is the JSON contract between the functions; a reading is in-process only. A caller that
-has only a frame and a question (the retrieve function) has the reading made once at its edge.
+It crosses the wire inside the plan (Step Functions), so it is a model, not an in-process object.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import BaseModel, ConfigDict
 
 
-@dataclass(frozen=True, slots=True)
-class TurnReading:
+class TurnReading(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     # The question as written: what lexical ordering, pooling and grounded generation search and
     # quote with. Never read again for what the turn means.
     text: str

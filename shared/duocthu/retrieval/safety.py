@@ -38,9 +38,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
@@ -52,10 +54,10 @@ from duocthu.models.evidence import (
     SafetyFacet,
 )
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
 from duocthu.retrieval.facets import FacetQuery, PatientProfile
-from duocthu.retrieval.interactions import drug_classes, drug_names, names_in
-from duocthu.retrieval.sentences import SENTENCE, advice, cues, has_cue, sentence_status
+from duocthu.retrieval.interactions import drug_classes, names_in
+from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
 # Which sections survive the per-candidate cap: a contraindication first, then what the patient's
@@ -98,7 +100,7 @@ def _finding(query: FacetQuery, profile: PatientProfile, item: EvidenceItem) -> 
     named: set[str] = set()
     sentences: list[str] = []
     statuses: list[FacetStatus] = []
-    for sentence in SENTENCE.split(item.text):
+    for sentence in split_sentences(item.text):
         keys = query.named_in(sentence)
         status = sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
         if status is not None:
@@ -237,7 +239,7 @@ def named_alternatives(
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
             for part in store.find_by_section(source, section):
-                for sentence in SENTENCE.split(part.text):
+                for sentence in split_sentences(part.text):
                     if not has_cue(sentence, "preference"):
                         continue
                     names = catalogue_names(resolver)
@@ -339,30 +341,3 @@ def with_patient_safety(
     quoted = tuple(part for _, part in alternatives)
     merged = merge_bundles(stage_one, stage_two, extra=(*quoted, *contraindications))
     return merged.model_copy(update={"named_alternatives": tuple(a for a, _ in alternatives)})
-
-
-def merge_bundles(
-    stage_one: EvidenceBundle, stage_two: EvidenceBundle, extra: Sequence[EvidenceItem] = ()
-) -> EvidenceBundle:
-    """Stage one's evidence and ranking with stage two's parts and statuses (and `extra` parts),
-    decided again over the whole pool (a quarantined part from either stage makes it VERIFY_PDF)."""
-    evidence = {item.id: item for item in (*stage_one.evidence, *stage_two.evidence, *extra)}
-    omitted = [
-        i for i in dict.fromkeys((*stage_one.omitted_evidence_ids, *stage_two.omitted_evidence_ids))
-        if i not in evidence
-    ]  # fmt: skip
-    if evidence:
-        merged = decide(list(evidence.values()), omitted)
-    else:
-        merged = stage_one.model_copy(update={"omitted_evidence_ids": tuple(omitted)})
-    return merged.model_copy(
-        update={
-            "ranked_drugs": stage_one.ranked_drugs,
-            "unlisted_drugs": stage_one.unlisted_drugs,
-            "wider_drugs": stage_one.wider_drugs,
-            "incidental_drugs": stage_one.incidental_drugs,
-            "candidate_statuses": stage_two.candidate_statuses,
-            "ordering": stage_one.ordering,
-            "system_error": stage_one.system_error,
-        }
-    )

@@ -13,12 +13,12 @@ the patient's level, is NO_CHANGE_STATED. Cue words are data (`data/patient_cues
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION
+from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
 from duocthu.core.text import raw_words, words
 from duocthu.core.vocabulary import FacetStatus
@@ -29,7 +29,6 @@ from duocthu.retrieval.levels import SCALES, patient_band, relation, sentence_ba
 from duocthu.retrieval.limits import limits_in, patient_inside
 
 # Whole sentences: "không phải là chống chỉ định ..., nhưng ...; ..." qualifies its clauses after ";" too.
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +58,7 @@ def no_change_words(sentence: str) -> str | None:
 def advice(text: str) -> tuple[str, ...]:
     """The one sentence of a section-route part a compact answer quotes: the first with the
     strongest advice (data/patient_cues.tsv), else the first sentence."""
-    sentences = [s for s in SENTENCE.split(text) if s.strip()]
+    sentences = split_sentences(text)
     for phrase in cues()["advice"]:
         for sentence in sentences:
             if phrase_in(words(sentence), phrase):

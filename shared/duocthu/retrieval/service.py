@@ -1,4 +1,4 @@
-"""RetrievalService: a frame's drug and section -> an EvidenceBundle (reference 09).
+"""RetrievalService: a plan's asks -> their evidence, gathered in one call (reference 09).
 
 When the question names its section, a payload filter answers it exactly: letting similarity
 choose the section was measured at hit@1 0.544 (0.05 on chong_chi_dinh), because the large
@@ -29,17 +29,15 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     INTRO_SECTIONS,
 )
-from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
-from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.evidence import AskEvidence, EvidenceBundle, EvidenceItem, GatheredEvidence, WholeSection
 from duocthu.models.frame import QueryFrame
-from duocthu.models.reading import TurnReading
+from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
-from duocthu.retrieval.interactions import interacting_drugs, interaction_evidence
-from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of, retrieve_by_indication
+from duocthu.retrieval.interactions import interaction_evidence
+from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank
-from duocthu.retrieval.reverse.relation import retrieve_for_relation, section_read_for, with_section_reading
-from duocthu.retrieval.reverse.wordings import population_wordings
+from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
 from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
 from duocthu.store import VectorStore
 
@@ -187,70 +185,56 @@ class RetrievalService:
         patient the frame describes (duocthu.retrieval.safety); stage one as it is without a patient."""
         return with_patient_safety(stage_one, self.store, resolver, frame, self.policy)
 
-    # -- a frame -> its route (the one routing table; chat and the retrieve function share it) ----
-    def for_frame(
-        self,
-        frame: QueryFrame,
-        resolver: CatalogDrugResolver,
-        reading: TurnReading,
-        deadline: Deadline | None = None,
+    # -- a plan -> the evidence of every ask, in one call (chat, the state machine and the retrieve
+    # function share it); what the turn means was decided by the plan
+    def gather(
+        self, plan: Plan, resolver: CatalogDrugResolver, deadline: Deadline | None = None
+    ) -> GatheredEvidence:
+        answers: list[AskEvidence] = []
+        sections: list[WholeSection] = []
+        for index, ask in enumerate(plan.asks):
+            if ask.kind == "whole_sections":
+                sections += [
+                    WholeSection(drug_id=d, section_key=k, parts=tuple(self.store.find_by_section(d, k)))
+                    for d, k in ask.sections
+                ]
+            else:
+                answers.append(
+                    AskEvidence(ask=index, bundle=self._answer(ask, plan.frame, resolver, deadline))
+                )
+        return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
+
+    def _answer(
+        self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None
     ) -> EvidenceBundle:
-        """Interaction -> the interaction pool; condition/symptom -> the reverse lookup (plus the
-        patient's safety facets when the frame describes one); condition_relation -> that
-        relation's own section across drugs; a named drug -> its section, overview or free-form
-        route. The reading's text orders a free-form answer and drives pooling; what the turn
-        means comes from the frame and the reading, never from the text again."""
-        query = reading.text
-        if frame.turn_type == "interaction":
-            drugs = interacting_drugs(frame, resolver)
-            unknown = reading.joined_unknown_names  # "X và tramadol"
-            if len(drugs) >= 2 or (drugs and unknown):
-                return interaction_evidence(self.store, resolver, drugs, unknown)
-            if len(drugs) == 1:  # one drug named: its whole interaction section
-                return self.by_section(drugs[0], "tuong_tac_thuoc")
-            return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
-        if frame.turn_type in REVERSE_TURNS:
-            stage_one = self.by_indication(indication_of(frame), deadline)
-            if frame.turn_type in PATIENT_SAFETY_TURNS:
-                return self.with_patient_safety(stage_one, frame, resolver)
-            return stage_one
-        if frame.turn_type == "condition_relation":
+        """One ask's evidence. The frame is read only for the patient and the finding asked."""
+        if ask.kind == "together":
+            return interaction_evidence(self.store, resolver, ask.drugs, ask.unknown_names)
+        if ask.kind == "condition":
+            return self.with_patient_safety(self.by_indication(ask.query, deadline), frame, resolver)
+        if ask.kind == "relation":
             return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
-        if not frame.drugs or frame.drugs[0] not in resolver.by_id:
-            return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
-        drug_id = frame.drugs[0]
-        if frame.turn_type in ("drug_attribute", "drug_overview") and len(frame.drugs) > 1:
+        if ask.kind == "each_drug":
+            if ask.query is None:
+                return self.for_each_drug(ask.drugs, resolver, self.overview)
+            section, query = ask.section_key, ask.query
 
             def each(drug: str) -> EvidenceBundle:
-                if frame.turn_type == "drug_overview":
-                    return self.overview(drug)
-                attribute = frame.attribute
-                return self.retrieve_framed(drug, attribute, query, is_overview=False, deadline=deadline)
+                return self.retrieve_framed(drug, section, query, is_overview=False, deadline=deadline)
 
-            return self.for_each_drug(frame.drugs, resolver, each)
-        if frame.turn_type == "drug_to_condition":
-            indications = self.by_section(drug_id, INDICATION_SECTION)
-            return with_section_reading(indications, self.store, drug_id, frame)
-        if frame.turn_type == "dosing_calc":
-            return self.by_section(drug_id, "lieu_luong_va_cach_dung")
-        if frame.turn_type == "drug_overview":
-            return self.overview(drug_id)
-        population_question = not frame.attribute and frame.population is not None
-        if population_question and reading.yes_or_no:
-            # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; order the
-            # monograph for the patient too, in the formulary's words ("trẻ em", "trẻ dưới"), so
-            # the part that names them is read
-            query = " ".join((query, *population_wordings(frame.population)))
-        bundle = self.retrieve_framed(
-            drug_id, frame.attribute, query=query, is_overview=False, deadline=deadline
-        )
-        if population_question:
-            bundle = self.with_medicines_taken(
-                self.with_contraindications(bundle, drug_id), drug_id, frame, resolver
-            )
-        if section_read_for(frame):
+            return self.for_each_drug(ask.drugs, resolver, each)
+        drug = ask.drugs[0]
+        if ask.kind == "uses":
+            return with_section_reading(self.by_section(drug, INDICATION_SECTION), self.store, drug, frame)
+        if ask.kind == "overview":
+            return self.overview(drug)
+        bundle = self.retrieve_framed(drug, ask.section_key, ask.query, is_overview=False, deadline=deadline)
+        if ask.with_patient:
+            bundle = self.with_contraindications(bundle, drug)
+            bundle = self.with_medicines_taken(bundle, drug, frame, resolver)
+        if ask.section_reading:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
-            return with_section_reading(bundle, self.store, drug_id, frame)
+            return with_section_reading(bundle, self.store, drug, frame)
         return bundle
 
 

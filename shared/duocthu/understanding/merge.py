@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.vocabulary import DRUG_TURN_TYPES, PATIENT_SAFETY_TURNS
+from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
 from duocthu.models.frame import ASK_FOR_DRUG, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import resolve_attribute
@@ -37,7 +37,7 @@ def _same_patient(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     against warfarin. Only the patient's facts come along (nothing of the prior question), and only
     into the stage-2 safety facets, which can add warnings and never remove a candidate; the answer
     says which facts it checked."""
-    if frame.turn_type not in PATIENT_SAFETY_TURNS:
+    if frame.turn_type not in WHICH_DRUG_TURNS:
         return frame
     context = _merge_context(frame.patient_context, prior.patient_context)
     if context == frame.patient_context:

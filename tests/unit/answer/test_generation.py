@@ -8,8 +8,8 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
+from duocthu.answer.blocks import SAMPLE_NOTICE
 from duocthu.answer.generation import (
-    SAMPLE_NOTICE,
     BedrockAnswerGenerator,
     check_citations,
     evidence_notes,

@@ -9,17 +9,17 @@ from collections.abc import Sequence
 from duocthu.answer.indication_lines import REPLY_TARGET
 from duocthu.answer.interaction_lines import InteractionLines
 from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.text import fold
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass, SourceRef
-from duocthu.models.frame import QueryFrame
-from duocthu.models.reading import TurnReading
 
 KEY = "tuong_tac_thuoc"
 TITLES = {"halvorin": "Halvorin", "mirtazol": "Mirtazol", "tenoxil": "Tenoxil", "qualvir": "Qualvir"}
 RESOLVER = CatalogDrugResolver(
     Catalog(corpus_hash="h", drugs=tuple(CatalogDrug(drug_id=d, title=t) for d, t in TITLES.items()))
 )
+NAMES = {drug: drug_names(RESOLVER, drug) for drug in TITLES}  # as the plan carries them
 
 
 def item(drug: str, part: int, text: str, page: int = 100, quarantined: bool = False) -> EvidenceItem:
@@ -43,14 +43,12 @@ def lines_for(
     def section(drug: str, key: str) -> tuple[EvidenceItem, ...]:
         return () if drug in without_section else (item(drug, 0, "…"),)
 
-    lines = InteractionLines(TITLES, RESOLVER, section)
-    frame = QueryFrame(turn_type="interaction", drugs=list(drugs))
-    reading = TurnReading(text="…", joined_unknown_names=tuple(unknown))
+    lines = InteractionLines(TITLES, NAMES, section, drugs, unknown)
     bundle = EvidenceBundle(
         decision="ANSWERABLE", reason="grounded_evidence_available", evidence=tuple(parts),
         named_by_class=tuple(by_class),
     )  # fmt: skip
-    return lines, lines.lines(frame, reading, bundle, used)
+    return lines, lines.lines(bundle, used)
 
 
 def test_each_pair_quotes_the_sentences_naming_the_other_with_their_source() -> None:
@@ -82,22 +80,11 @@ def test_each_pair_quotes_the_sentences_naming_the_other_with_their_source() -> 
         "không có nghĩa là không có tương tác."
     ]
     assert "an toan" not in fold(text)
-    frame = QueryFrame(turn_type="interaction", drugs=["halvorin", "mirtazol", "tenoxil"])
-    assert pairs.quick_replies(frame, TurnReading(text="…")) == [
+    assert pairs.quick_replies() == [
         "Tương tác thuốc của Halvorin",
         "Tương tác thuốc của Mirtazol",
         "Tương tác thuốc của Tenoxil",
     ]
-
-
-def test_two_drugs_keep_the_full_answer_and_a_name_the_catalogue_lacks_counts() -> None:
-    pairs = InteractionLines(TITLES, RESOLVER, lambda drug, key: ())
-    two = QueryFrame(turn_type="interaction", drugs=["halvorin", "mirtazol"])
-    assert not pairs.applies(two, TurnReading(text="…"))
-    assert pairs.applies(two, TurnReading(text="…", joined_unknown_names=("tramadol",)))
-    three = QueryFrame(turn_type="interaction", drugs=["halvorin", "mirtazol", "tenoxil"])
-    assert pairs.applies(three, TurnReading(text="…"))
-    assert not pairs.applies(three.model_copy(update={"turn_type": "drug_attribute"}), TurnReading(text="…"))
 
 
 def test_a_class_a_name_the_catalogue_lacks_and_a_missing_section_are_said() -> None:
@@ -169,21 +156,17 @@ def test_many_long_sentences_share_the_target_and_what_does_not_fit_is_named() -
 
 def test_a_drug_asked_beside_medicines_taken_gets_only_its_own_pairs() -> None:
     # Given a patient on halvorin and mirtazol who asks whether tenoxil may be added
-    lines = InteractionLines(TITLES, RESOLVER, lambda d, k: (item(d, 0, "…"),))
-    context = {"current_medications": ["halvorin", "mirtazol"]}
-    asked = QueryFrame(turn_type="drug_attribute", drugs=["tenoxil"], patient_context=context)
-    assert lines.beside_medicines(asked)
-    assert not lines.beside_medicines(asked.model_copy(update={"attribute": "lieu_luong_va_cach_dung"}))
-    assert not lines.beside_medicines(QueryFrame(turn_type="drug_attribute", drugs=["tenoxil"]))
+    lines = InteractionLines(
+        TITLES, NAMES, lambda d, k: (item(d, 0, "…"),), ["tenoxil", "halvorin", "mirtazol"]
+    )
     parts = [
         item("halvorin", 1, "Mirtazol: tăng nồng độ. Tenoxil làm tăng tác dụng của halvorin.", 420),
         item("tenoxil", 0, "Không có tương tác đáng kể được ghi nhận với thức ăn.", 300),
     ]
-    together = asked.model_copy(update={"turn_type": "interaction"})
     pooled = EvidenceBundle(
         decision="ANSWERABLE", reason="grounded_evidence_available", evidence=tuple(parts)
     )
-    text = "\n".join(lines.lines(together, TurnReading(text="…"), pooled, about="tenoxil"))
+    text = "\n".join(lines.lines(pooled, about="tenoxil"))
     assert "Tenoxil – Halvorin" in text and "Tenoxil làm tăng tác dụng của halvorin" in text
     assert "Tenoxil – Mirtazol: mục Tương tác thuốc của Tenoxil và của Mirtazol không nêu nhau" in text
     assert "Halvorin – Mirtazol" not in text  # the medicines taken together are not what was asked

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
+from duocthu.catalog.drug_names import interacting_drugs
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.text import words
 from duocthu.models.chunk import Chunk, point_id
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.interactions import (
-    interacting_drugs,
     interaction_evidence,
     names_in,
     phrase_in,

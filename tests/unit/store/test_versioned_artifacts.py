@@ -56,7 +56,10 @@ def test_each_version_is_published_under_its_own_keys(
     first = publish_version(old.data_dir, f"s3://{BUCKET}/duocthu", tmp_path / "old.tar.gz")
     second = publish_version(new.data_dir, f"s3://{BUCKET}/duocthu/")
     old_v, new_v = (EdgeStore(s.data_dir).active_manifest().version for s in (old, new))  # type: ignore[union-attr]
-    assert first == [f"s3://{BUCKET}/duocthu/{old_v}/catalog.json", f"s3://{BUCKET}/duocthu/{old_v}/index.tar.gz"]
+    assert first == [
+        f"s3://{BUCKET}/duocthu/{old_v}/catalog.json",
+        f"s3://{BUCKET}/duocthu/{old_v}/index.tar.gz",
+    ]
     assert second == [f"s3://{BUCKET}/duocthu/{new_v}/catalog.json"]
     assert _keys(s3) == sorted(u.removeprefix(f"s3://{BUCKET}/") for u in first + second)
 

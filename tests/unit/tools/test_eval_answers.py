@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from duocthu.answer.lines import AnswerLines
-from duocthu.answer.turn import ChatTurn
+from duocthu.api.chat_turn import ChatTurn
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, FacetAssessment, RankedDrug
 from duocthu.tools.evals.answers import Row, facet_status, figures, judge
 

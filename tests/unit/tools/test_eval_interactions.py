@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from duocthu.answer.turn import ChatTurn
+from duocthu.api.chat_turn import ChatTurn
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.tools.evals.interactions import Quote, Row, figures, judge, misses
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from duocthu.answer.turn import ChatTurn
+from duocthu.api.chat_turn import ChatTurn
 from duocthu.models.evidence import EvidenceBundle, RankedDrug
 from duocthu.tools.evals.which_drug import Row, figures, judge, misses
 

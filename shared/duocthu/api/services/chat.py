@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.answer.blocks import notice
 from duocthu.answer.generation import get_answer_generator
-from duocthu.answer.turn import ChatService, ChatTurn
 from duocthu.answer.wording import ABSTAIN_REPLIES
+from duocthu.api.chat_turn import ChatService, ChatTurn
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
 from duocthu.api.services.health import health, providers_in_use
@@ -118,9 +119,11 @@ def not_ready_response(session_id: str) -> ChatResponse:
     bundle = EvidenceBundle(
         decision="ABSTAIN", reason="dependency_unavailable", system_error="store_unavailable"
     )
+    text = ABSTAIN_REPLIES["dependency_unavailable"]
     return ChatResponse(
         session_id=session_id,
-        answer=ABSTAIN_REPLIES["dependency_unavailable"],
+        answer=text,
+        blocks=[notice("decline", text)],
         decision="ABSTAIN",
         reason="dependency_unavailable",
         system_error="store_unavailable",
@@ -143,6 +146,8 @@ def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
         system_error=turn.system_error,
         bundle=turn.bundle,
         answer_lines=turn.answer_lines,
+        blocks=list(turn.reply.blocks) if turn.reply else [],
+        source=turn.reply.source if turn.reply else None,
     )
 
 

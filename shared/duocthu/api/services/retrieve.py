@@ -6,10 +6,12 @@ from duocthu.api.models import RetrieveRequest
 from duocthu.api.runtime import Runtime
 from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.core.errors import DependencyUnavailable
-from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
+from duocthu.models.plan import Plan
 from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval.service import RetrievalService
+from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
 
 
@@ -37,10 +39,13 @@ def retrieve(
         context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
     )
     if request.frame is not None:
-        # Only the frame crossed the wire: the question is read once, here, as chat reads it.
+        # Only the frame crossed the wire: the question is read and planned once, here, as chat
+        # does; a plan that needs no evidence is answered as chat answers it, without any
         text = request.query or request.frame.standalone_query or ""
-        reading = turn_reading(text, request.frame, resolver)
-        bundle = service.for_frame(request.frame, resolver, reading, deadline)
+        plan = plan_turn(request.frame, turn_reading(text, request.frame, resolver), resolver)
+        if not plan.needs_evidence:
+            return EvidenceBundle(decision="ABSTAIN", reason=plan.reason or "needs_clarification")
+        bundle = service.gather(plan, resolver, deadline).main
     elif request.drug_id not in resolver.by_id:
         return EvidenceBundle(decision="ABSTAIN", reason="unknown_drug")
     else:
@@ -55,3 +60,18 @@ def retrieve(
     if bundle.reason == "dependency_unavailable":
         raise DependencyUnavailable(bundle.system_error or "dependency_unavailable")
     return bundle
+
+
+def gather(runtime: Runtime, plan: Plan, context: LambdaContextLike | None = None) -> GatheredEvidence:
+    """Every ask of a plan (the state machine's Retrieve state): a dependency that failed is a
+    typed fault the machine retries, then catches."""
+    _, resolver = runtime.ready()
+    settings = runtime.settings
+    deadline = Deadline.for_invocation(
+        context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
+    )
+    evidence = retrieval_service(runtime).gather(plan, resolver, deadline)
+    failed = next((a.bundle for a in evidence.answers if a.bundle.reason == "dependency_unavailable"), None)
+    if failed is not None:
+        raise DependencyUnavailable(failed.system_error or "dependency_unavailable")
+    return evidence

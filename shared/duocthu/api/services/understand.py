@@ -6,8 +6,11 @@ from duocthu.api.models import UnderstandRequest
 from duocthu.api.runtime import Runtime
 from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.models.frame import QueryFrame
+from duocthu.models.plan import Plan
 from duocthu.understanding import pipeline as understanding
+from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.providers import get_frame_provider
+from duocthu.understanding.reading import turn_reading
 
 
 def understand(
@@ -30,3 +33,9 @@ def understand(
         request.prior_frame,
         request.subject_scope,
     )
+
+
+def plan(runtime: Runtime, request: UnderstandRequest, frame: QueryFrame) -> Plan:
+    """The turn's plan: its words read once against its frame, and what it needs."""
+    _, resolver = runtime.ready()
+    return plan_turn(frame, turn_reading(request.message, frame, resolver), resolver)

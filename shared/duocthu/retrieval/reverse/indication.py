@@ -13,7 +13,6 @@ from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy
 from duocthu.retrieval.reverse.dense import search_indication
 from duocthu.retrieval.reverse.keyword import SECONDARY_WEIGHT, find_by_indication
@@ -21,19 +20,6 @@ from duocthu.retrieval.reverse.ranking import Rerank, group_by_drug, named_drugs
 from duocthu.store import VectorStore
 
 log = logging.getLogger(__name__)
-
-# The turns answered by a reverse lookup (a condition_relation turn asks which drugs cause or
-# exclude a condition: another section, another route).
-REVERSE_TURNS = frozenset({"condition_to_drug", "symptom_to_drug"})
-
-
-def indication_of(frame: QueryFrame) -> str | None:
-    """The phrase a frame asks drugs for: its indication, else its condition as normalised, else
-    as the user wrote it."""
-    if frame.indication:
-        return frame.indication
-    condition = frame.condition
-    return (condition.normalized or condition.text) if condition else None
 
 
 def retrieve_by_indication(

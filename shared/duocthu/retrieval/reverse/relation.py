@@ -10,20 +10,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_ORDER
+from duocthu.core.populations import population_wordings
+from duocthu.core.sections import (
+    CAUTION_SECTION,
+    INDICATION_SECTION,
+    PHARMACOLOGY_SECTION,
+    RELATION_SECTIONS,
+    SECTION_ORDER,
+)
 from duocthu.core.text import words
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
-from duocthu.models.frame import QueryFrame
+from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.reverse.indication import indication_of
 from duocthu.retrieval.reverse.keyword import SECONDARY_WEIGHT, find_by_indication, indication_score
 from duocthu.retrieval.reverse.ranking import DrugGroup, RankedGroups, Rerank, rank_drugs, ranked_bundle
 from duocthu.retrieval.reverse.reading import advice_position, is_searchable
 from duocthu.retrieval.reverse.wordings import (
     as_written,
     population_advice,
-    population_wordings,
     wider_findings,
 )
 from duocthu.store import VectorStore
@@ -51,7 +56,6 @@ class RelationSearch:
 # list is silent on a finding its Thận trọng or Dược lý states as its effect ("Azithromycin có
 # thể kéo dài khoảng QT", amiodaron's "khoảng QT kéo dài trên điện tâm đồ") is listed under that
 # section; the ADR list is read first, so a drug counts under the first section stating it.
-PHARMACOLOGY_SECTION = "duoc_ly_va_co_che_tac_dung"
 EFFECT_SECTIONS: tuple[str, ...] = (CAUTION_SECTION, PHARMACOLOGY_SECTION)
 if not set(EFFECT_SECTIONS) <= set(SECTION_ORDER):  # checked at import, also under python -O
     raise ValueError(f"section_keys.tsv lacks one of {EFFECT_SECTIONS}")
@@ -243,17 +247,6 @@ def _found_wider(
 
 
 # -- one named drug's section ------------------------------------------------------------------
-
-
-def section_read_for(frame: QueryFrame) -> str | None:
-    """The section a named drug's question asks about a finding ("X có trị Y không?": chỉ định;
-    "X có gây Y không?": ADR), which `with_section_reading` reads for it; None for any other."""
-    section = RELATION_SECTIONS.get(frame.condition_relation or "")
-    if frame.turn_type == "drug_to_condition" or (
-        frame.turn_type == "drug_attribute" and section == frame.attribute
-    ):
-        return section
-    return None
 
 
 def with_section_reading(

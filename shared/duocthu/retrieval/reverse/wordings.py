@@ -69,19 +69,6 @@ def wider_findings(phrase: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def _population_phrases() -> dict[str, tuple[str, ...]]:
-    by_population: dict[str, list[str]] = {}
-    for population, phrase in table_rows("population_phrases.tsv"):
-        by_population.setdefault(population, []).append(phrase)
-    return {k: tuple(v) for k, v in by_population.items()}
-
-
-def population_wordings(population: str | None) -> tuple[str, ...]:
-    """How the formulary's sections name a population ("trẻ em", "trẻ dưới" for tre_em)."""
-    return _population_phrases().get(population or "", ())
-
-
-@lru_cache(maxsize=1)
 def population_advice() -> Mapping[str, tuple[str, tuple[str, ...]]]:
     """Population -> its own section and the wordings there that advise against use."""
     rows: dict[str, tuple[str, list[str]]] = {}

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duocthu.answer.turn import ChatTurn
+from duocthu.api.chat_turn import ChatTurn
 from duocthu.api.runtime import build_runtime
 from duocthu.api.services import chat as chat_services
 from duocthu.ingest.pipeline import ingest_records

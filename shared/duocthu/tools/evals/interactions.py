@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu.answer.turn import ChatTurn
+from duocthu.api.chat_turn import ChatTurn
 from duocthu.core.text import fold
 from duocthu.ingest.source import load_source, sample_formulary_path
 from duocthu.tools.evals.answers import PATIENT_TARGET_CHARS, run_turns

@@ -9,7 +9,7 @@ where it advises against use), by a reader who did not see the project's wording
 fixed before any run.
 
 Two pipelines, on a fresh Edge index of the sample formulary:
-- product: question -> offline understanding -> `RetrievalService.for_frame`; the drugs returned
+- product: question -> offline understanding -> the plan -> `RetrievalService.gather`; the drugs returned
   are the ones listed and the ones named beyond the cap (both are in the answer);
 - as typed: the finding as the user wrote it (or, for a population, its chống chỉ định wordings),
   matched word for word in the relation's own section only: what a plain keyword search finds.
@@ -41,6 +41,7 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import evaluation_index, gold_file, rate
 from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
 
 SPLITS = ("heldout", "dev")
@@ -108,7 +109,8 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         returned: tuple[str, ...] = ()
         typed: tuple[str, ...] = ()
         if understood:
-            bundle = service.for_frame(frame, resolver, turn_reading(row.question, frame, resolver))
+            plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
+            bundle = service.gather(plan, resolver).main
             returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))
             lay = (frame.condition.text,) if frame.condition and frame.condition.normalized else ()
             typed = as_typed(store, lay or relation_phrases(frame), RELATION_SECTIONS[row.relation])

@@ -45,10 +45,11 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Embedder
 from duocthu.core.sections import INDICATION_SECTION
+from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.ingest.pipeline import IngestReport, ingest_records
 from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.frame import indication_of
 from duocthu.providers.embeddings import embedder_from_settings
-from duocthu.retrieval.reverse.indication import REVERSE_TURNS, indication_of
 from duocthu.retrieval.reverse.keyword import find_by_indication
 from duocthu.retrieval.service import RetrievalService
 from duocthu.settings import Settings
@@ -117,7 +118,7 @@ def run(rows: Sequence[GoldRow], service: RetrievalService, resolver: CatalogDru
     results = []
     for row in rows:
         frame = understand_offline(row.question, resolver)
-        phrase = indication_of(frame) if frame.turn_type in REVERSE_TURNS else None
+        phrase = indication_of(frame) if frame.turn_type in WHICH_DRUG_TURNS else None
         for mode, searched in zip(MODES, (phrase, row.indication), strict=True):
             if searched is None:
                 results.append(Result(row, mode, (), None, None))

@@ -8,7 +8,7 @@ in: ADR, then Thận trọng, then Dược lý), must_not (drugs whose sections 
 comparison, a condition, a negation, or what the drug treats or prevents), either (drugs read
 either way: counted neither for nor against). Read off the sample monographs before any code ran.
 
-Pipeline: question -> offline understanding -> `RetrievalService.for_frame` on a fresh Edge index
+Pipeline: question -> offline understanding -> the plan -> `RetrievalService.gather` on a fresh Edge index
 of the sample formulary; the drugs returned are the ones listed and the ones named beyond the cap.
 
 Precision: returned drugs that are expected / returned (less `either`); recall: expected drugs
@@ -33,6 +33,7 @@ from duocthu.retrieval.service import RetrievalService
 from duocthu.store import VectorStore
 from duocthu.tools.evals.common import evaluation_index, gold_file, rate
 from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
 
 SPLITS = {"dev": "reverse-sections/dev.jsonl", "heldout": "reverse-sections/held-out.jsonl"}
@@ -93,7 +94,8 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         frame = understand_offline(row.question, resolver)
         returned: dict[str, str] = {}
         if frame.turn_type == "condition_relation" and frame.condition_relation == row.relation:
-            bundle = service.for_frame(frame, resolver, turn_reading(row.question, frame, resolver))
+            plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
+            bundle = service.gather(plan, resolver).main
             for drug in (*bundle.ranked_drugs, *bundle.unlisted_drugs):
                 returned.setdefault(drug.drug_id, drug.section_key or "")
         results.append(Result(row, returned))

@@ -10,7 +10,7 @@ from typing import Any
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import RELATION_SECTIONS
 from duocthu.core.text import fold
-from duocthu.core.vocabulary import PATIENT_SAFETY_TURNS
+from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
@@ -95,7 +95,7 @@ def prior_condition(reading: Reading) -> dict[str, Any] | None:
     prior, cues = reading.prior, reading.cues
     if (
         prior is None
-        or prior.turn_type not in PATIENT_SAFETY_TURNS
+        or prior.turn_type not in WHICH_DRUG_TURNS
         or prior.condition is None
         or not cues.has("candidate")
         or reading.attribute

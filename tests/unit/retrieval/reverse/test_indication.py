@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.models.frame import ConditionQuery, QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.reverse.indication import indication_of, retrieve_by_indication
+from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.keyword import find_by_indication
 from duocthu.store.edge import EdgeStore
 

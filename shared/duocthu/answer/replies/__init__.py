@@ -1,0 +1,36 @@
+"""A plan and its gathered evidence -> the reply: one composer per reply kind, each in its module.
+
+This dispatch is, with the plan, the only place that branches on what a turn is. Composers read
+the plan and the evidence alone: no store, no resolver, no retrieval service (a test holds it).
+"""
+
+from __future__ import annotations
+
+from duocthu.answer.replies.beside_medicines import beside_medicines
+from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
+from duocthu.answer.replies.declined import abstained, declined
+from duocthu.answer.replies.drug_list import drug_list, patient_table
+from duocthu.answer.replies.pairs import pairs
+from duocthu.answer.replies.sections import sections
+from duocthu.models.evidence import GatheredEvidence
+from duocthu.models.plan import Plan
+
+
+def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
+    if not plan.needs_evidence or evidence is None or not evidence.answers:
+        return declined(composer, plan)
+    bundle = evidence.main
+    if bundle.decision == "ABSTAIN":
+        return abstained(composer, plan, bundle)
+    if bundle.candidate_statuses:  # a patient case: the compact table, never every part in full
+        return patient_table(composer, plan, bundle)
+    if plan.reply == "drug_list" and (bundle.ranked_drugs or bundle.wider_drugs):
+        return drug_list(composer, plan, bundle)
+    if plan.reply == "pairs":
+        return pairs(composer, plan, evidence, bundle)
+    if plan.reply == "beside_medicines":
+        return beside_medicines(composer, plan, evidence, bundle)
+    return sections(composer, plan, evidence, bundle)
+
+
+__all__ = ["Composed", "Composer", "Generator", "abstain", "compose"]

@@ -1,0 +1,40 @@
+""" "Đang uống A và B, uống thêm X được không?": X's contraindication sentences about the patient,
+then per medicine taken the sentences of X's and its interaction sections naming the other; every
+whole section a quick reply away, never pasted."""
+
+from __future__ import annotations
+
+from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, answer_lines, lines_text
+from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
+from duocthu.answer.replies.pairs import interaction_lines
+from duocthu.answer.replies.sections import answer_lines_block
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Block, PairsBlock
+from duocthu.retrieval.decision import merge_bundles
+
+
+def beside_medicines(
+    composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle
+) -> Composed:
+    frame, reading = plan.frame, plan.reading
+    drug = frame.drugs[0]
+    pooled = evidence.for_ask(1) or bundle
+    preface = composer.wording.preface(frame, bundle, reading)
+    found = answer_lines(frame, reading, bundle, evidence.section)
+    name = composer.wording.names([drug])
+    quoted = [line for line in lines_text(found, name) if line != WHOLE_SECTION_FOLLOWS] if found else []
+    used = sum(len(line) + 1 for line in (*quoted, *preface))
+    pairs = interaction_lines(composer, plan, evidence)
+    lines = pairs.lines(pooled, used, about=drug)
+    head: list[Block] = [answer_lines_block(found, quoted)] if found and quoted else []
+    body = [
+        *head,
+        *lines_block(preface),
+        PairsBlock(drugs=pairs.known, unknown_names=pairs.unknown, lines=tuple(lines)),
+    ]
+    barred = f"{SECTION_HEADINGS[CONTRAINDICATION_SECTION]} của {name}"
+    return compact(
+        composer, plan, merge_bundles(bundle, pooled), body, [barred, *pairs.quick_replies()], found
+    )

@@ -1,0 +1,45 @@
+"""The replies that quote no evidence: a decline that says why, a question back, small talk, and an
+abstention after retrieval found nothing to answer from. Never "safe", never a guess."""
+
+from __future__ import annotations
+
+from duocthu.answer.blocks import notice
+from duocthu.answer.replies.context import Composed, Composer, abstain, quick_replies
+from duocthu.answer.wording import ABSTAIN_REPLIES, SMALLTALK_REPLY
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Reply
+
+_DEFAULT = "Không đủ bằng chứng từ Dược thư để trả lời."
+_CLARIFY = "Bạn có thể nói rõ hơn câu hỏi không?"
+
+
+def declined(composer: Composer, plan: Plan) -> Composed:
+    """A turn the plan answers without evidence."""
+    frame = plan.frame
+    if plan.reply == "smalltalk":
+        reply = Reply(blocks=(notice("smalltalk", SMALLTALK_REPLY),))
+        return Composed(reply, abstain("smalltalk"))
+    if plan.reply == "clarify":
+        text = frame.clarify_reason or _CLARIFY
+        reply = Reply(blocks=(notice("clarify", text),), quick_replies=quick_replies(plan))
+        return Composed(reply, abstain("needs_clarification"))
+    reason = plan.reason or "out_of_scope"
+    system_error = frame.system_error if reason == "dependency_unavailable" else None
+    bundle = abstain(reason, system_error)
+    if reason == "unknown_drug" and frame.unknown_drugs and not frame.drugs:
+        names = ", ".join(frame.unknown_drugs)
+        text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
+        return _said(plan, bundle, text)
+    return abstained(composer, plan, bundle)
+
+
+def abstained(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
+    """The evidence does not answer: why, in the turn's own terms where the wording has them."""
+    text = composer.wording.abstain_text(plan.frame, bundle, plan.reading)
+    return _said(plan, bundle, text or ABSTAIN_REPLIES.get(bundle.reason, _DEFAULT))
+
+
+def _said(plan: Plan, bundle: EvidenceBundle, text: str) -> Composed:
+    reply = Reply(blocks=(notice("decline", text),), quick_replies=quick_replies(plan))
+    return Composed(reply, bundle)

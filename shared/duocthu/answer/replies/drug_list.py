@@ -1,0 +1,51 @@
+"""Which drugs: per drug the sentence of its section that names what was asked, never every
+section in full; with a patient described, each drug found checked against them in a table (a
+status per drug and facet, and the sentence each status comes from)."""
+
+from __future__ import annotations
+
+from duocthu.answer.indication_lines import WhichDrugLines
+from duocthu.answer.patient_table import PatientTable, facet_word
+from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
+from duocthu.models.evidence import EvidenceBundle
+from duocthu.models.frame import indication_of
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Block, DrugListBlock, FacetCell, ListedDrug, PatientRow, PatientTableBlock
+
+
+def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
+    before, table, after = composer.wording.preface_parts(plan.frame, bundle, plan.reading)
+    rows = tuple(
+        PatientRow(
+            drug_id=checked.drug_id,
+            name=composer.titles.get(checked.drug_id, checked.drug_id),
+            status=checked.status,
+            facets=tuple(
+                FacetCell(facet=f.facet, status=f.status, word=facet_word(f), quotes=f.quotes)
+                for f in checked.facets
+            ),
+        )
+        for checked in bundle.candidate_statuses
+    )
+    body: list[Block] = [
+        *lines_block(before),
+        PatientTableBlock(rows=rows, lines=tuple(table)),
+        *lines_block(after),
+    ]
+    replies = PatientTable(composer.titles).quick_replies(bundle, plan.frame)
+    return compact(composer, plan, bundle, body, replies)
+
+
+def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
+    preface = composer.wording.preface(plan.frame, bundle, plan.reading)
+    quotes = WhichDrugLines(composer.titles)
+    used = sum(len(line) + 1 for line in preface)
+    listed = tuple(
+        ListedDrug(
+            drug_id=d.drug_id, name=composer.titles.get(d.drug_id, d.display_name), section_key=d.section_key
+        )
+        for d in (*bundle.ranked_drugs, *bundle.wider_drugs)
+    )
+    lines = quotes.lines(bundle, indication_of(plan.frame), used)
+    body: list[Block] = [*lines_block(preface), DrugListBlock(drugs=listed, lines=tuple(lines))]
+    return compact(composer, plan, bundle, body, quotes.quick_replies(bundle))

@@ -1,0 +1,51 @@
+"""The quoted sections of the drugs asked: the answering lines first (a focus the question names:
+a maximum, a weight, the patient's state), the reply's own words, then every part retrieval found,
+section by section with its source (or a model's answer over them, each sentence cited)."""
+
+from __future__ import annotations
+
+from duocthu.answer.blocks import source_of
+from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
+from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
+from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
+from duocthu.models.plan import Plan
+from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
+
+
+def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock:
+    return AnswerLinesBlock(
+        drug_id=found.drug_id,
+        section_key=found.section_key,
+        focus=found.focus,
+        not_said=found.not_said,
+        quotes=tuple(
+            QuotedLine(
+                text=line.text, drug_id=line.drug_id, section_key=line.section_key, citation=line.citation
+            )
+            for line in found.lines
+        ),
+        lines=tuple(lines),
+    )
+
+
+def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
+    frame, reading = plan.frame, plan.reading
+    preface: list[Block] = lines_block(composer.wording.preface(frame, bundle, reading))
+    found = answer_lines(frame, reading, bundle, evidence.section)
+    if found is not None:
+        quoted = [answer_lines_block(found, lines_text(found, composer.wording.names([found.drug_id])))]
+        # a name the formulary lacks is said first: the lines are about the other drug only
+        preface = [*preface, *quoted] if frame.unknown_drugs else [*quoted, *preface]
+    answer = composer.generator.generate(reading.text, bundle, sample_data=composer.sample_data)
+    blocks = [*preface, *_trimmed(answer.blocks)] if preface else list(answer.blocks)
+    reply = Reply(blocks=tuple(blocks), quick_replies=quick_replies(plan), source=source_of(bundle))
+    return Composed(reply, bundle, answer.citations, answer.system_error, answer_lines=found)
+
+
+def _trimmed(blocks: tuple[Block, ...]) -> list[Block]:
+    """The answer's blocks as its own text reads them after the reply's first lines: without the
+    empty line it opens with."""
+    if not blocks or not blocks[0].lines or blocks[0].lines[0]:
+        return list(blocks)
+    first = blocks[0].model_copy(update={"lines": blocks[0].lines[1:]})
+    return [first, *blocks[1:]]

@@ -1,0 +1,21 @@
+"""How the formulary's sections name a population (data/population_phrases.tsv): read by the plan
+(the words a "may this patient take it?" question is ordered by) and by the which-drug lookups."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from duocthu.core.tables import table_rows
+
+
+@lru_cache(maxsize=1)
+def _population_phrases() -> dict[str, tuple[str, ...]]:
+    by_population: dict[str, list[str]] = {}
+    for population, phrase in table_rows("population_phrases.tsv"):
+        by_population.setdefault(population, []).append(phrase)
+    return {k: tuple(v) for k, v in by_population.items()}
+
+
+def population_wordings(population: str | None) -> tuple[str, ...]:
+    """How the formulary's sections name a population ("trẻ em", "trẻ dưới" for tre_em)."""
+    return _population_phrases().get(population or "", ())

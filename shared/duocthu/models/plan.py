@@ -1,0 +1,78 @@
+"""The plan of a turn: made once, at the end of understanding, from the frame and its reading.
+
+The plan says what kind of reply the turn gets and what evidence each part of it needs (its
+**asks**). Retrieval gathers every ask's evidence in one call (`duocthu.retrieval.gather`); one
+composer per reply kind turns plan and evidence into the reply (`duocthu.answer.compose`). Nothing
+after the plan decides what the turn means: the turn type is branched on here and in the
+composers' dispatch only.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from duocthu.core.vocabulary import Reason
+from duocthu.models.frame import QueryFrame
+from duocthu.models.reading import TurnReading
+
+# What the reply is: a decline or a question back (no evidence), the quoted sections of one or
+# more drugs, a which-drug list (a patient table when the patient is checked), the pairs of drugs
+# asked together, or one drug checked beside the medicines the patient takes.
+ReplyKind = Literal[
+    "decline", "clarify", "smalltalk", "sections", "drug_list", "pairs", "beside_medicines"
+]  # fmt: skip
+
+# What one ask needs from the formulary.
+AskKind = Literal[
+    "section",  # one drug's section, whole (pooled neighbours when the policy pools it)
+    "overview",  # one drug's introductory sections in book order
+    "monograph",  # one drug's prose parts ordered for the question (the free-form route)
+    "each_drug",  # the same section (or overview) of several drugs
+    "together",  # two or more drugs named together: their interaction sections' parts naming each other
+    "condition",  # a condition -> the drugs whose indications name it (+ the patient's check)
+    "relation",  # a condition and a relation (cause, avoid) -> the drugs whose section names it
+    "uses",  # one drug's indications, read for the condition asked
+    "whole_sections",  # sections a composer quotes beside the asked one (contraindications, …)
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Ask(_Model):
+    kind: AskKind
+    drugs: tuple[str, ...] = ()
+    section_key: str | None = None
+    # `whole_sections`: every (drug, section) read whole
+    sections: tuple[tuple[str, str], ...] = ()
+    # the words that order a free-form answer and drive pooling (the question, with the
+    # formulary's words for the patient when it asks whether they may take the drug)
+    query: str | None = None
+    # names the catalogue lacks that are asked together with the drugs
+    unknown_names: tuple[str, ...] = ()
+    # the drug's contraindications and its pairs with the patient's medicines, whatever ranked
+    with_patient: bool = False
+    # how the drug's sections name the finding asked ("X có gây Y không?")
+    section_reading: bool = False
+    # the drugs found are checked against the patient the frame describes
+    patient_check: bool = False
+
+
+class Plan(_Model):
+    reply: ReplyKind
+    frame: QueryFrame
+    reading: TurnReading
+    # why a decline declines (out_of_scope, unknown_drug, …)
+    reason: Reason | None = None
+    asks: tuple[Ask, ...] = ()
+    # the catalogue drugs the turn is about together: the frame's, then the medicines taken
+    together: tuple[str, ...] = ()
+    # the names a formulary text may use for each drug the turn is about together
+    names: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def needs_evidence(self) -> bool:
+        return bool(self.asks)

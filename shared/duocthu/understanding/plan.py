@@ -1,0 +1,132 @@
+"""A turn's frame and reading -> its plan: the reply kind and the asks (`duocthu.models.plan`).
+
+This is the one place that turns what a turn means into what it needs: retrieval gathers what the
+asks name and no more, and a composer per reply kind words it. The order of the checks is the
+order of precedence: a turn that cannot be answered from evidence (an animal, a failed provider,
+small talk, out of scope, a question back, no drug the catalogue holds) needs no evidence.
+"""
+
+from __future__ import annotations
+
+from duocthu.catalog.drug_names import drug_names, interacting_drugs
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.populations import population_wordings
+from duocthu.core.sections import (
+    ADR_SECTION,
+    CAUTION_SECTION,
+    CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
+    INTERACTION_SECTION,
+    PHARMACOLOGY_SECTION,
+)
+from duocthu.core.vocabulary import WHICH_DRUG_TURNS
+from duocthu.models.frame import QueryFrame, indication_of, section_read_for
+from duocthu.models.plan import Ask, Plan
+from duocthu.models.reading import TurnReading
+
+# Turns whose evidence is not one named drug's monograph: they may name no drug.
+DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
+# Drugs asked together (catalogue or not) from which a reply quotes pair by pair instead of
+# pasting every interaction section: two keep the full answer, both sections' parts fit.
+PAIRS_FROM = 3
+# The sections a one-drug answer may quote beside the asked one: where a state the asked section
+# is silent on is said (contraindications first), and where a drug's effect is stated.
+_BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
+_BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
+_PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")
+
+
+def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Plan:
+    """The plan of a turn whose frame is `frame` and whose words read as `reading`."""
+
+    def plan(reply: str, **fields: object) -> Plan:
+        return Plan.model_validate({"reply": reply, "frame": frame, "reading": reading, **fields})
+
+    if frame.subject_scope == "non_human":
+        return plan("decline", reason="non_human_subject")
+    if frame.system_error in _PROVIDER_FAILED:
+        return plan("decline", reason="dependency_unavailable")
+    if frame.turn_type == "smalltalk":
+        return plan("smalltalk", reason="smalltalk")
+    if frame.turn_type == "out_of_scope" and not frame.needs_clarify:
+        return plan("decline", reason="out_of_scope")
+    if frame.needs_clarify:
+        return plan("clarify", reason="needs_clarification")
+    if not frame.drugs and frame.turn_type not in DRUGLESS_TURNS:
+        return plan("decline", reason="unknown_drug")
+    if frame.drugs and frame.drugs[0] not in resolver.by_id and frame.turn_type not in DRUGLESS_TURNS:
+        return plan("decline", reason="unknown_drug")
+
+    together = interacting_drugs(frame, resolver)
+    unknown = reading.joined_unknown_names
+    names = {drug: drug_names(resolver, drug) for drug in together}
+    fields = {"together": together, "names": names}
+
+    if frame.turn_type == "interaction":
+        if len(together) >= 2 or (together and unknown):
+            pairs = len(together) + len(unknown) >= PAIRS_FROM
+            ask = Ask(kind="together", drugs=together, unknown_names=unknown)
+            supports = _whole(together, (INTERACTION_SECTION,)) if pairs else ()
+            return plan("pairs" if pairs else "sections", asks=(ask, *supports), **fields)
+        if together:  # one drug named: its whole interaction section
+            ask = Ask(kind="section", drugs=together[:1], section_key=INTERACTION_SECTION)
+            return plan("sections", asks=(ask,))
+        return plan("decline", reason="needs_clarification", **fields)
+    if frame.turn_type in WHICH_DRUG_TURNS:
+        ask = Ask(kind="condition", query=indication_of(frame), patient_check=True)
+        return plan("drug_list", asks=(ask,), **fields)
+    if frame.turn_type == "condition_relation":
+        return plan("sections", asks=(Ask(kind="relation"),), **fields)
+
+    drug = frame.drugs[0]
+    if frame.turn_type in ("drug_attribute", "drug_overview") and len(frame.drugs) > 1:
+        known = tuple(d for d in frame.drugs if d in resolver.by_id)
+        overview = frame.turn_type == "drug_overview"
+        ask = Ask(
+            kind="each_drug",
+            drugs=known,
+            section_key=None if overview else frame.attribute,
+            query=None if overview else reading.text,
+        )
+        return plan("sections", asks=(ask,), **fields)
+    if frame.turn_type == "drug_to_condition":
+        return plan("sections", asks=(Ask(kind="uses", drugs=(drug,)), *_one_drug_support(frame)), **fields)
+    if frame.turn_type == "dosing_calc":
+        ask = Ask(kind="section", drugs=(drug,), section_key=DOSE_SECTION)
+        return plan("sections", asks=(ask, *_one_drug_support(frame)), **fields)
+    if frame.turn_type == "drug_overview":
+        return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
+
+    population_question = not frame.attribute and frame.population is not None
+    query = reading.text
+    if population_question and reading.yes_or_no:
+        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
+        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
+        query = " ".join((query, *population_wordings(frame.population)))
+    own = Ask(
+        kind="section" if frame.attribute else "monograph",
+        drugs=(drug,),
+        section_key=frame.attribute,
+        query=query,
+        with_patient=population_question,
+        section_reading=section_read_for(frame) is not None,
+    )
+    beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
+    if frame.turn_type == "drug_attribute" and beside:
+        # "Đang uống A và B, uống thêm X được không?": X's own answer and its pairs with A and B
+        pooled = Ask(kind="together", drugs=together, unknown_names=unknown)
+        supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
+        return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
+    return plan("sections", asks=(own, *_one_drug_support(frame)), **fields)
+
+
+def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:
+    pairs = tuple((drug, key) for drug in drugs for key in sections)
+    return (Ask(kind="whole_sections", sections=pairs),) if pairs else ()
+
+
+def _one_drug_support(frame: QueryFrame) -> tuple[Ask, ...]:
+    """The sections a one-drug answer quotes when the asked one is silent on the patient, or
+    where the drug's effect asked is stated."""
+    effect = _BESIDE_EFFECT if section_read_for(frame) == ADR_SECTION else ()
+    return _whole(frame.drugs[:1], (*_BESIDE_ASKED, *effect))
