@@ -133,3 +133,9 @@ checkov: $(CHECKOV)
 	$(CHECKOV) --file template.yaml --framework cloudformation --skip-download --compact --quiet
 
 test: checkov
+
+# Every gold message (with its history) through the state machine's steps, compared with the chat
+# service's reply, and the largest state under 200 KB (tests/parity; `make test` runs every 40th).
+.PHONY: parity
+parity: $(STAMP)
+	DUOCTHU_PARITY_STRIDE=1 $(BIN)/pytest -q -p no:cacheprovider tests/parity

@@ -142,8 +142,17 @@ def test_understand_http_and_direct(env: None) -> None:
         and frame["drugs"] == ["paracetamol"]
         and frame["attribute"] == "lieu_luong_va_cach_dung"
     )
+    # a direct invoke (the state machine's Understand) returns the frame and the plan made from it
     direct = understand.handler({"message": "thận trọng khi dùng metformin"}, LambdaContext())
-    assert direct["turn_type"] == "drug_attribute" and direct["attribute"] == "than_trong"
+    frame = direct["frame"]
+    assert frame["turn_type"] == "drug_attribute" and frame["attribute"] == "than_trong"
+    assert direct["plan"]["reply"] == "sections" and direct["plan"]["frame"] == frame
+    assert direct["plan"]["asks"][0] == {
+        **direct["plan"]["asks"][0],
+        "kind": "section",
+        "drugs": ["metformin"],
+        "section_key": "than_trong",
+    }
 
 
 def test_retrieve_by_frame_and_explicit_form(env: None) -> None:

@@ -98,9 +98,11 @@ def test_bad_input_is_422_with_a_reason(body: Any, loc: str | None) -> None:
         assert any(loc in map(str, d["loc"]) for d in payload["detail"])
 
 
-def test_direct_invoke_returns_the_frame() -> None:
-    frame = load_function("understand").handler({"message": "Thuốc nào gây ho khan?"}, LambdaContext())
+def test_direct_invoke_returns_the_frame_and_its_plan() -> None:
+    understood = load_function("understand").handler({"message": "Thuốc nào gây ho khan?"}, LambdaContext())
+    frame = understood["frame"]
     assert frame["turn_type"] == "condition_relation" and frame["condition_relation"] == "adverse_effect"
+    assert [ask["kind"] for ask in understood["plan"]["asks"]] == ["relation"]
 
 
 def test_the_turn_deadline_comes_from_the_lambda_context(monkeypatch: pytest.MonkeyPatch) -> None:
