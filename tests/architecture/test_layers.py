@@ -25,9 +25,10 @@ _BELOW: dict[str, tuple[str, ...]] = {
     "understanding": (*_FOUNDATION, "catalog", "providers"),
     "retrieval": (*_FOUNDATION, "catalog", "providers", "store"),
     "ingest": (*_FOUNDATION, "catalog", "providers", "store"),
-    "answer": (*_FOUNDATION, "catalog", "providers", "store", "understanding", "retrieval"),
+    # the composers read the plan and its gathered evidence: no store (test_the_answer_layer_reads_no_store)
+    "answer": (*_FOUNDATION, "catalog", "providers", "understanding", "retrieval"),
 }
-_BELOW["api"] = (*_BELOW["answer"], "answer")
+_BELOW["api"] = (*_BELOW["answer"], "store", "answer")
 ALLOWED: dict[str, frozenset[str]] = {layer: frozenset((layer, *below)) for layer, below in _BELOW.items()}
 ALLOWED["tools"] = frozenset((*ALLOWED, "tools"))  # the developer tools use every layer
 ROOT = "duocthu"  # the package itself holds only its version: any layer may read it
@@ -86,3 +87,16 @@ def test_no_import_cycles() -> None:
 @pytest.mark.parametrize("layer", LAYERS)
 def test_each_layer_exists(layer: str) -> None:
     assert (PACKAGE / layer).is_dir() or (PACKAGE / f"{layer}.py").is_file()
+
+
+def test_the_answer_layer_reads_no_store_no_resolver_and_no_retrieval_service() -> None:
+    """A reply is composed from the plan and the evidence gathered for it, never by going back."""
+    forbidden = ("duocthu.store", "duocthu.catalog.resolver", "duocthu.retrieval.service")
+    found = [
+        f"{importer} -> {imported}"
+        for importer, imports in _graph().items()
+        if _layer(importer) == "answer"
+        for imported in sorted(imports)
+        if imported.startswith(forbidden)
+    ]
+    assert found == [], "the answer layer reaches back for evidence:\n" + "\n".join(found)

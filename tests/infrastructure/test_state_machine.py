@@ -38,10 +38,13 @@ TIMED_OUT = FunctionError("Sandbox.Timedout", "Task timed out after 29.00 second
 PROVIDER_DOWN = FunctionError("DependencyUnavailable", "understanding_provider_unavailable: throttled")
 STORE_DOWN = FunctionError("DependencyUnavailable", "store_unavailable: connection refused")
 DRUG_QUESTION = "Chống chỉ định của ibuprofen?"
-# message -> whether the turn needs evidence (the machine's Choice, ChatService._route)
+# message -> whether the turn's plan has an ask (the machine's Choice reads the plan)
 BRANCHES = {
     DRUG_QUESTION: True,
     "Thuốc nào gây ho khan?": True,  # a drugless turn type: the reverse lookup
+    # quoting sections beside the asked one (once abstaining through the machine only)
+    "Phụ nữ cho con bú dùng gliclazid được không?": True,
+    "Đang uống warfarin và digoxin, uống thêm ibuprofen được không?": True,
     "Liều amoxicilline cho người lớn?": False,  # clarify
     "Xin chào": False,  # smalltalk
     "Liều paracetamol cho chó 10 kg?": False,  # non-human

@@ -42,20 +42,9 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     def plan(reply: str, **fields: object) -> Plan:
         return Plan.model_validate({"reply": reply, "frame": frame, "reading": reading, **fields})
 
-    if frame.subject_scope == "non_human":
-        return plan("decline", reason="non_human_subject")
-    if frame.system_error in _PROVIDER_FAILED:
-        return plan("decline", reason="dependency_unavailable")
-    if frame.turn_type == "smalltalk":
-        return plan("smalltalk", reason="smalltalk")
-    if frame.turn_type == "out_of_scope" and not frame.needs_clarify:
-        return plan("decline", reason="out_of_scope")
-    if frame.needs_clarify:
-        return plan("clarify", reason="needs_clarification")
-    if not frame.drugs and frame.turn_type not in DRUGLESS_TURNS:
-        return plan("decline", reason="unknown_drug")
-    if frame.drugs and frame.drugs[0] not in resolver.by_id and frame.turn_type not in DRUGLESS_TURNS:
-        return plan("decline", reason="unknown_drug")
+    declined = _without_evidence(frame, resolver)
+    if declined is not None:
+        return plan(declined[0], reason=declined[1])
 
     together = interacting_drugs(frame, resolver)
     unknown = reading.joined_unknown_names
@@ -118,6 +107,24 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     return plan("sections", asks=(own, *_one_drug_support(frame)), **fields)
+
+
+def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:
+    """(reply, reason) for a turn that cannot be answered from evidence, in order of precedence."""
+    if frame.subject_scope == "non_human":
+        return "decline", "non_human_subject"
+    if frame.system_error in _PROVIDER_FAILED:
+        return "decline", "dependency_unavailable"
+    if frame.turn_type == "smalltalk":
+        return "smalltalk", "smalltalk"
+    if frame.turn_type == "out_of_scope" and not frame.needs_clarify:
+        return "decline", "out_of_scope"
+    if frame.needs_clarify:
+        return "clarify", "needs_clarification"
+    named = bool(frame.drugs) and frame.drugs[0] in resolver.by_id
+    if not named and frame.turn_type not in DRUGLESS_TURNS:
+        return "decline", "unknown_drug"
+    return None
 
 
 def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:
