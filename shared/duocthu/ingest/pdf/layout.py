@@ -155,17 +155,20 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
 
 
 def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
-    """The column gap, found from the text's own gaps: the strip in the page's middle that the
-    fewest rows' letters cross (space glyphs ignored: some writers put one at each line end, and a
-    mirrored margin moves the text block off the page centre). None for a one-column page: too
+    """The column gap, found from the text's own gaps: the widest strip in the page's middle that
+    the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
+    at each line end, and a mirrored margin moves the text block off the page centre; display
+    lines larger than the body text ignored: a centred title crosses the gutter). None for a one-column page: too
     many rows cross it, or too few rows have letters on each side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
     cover = [0] * (hi - lo)
     spans: list[tuple[float, float]] = []
+    sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
+    body = sizes.most_common(1)[0][0] if sizes else 0
     for row in rows:
         letters = _letters(row)
-        if not letters:
-            continue
+        if not letters or max(float(c["size"]) for c in letters) > 1.1 * body + 0.5:
+            continue  # a title or a centred display line may cross the gutter: not evidence
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
         hit = set()
         for c in letters:
@@ -175,23 +178,20 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
     if len(spans) < 4:
         return None
     least = min(cover)
-    # The widest strip that at most a few rows cross (a centred heading, a wide table's caption)
-    # is the gutter, split at its centre.
-    tolerance = least + max(1, len(spans) // 20)
     runs: list[tuple[int, int]] = []
     for x, n in enumerate(cover):
-        if n <= tolerance:
+        if n == least:
             if runs and runs[-1][1] == x - 1:
                 runs[-1] = (runs[-1][0], x)
             else:
                 runs.append((x, x))
     centre = (hi - lo) / 2
     a, b = max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - centre)))
-    low = min(cover[a : b + 1])
+    low = least
     split = (a + b + 1) / 2 + lo
     left = sum(s < split for s, _ in spans)
     right = sum(e > split for _, e in spans)
-    if low > 0.25 * len(spans) or min(left, right) < 0.2 * len(spans):
+    if low > 0.25 * len(spans) or b - a < 5 or min(left, right) < 1:
         return None
     return float(a + lo), float(b + lo + 1), float(split)
 
