@@ -154,6 +154,19 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
     return head, foot
 
 
+def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
+    """A row's stretches of text: letters closer than a word space and a half are one stretch, so
+    a line crossing the gutter covers it whole, and a gutter is wider than any word space."""
+    out: list[tuple[float, float]] = []
+    for c in sorted(letters, key=lambda c: c["x0"]):
+        x0, x1 = float(c["x0"]), float(c["x1"])
+        if out and x0 - out[-1][1] < 0.6 * float(c["size"]):
+            out[-1] = (out[-1][0], max(out[-1][1], x1))
+        else:
+            out.append((x0, x1))
+    return out
+
+
 def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
     """The column gap, found from the text's own gaps: the widest strip in the page's middle that
     the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
@@ -170,11 +183,9 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
         if not letters or max(float(c["size"]) for c in letters) > 1.1 * body + 0.5:
             continue  # a title or a centred display line may cross the gutter: not evidence
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
-        hit = set()
-        for c in letters:
-            hit.update(range(max(lo, int(c["x0"])), min(hi, int(c["x1"]) + 1)))
-        for x in hit:
-            cover[x - lo] += 1
+        for x0, x1 in _runs_of_words(letters):
+            for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
+                cover[x - lo] += 1
     if len(spans) < 4:
         return None
     least = min(cover)
