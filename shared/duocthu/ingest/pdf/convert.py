@@ -202,11 +202,12 @@ def convert(
             continue
         cited.setdefault(by_title[fold(generic)].drug_id, []).append((brand, page))
     for draft in reader.monographs:
-        record = _record(draft, cited.get(draft.drug_id, []), meta, reader.hyphenated)
-        record, problems = _degrade(draft, record)
+        kept, problems = _degrade(
+            draft, _record(draft, cited.get(draft.drug_id, []), meta, reader.hyphenated)
+        )
         out.problems += problems
-        if record is not None:
-            out.records.append(record)
+        if kept is not None:
+            out.records.append(kept)
     return out
 
 
@@ -218,7 +219,9 @@ def _degrade(draft: MonographDraft, record: dict[str, Any]) -> tuple[dict[str, A
     for section in record["sections"]:
         if not any(str(b["text"]).strip() for b in section["blocks"]):
             problems.append(
-                Problem(section["pdf_pages"]["start"], 0, f"{draft.drug_id}/{section['key']}: empty; left out")
+                Problem(
+                    section["pdf_pages"]["start"], 0, f"{draft.drug_id}/{section['key']}: empty; left out"
+                )
             )
             continue
         kept.append(section)
@@ -233,7 +236,9 @@ def _degrade(draft: MonographDraft, record: dict[str, Any]) -> tuple[dict[str, A
             if len(where) >= 2 and where[0] == "sections" and isinstance(where[1], int):
                 bad = record["sections"].pop(where[1])
                 problems.append(
-                    Problem(bad["pdf_pages"]["start"], 0, f"{draft.drug_id}/{bad['key']}: {message}; left out")
+                    Problem(
+                        bad["pdf_pages"]["start"], 0, f"{draft.drug_id}/{bad['key']}: {message}; left out"
+                    )
                 )
                 continue
             problems.append(Problem(draft.line.page, 0, f"{draft.drug_id}: {message}"))

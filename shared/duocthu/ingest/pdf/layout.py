@@ -140,8 +140,10 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
     def is_margin(row: list[Char], neighbour: list[Char], top: bool) -> bool:
         letters = _letters(row)
         y0, y1 = min(c["top"] for c in letters), max(c["bottom"] for c in letters)
-        near = min(c["top"] for c in _letters(neighbour)) - y1 if top else y0 - max(
-            c["bottom"] for c in _letters(neighbour)
+        near = (
+            min(c["top"] for c in _letters(neighbour)) - y1
+            if top
+            else y0 - max(c["bottom"] for c in _letters(neighbour))
         )
         if (y1 > height / 8) if top else (y0 < height * 7 / 8):
             return False
@@ -171,8 +173,8 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
     """The column gap, found from the text's own gaps: the widest strip in the page's middle that
     the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
     at each line end, and a mirrored margin moves the text block off the page centre; display
-    lines larger than the body text ignored: a centred title crosses the gutter). None for a one-column page: too
-    many rows cross it, or too few rows have letters on each side."""
+    lines larger than the body text ignored: a centred title crosses the gutter). None for a
+    one-column page: too many rows cross it, or no row has letters on one side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
     cover = [0] * (hi - lo)
     spans: list[tuple[float, float]] = []
@@ -272,7 +274,7 @@ def page_lines(page: Any, index: int) -> list[Line]:
 
 
 def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
-    """"L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
+    """ "L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
     if gutter is None:
         return "S"
     if x1 <= gutter[2]:
@@ -308,7 +310,9 @@ def read_page(page: Any, index: int) -> PageRead:
         (items if item.column == "S" else columns[item.column]).append(item)
 
     for table in tables:
-        rows_text = [[re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()]
+        rows_text = [
+            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()
+        ]
         x0, top, x1, _ = table.bbox
         side = _column(x0, x1, gutter)
         head_text = " | ".join(rows_text[0]) if rows_text else ""

@@ -151,7 +151,8 @@ class Reader:
         return True
 
     def _caption(self, line: Line) -> bool:
-        if self.caption is not None and self.caption_lines < 3 and heading_keys().get(_key_text(line.text)) is None:
+        heading = heading_keys().get(_key_text(line.text))
+        if self.caption is not None and self.caption_lines < 3 and heading is None:
             self.caption += " " + line.text  # a caption (bold or not) runs on until its table
             self.caption_lines += 1
             return True

@@ -77,7 +77,7 @@ def _synonym(record: Monograph) -> str | None:
 
 def book_data(records: list[Monograph]) -> dict[str, Any]:
     sample = next((r for r in records if r.sample_data), None)
-    monographs = []
+    monographs: list[dict[str, Any]] = []
     for index, record in enumerate(records):
         sections = []
         number = 0
@@ -132,12 +132,12 @@ def book_data(records: list[Monograph]) -> dict[str, Any]:
         )
     tables = 0
     for mono in monographs:
-        for section in mono["sections"]:
-            for block in section["blocks"]:
+        for part in mono["sections"]:
+            for block in part["blocks"]:
                 if block["kind"] == "table":
                     tables += 1
                     block["caption"] = f"Bảng {tables}: {block['caption']}"
-    index = sorted(
+    entries = sorted(
         ({"brand": n, "generic": r.title, "id": r.drug_id} for r in records for n in brands(r)),
         key=lambda e: fold(e["brand"]),
     )
@@ -149,7 +149,7 @@ def book_data(records: list[Monograph]) -> dict[str, Any]:
         "front": FRONT,
         "abbreviations": ABBREVIATIONS,
         "monographs": monographs,
-        "index": index,
+        "index": entries,
     }
 
 

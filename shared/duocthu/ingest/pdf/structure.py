@@ -76,9 +76,12 @@ def prominent(line: Line, body_size: float) -> bool:
 
 
 def split_synonym(text: str) -> tuple[str, str | None]:
-    """ "ACID ACETYLSALICYLIC (Aspirin)" -> ("ACID ACETYLSALICYLIC", "Aspirin")."""
+    """ "ACID ACETYLSALICYLIC (Aspirin)" -> ("ACID ACETYLSALICYLIC", "Aspirin"): a synonym is set in
+    another case than its upper-case title; "… (DẠNG TIÊM)", in the title's case, is part of it."""
     match = re.match(r"^(.*?\S)\s*\(([^()]+)\)\s*$", text)
-    return (match.group(1), match.group(2).strip()) if match else (text, None)
+    if match is None or match.group(2).isupper() or not match.group(1).isupper():
+        return text, None
+    return match.group(1), match.group(2).strip()
 
 
 def is_title(line: Line, body_size: float = 0.0) -> bool:

@@ -231,7 +231,8 @@ def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], k
             if missing:
                 notes.append(f"{engine}: SKIPPED, {missing}")
                 continue
-            label = f"{engine} ({'printed-book layout' if engine == 'typst' else 'defects ' + (','.join(sorted(on)) if on != frozenset(DEFECTS) else 'all')})"
+            named = "all" if on == frozenset(DEFECTS) else ",".join(sorted(on)) or "none"
+            label = f"{engine} (printed-book layout)" if engine == "typst" else f"{engine} (defects {named})"
             score = run_once(records, Defects(on=on), label, workdir, engine)
             print(score.row(), flush=True)
             notes.append(f"{engine}: lowest {score.worst}; {score.pages_per_s:.1f} pages/s")
