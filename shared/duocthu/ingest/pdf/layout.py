@@ -235,15 +235,23 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
 
 
 def page_chars(page: Any) -> list[Char]:
-    """The page's characters from pdfminer's layout objects, with the fields used here.
+    return page_objects(page)[0]
 
-    pdfplumber's own `page.chars` resolves every graphic-state attribute of every character,
-    about half of the conversion's time on a dense page; this reads the same layout once.
+
+def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
+    """The page's characters and images from pdfminer's layout objects, with the fields used here,
+    and how many rules it draws that could make a table's grid (rectangles, vertical lines).
+
+    pdfplumber's own `page.chars`, `page.images` and `page.rects` resolve every graphic-state
+    attribute of every object, most of the conversion's time on a dense page; this reads the
+    same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
-    from pdfminer.layout import LTChar, LTContainer
+    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
 
     height = float(page.height)
     out: list[Char] = []
+    images: list[Char] = []
+    rules = 0
     stack = [page.layout]
     while stack:
         node = stack.pop()
@@ -261,9 +269,13 @@ def page_chars(page: Any) -> list[Char]:
                         "matrix": obj.matrix,
                     }
                 )
+            elif isinstance(obj, LTImage):
+                images.append({"x0": obj.x0, "x1": obj.x1, "top": height - obj.y1, "bottom": height - obj.y0})
+            elif isinstance(obj, LTRect) or (isinstance(obj, LTLine | LTCurve) and obj.height > obj.width):
+                rules += 1
             elif isinstance(obj, LTContainer):
                 stack.append(obj)
-    return out
+    return out, images, rules
 
 
 def page_lines(page: Any, index: int) -> list[Line]:
@@ -284,7 +296,7 @@ def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> 
 
 def read_page(page: Any, index: int) -> PageRead:
     """The page's lines, tables and figures in reading order, and its printed page candidates."""
-    chars = page_chars(page)
+    chars, images, rules = page_objects(page)
     rows = _rows(chars)
     rows.sort(key=lambda r: min((c["top"] for c in r), default=0.0))
     head, foot = _margin_rows(rows, float(page.height))
@@ -297,7 +309,7 @@ def read_page(page: Any, index: int) -> PageRead:
             romans += r
     margins = {id(head), id(foot)}
     body_rows = [r for r in rows if id(r) not in margins]
-    tables = page.find_tables() if page.rects or page.lines else []  # only ruled tables
+    tables = page.find_tables() if rules >= 2 else []  # only ruled tables
     boxes = [t.bbox for t in tables]
     if boxes:
         body_rows = [[c for c in r if not any(_inside(c, b) for b in boxes)] for r in body_rows]
@@ -317,7 +329,7 @@ def read_page(page: Any, index: int) -> PageRead:
         side = _column(x0, x1, gutter)
         head_text = " | ".join(rows_text[0]) if rows_text else ""
         place(Line(index, None, side, x0, top, head_text, False, 0.0, rows=rows_text))
-    for image in page.images:
+    for image in images:
         x0, x1, top = float(image["x0"]), float(image["x1"]), float(image["top"])
         size = f"[image {x1 - x0:.0f}x{float(image['bottom']) - top:.0f} pt]"  # names it in the debug output
         place(Line(index, None, _column(x0, x1, gutter), x0, top, size, False, 0.0, figure=True))
