@@ -8,6 +8,7 @@ Problems (with page and line) make the conversion fail unless `keep_going`.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from duocthu.core.text import fold
-from duocthu.ingest.pdf.layout import HEADER_BAND, Line, page_lines
+from duocthu.ingest.pdf.layout import HEADER_BAND, Line, PageRead, read_page
 from duocthu.ingest.pdf.read import Reader, brand_entries
+from duocthu.ingest.pdf.repair import resolve_breaks
 from duocthu.ingest.pdf.structure import MonographDraft, Problem
 from duocthu.models.source import DEFAULT_BOOK, Monograph
 
@@ -41,14 +43,52 @@ def parse_range(text: str | None) -> tuple[int, int] | None:
     return start, end
 
 
-def _pages(pdf: Any, span: tuple[int, int]) -> Iterator[tuple[int, list[Line], Problem | None]]:
+def _pages(pdf: Any, span: tuple[int, int]) -> Iterator[tuple[PageRead, Problem | None]]:
     for index in range(span[0], min(span[1], len(pdf.pages)) + 1):
         page = pdf.pages[index - 1]
-        lines = page_lines(page, index)
+        read = read_page(page, index)
         page.flush_cache()  # pdfplumber keeps every parsed page otherwise: memory grows with the book
-        text = any(not ln.figure for ln in lines)  # a scanned page is an image and no text
-        problem = None if text else Problem(index, 0, "no text layer (a scanned page needs OCR)")
-        yield index, lines, problem
+        problem = None if read.has_text else Problem(index, 0, "no text layer (a scanned page needs OCR)")
+        yield read, problem
+
+
+def number_pages(pages: list[PageRead]) -> tuple[set[int], list[Problem]]:
+    """Each page's printed number, checked to increase; the PDF pages of the front matter.
+
+    A page whose margins print a roman numeral and no arabic one is front matter. Among arabic
+    candidates the one that keeps the book's usual printed-minus-PDF offset wins, else the one that
+    continues the previous page; a page printing none is numbered from its neighbour.
+    """
+    problems: list[Problem] = []
+    front = {p.index for p in pages if p.romans and not p.numbers}
+    offsets = Counter(n - p.index for p in pages for n in p.numbers)
+    usual = offsets.most_common(1)[0][0] if offsets else None
+    previous: int | None = None
+    for page in pages:
+        if page.index in front:
+            page.set_printed(None)
+            continue
+        fits = [n for n in page.numbers if usual is not None and n == page.index + usual]
+        after = sorted(n for n in page.numbers if previous is None or n > previous)
+        if fits:
+            printed: int | None = fits[0]
+        elif previous is not None and previous + 1 in after:
+            printed = previous + 1
+        elif after and previous is not None:
+            printed = after[0]
+        elif previous is not None:
+            printed = previous + 1
+            if page.numbers:
+                problems.append(
+                    Problem(page.index, 0, f"printed page numbers {page.numbers} do not follow {previous}")
+                )
+        elif usual is not None:
+            printed = page.index + usual
+        else:
+            printed = after[0] if after else None
+        page.set_printed(printed)
+        previous = printed if printed is not None else previous
+    return front, problems
 
 
 def _opens_index(page: Any) -> bool:
@@ -68,17 +108,18 @@ def _index_start(pdf: Any) -> int | None:
 
 
 def _record(
-    draft: MonographDraft, brands: list[tuple[str, int | None]], meta: dict[str, Any]
+    draft: MonographDraft, brands: list[tuple[str, int | None]], meta: dict[str, Any], hyphenated: set[str]
 ) -> dict[str, Any]:
     sections = [s.record() for s in draft.sections]
     for section in sections:
         for block in section["blocks"]:
             block.pop("header", None)
             block.pop("printed", None)
+            block["text"] = resolve_breaks(str(block["text"]), hyphenated)
     atc = next((s for s in draft.sections if s.key == "ma_atc"), None)
     atc_text = " ".join(str(b["text"]) for b in atc.blocks) + " " + atc.paragraph if atc else ""
     codes = list(dict.fromkeys(_atc_codes(atc_text)))
-    names = [*draft.trade_names(), *(name for name, _ in brands)]
+    names = [*draft.synonyms, *draft.trade_names(), *(name for name, _ in brands)]
     return {
         "drug_id": draft.drug_id,
         "title": draft.title,
@@ -124,20 +165,28 @@ def convert(
             start = _index_start(pdf)
             index = (start, total) if start else None
         body = monographs or (1, (index[0] - 1) if index else total)
-        reader = Reader()
-        for _, lines, problem in _pages(pdf, body):
-            out.pages += 1
+        pages: list[PageRead] = []
+        for read, problem in _pages(pdf, body):
+            pages.append(read)
             out.problems += [problem] if problem else []
-            for line in lines:
+        index_pages: list[PageRead] = []
+        if index:
+            for read, problem in _pages(pdf, index):
+                index_pages.append(read)
+                out.problems += [problem] if problem else []
+        front, problems = number_pages(pages + index_pages)
+        out.problems += problems
+        out.pages = len(pages) + len(index_pages)
+        reader = Reader(body_size=body_size([ln for p in pages for ln in p.lines]))
+        for read in pages:
+            out.lines += read.lines
+            if read.index in front:  # front matter (roman page numbers): no monograph there
+                continue
+            for line in read.lines:
                 reader.feed(line)
-            out.lines += lines
         entries: list[tuple[str, str, int]] = []
         if index:
-            index_lines: list[Line] = []
-            for _, lines, problem in _pages(pdf, index):
-                out.pages += 1
-                out.problems += [problem] if problem else []
-                index_lines += lines
+            index_lines = [ln for p in index_pages for ln in p.lines]
             entries, problems = brand_entries(index_lines)
             out.problems += problems
             out.lines += index_lines
@@ -153,14 +202,56 @@ def convert(
             continue
         cited.setdefault(by_title[fold(generic)].drug_id, []).append((brand, page))
     for draft in reader.monographs:
-        record = _record(draft, cited.get(draft.drug_id, []), meta)
+        kept, problems = _degrade(
+            draft, _record(draft, cited.get(draft.drug_id, []), meta, reader.hyphenated)
+        )
+        out.problems += problems
+        if kept is not None:
+            out.records.append(kept)
+    return out
+
+
+def _degrade(draft: MonographDraft, record: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """A section that cannot be read (empty, or invalid) is reported and left out; its monograph
+    keeps the rest. Only a monograph invalid without any section is dropped."""
+    problems: list[Problem] = []
+    kept = []
+    for section in record["sections"]:
+        if not any(str(b["text"]).strip() for b in section["blocks"]):
+            problems.append(
+                Problem(
+                    section["pdf_pages"]["start"], 0, f"{draft.drug_id}/{section['key']}: empty; left out"
+                )
+            )
+            continue
+        kept.append(section)
+    record["sections"] = kept
+    while True:
         try:
             Monograph.model_validate(record)
+            return record, problems
         except ValidationError as err:
-            out.problems.append(Problem(draft.line.page, 0, f"{draft.drug_id}: {err.errors()[0]['msg']}"))
-            continue
-        out.records.append(record)
-    return out
+            where = err.errors()[0]["loc"]
+            message = err.errors()[0]["msg"]
+            if len(where) >= 2 and where[0] == "sections" and isinstance(where[1], int):
+                bad = record["sections"].pop(where[1])
+                problems.append(
+                    Problem(
+                        bad["pdf_pages"]["start"], 0, f"{draft.drug_id}/{bad['key']}: {message}; left out"
+                    )
+                )
+                continue
+            problems.append(Problem(draft.line.page, 0, f"{draft.drug_id}: {message}"))
+            return None, problems
+
+
+def body_size(lines: list[Line]) -> float:
+    """The size most of the book's text is set in (by letters): what a title stands out from."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        if line.rows is None and not line.figure:
+            sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
 def write_jsonl(records: list[dict[str, Any]], out: Path) -> None:

@@ -16,8 +16,7 @@ from typing import Any
 
 from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
 
-HEADER_BAND = 62.0  # points from the top: the running header lives above this
-GUTTER_HALF = 6.0  # a character this close to the page's middle belongs to a full-width line
+HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
 
 Char = dict[str, Any]
@@ -105,10 +104,124 @@ def _rows(chars: list[Char]) -> list[list[Char]]:
     return [rows[k] for k in sorted(rows, reverse=True)]
 
 
+_ROMAN = re.compile(r"^(?=[ivxlc]+$)c{0,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$", re.IGNORECASE)
+
+
+def folio_candidates(tokens: list[str]) -> tuple[list[int], list[str]]:
+    """The page numbers a running head or foot may print: its first or last token, arabic or roman
+    (front matter), wherever the line sits (left, right or centre)."""
+    ends = list(dict.fromkeys([*tokens[:1], *tokens[-1:]]))
+    return [int(t) for t in ends if _NUMBER.match(t)], [t for t in ends if _ROMAN.match(t)]
+
+
 def printed_number(header: list[Char]) -> int | None:
-    tokens = line_text(header).split()
-    numbers = [t for t in (tokens[:1] + tokens[-1:]) if _NUMBER.match(t)]
-    return int(numbers[0]) if numbers else None
+    numbers, _ = folio_candidates(line_text(header).split())
+    return numbers[0] if numbers else None
+
+
+def _letters(row: list[Char]) -> list[Char]:
+    return [c for c in row if str(c["text"]).strip()]
+
+
+def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | None, list[Char] | None]:
+    """The running head (the top row) and the foot (the bottom row), when the page has them.
+
+    A margin row lies in the outer eighth of the page, apart from the body by a gap at least half
+    its own height, and is smaller than the body text or prints a page number at an end: a title
+    page's big first line is no running head.
+    """
+    filled = [r for r in rows if _letters(r)]
+    if len(filled) == 1 and all(_NUMBER.match(t) or _ROMAN.match(t) for t in line_text(filled[0]).split()):
+        return None, filled[0]  # a page with nothing but its number
+    if len(filled) < 2:
+        return None, None
+    body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
+
+    def is_margin(row: list[Char], neighbour: list[Char], top: bool) -> bool:
+        letters = _letters(row)
+        y0, y1 = min(c["top"] for c in letters), max(c["bottom"] for c in letters)
+        near = (
+            min(c["top"] for c in _letters(neighbour)) - y1
+            if top
+            else y0 - max(c["bottom"] for c in _letters(neighbour))
+        )
+        if (y1 > height / 8) if top else (y0 < height * 7 / 8):
+            return False
+        numbers, romans = folio_candidates(line_text(row).split())
+        small = max(float(c["size"]) for c in letters) < body_size - 0.5
+        return near >= 0.5 * (y1 - y0) and (small or bool(numbers or romans))
+
+    head = filled[0] if is_margin(filled[0], filled[1], True) else None
+    foot = filled[-1] if is_margin(filled[-1], filled[-2], False) and filled[-1] is not head else None
+    return head, foot
+
+
+def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
+    """A row's stretches of text: letters closer than a word space and a half are one stretch, so
+    a line crossing the gutter covers it whole, and a gutter is wider than any word space."""
+    out: list[tuple[float, float]] = []
+    for c in sorted(letters, key=lambda c: c["x0"]):
+        x0, x1 = float(c["x0"]), float(c["x1"])
+        if out and x0 - out[-1][1] < 0.6 * float(c["size"]):
+            out[-1] = (out[-1][0], max(out[-1][1], x1))
+        else:
+            out.append((x0, x1))
+    return out
+
+
+def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
+    """The column gap, found from the text's own gaps: the widest strip in the page's middle that
+    the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
+    at each line end, and a mirrored margin moves the text block off the page centre; display
+    lines larger than the body text ignored: a centred title crosses the gutter). None for a
+    one-column page: too many rows cross it, or no row has letters on one side."""
+    lo, hi = int(width * 0.3), int(width * 0.7)
+    cover = [0] * (hi - lo)
+    spans: list[tuple[float, float]] = []
+    sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
+    body = sizes.most_common(1)[0][0] if sizes else 0
+    for row in rows:
+        letters = _letters(row)
+        if not letters or max(float(c["size"]) for c in letters) > 1.1 * body + 0.5:
+            continue  # a title or a centred display line may cross the gutter: not evidence
+        spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
+        for x0, x1 in _runs_of_words(letters):
+            for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
+                cover[x - lo] += 1
+    if len(spans) < 4:
+        return None
+    least = min(cover)
+    runs: list[tuple[int, int]] = []
+    for x, n in enumerate(cover):
+        if n == least:
+            if runs and runs[-1][1] == x - 1:
+                runs[-1] = (runs[-1][0], x)
+            else:
+                runs.append((x, x))
+    centre = (hi - lo) / 2
+    a, b = max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - centre)))
+    low = least
+    split = (a + b + 1) / 2 + lo
+    left = sum(s < split for s, _ in spans)
+    right = sum(e > split for _, e in spans)
+    if low > 0.25 * len(spans) or b - a < 5 or min(left, right) < 1:
+        return None
+    return float(a + lo), float(b + lo + 1), float(split)
+
+
+@dataclass
+class PageRead:
+    """One page's lines in reading order and the page numbers its margins print."""
+
+    index: int
+    lines: list[Line]
+    numbers: list[int]
+    romans: list[str]
+    has_text: bool = True
+
+    def set_printed(self, printed: int | None) -> None:
+        for line in self.lines:
+            line.printed = printed
 
 
 def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
@@ -122,15 +235,23 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
 
 
 def page_chars(page: Any) -> list[Char]:
-    """The page's characters from pdfminer's layout objects, with the fields used here.
+    return page_objects(page)[0]
 
-    pdfplumber's own `page.chars` resolves every graphic-state attribute of every character,
-    about half of the conversion's time on a dense page; this reads the same layout once.
+
+def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
+    """The page's characters and images from pdfminer's layout objects, with the fields used here,
+    and how many rules it draws that could make a table's grid (rectangles, vertical lines).
+
+    pdfplumber's own `page.chars`, `page.images` and `page.rects` resolve every graphic-state
+    attribute of every object, most of the conversion's time on a dense page; this reads the
+    same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
-    from pdfminer.layout import LTChar, LTContainer
+    from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
 
     height = float(page.height)
     out: list[Char] = []
+    images: list[Char] = []
+    rules = 0
     stack = [page.layout]
     while stack:
         node = stack.pop()
@@ -148,49 +269,96 @@ def page_chars(page: Any) -> list[Char]:
                         "matrix": obj.matrix,
                     }
                 )
+            elif isinstance(obj, LTImage):
+                images.append({"x0": obj.x0, "x1": obj.x1, "top": height - obj.y1, "bottom": height - obj.y0})
+            elif isinstance(obj, LTRect) or (isinstance(obj, LTLine | LTCurve) and obj.height > obj.width):
+                rules += 1
             elif isinstance(obj, LTContainer):
                 stack.append(obj)
-    return out
+    return out, images, rules
 
 
 def page_lines(page: Any, index: int) -> list[Line]:
     """The page's lines (and tables) in reading order; [] for a page without a text layer."""
-    chars = page_chars(page)
-    header = [c for c in chars if c["top"] < HEADER_BAND]
-    printed = printed_number(header) if header else None
-    body = [c for c in chars if c["top"] >= HEADER_BAND]
-    tables = page.find_tables() if page.rects or page.lines else []  # only ruled tables
+    read = read_page(page, index)
+    read.set_printed(read.numbers[0] if read.numbers else None)
+    return read.lines
+
+
+def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
+    """ "L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
+    if gutter is None:
+        return "S"
+    if x1 <= gutter[2]:
+        return "L"
+    return "R" if x0 >= gutter[2] else "S"
+
+
+def read_page(page: Any, index: int) -> PageRead:
+    """The page's lines, tables and figures in reading order, and its printed page candidates."""
+    chars, images, rules = page_objects(page)
+    rows = _rows(chars)
+    rows.sort(key=lambda r: min((c["top"] for c in r), default=0.0))
+    head, foot = _margin_rows(rows, float(page.height))
+    numbers: list[int] = []
+    romans: list[str] = []
+    for margin in (head, foot):
+        if margin is not None:
+            n, r = folio_candidates(line_text(margin).split())
+            numbers += n
+            romans += r
+    margins = {id(head), id(foot)}
+    body_rows = [r for r in rows if id(r) not in margins]
+    tables = page.find_tables() if rules >= 2 else []  # only ruled tables
+    boxes = [t.bbox for t in tables]
+    if boxes:
+        body_rows = [[c for c in r if not any(_inside(c, b) for b in boxes)] for r in body_rows]
+        body_rows = [r for r in body_rows if r]
+    gutter = _gutter(body_rows, float(page.width))
     items: list[Line] = []
-    for table in tables:
-        rows = [[re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()]
-        x0, top = table.bbox[0], table.bbox[1]
-        items.append(
-            Line(index, printed, "S", x0, top, " | ".join(rows[0]) if rows else "", False, 0.0, rows=rows)
-        )
-        body = [c for c in body if not _inside(c, table.bbox)]
-    mid = float(page.width) / 2
     columns: dict[str, list[Line]] = {"L": [], "R": []}
-    for image in page.images:
+
+    def place(item: Line) -> None:
+        (items if item.column == "S" else columns[item.column]).append(item)
+
+    for table in tables:
+        rows_text = [
+            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()
+        ]
+        x0, top, x1, _ = table.bbox
+        side = _column(x0, x1, gutter)
+        head_text = " | ".join(rows_text[0]) if rows_text else ""
+        place(Line(index, None, side, x0, top, head_text, False, 0.0, rows=rows_text))
+    for image in images:
         x0, x1, top = float(image["x0"]), float(image["x1"]), float(image["top"])
-        side = "S" if x0 < mid + GUTTER_HALF and x1 > mid - GUTTER_HALF else "L" if x1 <= mid else "R"
         size = f"[image {x1 - x0:.0f}x{float(image['bottom']) - top:.0f} pt]"  # names it in the debug output
-        figure = Line(index, printed, side, x0, top, size, False, 0.0, figure=True)
-        (items if side == "S" else columns[side]).append(figure)
-    for row in _rows(body):
-        if any(c["x0"] < mid + GUTTER_HALF and c["x1"] > mid - GUTTER_HALF for c in row):
-            items.append(_make_line(row, index, printed, "S"))
+        place(Line(index, None, _column(x0, x1, gutter), x0, top, size, False, 0.0, figure=True))
+    split = gutter[2] if gutter else None
+    for row in body_rows:
+        letters = _letters(row)
+        if not letters:
+            continue
+        if split is None or any(c["x0"] < split < c["x1"] for c in letters):
+            items.append(_make_line(row, index, None, "S"))
             continue
         for side, part in (
-            ("L", [c for c in row if c["x1"] <= mid]),
-            ("R", [c for c in row if c["x0"] >= mid]),
+            ("L", [c for c in row if (c["x0"] + c["x1"]) / 2 < split]),
+            ("R", [c for c in row if (c["x0"] + c["x1"]) / 2 >= split]),
         ):
-            if any(str(c["text"]).strip() for c in part):
-                columns[side].append(_make_line(part, index, printed, side))
+            if _letters(part):
+                columns[side].append(_make_line(part, index, None, side))
     for lines in columns.values():
-        left_edge = min((ln.x0 for ln in lines), default=0.0)
-        for ln in lines:
+        text = [ln for ln in lines if ln.rows is None and not ln.figure]
+        left_edge = min((ln.x0 for ln in text), default=0.0)
+        for ln in text:
             ln.indent = ln.x0 - left_edge
-    return _reading_order(sorted(items, key=lambda ln: ln.top), columns)
+    spanning = [ln for ln in items if ln.rows is None and not ln.figure]
+    if spanning and not (columns["L"] or columns["R"]):  # one column: indents from its own edge
+        left_edge = min(ln.x0 for ln in spanning)
+        for ln in spanning:
+            ln.indent = ln.x0 - left_edge
+    lines = _reading_order(sorted(items, key=lambda ln: ln.top), columns)
+    return PageRead(index, lines, numbers, romans, bool(_letters(chars)))
 
 
 def _reading_order(spanning: list[Line], columns: dict[str, list[Line]]) -> list[Line]:

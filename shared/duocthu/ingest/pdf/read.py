@@ -9,20 +9,21 @@ from dataclasses import dataclass, field
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold
 from duocthu.ingest.pdf.layout import Line
-from duocthu.ingest.pdf.repair import join_lines
+from duocthu.ingest.pdf.repair import join_lines, resolve_breaks
 from duocthu.ingest.pdf.structure import (
     _CAPTION,
     _FIGURE_CAPTION,
     _LABEL,
     IDENTITY_LABELS,
     INDENT,
-    TITLE_SIZE,
     MonographDraft,
     Problem,
     SectionDraft,
     _key_text,
     heading_keys,
     is_title,
+    prominent,
+    split_synonym,
     title_case,
 )
 
@@ -39,6 +40,8 @@ class Reader:
     figure: dict[str, object] | None = None  # the figure block whose caption may follow
     line_no: int = 0
     last_page: int = 0
+    body_size: float = 0.0  # the book's body text size: titles stand out from it
+    hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -50,17 +53,18 @@ class Reader:
     def feed(self, line: Line) -> None:
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
+        self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
         if line.figure:
             self._figure(line)
         elif self.figure is not None and self._figure_caption(line):
             pass
         elif line.rows is not None:
             self._table(line)
-        elif is_title(line) or (self.pending_title and line.bold and line.size >= TITLE_SIZE):
+        elif is_title(line, self.body_size) or (self.pending_title and prominent(line, self.body_size)):
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
-        elif self._identity(line) or self._heading(line) or self._caption(line):
+        elif self._identity(line) or self._caption(line) or self._heading(line):
             return
         else:
             self._text(line)
@@ -78,11 +82,12 @@ class Reader:
         joined = ""
         for part in self.pending_title:
             joined = join_lines(joined, part.text)
-        title = title_case(joined)
+        printed, synonym = split_synonym(resolve_breaks(joined, self.hyphenated))
+        title = title_case(printed)
         first = self.pending_title[0]
         self.pending_title = []
         self._close_section()
-        self.monographs.append(MonographDraft(title, first))
+        self.monographs.append(MonographDraft(title, first, synonyms=[synonym] if synonym else []))
         if not self._identity(line):
             self.problem(first, f"title {title!r} is not followed by identity lines (Tên chung quốc tế: …)")
             self._text(line)
@@ -124,9 +129,16 @@ class Reader:
         return True
 
     def _heading(self, line: Line) -> bool:
-        if not line.bold or line.indent > INDENT:
+        """A line the book's heading vocabulary places, where a block starts (unindented, a capital
+        first letter); bold supports it. A bold line it cannot place is reported, never merged."""
+        if line.indent > INDENT:
             return False
         key = heading_keys().get(_key_text(line.text))
+        starts = line.text.lstrip()[:1]
+        if key is not None and not line.bold and not (starts.isupper() or starts.isdigit()):
+            return False
+        if key is None and not line.bold:
+            return False
         if key is None:
             self.problem(
                 line, f"bold line {line.text!r} is no section heading it knows; its text is left out"
@@ -139,8 +151,9 @@ class Reader:
         return True
 
     def _caption(self, line: Line) -> bool:
-        if self.caption is not None and not line.bold and self.caption_lines < 3:
-            self.caption += " " + line.text  # a caption runs on until its table
+        heading = heading_keys().get(_key_text(line.text))
+        if self.caption is not None and self.caption_lines < 3 and heading is None:
+            self.caption += " " + line.text  # a caption (bold or not) runs on until its table
             self.caption_lines += 1
             return True
         if not _CAPTION.match(line.text):

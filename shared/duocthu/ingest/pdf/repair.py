@@ -113,12 +113,21 @@ def rejoin_syllables(text: str) -> str:
 
 
 _LINE_END_HYPHEN = re.compile(r"(\w{2,})-$")
+BREAK = "\u00ad"  # a line-end hyphen before a lower-case continuation, until the book decides
+_BROKEN = re.compile(rf"([\w-]*\w){BREAK}(\w[\w-]*)")
 
 
 def join_lines(previous: str, line: str) -> str:
-    """Two lines of one paragraph: a word hyphenated at the line end is put back together."""
+    """Two lines of one paragraph: a word hyphenated at the line end is put back together.
+
+    Before a capital or a digit the hyphen is a hard one and stays ("Stevens-" "Johnson"); before
+    a lower-case letter it may be either ("amoxi-" "cilin", "beta-" "lactam"): it is marked with
+    `BREAK` and `resolve_breaks` decides from the words the book prints hyphenated mid-line.
+    """
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
-        return previous[:-1] + line
+        return previous[:-1] + BREAK + line
+    if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):
+        return previous + line
     if previous.endswith("/"):  # "sulfamethoxazol/" + "trimethoprim": one name
         return previous + line
     return f"{previous} {line}" if previous else line
@@ -126,3 +135,15 @@ def join_lines(previous: str, line: str) -> str:
 
 def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
+
+
+def resolve_breaks(text: str, hyphenated: set[str]) -> str:
+    """Each marked line-end break: a hyphen when the book prints that compound with one inside a
+    line ("beta-lactam"), else nothing (a word the typesetter hyphenated)."""
+    folded = {w.lower() for w in hyphenated}
+
+    def one(match: re.Match[str]) -> str:
+        word = f"{match.group(1)}-{match.group(2)}"
+        return word if word.lower() in folded else match.group(1) + match.group(2)
+
+    return _BROKEN.sub(one, text).replace(BREAK, "")

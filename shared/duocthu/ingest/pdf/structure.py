@@ -17,7 +17,7 @@ from typing import Any
 from duocthu.core.sections import SECTION_HEADINGS, SECTION_ORDER
 from duocthu.core.text import fold
 from duocthu.ingest.pdf.layout import Line
-from duocthu.ingest.pdf.repair import join_lines
+from duocthu.ingest.pdf.repair import BREAK, join_lines
 
 IDENTITY_LABELS = {
     "ten chung quoc te": "ten_chung_quoc_te",
@@ -26,10 +26,14 @@ IDENTITY_LABELS = {
     "loai thuoc": "loai_thuoc",
 }
 TRADE_NAMES = "ten_thuong_mai"
-TITLE_SIZE = 11.0
+TITLE_SIZE = 11.0  # a title's least size when the body size is unknown
+PROMINENCE = 1.2  # a title is set at least this many times the body text's size
 INDENT = 4.0  # a first line is indented more than this
-_CAPTION = re.compile(r"^Bảng\s+\d+\s*[:.]\s*")
+# A caption "Bảng 3: …", "BẢNG 3.", "Bảng 3 -": a table's caption wherever it sits, in any weight.
+_CAPTION = re.compile(r"^B[aả]ng\s+\d+[a-z]?\s*[:.\-–]\s*", re.IGNORECASE)
 _FIGURE_CAPTION = re.compile(r"^Hình\s+\d+\s*[:.]\s*")
+# A heading's number: "3. Chỉ định", "III. …", "a) …".
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXivx]{1,4}\.|[a-zđ]\))\s+")
 _LABEL = re.compile(r"^([^:]{2,30}):\s*")
 
 
@@ -44,7 +48,10 @@ class Problem:
 
 
 def _key_text(text: str) -> str:
-    return " ".join(re.findall(r"\w+", fold(text)))
+    """A heading or label as compared: numbering, case, accents and punctuation (a trailing colon)
+    left out, and i/y folded together ("kì"/"kỳ", "qui"/"quy": both spellings are in print)."""
+    words = re.findall(r"\w+", fold(_NUMBERING.sub("", text)))
+    return " ".join(words).replace("y", "i")
 
 
 @cache
@@ -61,10 +68,27 @@ def heading_keys() -> dict[str, str]:
     return keys
 
 
-def is_title(line: Line) -> bool:
-    letters = [c for c in line.text if c.isalpha()]
+def prominent(line: Line, body_size: float) -> bool:
+    """Set clearly larger than the body text (weight is no evidence: some writers fake bold)."""
+    if body_size <= 0:
+        return line.bold and line.size >= TITLE_SIZE
+    return line.size >= PROMINENCE * body_size
+
+
+def split_synonym(text: str) -> tuple[str, str | None]:
+    """ "ACID ACETYLSALICYLIC (Aspirin)" -> ("ACID ACETYLSALICYLIC", "Aspirin"): a synonym is set in
+    another case than its upper-case title; "… (DẠNG TIÊM)", in the title's case, is part of it."""
+    match = re.match(r"^(.*?\S)\s*\(([^()]+)\)\s*$", text)
+    if match is None or match.group(2).isupper() or not match.group(1).isupper():
+        return text, None
+    return match.group(1), match.group(2).strip()
+
+
+def is_title(line: Line, body_size: float = 0.0) -> bool:
+    """A prominent line in upper case (a synonym in parentheses after it may be in any case)."""
+    letters = [c for c in split_synonym(line.text)[0] if c.isalpha()]
     upper = sum(c.isupper() for c in letters)
-    return bool(letters) and upper >= 0.8 * len(letters) and line.bold and line.size >= TITLE_SIZE
+    return bool(letters) and upper >= 0.8 * len(letters) and prominent(line, body_size)
 
 
 @dataclass
@@ -106,6 +130,7 @@ class MonographDraft:
     title: str
     line: Line
     sections: list[SectionDraft] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)  # printed after the title in parentheses
 
     @property
     def drug_id(self) -> str:
@@ -117,7 +142,7 @@ class MonographDraft:
         section = next((s for s in self.sections if s.key == TRADE_NAMES), None)
         if section is None:
             return []
-        text = " ".join(str(b["text"]) for b in section.blocks) + section.paragraph
+        text = (" ".join(str(b["text"]) for b in section.blocks) + section.paragraph).replace(BREAK, "")
         return [n.strip(" .") for n in re.split(r"[;,]", text) if n.strip(" .")]
 
 

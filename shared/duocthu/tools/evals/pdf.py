@@ -7,6 +7,9 @@ sections under the right key, per-section text similarity (difflib ratio on NFC 
 whitespace collapsed; figure blocks left out), printed page start and end, table blocks flagged,
 figures flagged (a flagged figure block in the right section, its caption and printed page right),
 trade-name and brand-index aliases. `--each` runs every defect on, then each one alone off, then none.
+`--engines reportlab,typst` measures books typeset by each engine (the project's reportlab renderer
+with the chosen defects; typst in the printed book's layout, `ingest/pdf/render_typst.py`): every
+measure per engine; an engine that is not installed is skipped with a message.
 Targets (every defect on): 40/40 monographs, no extra; 760/760 sections; ratio mean
 >= 0.995, min >= 0.98; pages exact >= 99 %; every table and every figure flagged; every alias present.
 """
@@ -119,9 +122,34 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
     }
 
 
-def run_once(records: list[Monograph], defects: Defects, label: str, workdir: Path) -> Score:
-    pdf = workdir / f"{label.replace(' ', '_').replace(',', '')}.pdf"
-    truth = render(records, pdf, defects)
+ENGINES = ("reportlab", "typst")
+
+
+def engine_missing(engine: str) -> str | None:
+    """Why an engine cannot typeset here, or None when it can."""
+    if engine == "reportlab":
+        try:
+            import reportlab  # noqa: F401
+        except ModuleNotFoundError:
+            return "reportlab is not installed (pip install -e '.[pdf-render]')"
+        return None
+    if engine == "typst":
+        from duocthu.ingest.pdf.render_typst import available
+
+        return None if available() else "typst is not installed (pip install -e '.[pdf-typst]')"
+    return f"unknown engine {engine!r} (known: {', '.join(ENGINES)})"
+
+
+def run_once(
+    records: list[Monograph], defects: Defects, label: str, workdir: Path, engine: str = "reportlab"
+) -> Score:
+    pdf = workdir / f"{engine}-{label.replace(' ', '_').replace(',', '')}.pdf"
+    if engine == "typst":
+        from duocthu.ingest.pdf.render_typst import render_typst
+
+        truth = render_typst(records, pdf)
+    else:
+        truth = render(records, pdf, defects)
     expected = expected_records(records, truth)
     started = time.perf_counter()
     result = convert(pdf)
@@ -162,8 +190,15 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--each", action="store_true", help="all on, then each one off, then none")
     parser.add_argument("--keep", help="folder to keep the rendered PDFs in")
+    parser.add_argument(
+        "--engines", nargs="?", const=",".join(ENGINES), help="comma list of " + ", ".join(ENGINES)
+    )
     args = parser.parse_args(list(argv))
     records = load_source(sample_formulary_path())
+    if args.engines:
+        return _engines(
+            records, [e for e in args.engines.split(",") if e], parse_defects(args.defects), args.keep
+        )
     runs = [("all on", frozenset(DEFECTS))]
     if args.each:
         runs += [(f"all but {d}", frozenset(DEFECTS) - {d}) for d in DEFECTS] + [("none", frozenset())]
@@ -180,4 +215,26 @@ def main(argv: Sequence[str]) -> int:
             print(score.row(), flush=True)
             worst.append(f"{label}: lowest {score.worst}; {score.pages_per_s:.1f} pages/s")
     print("\n" + "\n".join(worst))
+    return 0
+
+
+def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], keep: str | None) -> int:
+    """One row per engine; a missing engine is named, never silently left out."""
+    print("sample formulary (sample data), typeset by each engine then converted back\n")
+    print(HEADER.replace("| defects |", "| engine |", 1))
+    notes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(keep) if keep else Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for engine in engines:
+            missing = engine_missing(engine)
+            if missing:
+                notes.append(f"{engine}: SKIPPED, {missing}")
+                continue
+            named = "all" if on == frozenset(DEFECTS) else ",".join(sorted(on)) or "none"
+            label = f"{engine} (printed-book layout)" if engine == "typst" else f"{engine} (defects {named})"
+            score = run_once(records, Defects(on=on), label, workdir, engine)
+            print(score.row(), flush=True)
+            notes.append(f"{engine}: lowest {score.worst}; {score.pages_per_s:.1f} pages/s")
+    print("\n" + "\n".join(notes))
     return 0

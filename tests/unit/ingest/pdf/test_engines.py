@@ -1,0 +1,54 @@
+"""Books typeset by an engine the converter was not written against (typst, in the printed book's
+layout: mirrored margins, running heads, roman front matter, printed = PDF page + 84, headings
+in other spellings and without bold, bold captions, titles with synonyms, a brand index)."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.models.source import Monograph
+
+pytest.importorskip("typst", reason="typst is not installed (pip install -e '.[pdf-typst]'): no typst book")
+
+from duocthu.ingest.pdf.convert import convert
+from duocthu.ingest.pdf.render import expected_records
+from duocthu.ingest.pdf.render_typst import OFFSET, book_data, render_typst
+from duocthu.tools.evals.pdf import _compare
+
+# A table (loperamid, paracetamol), a synonym title (the 3rd), variant, numbered and upper-case
+# headings (every 2nd and 4th), Stevens-Johnson and beta-lactam in the text.
+SOME = ("acid_acetylsalicylic", "amoxicilin", "carbamazepin", "cefuroxim", "loperamid", "paracetamol")
+
+
+@pytest.fixture(scope="module")
+def typst_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    records = [r for r in sample_records if r.drug_id in SOME]
+    pdf = tmp_path_factory.mktemp("typst") / "book.pdf"
+    truth = render_typst(records, pdf)
+    return expected_records(records, truth), convert(pdf)
+
+
+def test_typst_book_reads_back_whole(typst_book: tuple) -> None:
+    expected, result = typst_book
+    c = _compare(expected, result.records)
+    assert not [str(p) for p in result.problems]
+    assert c["monographs"] == (len(SOME), len(SOME), 0)
+    assert c["sections"][0] == c["sections"][1]
+    assert c["pages"][0] == c["pages"][1]  # printed pages, from the running heads
+    assert min(r for r, _ in c["ratios"]) >= 0.99
+    assert c["tables"][0] == c["tables"][1] == 2
+    assert c["aliases"][0] == c["aliases"][1]
+
+
+def test_typst_book_printed_pages_and_synonym(typst_book: tuple, sample_records: list[Monograph]) -> None:
+    _, result = typst_book
+    by_id = {r["drug_id"]: r for r in result.records}
+    first = by_id["acid_acetylsalicylic"]["sections"][0]
+    assert first["pages"]["start"] == first["pdf_pages"]["start"] + OFFSET  # front matter i-iv skipped
+    printed = [
+        m for m in book_data([r for r in sample_records if r.drug_id in SOME])["monographs"] if m["synonym"]
+    ]
+    assert printed, "the typst book prints a title with a synonym"
+    for mono in printed:  # "CARBAMAZEPIN (Carbamazepine)": title before the parenthesis, synonym an alias
+        assert mono["synonym"] in by_id[mono["id"]]["aliases"]
+    text = " ".join(b["text"] for r in result.records for s in r["sections"] for b in s["blocks"])
+    assert "Stevens- Johnson" not in text and "Stevens-Johnson" in text
