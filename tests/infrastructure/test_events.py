@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from duocthu.api.models import ChatResponse
+from duocthu.api.models import ChatResponse, UnderstoodTurn
 from duocthu.api.turn_steps import TurnInput
-from duocthu.models.evidence import EvidenceBundle
-from duocthu.models.frame import QueryFrame
+from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from moto import mock_aws
 
 from tests.conftest import ROOT
@@ -67,9 +66,9 @@ def test_each_direct_invoke_event_is_answered(
         create_conversations_table(monkeypatch)
         result = load_function(function).handler(event, LambdaContext())
     if function == "understand":
-        QueryFrame.model_validate(result)
+        UnderstoodTurn.model_validate(result)
     elif function == "retrieve":
-        EvidenceBundle.model_validate(result)
+        (GatheredEvidence if step == "plan" else EvidenceBundle).model_validate(result)
     elif STEP_RESULTS[step] is not None:
         ChatResponse.model_validate(result)
     else:
