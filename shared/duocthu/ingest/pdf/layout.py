@@ -170,8 +170,8 @@ def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
 
 
 def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
-    """The column gap, found from the text's own gaps: the widest strip in the page's middle that
-    the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
+    """The column gap, found from the text's own gaps: the strip in the page's middle that the
+    fewest rows' letters cross, at the text block's centre or else the widest (space glyphs ignored: some writers put one
     at each line end, and a mirrored margin moves the text block off the page centre; display
     lines larger than the body text ignored: a centred title crosses the gutter). None for a
     one-column page: too many rows cross it, or no row has letters on one side."""
@@ -181,9 +181,10 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
     sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
     body = sizes.most_common(1)[0][0] if sizes else 0
     for row in rows:
-        letters = _letters(row)
-        if not letters or max(float(c["size"]) for c in letters) > 1.1 * body + 0.5:
-            continue  # a title or a centred display line may cross the gutter: not evidence
+        # letters larger than the body text are no evidence: a centred title may cross the gutter
+        letters = [c for c in _letters(row) if float(c["size"]) <= 1.1 * body + 0.5]
+        if not letters:
+            continue
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
         for x0, x1 in _runs_of_words(letters):
             for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
@@ -198,8 +199,11 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
                 runs[-1] = (runs[-1][0], x)
             else:
                 runs.append((x, x))
-    centre = (hi - lo) / 2
-    a, b = max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - centre)))
+    # The run holding the text block's centre wins (the gutter is there whatever the margins),
+    # else the widest; the split is the run's centre.
+    block = (min(s for s, _ in spans) + max(e for _, e in spans)) / 2 - lo
+    holding = [r for r in runs if r[0] <= block <= r[1] + 1]
+    a, b = holding[0] if holding else max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - block)))
     low = least
     split = (a + b + 1) / 2 + lo
     left = sum(s < split for s, _ in spans)
