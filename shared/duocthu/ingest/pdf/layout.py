@@ -175,11 +175,7 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
     its centre. Space glyphs are ignored (some writers put one at each line end, and a mirrored
     margin moves the text block off the page centre), and so are letters larger than the body
     text (a centred title crosses the gutter). None for a one-column page: too many rows cross
-    it, or no row has letters on one side."""The column gap, found from the text's own gaps: the strip in the page's middle that the
-    fewest rows' letters cross, at the text block's centre or else the widest (space glyphs ignored: some writers put one
-    at each line end, and a mirrored margin moves the text block off the page centre; display
-    lines larger than the body text ignored: a centred title crosses the gutter). None for a
-    one-column page: too many rows cross it, or no row has letters on one side."""
+    it, or no row has letters on one side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
     cover = [0] * (hi - lo)
     spans: list[tuple[float, float]] = []
