@@ -27,6 +27,8 @@ from duocthu.ingest.pdf.structure import (
     title_case,
 )
 
+_ENDS = (".", ":", ";", "!", "?", ")")
+
 
 @dataclass
 class Reader:
@@ -42,6 +44,7 @@ class Reader:
     last_page: int = 0
     body_size: float = 0.0  # the book's body text size: titles stand out from it
     hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
+    open_sentence: bool = False  # the last line read ended mid-sentence: the next one continues it
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -65,10 +68,12 @@ class Reader:
         elif self.pending_title:
             self._after_title(line)
         elif self._identity(line) or self._caption(line) or self._heading(line):
-            return
+            pass
         else:
             self._text(line)
-        line.where = self._where()
+            line.where = self._where()
+        text = line.text.rstrip()
+        self.open_sentence = line.rows is None and not line.figure and not text.endswith(_ENDS)
 
     def _where(self) -> str:
         if self.monograph is None:
@@ -135,7 +140,10 @@ class Reader:
             return False
         key = heading_keys().get(_key_text(line.text))
         starts = line.text.lstrip()[:1]
-        if key is not None and not line.bold and not (starts.isupper() or starts.isdigit()):
+        # without bold, a heading must start a block: a capital, after a finished sentence, not
+        # itself ending one ("… xem mục" / "Thận trọng." is running text)
+        continues = self.open_sentence or line.text.rstrip().endswith(".")
+        if key is not None and not line.bold and (continues or not (starts.isupper() or starts.isdigit())):
             return False
         if key is None and not line.bold:
             return False

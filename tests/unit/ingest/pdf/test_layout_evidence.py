@@ -190,3 +190,24 @@ def test_an_empty_section_is_left_out_and_its_monograph_kept() -> None:
     kept, problems = _degrade(draft, record)
     assert kept is not None and [s["key"] for s in kept["sections"]] == ["ten_chung_quoc_te"]
     assert len(problems) == 1 and "chi_dinh" in problems[0].message
+
+
+def test_a_heading_word_that_ends_a_wrapped_sentence_is_running_text() -> None:
+    # Given a paragraph whose wrapped last line reads like a heading ("… xem mục" / "Thận trọng.")
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("PARACETAMOL", size=12.0),
+        _line("Tên chung quốc tế: Paracetamol."),
+        _line("Chỉ định"),
+        _line("Giảm đau, hạ sốt; với người nghiện rượu xem mục", indent=10.0),
+        _line("Thận trọng."),
+        _line("Thận trọng"),
+        _line("Người suy gan.", indent=10.0),
+    ):
+        reader.feed(line)
+    # Then only the line that starts a block is a heading
+    sections = reader.monographs[0].sections
+    assert [s.key for s in sections] == ["ten_chung_quoc_te", "chi_dinh", "than_trong"]
+    sections[1].close()
+    assert str(sections[1].blocks[0]["text"]).endswith("xem mục Thận trọng.")
+    assert not reader.problems
