@@ -53,3 +53,14 @@ def test_dehyphenation_at_line_end_only_before_lower_case() -> None:
     assert resolve_breaks(joined, set()) == "dùng amoxicilin đường uống"
     assert join_lines("nhóm beta-", "Lactam") == "nhóm beta-Lactam"  # a hard hyphen before a capital
     assert join_lines("", "đầu") == "đầu"
+
+
+def test_the_syllable_list_is_a_full_dictionary_and_glues_no_two_words(sample_records: list) -> None:
+    from duocthu.ingest.pdf.repair import syllables
+
+    # Given the list made from pyvi's dictionary, not from the project's own texts
+    assert len(syllables()) >= 3000
+    assert {"khuyu", "nghiêng", "quynh", "ngoeo"} <= syllables()  # syllables the sample never uses
+    # Then no line of the sample's text is changed by the re-joining (no two words glued)
+    lines = [ln for r in sample_records for s in r.sections for b in s.blocks for ln in b.text.split("\n")]
+    assert [ln for ln in lines if rejoin_syllables(ln) != ln] == []
