@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
@@ -52,6 +53,7 @@ class Line:
         }
 
 
+@cache
 def _is_bold(fontname: str) -> bool:
     return "bold" in fontname.split("+", 1)[-1].lower()
 
@@ -120,7 +122,7 @@ def printed_number(header: list[Char]) -> int | None:
 
 
 def _letters(row: list[Char]) -> list[Char]:
-    return [c for c in row if str(c["text"]).strip()]
+    return [c for c in row if not c["text"].isspace()]
 
 
 def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | None, list[Char] | None]:
@@ -251,13 +253,19 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     attribute of every object, most of the conversion's time on a dense page; this reads the
     same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
+    from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
+    from pdfminer.pdfinterp import PDFPageInterpreter
 
+    # pdfminer's own aggregator, not pdfplumber's: that one also records each character's colours
+    # and marked content, a quarter of the reading time, and nothing here uses them
+    device = PDFPageAggregator(page.pdf.rsrcmgr, pageno=page.page_number)
+    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
     height = float(page.height)
     out: list[Char] = []
     images: list[Char] = []
     rules = 0
-    stack = [page.layout]
+    stack = [device.get_result()]
     while stack:
         node = stack.pop()
         for obj in node:

@@ -45,6 +45,7 @@ def syllables() -> frozenset[str]:
     return frozenset(row[0] for row in _data_lines("vi_syllables.txt"))
 
 
+@cache
 def is_tcvn3_font(fontname: str) -> bool:
     """`.VnTime`, `.VnTimeH`, `ABCDEF+.VnArial`: the legacy fonts are named `.Vn…`."""
     return fontname.split("+", 1)[-1].lstrip(".").startswith("Vn")
