@@ -265,7 +265,7 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     out: list[Char] = []
     images: list[Char] = []
     rules = 0
-    stack = [device.get_result()]
+    stack: list[Any] = [device.get_result()]
     while stack:
         node = stack.pop()
         for obj in node:
