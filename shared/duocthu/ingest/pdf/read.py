@@ -67,10 +67,9 @@ class Reader:
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
-        elif self._identity(line) or self._caption(line) or self._heading(line):
-            pass
-        else:
+        elif not (self._identity(line) or self._caption(line) or self._heading(line)):
             self._text(line)
+        if not line.where:
             line.where = self._where()
         text = line.text.rstrip()
         self.open_sentence = line.rows is None and not line.figure and not text.endswith(_ENDS)
