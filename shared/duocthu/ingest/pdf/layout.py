@@ -171,13 +171,15 @@ def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
     return out
 
 
-def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
+def _gutter(
+    rows: list[list[Char]], width: float, extent: tuple[float, float] | None = None
+) -> tuple[float, float, float] | None:
     """The column gap, found from the text's own gaps: the strip in the page's middle that the
-    fewest rows' letters cross, the one at the text block's centre or else the widest, split at
-    its centre. Space glyphs are ignored (some writers put one at each line end, and a mirrored
-    margin moves the text block off the page centre), and so are letters larger than the body
-    text (a centred title crosses the gutter). None for a one-column page: too many rows cross
-    it, or no row has letters on one side."""
+    fewest rows' letters cross, the one at the text block's centre (`extent`: the page's text
+    from left to right) or else the nearest, split at its centre. Space glyphs are ignored (some
+    writers put one at each line end, and a mirrored margin moves the text block off the page
+    centre), and so are letters larger than the body text (a centred title crosses the gutter).
+    None for a one-column page: too many rows cross it, or no row has letters on one side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
     cover = [0] * (hi - lo)
     spans: list[tuple[float, float]] = []
@@ -203,10 +205,11 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
             else:
                 runs.append((x, x))
     # The run holding the text block's centre wins (the gutter is there whatever the margins),
-    # else the widest; the split is the run's centre.
-    block = (min(s for s, _ in spans) + max(e for _, e in spans)) / 2 - lo
-    holding = [r for r in runs if r[0] <= block <= r[1] + 1]
-    a, b = holding[0] if holding else max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - block)))
+    # else the nearest; the split is the run's centre. The block is the page's whole text, running
+    # head included: a short column does not shrink it.
+    x0, x1 = extent or (min(s for s, _ in spans), max(e for _, e in spans))
+    block = (x0 + x1) / 2 - lo
+    a, b = min(runs, key=lambda r: (max(r[0] - block, block - r[1] - 1, 0.0), -(r[1] - r[0])))
     low = least
     split = (a + b + 1) / 2 + lo
     left = sum(s < split for s, _ in spans)
@@ -327,7 +330,9 @@ def read_page(page: Any, index: int) -> PageRead:
     if boxes:
         body_rows = [[c for c in r if not any(_inside(c, b) for b in boxes)] for r in body_rows]
         body_rows = [r for r in body_rows if r]
-    gutter = _gutter(body_rows, float(page.width))
+    letters = _letters(chars)
+    extent = (min(c["x0"] for c in letters), max(c["x1"] for c in letters)) if letters else None
+    gutter = _gutter(body_rows, float(page.width), extent)
     items: list[Line] = []
     columns: dict[str, list[Line]] = {"L": [], "R": []}
 
@@ -371,7 +376,7 @@ def read_page(page: Any, index: int) -> PageRead:
         for ln in spanning:
             ln.indent = ln.x0 - left_edge
     lines = _reading_order(sorted(items, key=lambda ln: ln.top), columns)
-    return PageRead(index, lines, numbers, romans, bool(_letters(chars)))
+    return PageRead(index, lines, numbers, romans, bool(letters))
 
 
 def _reading_order(spanning: list[Line], columns: dict[str, list[Line]]) -> list[Line]:
