@@ -356,7 +356,12 @@ def read_page(page: Any, index: int) -> PageRead:
         letters = _letters(row)
         if not letters:
             continue
-        if split is None or any(c["x0"] < split < c["x1"] for c in letters):
+        # a row spans when a stretch of its text runs on past the split on both sides by half a
+        # letter (a title that juts a little into the gutter stays in its column)
+        jut = 0.5 * max(float(c["size"]) for c in letters)
+        if split is None or any(
+            x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters)
+        ):
             items.append(_make_line(row, index, None, "S"))
             continue
         for side, part in (

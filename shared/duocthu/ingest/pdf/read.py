@@ -192,7 +192,7 @@ class Reader:
             self.caption is None
             and previous is not None
             and previous["kind"] == "table"
-            and line.page == section.last.page + 1
+            and section.last.rows is not None  # nothing read since: the next column or page
             and previous.get("header") == rows[0]
         )
         if continued and previous is not None:

@@ -211,3 +211,20 @@ def test_a_heading_word_that_ends_a_wrapped_sentence_is_running_text() -> None:
     sections[1].close()
     assert str(sections[1].blocks[0]["text"]).endswith("xem mục Thận trọng.")
     assert not reader.problems
+
+
+def test_an_in_column_table_continued_in_the_next_column_under_its_header_is_one_table() -> None:
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("LOPERAMID", size=12.0),
+        _line("Tên chung quốc tế: Loperamide."),
+        _line("Liều lượng và cách dùng", bold=True),
+        _line("Bảng 1: Liều ngày đầu cho trẻ em"),
+    ):
+        reader.feed(line)
+    header = ["Tuổi", "Liều"]
+    for column, row in (("L", ["2–5 tuổi", "1 mg"]), ("R", ["6–8 tuổi", "2 mg"])):
+        reader.feed(Line(1, None, column, 50.0, 700.0, " | ".join(header), False, 0.0, rows=[header, row]))
+    blocks = reader.monographs[0].sections[-1].blocks
+    assert [b["kind"] for b in blocks] == ["table"]
+    assert str(blocks[0]["text"]).endswith("2–5 tuổi | 1 mg\n6–8 tuổi | 2 mg")
