@@ -301,6 +301,13 @@ def page_lines(page: Any, index: int) -> list[Line]:
     return read.lines
 
 
+def spans(letters: list[Char], split: float) -> bool:
+    """Whether a row's letters cross the column split: a stretch of its text runs past it by half
+    a letter on both sides (a title that juts a little into the gutter stays in its column)."""
+    jut = 0.5 * max(float(c["size"]) for c in letters)
+    return any(x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters))
+
+
 def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
     """ "L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
     if gutter is None:
@@ -356,12 +363,7 @@ def read_page(page: Any, index: int) -> PageRead:
         letters = _letters(row)
         if not letters:
             continue
-        # a row spans when a stretch of its text runs on past the split on both sides by half a
-        # letter (a title that juts a little into the gutter stays in its column)
-        jut = 0.5 * max(float(c["size"]) for c in letters)
-        if split is None or any(
-            x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters)
-        ):
+        if split is None or spans(letters, split):
             items.append(_make_line(row, index, None, "S"))
             continue
         for side, part in (

@@ -228,3 +228,15 @@ def test_an_in_column_table_continued_in_the_next_column_under_its_header_is_one
     blocks = reader.monographs[0].sections[-1].blocks
     assert [b["kind"] for b in blocks] == ["table"]
     assert str(blocks[0]["text"]).endswith("2–5 tuổi | 1 mg\n6–8 tuổi | 2 mg")
+
+
+def test_a_title_jutting_into_the_gutter_stays_in_its_column_a_centred_one_spans() -> None:
+    from duocthu.ingest.pdf.layout import spans
+
+    # Given a split at 297.5 between columns ending at 289 and starting at 306
+    jutting = _row("DIETHYLPROPION (AMFEPRAMONE) 5", 48.0, 194.0, size=13.0, width=8.4)  # ends at 300
+    beside = _row("Mã ATC: L03AB10", 307.0, 196.0)
+    centred = _row("MỤC LỤC TRA CỨU", 224.0, 68.0, size=12.0, width=8.0)
+    assert not spans(jutting + beside, 297.5)
+    assert spans(centred, 297.5)
+    assert spans(_row("x" * 100, 48.0, 300.0), 297.5)  # a full-width caption
