@@ -67,8 +67,16 @@ def line_text(chars: list[Char]) -> str:
     """Characters of one line, left to right (content order kept for ties: combining marks)."""
     out: list[str] = []
     last_x1: float | None = None
-    for char in sorted(chars, key=lambda c: c["x0"]):
+    ordered = sorted(chars, key=lambda c: c["x0"])
+    for n, char in enumerate(ordered):
         text = _char_text(char)
+        following = ordered[n + 1]["x0"] if n + 1 < len(ordered) else None
+        if (
+            text.isspace()
+            and following is not None
+            and following < char["x0"] + 0.5 * (char["x1"] - char["x0"])
+        ):
+            continue  # a space the next letter is drawn over (Chromium writes one at each soft hyphen)
         gap = char["x0"] - last_x1 if last_x1 is not None else 0.0
         if out and out[-1] != " " and text != " " and gap > 0.25 * float(char["size"]):
             out.append(" ")  # a gap with no space character drawn

@@ -28,6 +28,7 @@ from duocthu.ingest.pdf.structure import (
 )
 
 _ENDS = (".", ":", ";", "!", "?", ")")
+CAPTION_LINES = 6  # a caption runs on over at most this many lines (a narrow column wraps it)
 
 
 @dataclass
@@ -159,7 +160,7 @@ class Reader:
 
     def _caption(self, line: Line) -> bool:
         heading = heading_keys().get(_key_text(line.text))
-        if self.caption is not None and self.caption_lines < 3 and heading is None:
+        if self.caption is not None and self.caption_lines < CAPTION_LINES and heading is None:
             self.caption += " " + line.text  # a caption (bold or not) runs on until its table
             self.caption_lines += 1
             return True

@@ -56,8 +56,13 @@ def decode_tcvn3(text: str) -> str:
     return "".join(table.get(ch, ch) for ch in text)
 
 
+# Latin ligatures as presentation forms ("ﬁ", "ﬂ", "ﬃ": some writers put them in the text layer)
+_LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
+
+
 def map_symbols(text: str) -> str:
-    return text.translate(symbol_table())
+    """Symbol-font private-use code points mapped; Latin ligatures spelt out."""
+    return text.translate(symbol_table()).translate(_LIGATURES)
 
 
 def toneless(word: str) -> str:
@@ -125,6 +130,8 @@ def join_lines(previous: str, line: str) -> str:
     a lower-case letter it may be either ("amoxi-" "cilin", "beta-" "lactam"): it is marked with
     `BREAK` and `resolve_breaks` decides from the words the book prints hyphenated mid-line.
     """
+    if previous.endswith(("\u2010", "\u00ad")):  # the typographic hyphen, a soft one drawn
+        previous = previous[:-1] + "-"
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
         return previous[:-1] + BREAK + line
     if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):

@@ -64,3 +64,23 @@ def test_the_syllable_list_is_a_full_dictionary_and_glues_no_two_words(sample_re
     # Then no line of the sample's text is changed by the re-joining (no two words glued)
     lines = [ln for r in sample_records for s in r.sections for b in s.blocks for ln in b.text.split("\n")]
     assert [ln for ln in lines if rejoin_syllables(ln) != ln] == []
+
+
+def test_ligatures_spelt_out_and_a_space_drawn_over_is_no_word_break() -> None:
+    from duocthu.ingest.pdf.layout import line_text
+
+    assert map_symbols("diﬃcile, ﬂuoroquinolon, ﬁdaxomicin") == "difficile, fluoroquinolon, fidaxomicin"
+    chars = [
+        {"text": t, "fontname": "F", "size": 9.0, "x0": x, "x1": x + w}
+        for t, x, w in (
+            ("a", 0.0, 5.0),
+            ("c", 5.0, 4.0),
+            (" ", 9.0, 2.3),
+            ("e", 9.0, 4.5),
+            (" ", 13.5, 2.3),
+            ("n", 16.0, 5.0),
+        )
+    ]
+    assert (
+        line_text(chars) == "ace n"
+    )  # the first space is drawn over by "e" (a soft hyphen's), the second is real
