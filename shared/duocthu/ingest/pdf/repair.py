@@ -118,7 +118,8 @@ def rejoin_syllables(text: str) -> str:
     return " ".join(out)
 
 
-_LINE_END_HYPHEN = re.compile(r"(\w{2,})-$")
+_LINE_END_HYPHEN = re.compile(r"(\w+)-$")
+_LINE_END_DASH = re.compile(r"\w[–—]$")  # "25–" / "90%": a range broken after its dash
 BREAK = "\u00ad"  # a line-end hyphen before a lower-case continuation, until the book decides
 _BROKEN = re.compile(rf"([\w-]*\w){BREAK}(\w[\w-]*)")
 
@@ -136,7 +137,7 @@ def join_lines(previous: str, line: str) -> str:
         return previous[:-1] + BREAK + line
     if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):
         return previous + line
-    if previous.endswith("/"):  # "sulfamethoxazol/" + "trimethoprim": one name
+    if previous.endswith("/") or _LINE_END_DASH.search(previous):  # "sulfamethoxazol/" "trimethoprim"
         return previous + line
     return f"{previous} {line}" if previous else line
 

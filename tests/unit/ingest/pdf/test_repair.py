@@ -84,3 +84,10 @@ def test_ligatures_spelt_out_and_a_space_drawn_over_is_no_word_break() -> None:
     assert (
         line_text(chars) == "ace n"
     )  # the first space is drawn over by "e" (a soft hyphen's), the second is real
+
+
+def test_a_range_broken_after_its_dash_and_a_one_letter_prefix() -> None:
+    assert join_lines("khoảng 25–", "90% nồng độ") == "khoảng 25–90% nồng độ"
+    joined = join_lines("thải qua thận nhờ P-", "glycoprotein")
+    assert resolve_breaks(joined, {"P-glycoprotein"}) == "thải qua thận nhờ P-glycoprotein"
+    assert join_lines("liều 5 –", "10 mg") == "liều 5 – 10 mg"  # a spaced dash is a word
