@@ -1,10 +1,11 @@
-"""A PDF page as lines in reading order, each with its provenance (page, column, position).
+"""A PDF page as lines in reading order, each with its provenance (page, column, position), and
+the page numbers its running head or foot prints.
 
-pdfplumber gives characters with font, size and position. The page is cut geometrically: a line
-with characters in the gutter spans both columns and closes a band; inside a band the left column
-is read before the right one, whatever order the content stream wrote them in. Ruled tables
-(pdfplumber's `find_tables`) are items of their own, full width; so is each image (`page.images`),
-in the column it stands in: a figure, never text.
+pdfminer's layout (through pdfplumber) gives characters with font, size and position, images and
+rules. The columns are found from the text's own gaps (`_gutter`); a row whose text crosses the
+split spans both columns and closes a band; inside a band the left column is read before the
+right one, whatever order the content stream wrote them in. Ruled tables (pdfplumber's
+`find_tables`) and images are items of their own, in the column they stand in or spanning.
 """
 
 from __future__ import annotations
@@ -122,11 +123,6 @@ def folio_candidates(tokens: list[str]) -> tuple[list[int], list[str]]:
     (front matter), wherever the line sits (left, right or centre)."""
     ends = list(dict.fromkeys([*tokens[:1], *tokens[-1:]]))
     return [int(t) for t in ends if _NUMBER.match(t)], [t for t in ends if _ROMAN.match(t)]
-
-
-def printed_number(header: list[Char]) -> int | None:
-    numbers, _ = folio_candidates(line_text(header).split())
-    return numbers[0] if numbers else None
 
 
 def _letters(row: list[Char]) -> list[Char]:
@@ -252,10 +248,6 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
     )
 
 
-def page_chars(page: Any) -> list[Char]:
-    return page_objects(page)[0]
-
-
 def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     """The page's characters and images from pdfminer's layout objects, with the fields used here,
     and how many rules it draws that could make a table's grid (rectangles, vertical lines).
@@ -300,13 +292,6 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
             elif isinstance(obj, LTContainer):
                 stack.append(obj)
     return out, images, rules
-
-
-def page_lines(page: Any, index: int) -> list[Line]:
-    """The page's lines (and tables) in reading order; [] for a page without a text layer."""
-    read = read_page(page, index)
-    read.set_printed(read.numbers[0] if read.numbers else None)
-    return read.lines
 
 
 def spans(letters: list[Char], split: float) -> bool:
