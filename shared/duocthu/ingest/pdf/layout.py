@@ -1,10 +1,11 @@
-"""A PDF page as lines in reading order, each with its provenance (page, column, position).
+"""A PDF page as lines in reading order, each with its provenance (page, column, position), and
+the page numbers its running head or foot prints.
 
-pdfplumber gives characters with font, size and position. The page is cut geometrically: a line
-with characters in the gutter spans both columns and closes a band; inside a band the left column
-is read before the right one, whatever order the content stream wrote them in. Ruled tables
-(pdfplumber's `find_tables`) are items of their own, full width; so is each image (`page.images`),
-in the column it stands in: a figure, never text.
+pdfminer's layout (through pdfplumber) gives characters with font, size and position, images and
+rules. The columns are found from the text's own gaps (`_gutter`); a row whose text crosses the
+split spans both columns and closes a band; inside a band the left column is read before the
+right one, whatever order the content stream wrote them in. Ruled tables (pdfplumber's
+`find_tables`) and images are items of their own, in the column they stand in or spanning.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
@@ -52,6 +54,7 @@ class Line:
         }
 
 
+@cache
 def _is_bold(fontname: str) -> bool:
     return "bold" in fontname.split("+", 1)[-1].lower()
 
@@ -65,8 +68,16 @@ def line_text(chars: list[Char]) -> str:
     """Characters of one line, left to right (content order kept for ties: combining marks)."""
     out: list[str] = []
     last_x1: float | None = None
-    for char in sorted(chars, key=lambda c: c["x0"]):
+    ordered = sorted(chars, key=lambda c: c["x0"])
+    for n, char in enumerate(ordered):
         text = _char_text(char)
+        following = ordered[n + 1]["x0"] if n + 1 < len(ordered) else None
+        if (
+            text.isspace()
+            and following is not None
+            and following < char["x0"] + 0.5 * (char["x1"] - char["x0"])
+        ):
+            continue  # a space the next letter is drawn over (Chromium writes one at each soft hyphen)
         gap = char["x0"] - last_x1 if last_x1 is not None else 0.0
         if out and out[-1] != " " and text != " " and gap > 0.25 * float(char["size"]):
             out.append(" ")  # a gap with no space character drawn
@@ -114,13 +125,8 @@ def folio_candidates(tokens: list[str]) -> tuple[list[int], list[str]]:
     return [int(t) for t in ends if _NUMBER.match(t)], [t for t in ends if _ROMAN.match(t)]
 
 
-def printed_number(header: list[Char]) -> int | None:
-    numbers, _ = folio_candidates(line_text(header).split())
-    return numbers[0] if numbers else None
-
-
 def _letters(row: list[Char]) -> list[Char]:
-    return [c for c in row if str(c["text"]).strip()]
+    return [c for c in row if not c["text"].isspace()]
 
 
 def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | None, list[Char] | None]:
@@ -169,21 +175,25 @@ def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
     return out
 
 
-def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] | None:
-    """The column gap, found from the text's own gaps: the widest strip in the page's middle that
-    the fewest rows' letters cross, split at its centre (space glyphs ignored: some writers put one
-    at each line end, and a mirrored margin moves the text block off the page centre; display
-    lines larger than the body text ignored: a centred title crosses the gutter). None for a
-    one-column page: too many rows cross it, or no row has letters on one side."""
+def _gutter(
+    rows: list[list[Char]], width: float, extent: tuple[float, float] | None = None
+) -> tuple[float, float, float] | None:
+    """The column gap, found from the text's own gaps: the strip in the page's middle that the
+    fewest rows' letters cross, the one at the text block's centre (`extent`: the page's text
+    from left to right) or else the nearest, split at its centre. Space glyphs are ignored (some
+    writers put one at each line end, and a mirrored margin moves the text block off the page
+    centre), and so are letters larger than the body text (a centred title crosses the gutter).
+    None for a one-column page: too many rows cross it, or no row has letters on one side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
     cover = [0] * (hi - lo)
     spans: list[tuple[float, float]] = []
     sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
     body = sizes.most_common(1)[0][0] if sizes else 0
     for row in rows:
-        letters = _letters(row)
-        if not letters or max(float(c["size"]) for c in letters) > 1.1 * body + 0.5:
-            continue  # a title or a centred display line may cross the gutter: not evidence
+        # letters larger than the body text are no evidence: a centred title may cross the gutter
+        letters = [c for c in _letters(row) if float(c["size"]) <= 1.1 * body + 0.5]
+        if not letters:
+            continue
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
         for x0, x1 in _runs_of_words(letters):
             for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
@@ -198,8 +208,12 @@ def _gutter(rows: list[list[Char]], width: float) -> tuple[float, float, float] 
                 runs[-1] = (runs[-1][0], x)
             else:
                 runs.append((x, x))
-    centre = (hi - lo) / 2
-    a, b = max(runs, key=lambda r: (r[1] - r[0], -abs((r[0] + r[1]) / 2 - centre)))
+    # The run holding the text block's centre wins (the gutter is there whatever the margins),
+    # else the nearest; the split is the run's centre. The block is the page's whole text, running
+    # head included: a short column does not shrink it.
+    x0, x1 = extent or (min(s for s, _ in spans), max(e for _, e in spans))
+    block = (x0 + x1) / 2 - lo
+    a, b = min(runs, key=lambda r: (max(r[0] - block, block - r[1] - 1, 0.0), -(r[1] - r[0])))
     low = least
     split = (a + b + 1) / 2 + lo
     left = sum(s < split for s, _ in spans)
@@ -234,10 +248,6 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
     )
 
 
-def page_chars(page: Any) -> list[Char]:
-    return page_objects(page)[0]
-
-
 def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     """The page's characters and images from pdfminer's layout objects, with the fields used here,
     and how many rules it draws that could make a table's grid (rectangles, vertical lines).
@@ -246,13 +256,19 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     attribute of every object, most of the conversion's time on a dense page; this reads the
     same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
+    from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
+    from pdfminer.pdfinterp import PDFPageInterpreter
 
+    # pdfminer's own aggregator, not pdfplumber's: that one also records each character's colours
+    # and marked content, a quarter of the reading time, and nothing here uses them
+    device = PDFPageAggregator(page.pdf.rsrcmgr, pageno=page.page_number)
+    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
     height = float(page.height)
     out: list[Char] = []
     images: list[Char] = []
     rules = 0
-    stack = [page.layout]
+    stack: list[Any] = [device.get_result()]
     while stack:
         node = stack.pop()
         for obj in node:
@@ -278,11 +294,11 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     return out, images, rules
 
 
-def page_lines(page: Any, index: int) -> list[Line]:
-    """The page's lines (and tables) in reading order; [] for a page without a text layer."""
-    read = read_page(page, index)
-    read.set_printed(read.numbers[0] if read.numbers else None)
-    return read.lines
+def spans(letters: list[Char], split: float) -> bool:
+    """Whether a row's letters cross the column split: a stretch of its text runs past it by half
+    a letter on both sides (a title that juts a little into the gutter stays in its column)."""
+    jut = 0.5 * max(float(c["size"]) for c in letters)
+    return any(x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters))
 
 
 def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
@@ -314,7 +330,9 @@ def read_page(page: Any, index: int) -> PageRead:
     if boxes:
         body_rows = [[c for c in r if not any(_inside(c, b) for b in boxes)] for r in body_rows]
         body_rows = [r for r in body_rows if r]
-    gutter = _gutter(body_rows, float(page.width))
+    letters = _letters(chars)
+    extent = (min(c["x0"] for c in letters), max(c["x1"] for c in letters)) if letters else None
+    gutter = _gutter(body_rows, float(page.width), extent)
     items: list[Line] = []
     columns: dict[str, list[Line]] = {"L": [], "R": []}
 
@@ -338,7 +356,7 @@ def read_page(page: Any, index: int) -> PageRead:
         letters = _letters(row)
         if not letters:
             continue
-        if split is None or any(c["x0"] < split < c["x1"] for c in letters):
+        if split is None or spans(letters, split):
             items.append(_make_line(row, index, None, "S"))
             continue
         for side, part in (
@@ -358,7 +376,7 @@ def read_page(page: Any, index: int) -> PageRead:
         for ln in spanning:
             ln.indent = ln.x0 - left_edge
     lines = _reading_order(sorted(items, key=lambda ln: ln.top), columns)
-    return PageRead(index, lines, numbers, romans, bool(_letters(chars)))
+    return PageRead(index, lines, numbers, romans, bool(letters))
 
 
 def _reading_order(spanning: list[Line], columns: dict[str, list[Line]]) -> list[Line]:

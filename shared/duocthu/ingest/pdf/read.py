@@ -27,6 +27,9 @@ from duocthu.ingest.pdf.structure import (
     title_case,
 )
 
+_ENDS = (".", ":", ";", "!", "?", ")")
+CAPTION_LINES = 6  # a caption runs on over at most this many lines (a narrow column wraps it)
+
 
 @dataclass
 class Reader:
@@ -42,6 +45,7 @@ class Reader:
     last_page: int = 0
     body_size: float = 0.0  # the book's body text size: titles stand out from it
     hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
+    open_sentence: bool = False  # the last line read ended mid-sentence: the next one continues it
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -64,11 +68,12 @@ class Reader:
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
-        elif self._identity(line) or self._caption(line) or self._heading(line):
-            return
-        else:
+        elif not (self._identity(line) or self._caption(line) or self._heading(line)):
             self._text(line)
-        line.where = self._where()
+        if not line.where:
+            line.where = self._where()
+        text = line.text.rstrip()
+        self.open_sentence = line.rows is None and not line.figure and not text.endswith(_ENDS)
 
     def _where(self) -> str:
         if self.monograph is None:
@@ -135,7 +140,10 @@ class Reader:
             return False
         key = heading_keys().get(_key_text(line.text))
         starts = line.text.lstrip()[:1]
-        if key is not None and not line.bold and not (starts.isupper() or starts.isdigit()):
+        # without bold, a heading must start a block: a capital, after a finished sentence, not
+        # itself ending one ("… xem mục" / "Thận trọng." is running text)
+        continues = self.open_sentence or line.text.rstrip().endswith(".")
+        if key is not None and not line.bold and (continues or not (starts.isupper() or starts.isdigit())):
             return False
         if key is None and not line.bold:
             return False
@@ -152,7 +160,7 @@ class Reader:
 
     def _caption(self, line: Line) -> bool:
         heading = heading_keys().get(_key_text(line.text))
-        if self.caption is not None and self.caption_lines < 3 and heading is None:
+        if self.caption is not None and self.caption_lines < CAPTION_LINES and heading is None:
             self.caption += " " + line.text  # a caption (bold or not) runs on until its table
             self.caption_lines += 1
             return True
@@ -185,7 +193,7 @@ class Reader:
             self.caption is None
             and previous is not None
             and previous["kind"] == "table"
-            and line.page == section.last.page + 1
+            and section.last.rows is not None  # nothing read since: the next column or page
             and previous.get("header") == rows[0]
         )
         if continued and previous is not None:

@@ -75,7 +75,7 @@ def _synonym(record: Monograph) -> str | None:
     return names[0].capitalize() if names else None
 
 
-def book_data(records: list[Monograph]) -> dict[str, Any]:
+def book_data(records: list[Monograph], columns: int = 2, mirrored: bool = True) -> dict[str, Any]:
     sample = next((r for r in records if r.sample_data), None)
     monographs: list[dict[str, Any]] = []
     for index, record in enumerate(records):
@@ -146,6 +146,8 @@ def book_data(records: list[Monograph]) -> dict[str, Any]:
         "subject": f"sample_data: {sample.notice or 'dữ liệu mẫu'}" if sample else "",
         "font": _font()[0],
         "offset": OFFSET,
+        "columns": columns,
+        "mirrored": mirrored,
         "front": FRONT,
         "abbreviations": ABBREVIATIONS,
         "monographs": monographs,
@@ -153,8 +155,9 @@ def book_data(records: list[Monograph]) -> dict[str, Any]:
     }
 
 
-def render_typst(records: list[Monograph], out: Path) -> Truth:
-    """Typeset the records with typst into `out`; the truth comes from typst's own layout."""
+def render_typst(records: list[Monograph], out: Path, columns: int = 2, mirrored: bool = True) -> Truth:
+    """Typeset the records with typst into `out` (two columns on mirrored margins, or one column on
+    centred ones); the truth comes from typst's own layout."""
     import typst
 
     template = resources.files("duocthu.ingest.pdf").joinpath("data").joinpath("typst_book.typ")
@@ -162,7 +165,7 @@ def render_typst(records: list[Monograph], out: Path) -> Truth:
         folder = Path(tmp)
         (folder / "book.typ").write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
         (folder / "book.json").write_text(
-            json.dumps(book_data(records), ensure_ascii=False), encoding="utf-8"
+            json.dumps(book_data(records, columns, mirrored), ensure_ascii=False), encoding="utf-8"
         )
         fonts = _font()[1]
         typst.compile(str(folder / "book.typ"), output=str(folder / "book.pdf"), font_paths=fonts)

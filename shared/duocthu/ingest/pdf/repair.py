@@ -45,6 +45,7 @@ def syllables() -> frozenset[str]:
     return frozenset(row[0] for row in _data_lines("vi_syllables.txt"))
 
 
+@cache
 def is_tcvn3_font(fontname: str) -> bool:
     """`.VnTime`, `.VnTimeH`, `ABCDEF+.VnArial`: the legacy fonts are named `.Vn…`."""
     return fontname.split("+", 1)[-1].lstrip(".").startswith("Vn")
@@ -55,8 +56,13 @@ def decode_tcvn3(text: str) -> str:
     return "".join(table.get(ch, ch) for ch in text)
 
 
+# Latin ligatures as presentation forms ("ﬁ", "ﬂ", "ﬃ": some writers put them in the text layer)
+_LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
+
+
 def map_symbols(text: str) -> str:
-    return text.translate(symbol_table())
+    """Symbol-font private-use code points mapped; Latin ligatures spelt out."""
+    return text.translate(symbol_table()).translate(_LIGATURES)
 
 
 def toneless(word: str) -> str:
@@ -112,7 +118,8 @@ def rejoin_syllables(text: str) -> str:
     return " ".join(out)
 
 
-_LINE_END_HYPHEN = re.compile(r"(\w{2,})-$")
+_LINE_END_HYPHEN = re.compile(r"(\w+)-$")
+_LINE_END_DASH = re.compile(r"\w[–—]$")  # "25–" / "90%": a range broken after its dash
 BREAK = "\u00ad"  # a line-end hyphen before a lower-case continuation, until the book decides
 _BROKEN = re.compile(rf"([\w-]*\w){BREAK}(\w[\w-]*)")
 
@@ -124,11 +131,13 @@ def join_lines(previous: str, line: str) -> str:
     a lower-case letter it may be either ("amoxi-" "cilin", "beta-" "lactam"): it is marked with
     `BREAK` and `resolve_breaks` decides from the words the book prints hyphenated mid-line.
     """
+    if previous.endswith(("\u2010", "\u00ad")):  # the typographic hyphen, a soft one drawn
+        previous = previous[:-1] + "-"
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
         return previous[:-1] + BREAK + line
     if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):
         return previous + line
-    if previous.endswith("/"):  # "sulfamethoxazol/" + "trimethoprim": one name
+    if previous.endswith("/") or _LINE_END_DASH.search(previous):  # "sulfamethoxazol/" "trimethoprim"
         return previous + line
     return f"{previous} {line}" if previous else line
 

@@ -8,7 +8,9 @@ whitespace collapsed; figure blocks left out), printed page start and end, table
 figures flagged (a flagged figure block in the right section, its caption and printed page right),
 trade-name and brand-index aliases. `--each` runs every defect on, then each one alone off, then none.
 `--engines reportlab,typst` measures books typeset by each engine (the project's reportlab renderer
-with the chosen defects; typst in the printed book's layout, `ingest/pdf/render_typst.py`): every
+with the chosen defects; typst in the printed book's layout, `ingest/pdf/render_typst.py`, and
+typst-1col, the same in one column on centred margins; chromium, an HTML layout printed by
+Debian's Chromium, `ingest/pdf/render_chromium.py`): every
 measure per engine; an engine that is not installed is skipped with a message.
 Targets (every defect on): 40/40 monographs, no extra; 760/760 sections; ratio mean
 >= 0.995, min >= 0.98; pages exact >= 99 %; every table and every figure flagged; every alias present.
@@ -122,7 +124,7 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
     }
 
 
-ENGINES = ("reportlab", "typst")
+ENGINES = ("reportlab", "typst", "typst-1col", "chromium")
 
 
 def engine_missing(engine: str) -> str | None:
@@ -133,10 +135,15 @@ def engine_missing(engine: str) -> str | None:
         except ModuleNotFoundError:
             return "reportlab is not installed (pip install -e '.[pdf-render]')"
         return None
-    if engine == "typst":
+    if engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import available
 
         return None if available() else "typst is not installed (pip install -e '.[pdf-typst]')"
+    if engine == "chromium":
+        from duocthu.ingest.pdf.render_chromium import CHROMIUM
+        from duocthu.ingest.pdf.render_chromium import available as chromium_available
+
+        return None if chromium_available() else f"{CHROMIUM} is not installed (apt-get install chromium)"
     return f"unknown engine {engine!r} (known: {', '.join(ENGINES)})"
 
 
@@ -144,10 +151,14 @@ def run_once(
     records: list[Monograph], defects: Defects, label: str, workdir: Path, engine: str = "reportlab"
 ) -> Score:
     pdf = workdir / f"{engine}-{label.replace(' ', '_').replace(',', '')}.pdf"
-    if engine == "typst":
+    if engine == "chromium":
+        from duocthu.ingest.pdf.render_chromium import render_chromium
+
+        truth = render_chromium(records, pdf)
+    elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst
 
-        truth = render_typst(records, pdf)
+        truth = render_typst(records, pdf, *((1, False) if engine == "typst-1col" else (2, True)))
     else:
         truth = render(records, pdf, defects)
     expected = expected_records(records, truth)
@@ -232,7 +243,11 @@ def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], k
                 notes.append(f"{engine}: SKIPPED, {missing}")
                 continue
             named = "all" if on == frozenset(DEFECTS) else ",".join(sorted(on)) or "none"
-            label = f"{engine} (printed-book layout)" if engine == "typst" else f"{engine} (defects {named})"
+            label = {
+                "typst": "typst (printed-book layout)",
+                "typst-1col": "typst (one column, centred margins)",
+                "chromium": "chromium (HTML, CSS columns, mirrored margins)",
+            }.get(engine, f"{engine} (defects {named})")
             score = run_once(records, Defects(on=on), label, workdir, engine)
             print(score.row(), flush=True)
             notes.append(f"{engine}: lowest {score.worst}; {score.pages_per_s:.1f} pages/s")

@@ -190,3 +190,53 @@ def test_an_empty_section_is_left_out_and_its_monograph_kept() -> None:
     kept, problems = _degrade(draft, record)
     assert kept is not None and [s["key"] for s in kept["sections"]] == ["ten_chung_quoc_te"]
     assert len(problems) == 1 and "chi_dinh" in problems[0].message
+
+
+def test_a_heading_word_that_ends_a_wrapped_sentence_is_running_text() -> None:
+    # Given a paragraph whose wrapped last line reads like a heading ("… xem mục" / "Thận trọng.")
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("PARACETAMOL", size=12.0),
+        _line("Tên chung quốc tế: Paracetamol."),
+        _line("Chỉ định"),
+        _line("Giảm đau, hạ sốt; với người nghiện rượu xem mục", indent=10.0),
+        _line("Thận trọng."),
+        _line("Thận trọng"),
+        _line("Người suy gan.", indent=10.0),
+    ):
+        reader.feed(line)
+    # Then only the line that starts a block is a heading
+    sections = reader.monographs[0].sections
+    assert [s.key for s in sections] == ["ten_chung_quoc_te", "chi_dinh", "than_trong"]
+    sections[1].close()
+    assert str(sections[1].blocks[0]["text"]).endswith("xem mục Thận trọng.")
+    assert not reader.problems
+
+
+def test_an_in_column_table_continued_in_the_next_column_under_its_header_is_one_table() -> None:
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("LOPERAMID", size=12.0),
+        _line("Tên chung quốc tế: Loperamide."),
+        _line("Liều lượng và cách dùng", bold=True),
+        _line("Bảng 1: Liều ngày đầu cho trẻ em"),
+    ):
+        reader.feed(line)
+    header = ["Tuổi", "Liều"]
+    for column, row in (("L", ["2–5 tuổi", "1 mg"]), ("R", ["6–8 tuổi", "2 mg"])):
+        reader.feed(Line(1, None, column, 50.0, 700.0, " | ".join(header), False, 0.0, rows=[header, row]))
+    blocks = reader.monographs[0].sections[-1].blocks
+    assert [b["kind"] for b in blocks] == ["table"]
+    assert str(blocks[0]["text"]).endswith("2–5 tuổi | 1 mg\n6–8 tuổi | 2 mg")
+
+
+def test_a_title_jutting_into_the_gutter_stays_in_its_column_a_centred_one_spans() -> None:
+    from duocthu.ingest.pdf.layout import spans
+
+    # Given a split at 297.5 between columns ending at 289 and starting at 306
+    jutting = _row("DIETHYLPROPION (AMFEPRAMONE) 5", 48.0, 194.0, size=13.0, width=8.4)  # ends at 300
+    beside = _row("Mã ATC: L03AB10", 307.0, 196.0)
+    centred = _row("MỤC LỤC TRA CỨU", 224.0, 68.0, size=12.0, width=8.0)
+    assert not spans(jutting + beside, 297.5)
+    assert spans(centred, 297.5)
+    assert spans(_row("x" * 100, 48.0, 300.0), 297.5)  # a full-width caption

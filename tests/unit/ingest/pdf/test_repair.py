@@ -53,3 +53,41 @@ def test_dehyphenation_at_line_end_only_before_lower_case() -> None:
     assert resolve_breaks(joined, set()) == "dùng amoxicilin đường uống"
     assert join_lines("nhóm beta-", "Lactam") == "nhóm beta-Lactam"  # a hard hyphen before a capital
     assert join_lines("", "đầu") == "đầu"
+
+
+def test_the_syllable_list_is_a_full_dictionary_and_glues_no_two_words(sample_records: list) -> None:
+    from duocthu.ingest.pdf.repair import syllables
+
+    # Given the list made from pyvi's dictionary, not from the project's own texts
+    assert len(syllables()) >= 3000
+    assert {"khuyu", "nghiêng", "quynh", "ngoeo"} <= syllables()  # syllables the sample never uses
+    # Then no line of the sample's text is changed by the re-joining (no two words glued)
+    lines = [ln for r in sample_records for s in r.sections for b in s.blocks for ln in b.text.split("\n")]
+    assert [ln for ln in lines if rejoin_syllables(ln) != ln] == []
+
+
+def test_ligatures_spelt_out_and_a_space_drawn_over_is_no_word_break() -> None:
+    from duocthu.ingest.pdf.layout import line_text
+
+    assert map_symbols("diﬃcile, ﬂuoroquinolon, ﬁdaxomicin") == "difficile, fluoroquinolon, fidaxomicin"
+    chars = [
+        {"text": t, "fontname": "F", "size": 9.0, "x0": x, "x1": x + w}
+        for t, x, w in (
+            ("a", 0.0, 5.0),
+            ("c", 5.0, 4.0),
+            (" ", 9.0, 2.3),
+            ("e", 9.0, 4.5),
+            (" ", 13.5, 2.3),
+            ("n", 16.0, 5.0),
+        )
+    ]
+    assert (
+        line_text(chars) == "ace n"
+    )  # the first space is drawn over by "e" (a soft hyphen's), the second is real
+
+
+def test_a_range_broken_after_its_dash_and_a_one_letter_prefix() -> None:
+    assert join_lines("khoảng 25–", "90% nồng độ") == "khoảng 25–90% nồng độ"
+    joined = join_lines("thải qua thận nhờ P-", "glycoprotein")
+    assert resolve_breaks(joined, {"P-glycoprotein"}) == "thải qua thận nhờ P-glycoprotein"
+    assert join_lines("liều 5 –", "10 mg") == "liều 5 – 10 mg"  # a spaced dash is a word
