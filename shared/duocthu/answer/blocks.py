@@ -44,6 +44,12 @@ def text_block(lines: Sequence[str]) -> TextBlock:
     return TextBlock(lines=tuple(lines))
 
 
+def source_notice(bundle: EvidenceBundle) -> NoticeBlock | None:
+    """The book and edition the reply quotes, named once (each block names its section and pages)."""
+    ref = next((ref for item in bundle.evidence for ref in item.source_refs), None)
+    return notice("source", f"Nguồn: {ref.book_line()}.", spaced=True) if ref else None
+
+
 def source_of(bundle: EvidenceBundle) -> Source | None:
     ref = next((ref for item in bundle.evidence for ref in item.source_refs), None)
     return Source(book=ref.book, edition=ref.edition, sample_data=ref.sample_data) if ref else None
@@ -82,7 +88,7 @@ def section_blocks(first: EvidenceItem, items: Sequence[EvidenceItem]) -> list[S
     table block of its own, read in the text where it stands."""
     ref = first.source_refs[0]
     heading = SECTION_HEADINGS.get(first.section_key, first.section_key)
-    head = ("", f"【{first.display_name}】 {heading}", f"Nguồn: {ref.citation()}")
+    head = ("", f"【{first.display_name}】 {heading} ({ref.pages()})")
     blocks: list[SectionBlock | TableBlock] = []
     paragraphs: list[Paragraph] = []
     lines: list[str] = list(head)

@@ -19,6 +19,7 @@ from duocthu.answer.blocks import (
     notice,
     sample_notice,
     section_blocks,
+    source_notice,
     verify_notice,
 )
 from duocthu.answer.support import MARKER, sentences, unsupported
@@ -95,6 +96,7 @@ def extractive_answer(bundle: EvidenceBundle, *, sample_data: bool) -> Answer:
         count = len(bundle.omitted_evidence_ids)
         omitted = f"(Còn {count} đoạn liên quan không hiển thị vì giới hạn độ dài.)"
         blocks.append(notice("omitted", omitted, spaced=True))
+    blocks += [source] if (source := source_notice(bundle)) else []
     if sample_data:
         blocks.append(sample_notice())
     return Answer(tuple(blocks), citations_of(bundle.evidence), "extractive")
@@ -229,10 +231,12 @@ class BedrockAnswerGenerator:
             log.warning("generated answer rejected: %s", problem)
             return _replace(fallback, fallback_reason=problem)
         lines = [text, "", "Nguồn:"] + [
-            f"[{n}] {item.source_refs[0].citation()}" for n, item in enumerate(bundle.evidence, 1)
+            f"[{n}] {item.display_name}, {item.source_refs[0].place()}"
+            for n, item in enumerate(bundle.evidence, 1)
         ]
         blocks: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
         blocks.append(GeneratedBlock(method="bedrock", lines=tuple(lines)))
+        blocks += [source] if (source := source_notice(bundle)) else []
         if sample_data:
             blocks.append(sample_notice())
         return Answer(tuple(blocks), citations_of(bundle.evidence), "bedrock")

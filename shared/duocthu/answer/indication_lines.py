@@ -19,11 +19,12 @@ from duocthu.retrieval.reverse.wordings import wordings_of
 NOT_FOUND = "–"
 HEADING = SECTION_HEADINGS[INDICATION_SECTION]
 LINE_WINDOW = 90  # characters of the line shown around the condition in a table cell
-# A reply's target length (docs/quality.md), and the room its closing sample notice takes. In the
+# A reply's target length (docs/quality.md), and the room its closing lines take (the book named
+# once, the sample notice). In the
 # compact which-drug reply a line gets its share of what the lines before it and that notice
 # leave, never less than a table cell's, at most a whole long sentence.
 REPLY_TARGET = 3000
-CLOSING = 120
+CLOSING = 200
 LONGEST_LINE = 320
 SOURCE = 60  # a line's drug, section and page
 # How a drug ranked below the direct ones names the condition (retrieval.reverse.directness), so

@@ -18,6 +18,7 @@ from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.reply import InteractionPair, PairMention
 from duocthu.retrieval.interactions import names_in, phrase_in
 
 HEADING = SECTION_HEADINGS[INTERACTION_SECTION]
@@ -48,6 +49,13 @@ class Mention:
     by_class: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    parts: Mapping[str, Sequence[EvidenceItem]]  # each drug's pooled parts, in part order
+    sectioned: set[str]  # the asked catalogue drugs whose monograph has the section
+    pairs: list[tuple[str, str, list[Mention]]]
+
+
 class InteractionLines:
     """The compact interaction reply's lines and quick replies, from the plan's drugs and names."""
 
@@ -67,30 +75,60 @@ class InteractionLines:
     def name(self, drug: str) -> str:
         return self.titles.get(drug, f"“{drug}”")
 
-    def lines(self, bundle: EvidenceBundle, used: int = 0, about: str | None = None) -> list[str]:
-        """The pairs in the order the drugs were asked, those the sections name first, then the
-        silent ones; `used`: the characters before these lines; `about`: only that drug's pairs."""
-        known, unknown = self.known, self.unknown
+    def _read(self, bundle: EvidenceBundle, about: str | None) -> _Reading:
+        """Each asked pair (in the order the drugs were asked; `about`: only that drug's) with the
+        sentences of each one's section naming the other."""
         parts: dict[str, list[EvidenceItem]] = {}
         for item in sorted(bundle.evidence, key=lambda i: i.part_index):
             parts.setdefault(item.drug_id, []).append(item)
+        known, unknown = self.known, self.unknown
         sectioned = {d for d in known if d in parts or self.section(d, INTERACTION_SECTION)}
-        lines = ["", OPENING]
-        lines += [NO_SECTION.format(a=self.name(d), heading=HEADING) for d in known if d not in sectioned]
         pairs = [(a, b) for i, a in enumerate(known) for b in (*known[i + 1 :], *unknown)]
-        pairs = [pair for pair in pairs if about is None or about in pair]
-        named: list[tuple[str, str, list[Mention]]] = []
-        for a, b in pairs:
-            mentions = [
-                m for m in (self._mention(a, b, parts, bundle), self._mention(b, a, parts, bundle)) if m
-            ]
-            if mentions:
-                named.append((a, b, mentions))
-            elif a in sectioned or b in sectioned:
-                lines.append(self._silent(a, b, sectioned, parts))
+        found = [
+            (a, b, [m for m in (self._mention(a, b, parts, bundle), self._mention(b, a, parts, bundle)) if m])
+            for a, b in pairs
+            if about is None or about in (a, b)
+        ]
+        return _Reading(parts, sectioned, found)
+
+    def lines(self, bundle: EvidenceBundle, used: int = 0, about: str | None = None) -> list[str]:
+        """The pairs in the order the drugs were asked, those the sections name first, then the
+        silent ones; `used`: the characters before these lines; `about`: only that drug's pairs."""
+        read = self._read(bundle, about)
+        lines = ["", OPENING]
+        lines += [
+            NO_SECTION.format(a=self.name(d), heading=HEADING) for d in self.known if d not in read.sectioned
+        ]
+        named = [(a, b, mentions) for a, b, mentions in read.pairs if mentions]
+        lines += [
+            self._silent(a, b, read.sectioned, read.parts)
+            for a, b, mentions in read.pairs
+            if not mentions and (a in read.sectioned or b in read.sectioned)
+        ]
         notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0  # the turn puts it first
         fixed = used + notice + CLOSING + sum(len(line) + 1 for line in lines)
-        return lines[:2] + self._named(named, REPLY_TARGET - fixed, sectioned) + lines[2:]
+        return lines[:2] + self._named(named, REPLY_TARGET - fixed, read.sectioned) + lines[2:]
+
+    def pairs(self, bundle: EvidenceBundle, about: str | None = None) -> tuple[InteractionPair, ...]:
+        """The pairs as data, every sentence kept (the text's lines may count some): what a page draws."""
+        read = self._read(bundle, about)
+        return tuple(
+            InteractionPair(
+                drugs=(a, b),
+                mentions=tuple(
+                    PairMention(
+                        owner=m.owner,
+                        sentences=m.sentences,
+                        by_class=m.by_class,
+                        pages=pages(m.items),
+                        needs_visual_check=any(i.needs_visual_check for i in m.items),
+                    )
+                    for m in mentions
+                ),
+                without_section=tuple(d for d in (a, b) if d in self.known and d not in read.sectioned),
+            )
+            for a, b, mentions in read.pairs
+        )
 
     def _mention(
         self, owner: str, other: str, parts: Mapping[str, Sequence[EvidenceItem]], bundle: EvidenceBundle

@@ -73,7 +73,8 @@ class AnswerLine(_Model):
     drug_id: str
     section_key: str
     evidence_id: str  # the part it stands in (EvidenceBundle.evidence, or the other section's)
-    citation: str  # book, edition, section heading, pages (SourceRef.citation)
+    citation: str  # section heading and pages (SourceRef.place); the reply names the book once
+    pages: str = ""  # "tr. 109–110": what the line says after the quote, its section said above it
 
 
 class AnswerLines(_Model):
@@ -147,13 +148,14 @@ def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
 
 
 def _line(item: EvidenceItem, sentence: str) -> AnswerLine:
-    citation = item.source_refs[0].citation() if item.source_refs else ""
+    ref = item.source_refs[0] if item.source_refs else None
     return AnswerLine(
+        pages=ref.pages() if ref else "",
         text=sentence,
         drug_id=item.drug_id,
         section_key=item.section_key,
         evidence_id=item.id,
-        citation=citation,
+        citation=ref.place() if ref else "",
     )
 
 
@@ -307,7 +309,7 @@ def _effect_text(found: AnswerLines, drug_name: str) -> list[str]:
         return [f"Mục “{heading}” của {drug_name} có nêu “{asked}” (xem trích dẫn dưới đây)."]
     stated_in = found.lines[0].section_key
     out = [f"Mục “{SECTION_HEADINGS[stated_in]}” của {drug_name} nêu “{asked}”:"]
-    out += [f"- “{line.text}” ({line.citation})" for line in found.lines]
+    out += [f"- “{line.text}” ({line.pages})" for line in found.lines]
     if found.not_said:
         out.append(
             f"Mục “{SECTION_HEADINGS[found.section_key]}” của {drug_name} không nêu “{asked}”; toàn văn mục "
@@ -348,7 +350,7 @@ def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
     for before, line in zip((None, *found.lines), found.lines, strict=False):
         if before is not None and before.section_key != line.section_key and not found.not_said:
             out.append(f"Mục “{SECTION_HEADINGS[line.section_key]}” nêu:")
-        out.append(f"- “{line.text}” ({line.citation})")
+        out.append(f"- “{line.text}” ({line.pages})")
     if not found.not_said or found.lines:
         out.append(WHOLE_SECTION_FOLLOWS)
     return out

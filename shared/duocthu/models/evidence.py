@@ -29,14 +29,24 @@ class SourceRef(_Model):
             raise ValueError("page_end before page_start")
         return self
 
-    def citation(self) -> str:
-        pages = (
-            f"tr. {self.page_start}"
-            if self.page_start == self.page_end
-            else (f"tr. {self.page_start}–{self.page_end}")
-        )
+    def pages(self) -> str:
+        if self.page_start == self.page_end:
+            return f"tr. {self.page_start}"
+        return f"tr. {self.page_start}–{self.page_end}"
+
+    def book_line(self) -> str:
+        """The book and its edition: named once per reply."""
         sample = " [DỮ LIỆU MẪU]" if self.sample_data else ""
-        return f"{self.book} ({self.edition}), mục “{self.section_heading}”, {pages}{sample}"
+        return f"{self.book} ({self.edition}){sample}"
+
+    def place(self) -> str:
+        """Where in the book: the section and its pages (the reply names the book once)."""
+        return f"mục “{self.section_heading}”, {self.pages()}"
+
+    def citation(self) -> str:
+        """The whole citation (book, edition, section, pages): what a copied citation carries."""
+        sample = " [DỮ LIỆU MẪU]" if self.sample_data else ""
+        return f"{self.book} ({self.edition}), {self.place()}{sample}"
 
 
 class EvidenceItem(_Model):

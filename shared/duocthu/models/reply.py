@@ -47,7 +47,7 @@ class TextBlock(_Block):
     type: Literal["text"] = "text"
 
 
-NoticeKind = Literal["verify_pdf", "sample_data", "omitted", "decline", "clarify", "smalltalk"]
+NoticeKind = Literal["verify_pdf", "source", "sample_data", "omitted", "decline", "clarify", "smalltalk"]
 
 
 class NoticeBlock(_Block):
@@ -136,12 +136,34 @@ class DrugListBlock(_Block):
     drugs: tuple[ListedDrug, ...] = ()
 
 
+class PairMention(_Model):
+    """The sentences of one drug's interaction section that name the other (by name, or by its
+    class: `by_class` gives the class as the section writes it)."""
+
+    owner: str
+    sentences: tuple[str, ...]
+    by_class: tuple[str, ...] = ()
+    pages: str
+    needs_visual_check: bool = False
+
+
+class InteractionPair(_Model):
+    """Two drugs asked together (a catalogue id, or a name the catalogue lacks as written). No
+    mention means neither section names the other: never "no interaction"."""
+
+    drugs: tuple[str, str]
+    mentions: tuple[PairMention, ...] = ()
+    without_section: tuple[str, ...] = ()  # of the two, the monographs with no interaction section
+
+
 class PairsBlock(_Block):
-    """Drugs asked together: per pair, the sentences of each drug's interaction section naming the other."""
+    """Drugs asked together: per pair, the sentences of each drug's interaction section naming the
+    other, every sentence (the text may count some rather than quote them, to stay short)."""
 
     type: Literal["pairs"] = "pairs"
     drugs: tuple[str, ...] = ()
     unknown_names: tuple[str, ...] = ()
+    pairs: tuple[InteractionPair, ...] = ()
 
 
 class GeneratedBlock(_Block):

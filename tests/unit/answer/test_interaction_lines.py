@@ -170,3 +170,23 @@ def test_a_drug_asked_beside_medicines_taken_gets_only_its_own_pairs() -> None:
     assert "Tenoxil – Halvorin" in text and "Tenoxil làm tăng tác dụng của halvorin" in text
     assert "Tenoxil – Mirtazol: mục Tương tác thuốc của Tenoxil và của Mirtazol không nêu nhau" in text
     assert "Halvorin – Mirtazol" not in text  # the medicines taken together are not what was asked
+
+
+def test_the_pairs_as_data_keep_every_sentence_and_say_a_silent_pair() -> None:
+    parts = [
+        item("halvorin", 1, "Thức ăn làm chậm hấp thu. Mirtazol: halvorin làm tăng nồng độ mirtazol.", 420),
+        item("tenoxil", 2, "Tenoxil làm giảm tác dụng của halvorin.", 50),
+    ]
+    lines, _ = lines_for(["halvorin", "mirtazol", "tenoxil"], parts, without_section=["mirtazol"])
+    bundle = EvidenceBundle(
+        decision="ANSWERABLE", reason="grounded_evidence_available", evidence=tuple(parts)
+    )
+    pairs = {p.drugs: p for p in lines.pairs(bundle)}
+    assert list(pairs) == [("halvorin", "mirtazol"), ("halvorin", "tenoxil"), ("mirtazol", "tenoxil")]
+    named = pairs[("halvorin", "mirtazol")]
+    assert [(m.owner, m.sentences, m.pages) for m in named.mentions] == [
+        ("halvorin", ("Mirtazol: halvorin làm tăng nồng độ mirtazol.",), "420–421")
+    ]
+    assert named.without_section == ("mirtazol",)
+    assert [m.owner for m in pairs[("halvorin", "tenoxil")].mentions] == ["tenoxil"]
+    assert pairs[("mirtazol", "tenoxil")].mentions == ()  # said as not named, never "no interaction"

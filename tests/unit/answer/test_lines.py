@@ -56,7 +56,7 @@ def test_a_maximum_question_gets_the_sentence_that_states_it_first() -> None:
     assert [line.text for line in found.lines][:1] == ["Người lớn: 500 mg mỗi lần, tối đa 4 g/ngày."]
     text = lines_text(found, "Thuốc")
     assert text[0] == "Câu trả lời trong mục “Liều lượng và cách dùng” của Thuốc (tối đa):"
-    assert "(Dược thư (3), mục “x”, tr. 7)" in text[1]
+    assert text[1].endswith("(tr. 7)")  # the section is named in the line before, the book once per reply
 
 
 def test_the_state_asked_decides_which_maximum_answers() -> None:

@@ -32,7 +32,12 @@ def beside_medicines(
     body = [
         *head,
         *lines_block(preface),
-        PairsBlock(drugs=pairs.known, unknown_names=pairs.unknown, lines=tuple(lines)),
+        PairsBlock(
+            drugs=pairs.known,
+            unknown_names=pairs.unknown,
+            pairs=pairs.pairs(pooled, about=drug),
+            lines=tuple(lines),
+        ),
     ]
     barred = f"{SECTION_HEADINGS[CONTRAINDICATION_SECTION]} của {name}"
     return compact(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from duocthu.answer.blocks import sample_notice, source_of, text_block, verify_notice
+from duocthu.answer.blocks import sample_notice, source_notice, source_of, text_block, verify_notice
 from duocthu.answer.generation import Answer, citations_of
 from duocthu.answer.lines import AnswerLines
 from duocthu.answer.wording import ReplyWording
@@ -62,6 +62,7 @@ def compact(
     quick reply away), with the notices an extractive answer carries."""
     blocks: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
     blocks += body
+    blocks += [source] if (source := source_notice(bundle)) else []
     if composer.sample_data:
         blocks.append(sample_notice())
     reply = Reply(blocks=tuple(blocks), quick_replies=quick_replies(plan, replies), source=source_of(bundle))

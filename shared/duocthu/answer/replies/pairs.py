@@ -20,6 +20,8 @@ def pairs(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: Ev
     preface = composer.wording.preface(plan.frame, bundle, plan.reading)
     found = interaction_lines(composer, plan, evidence)
     lines = found.lines(bundle, sum(len(line) + 1 for line in preface))
-    block = PairsBlock(drugs=found.known, unknown_names=found.unknown, lines=tuple(lines))
+    block = PairsBlock(
+        drugs=found.known, unknown_names=found.unknown, pairs=found.pairs(bundle), lines=tuple(lines)
+    )
     body: list[Block] = [*lines_block(preface), block]
     return compact(composer, plan, bundle, body, found.quick_replies())
