@@ -243,7 +243,8 @@ def _clipped(line: str, room: int) -> str:
 def _beyond_line(named: Sequence[tuple[str, str]], room: int | None = None) -> str:
     """The parts about the patient not quoted, by drug: "Captopril: Thận trọng (tr. 357), Liều
     lượng và cách dùng (tr. 361); …" ("" when there are none). Longer than `room`, each drug's
-    sections are named once, without pages ("Captopril: Thận trọng, Liều lượng và cách dùng")."""
+    sections are named once, without pages ("Captopril: Thận trọng, Liều lượng và cách dùng"); longer
+    still, each drug with the number of its sections ("Captopril (2 mục)")."""
     if not named:
         return ""
     by_drug: dict[str, list[str]] = {}
@@ -258,4 +259,11 @@ def _beyond_line(named: Sequence[tuple[str, str]], room: int | None = None) -> s
     if room is None or len(line) <= room:
         return line
     sections = {d: dict.fromkeys(w.split(" (tr.", 1)[0] for w in parts) for d, parts in by_drug.items()}
-    return line.replace(listed, "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in sections.items()))
+    shorter = line.replace(
+        listed, "; ".join(f"{drug}: {', '.join(parts)}" for drug, parts in sections.items())
+    )
+    if len(shorter) <= room:
+        return shorter
+    # still too long (many drugs): the drugs, each with how many of its sections name the patient
+    counted = "; ".join(f"{drug} ({len(parts)} mục)" for drug, parts in sections.items())
+    return line.replace(listed, counted)

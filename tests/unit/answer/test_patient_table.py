@@ -259,3 +259,6 @@ def test_the_line_naming_unquoted_parts_names_each_section_once_when_it_would_no
     assert _beyond_line(named, room=len(full)) == full
     short = _beyond_line(named, room=len(full) - 1)
     assert short.endswith("Captopril: Thận trọng; Losartan: Liều.") and len(short) < len(full)
+    # shorter still: each drug with the number of its sections, every drug still named
+    least = _beyond_line(named, room=len(short) - 1)
+    assert least.endswith("Captopril (1 mục); Losartan (1 mục).") and len(least) < len(short)
