@@ -133,7 +133,10 @@ def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]
 
 
 def _one_drug_support(frame: QueryFrame) -> tuple[Ask, ...]:
-    """The sections a one-drug answer quotes when the asked one is silent on the patient, or
-    where the drug's effect asked is stated."""
+    """The sections a one-drug answer quotes beside the asked one: where the patient's state or
+    age group is said when the asked section is silent on it (contraindications, precautions),
+    and where the drug's effect asked is stated. A question with neither needs none."""
+    context = frame.patient_context
+    about_patient = frame.population is not None or bool(context.renal_function or context.hepatic_function)
     effect = _BESIDE_EFFECT if section_read_for(frame) == ADR_SECTION else ()
-    return _whole(frame.drugs[:1], (*_BESIDE_ASKED, *effect))
+    return _whole(frame.drugs[:1], (*(_BESIDE_ASKED if about_patient or effect else ()), *effect))
