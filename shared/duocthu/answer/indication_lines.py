@@ -6,10 +6,10 @@ drug's whole chỉ định section, which is never pasted into the reply (the pa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.retrieval.reverse.directness import RANK, part_directness
@@ -41,20 +41,15 @@ def indication_line(items: Sequence[EvidenceItem], condition: str | None, window
     wordings = wordings_of(condition) if condition else ()
     for item in items:
         text = item.text.split("】 ", 1)[-1]
-        for sentence in _SENTENCE_END.split(text):
+        for sentence in split_sentences(text):
             if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return clip(sentence.strip(), wordings, window)
+                return clip(sentence, wordings, window)
     return NOT_FOUND
-
-
-# A sentence ends at a full stop after a word of two letters or more ("E. coli" goes on) or a
-# line break.
-_SENTENCE_END = re.compile(r"(?<=\w\w)\.\s+|\n+")
 
 
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
     """The part's first sentence, clipped to `window` characters."""
-    first = _SENTENCE_END.split(item.text.split("】 ", 1)[-1].strip(), maxsplit=1)[0]
+    first = next(iter(split_sentences(item.text.split("】 ", 1)[-1])), "")
     return clip(first, (), window)
 
 

@@ -1,10 +1,11 @@
 """The one sentence splitter: wherever a sentence is quoted or read on its own, it is cut here.
 
 A sentence ends at ".", "!", "?" or "…" followed by white space, or at a line break; it does not
-end after an abbreviation ("v.v.", "tr.") nor after a single letter followed by a lower-case word
-(a genus: "E. coli", "S. aureus"), so a quoted sentence is never cut inside. A single letter
-followed by a capital ends one ("… tiêm vitamin K. Khi …"), and so does a point before a word
-that starts in lower case ("… trước khi điều trị. eGFR ≥ 60 …").
+end after an abbreviation ("v.v.", "tr.") nor after a single letter followed by a word that is
+no Vietnamese syllable (a genus: "E. coli", "S. aureus", "S. Typhi"), so a quoted sentence is
+never cut inside. A single letter followed by a Vietnamese word ends one ("… tiêm vitamin K. Khi
+…", "… beta nhóm A. Với …"), and so does a point before a word that starts in lower case
+("… trước khi điều trị. eGFR ≥ 60 …").
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from duocthu.core.caching import text_cache
+from duocthu.core.syllables import is_syllable
 
 # Abbreviations a formulary sentence writes with a point and goes on after (folded, no point).
 _ABBREVIATIONS = frozenset(
@@ -27,8 +29,9 @@ def _ends_here(text: str, point: int, after: int) -> bool:
         return True
     word = re.search(r"(\S+)$", text[:point])
     last = word.group(1).lstrip("(“\"'") if word else ""
-    if len(last) == 1 and last.isalpha() and after < len(text) and text[after].islower():
-        return False  # "E. coli", "S. aureus"
+    if len(last) == 1 and last.isalpha():  # an initial: a genus when a Latin word follows
+        following = re.match(r"\w+", text[after:])
+        return following is None or is_syllable(following.group(0))
     return last.casefold() not in _ABBREVIATIONS
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from duocthu.core.syllables import is_syllable
 from duocthu.ingest.pdf import render_fonts as fonts
-from duocthu.ingest.pdf.repair import is_syllable, split_piece_kind, symbol_table, tcvn3_table
+from duocthu.ingest.pdf.repair import split_piece_kind, symbol_table, tcvn3_table
 
 DEFECTS = (
     "right_first",  # the right column written first in the content stream

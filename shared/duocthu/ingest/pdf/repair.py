@@ -12,7 +12,8 @@ import unicodedata
 from functools import cache
 from importlib import resources
 
-_TONE_MARKS = frozenset("\u0300\u0301\u0309\u0303\u0323")
+from duocthu.core.syllables import is_syllable, toneless
+
 _PIECE = re.compile(r"^(\W*)(\w+)(\W*)$")
 _VOWELS = frozenset("aăâeêioôơuưy")
 _VOWEL_STARTS = frozenset("aăâeêioôơuưyàáảãạằắẳẵặầấẩẫậèéẻẽẹềếểễệìíỉĩịòóỏõọồốổỗộờớởỡợùúủũụừứửữựỳýỷỹỵ")
@@ -41,11 +42,6 @@ def symbol_table() -> dict[int, str]:
 
 
 @cache
-def syllables() -> frozenset[str]:
-    return frozenset(row[0] for row in _data_lines("vi_syllables.txt"))
-
-
-@cache
 def is_tcvn3_font(fontname: str) -> bool:
     """`.VnTime`, `.VnTimeH`, `ABCDEF+.VnArial`: the legacy fonts are named `.Vn…`."""
     return fontname.split("+", 1)[-1].lstrip(".").startswith("Vn")
@@ -63,17 +59,6 @@ _LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00,
 def map_symbols(text: str) -> str:
     """Symbol-font private-use code points mapped; Latin ligatures spelt out."""
     return text.translate(symbol_table()).translate(_LIGATURES)
-
-
-def toneless(word: str) -> str:
-    """Lower case, NFC, without the tone mark (vowel marks and đ kept): the syllable list's form."""
-    decomposed = unicodedata.normalize("NFD", word.lower())
-    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if ch not in _TONE_MARKS))
-
-
-def is_syllable(word: str) -> bool:
-    marks = sum(ch in _TONE_MARKS for ch in unicodedata.normalize("NFD", word))
-    return marks <= 1 and toneless(word) in syllables()
 
 
 def has_vowel(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""`python -m duocthu.ingest.pdf.syllables PYVI_WHEEL`: write `data/vi_syllables.txt` from the
+"""`python -m duocthu.ingest.pdf.syllables PYVI_WHEEL`: write `duocthu/data/vi_syllables.txt` from the
 dictionary of pyvi (MIT, PyPI `pyvi`), every syllable of its words without the tone mark.
 
 pyvi itself is not a dependency (it pulls scikit-learn and crfsuite): the wheel is read as a zip
@@ -13,11 +13,10 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-from duocthu.ingest.pdf.repair import toneless
+from duocthu.core.syllables import TONE_MARKS, toneless
 
 WORDS = "pyvi/models/words.txt"
 LICENCE = "pyvi-0.1.1.dist-info/LICENSE.txt"
-_TONE_MARKS = frozenset("\u0300\u0301\u0309\u0303\u0323")
 
 
 def syllables_of(words: str) -> set[str]:
@@ -26,7 +25,7 @@ def syllables_of(words: str) -> set[str]:
     out: set[str] = set()
     for line in words.splitlines():
         for piece in re.split(r"[\s_]+", unicodedata.normalize("NFC", line.strip())):
-            marks = sum(ch in _TONE_MARKS for ch in unicodedata.normalize("NFD", piece))
+            marks = sum(ch in TONE_MARKS for ch in unicodedata.normalize("NFD", piece))
             if piece and piece.isalpha() and marks <= 1:
                 out.add(toneless(piece))
     return out
@@ -43,7 +42,7 @@ def main(argv: list[str]) -> int:
         "#",
         *(f"# {line}" if line else "#" for line in licence),
     ]
-    target = Path(__file__).parent / "data" / "vi_syllables.txt"
+    target = Path(__file__).parents[2] / "data" / "vi_syllables.txt"
     target.write_text("\n".join([*head, *sorted(found)]) + "\n", encoding="utf-8")
     print(f"wrote {len(found)} syllables to {target}")
     return 0

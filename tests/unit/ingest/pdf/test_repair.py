@@ -56,7 +56,7 @@ def test_dehyphenation_at_line_end_only_before_lower_case() -> None:
 
 
 def test_the_syllable_list_is_a_full_dictionary_and_glues_no_two_words(sample_records: list) -> None:
-    from duocthu.ingest.pdf.repair import syllables
+    from duocthu.core.syllables import syllables
 
     # Given the list made from pyvi's dictionary, not from the project's own texts
     assert len(syllables()) >= 3000
