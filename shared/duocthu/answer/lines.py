@@ -32,6 +32,7 @@ from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.frame import QueryFrame, section_read_for
+from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
@@ -171,19 +172,22 @@ def answer_lines(
     reading: TurnReading,
     bundle: EvidenceBundle,
     section_of: Callable[[str, str], Sequence[EvidenceItem]],
+    ask: Ask | None,
 ) -> AnswerLines | None:
-    """The answering lines of a one-drug section question with a focus, or of "X có gây Y không?"
-    (`effect_lines`); None for any other. `section_of(drug_id, section_key)` reads another section
-    of the drug whole."""
+    """The answering lines of a one-drug section question with a focus (the plan's ask says the
+    question has them), or of "X có gây Y không?" (`effect_lines`); None for any other.
+    `section_of(drug_id, section_key)` reads another section of the drug whole."""
     condition = frame.condition
     if section_read_for(frame) == ADR_SECTION and condition is not None and len(frame.drugs) == 1:
         # "những phản ứng có hại" names the section, not a finding: the section answers it
         return None if resolve_section(condition.text) else effect_lines(frame, bundle, section_of)
-    section = "lieu_luong_va_cach_dung" if frame.turn_type == "dosing_calc" else frame.attribute
-    if section is None and frame.turn_type == "drug_attribute" and _state(frame) is not None:
+    if ask is None or not ask.answering_lines or len(frame.drugs) != 1:
+        return None
+    section = ask.section_key
+    if section is None and _state(frame) is not None:
         # "X dùng cho <this patient> được không?": its contraindications answer it first
         section = CONTRAINDICATION_SECTION
-    if frame.turn_type not in ("drug_attribute", "dosing_calc") or len(frame.drugs) != 1 or not section:
+    if not section:
         return None
     drug = frame.drugs[0]
     asked = [e for e in bundle.evidence if e.drug_id == drug and e.section_key == section]

@@ -15,7 +15,7 @@ from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADI
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame, section_read_for
-from duocthu.models.reading import TurnReading
+from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
@@ -29,8 +29,9 @@ POPULATION_NAMES = {
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
 }
-# turns whose evidence is not one named drug's monograph
-DRUGLESS_TURNS = frozenset({"condition_to_drug", "symptom_to_drug", "condition_relation", "interaction"})
+# asks whose evidence is not one named drug's monograph: drugs found for a condition, or together
+_WHICH_DRUGS = ("condition", "relation")
+_ACROSS_DRUGS = (*_WHICH_DRUGS, "together")
 SMALLTALK_REPLY = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam: hãy hỏi về một thuốc, ví dụ "
     "“Chống chỉ định của amoxicilin?” hoặc “Liều paracetamol cho trẻ em?”."
@@ -76,17 +77,17 @@ class ReplyWording:
     def quoted(names: Sequence[str]) -> str:
         return ", ".join(f"“{name}”" for name in names)
 
-    def abstain_text(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> str | None:
+    def abstain_text(self, plan: Plan, bundle: EvidenceBundle) -> str | None:
+        frame, reading, ask = plan.frame, plan.reading, plan.main_ask
         if bundle.reason == "section_absent" and frame.drugs:
-            section = {"drug_to_condition": "chi_dinh", "dosing_calc": "lieu_luong_va_cach_dung"}.get(
-                frame.turn_type, frame.attribute or "tuong_tac_thuoc"
-            )
+            uses = INDICATION_SECTION if plan.asks_kind("uses") else None
+            section = (ask.section_key if ask else None) or uses or frame.attribute or "tuong_tac_thuoc"
             return (
                 f"Chuyên luận {self.names(frame.drugs[:1])} trong Dược thư không có mục "
                 f"“{SECTION_HEADINGS[section]}”, nên tôi không có thông tin để trả lời. "
                 "Điều này không có nghĩa là an toàn."
             )
-        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type == "interaction":
+        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind("together"):
             joined = reading.joined_unknown_names
             if joined:
                 missing = self.quoted(joined)
@@ -99,7 +100,7 @@ class ReplyWording:
                 f"Mục Tương tác thuốc của {self.names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
                 "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
             )
-        if bundle.reason == "insufficient_retrieval_score" and frame.turn_type in DRUGLESS_TURNS:
+        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_ACROSS_DRUGS):
             return (
                 "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
                 "là không có thuốc phù hợp hay thuốc nào cũng an toàn; hãy diễn đạt lại hoặc tra cứu thêm."
@@ -115,23 +116,22 @@ class ReplyWording:
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
 
-    def preface(self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading) -> list[str]:
-        return [line for part in self.preface_parts(frame, bundle, reading) for line in part]
+    def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
+        return [line for part in self.preface_parts(plan, bundle) for line in part]
 
-    def preface_parts(
-        self, frame: QueryFrame, bundle: EvidenceBundle, reading: TurnReading
-    ) -> tuple[list[str], list[str], list[str]]:
+    def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
         """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
+        frame, reading = plan.frame, plan.reading
         lines: list[str] = []
         table: list[str] = []
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         unanswered = [d for d in frame.drugs if d not in answered]
-        if answered and unanswered and frame.turn_type not in ("interaction", *DRUGLESS_TURNS):
+        if answered and unanswered and not plan.asks_kind(*_ACROSS_DRUGS):
             lines.append(
                 f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.names(answered)} "
                 f"(chưa trả lời cho: {self.names(unanswered)})."
             )
-        which_drugs = frame.turn_type in DRUGLESS_TURNS and frame.turn_type != "interaction"
+        which_drugs = plan.asks_kind(*_WHICH_DRUGS)
         joined = reading.joined_unknown_names if answered and not which_drugs else ()
         if joined:
             # "paracetamol và codein", "… và tramadol": never an answer about one drug that
@@ -139,12 +139,12 @@ class ReplyWording:
             missing, known = self.quoted(joined), self.names(answered)
             covered = (
                 f"là những đoạn trong mục Tương tác thuốc của {known} nhắc đến các thuốc bạn hỏi"
-                if frame.turn_type == "interaction"
+                if plan.asks_kind("together")
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
             lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
         lines += self.named_by_class(bundle)
-        if frame.turn_type == "dosing_calc":
+        if plan.dose_calculation:
             lines.append(self.dosing_echo(frame))
         read = section_read_for(frame)
         if read:

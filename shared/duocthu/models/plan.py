@@ -59,6 +59,9 @@ class Ask(_Model):
     section_reading: bool = False
     # the drugs found are checked against the patient the frame describes
     patient_check: bool = False
+    # the reply quotes first the sentences of the asked section that answer its focus (a maximum,
+    # a weight, the patient's state: duocthu.answer.lines)
+    answering_lines: bool = False
 
 
 class Plan(_Model):
@@ -72,6 +75,16 @@ class Plan(_Model):
     together: tuple[str, ...] = ()
     # the names a formulary text may use for each drug the turn is about together
     names: dict[str, tuple[str, ...]] = {}
+    # the question asks for a dose the assistant does not compute: the reply says so, then quotes
+    dose_calculation: bool = False
+
+    @property
+    def main_ask(self) -> Ask | None:
+        return self.asks[0] if self.asks else None
+
+    def asks_kind(self, *kinds: str) -> bool:
+        """Whether the turn's main ask is one of these kinds."""
+        return self.main_ask is not None and self.main_ask.kind in kinds
 
     @property
     def needs_evidence(self) -> bool:

@@ -81,8 +81,8 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_to_condition":
         return plan("sections", asks=(Ask(kind="uses", drugs=(drug,)), *_one_drug_support(frame)), **fields)
     if frame.turn_type == "dosing_calc":
-        ask = Ask(kind="section", drugs=(drug,), section_key=DOSE_SECTION)
-        return plan("sections", asks=(ask, *_one_drug_support(frame)), **fields)
+        ask = Ask(kind="section", drugs=(drug,), section_key=DOSE_SECTION, answering_lines=True)
+        return plan("sections", asks=(ask, *_one_drug_support(frame)), dose_calculation=True, **fields)
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
@@ -99,6 +99,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         query=query,
         with_patient=population_question,
         section_reading=section_read_for(frame) is not None,
+        answering_lines=frame.turn_type == "drug_attribute",
     )
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
     if frame.turn_type == "drug_attribute" and beside:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from duocthu.answer.lines import answer_lines, lines_text
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, SourceRef
 from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.decision import decide
 
@@ -41,6 +42,11 @@ def section_of(drug: str, section: str) -> Sequence[EvidenceItem]:
     return OTHER.get(section, [])
 
 
+def ask_of(question: QueryFrame) -> Ask:
+    """The ask the plan gives a one-drug section question: its section, with answering lines."""
+    return Ask(kind="section", drugs=question.drugs, section_key=question.attribute, answering_lines=True)
+
+
 def frame(**kw: object) -> QueryFrame:
     return QueryFrame.model_validate(
         {"turn_type": "drug_attribute", "drugs": ["thuoc"], "attribute": DOSE, **kw}
@@ -51,7 +57,9 @@ BUNDLE: EvidenceBundle = decide(SECTION)
 
 
 def test_a_maximum_question_gets_the_sentence_that_states_it_first() -> None:
-    found = answer_lines(frame(), TurnReading(text="tối đa?", asks_maximum=True), BUNDLE, section_of)
+    found = answer_lines(
+        frame(), TurnReading(text="tối đa?", asks_maximum=True), BUNDLE, section_of, ask_of(frame())
+    )
     assert found is not None and not found.not_said
     assert [line.text for line in found.lines][:1] == ["Người lớn: 500 mg mỗi lần, tối đa 4 g/ngày."]
     text = lines_text(found, "Thuốc")
@@ -61,19 +69,21 @@ def test_a_maximum_question_gets_the_sentence_that_states_it_first() -> None:
 
 def test_the_state_asked_decides_which_maximum_answers() -> None:
     child = frame(population="tre_em")
-    found = answer_lines(child, TurnReading(text="", asks_maximum=True), BUNDLE, section_of)
+    found = answer_lines(child, TurnReading(text="", asks_maximum=True), BUNDLE, section_of, ask_of(child))
     assert found is not None
     assert [line.text for line in found.lines] == ["Trẻ em: 10 mg/kg mỗi lần, không quá 60 mg/kg/ngày."]
 
 
 def test_a_weight_gets_its_band_line() -> None:
-    found = answer_lines(frame(weight_kg=12), TurnReading(text=""), BUNDLE, section_of)
+    found = answer_lines(
+        frame(weight_kg=12), TurnReading(text=""), BUNDLE, section_of, ask_of(frame(weight_kg=12))
+    )
     assert found is not None and [line.text for line in found.lines] == ["11 – 15 kg | 160 mg"]
 
 
 def test_a_section_that_does_not_say_is_said_so_and_the_one_that_does_is_quoted() -> None:
     hepatic = frame(population="suy_gan", patient_context=PatientContext(hepatic_function="suy gan"))
-    found = answer_lines(hepatic, TurnReading(text=""), BUNDLE, section_of)
+    found = answer_lines(hepatic, TurnReading(text=""), BUNDLE, section_of, ask_of(hepatic))
     assert found is not None and found.not_said and found.other_section_key == "than_trong"
     assert [line.text for line in found.lines] == ["Thận trọng ở người suy gan nhẹ."]
     assert lines_text(found, "Thuốc")[:2] == [
@@ -84,10 +94,10 @@ def test_a_section_that_does_not_say_is_said_so_and_the_one_that_does_is_quoted(
 
 def test_nothing_anywhere_is_never_called_safe_and_no_focus_is_no_lines() -> None:
     pregnant = frame(population="phu_nu_co_thai")
-    found = answer_lines(pregnant, TurnReading(text=""), BUNDLE, section_of)
+    found = answer_lines(pregnant, TurnReading(text=""), BUNDLE, section_of, ask_of(pregnant))
     assert found is not None and found.not_said and not found.lines and found.other_section_key is None
     assert "KHÔNG có nghĩa là an toàn" in lines_text(found, "Thuốc")[1]
-    assert answer_lines(frame(), TurnReading(text="liều?"), BUNDLE, section_of) is None
+    assert answer_lines(frame(), TurnReading(text="liều?"), BUNDLE, section_of, ask_of(frame())) is None
 
 
 def test_a_population_section_question_quotes_the_contraindication_about_them_first() -> None:
@@ -95,7 +105,9 @@ def test_a_population_section_question_quotes_the_contraindication_about_them_fi
     feeding = [item("thoi_ky_cho_con_bu", 0, own)]
     barred = {"chong_chi_dinh": [item("chong_chi_dinh", 0, "Quá mẫn. Không dùng cho phụ nữ cho con bú.")]}
     nursing = frame(population="phu_nu_cho_con_bu", attribute="thoi_ky_cho_con_bu")
-    found = answer_lines(nursing, TurnReading(text=""), decide(feeding), lambda d, s: barred.get(s, []))
+    found = answer_lines(
+        nursing, TurnReading(text=""), decide(feeding), lambda d, s: barred.get(s, []), ask_of(nursing)
+    )
     assert found is not None and not found.not_said
     assert [(line.section_key, line.text) for line in found.lines] == [
         ("chong_chi_dinh", "Không dùng cho phụ nữ cho con bú."),
@@ -106,6 +118,6 @@ def test_a_population_section_question_quotes_the_contraindication_about_them_fi
     assert text[0] == "Mục “Chống chỉ định” của Thuốc nêu (phụ nữ cho con bú):"
     assert text[2] == "Mục “Thời kỳ cho con bú” nêu:" and text[-1] == "Toàn văn mục được trích dưới đây."
     # nothing in Chống chỉ định about them: the section's own lines only, as before
-    alone = answer_lines(nursing, TurnReading(text=""), decide(feeding), section_of)
+    alone = answer_lines(nursing, TurnReading(text=""), decide(feeding), section_of, ask_of(nursing))
     assert alone is not None and {line.section_key for line in alone.lines} == {"thoi_ky_cho_con_bu"}
     assert lines_text(alone, "Thuốc")[0].startswith("Câu trả lời trong mục “Thời kỳ cho con bú”")

@@ -21,8 +21,8 @@ def beside_medicines(
     frame, reading = plan.frame, plan.reading
     drug = frame.drugs[0]
     pooled = evidence.for_ask(1) or bundle
-    preface = composer.wording.preface(frame, bundle, reading)
-    found = answer_lines(frame, reading, bundle, evidence.section)
+    preface = composer.wording.preface(plan, bundle)
+    found = answer_lines(frame, reading, bundle, evidence.section, plan.main_ask)
     name = composer.wording.names([drug])
     quoted = [line for line in lines_text(found, name) if line != WHOLE_SECTION_FOLLOWS] if found else []
     used = sum(len(line) + 1 for line in (*quoted, *preface))

@@ -36,7 +36,7 @@ def declined(composer: Composer, plan: Plan) -> Composed:
 
 def abstained(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
     """The evidence does not answer: why, in the turn's own terms where the wording has them."""
-    text = composer.wording.abstain_text(plan.frame, bundle, plan.reading)
+    text = composer.wording.abstain_text(plan, bundle)
     return _said(plan, bundle, text or ABSTAIN_REPLIES.get(bundle.reason, _DEFAULT))
 
 

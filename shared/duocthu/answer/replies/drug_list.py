@@ -14,7 +14,7 @@ from duocthu.models.reply import Block, DrugListBlock, FacetCell, ListedDrug, Pa
 
 
 def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
-    before, table, after = composer.wording.preface_parts(plan.frame, bundle, plan.reading)
+    before, table, after = composer.wording.preface_parts(plan, bundle)
     rows = tuple(
         PatientRow(
             drug_id=checked.drug_id,
@@ -37,7 +37,7 @@ def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
 
 
 def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
-    preface = composer.wording.preface(plan.frame, bundle, plan.reading)
+    preface = composer.wording.preface(plan, bundle)
     quotes = WhichDrugLines(composer.titles)
     used = sum(len(line) + 1 for line in preface)
     listed = tuple(

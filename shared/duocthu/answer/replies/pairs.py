@@ -17,7 +17,7 @@ def interaction_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence
 
 
 def pairs(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
-    preface = composer.wording.preface(plan.frame, bundle, plan.reading)
+    preface = composer.wording.preface(plan, bundle)
     found = interaction_lines(composer, plan, evidence)
     lines = found.lines(bundle, sum(len(line) + 1 for line in preface))
     block = PairsBlock(

@@ -30,8 +30,8 @@ def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock
 
 def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
     frame, reading = plan.frame, plan.reading
-    preface: list[Block] = lines_block(composer.wording.preface(frame, bundle, reading))
-    found = answer_lines(frame, reading, bundle, evidence.section)
+    preface: list[Block] = lines_block(composer.wording.preface(plan, bundle))
+    found = answer_lines(frame, reading, bundle, evidence.section, plan.main_ask)
     if found is not None:
         quoted = [answer_lines_block(found, lines_text(found, composer.wording.names([found.drug_id])))]
         # a name the formulary lacks is said first: the lines are about the other drug only
