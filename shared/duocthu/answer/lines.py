@@ -31,7 +31,7 @@ from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
-from duocthu.models.frame import QueryFrame, section_read_for
+from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
@@ -178,7 +178,8 @@ def answer_lines(
     question has them), or of "X có gây Y không?" (`effect_lines`); None for any other.
     `section_of(drug_id, section_key)` reads another section of the drug whole."""
     condition = frame.condition
-    if section_read_for(frame) == ADR_SECTION and condition is not None and len(frame.drugs) == 1:
+    reads_section = ask.reads_section if ask else None
+    if reads_section == ADR_SECTION and condition is not None and len(frame.drugs) == 1:
         # "những phản ứng có hại" names the section, not a finding: the section answers it
         return None if resolve_section(condition.text) else effect_lines(frame, bundle, section_of)
     if ask is None or not ask.answering_lines or len(frame.drugs) != 1:

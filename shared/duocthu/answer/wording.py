@@ -14,7 +14,7 @@ from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, Patient
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.models.frame import ConditionQuery, QueryFrame, section_read_for
+from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
@@ -146,7 +146,7 @@ class ReplyWording:
         lines += self.named_by_class(bundle)
         if plan.dose_calculation:
             lines.append(self.dosing_echo(frame))
-        read = section_read_for(frame)
+        read = plan.main_ask.reads_section if plan.main_ask else None
         if read:
             if frame.condition is not None and bundle.evidence:
                 section_line = self.section_reading(read, frame.condition, bundle)

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from duocthu.core.measures import MAX_WEIGHT_KG
-from duocthu.core.sections import RELATION_SECTIONS, SECTION_ORDER
+from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.vocabulary import (
     CONDITION_RELATIONS,
     POPULATIONS,
@@ -231,14 +231,3 @@ def indication_of(frame: QueryFrame) -> str | None:
         return frame.indication
     condition = frame.condition
     return (condition.normalized or condition.text) if condition else None
-
-
-def section_read_for(frame: QueryFrame) -> str | None:
-    """The section a named drug's question asks about a finding ("X có trị Y không?": chỉ định;
-    "X có gây Y không?": ADR), which `with_section_reading` reads for it; None for any other."""
-    section = RELATION_SECTIONS.get(frame.condition_relation or "")
-    if frame.turn_type == "drug_to_condition" or (
-        frame.turn_type == "drug_attribute" and section == frame.attribute
-    ):
-        return section
-    return None

@@ -55,8 +55,9 @@ class Ask(_Model):
     unknown_names: tuple[str, ...] = ()
     # the drug's contraindications and its pairs with the patient's medicines, whatever ranked
     with_patient: bool = False
-    # how the drug's sections name the finding asked ("X có gây Y không?")
-    section_reading: bool = False
+    # the section read for how it names the finding asked ("X có trị Y không?": chỉ định; "X có
+    # gây Y không?": the ADR list), for one named drug
+    reads_section: str | None = None
     # the drugs found are checked against the patient the frame describes
     patient_check: bool = False
     # the reply quotes first the sentences of the asked section that answer its focus (a maximum,

@@ -232,7 +232,7 @@ class RetrievalService:
         if ask.with_patient:
             bundle = self.with_contraindications(bundle, drug)
             bundle = self.with_medicines_taken(bundle, drug, frame, resolver)
-        if ask.section_reading:
+        if ask.reads_section:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug, frame)
         return bundle

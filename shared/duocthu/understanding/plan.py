@@ -18,9 +18,10 @@ from duocthu.core.sections import (
     DOSE_SECTION,
     INTERACTION_SECTION,
     PHARMACOLOGY_SECTION,
+    RELATION_SECTIONS,
 )
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
-from duocthu.models.frame import QueryFrame, indication_of, section_read_for
+from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
 
@@ -76,10 +77,12 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
             drugs=known,
             section_key=None if overview else frame.attribute,
             query=None if overview else reading.text,
+            reads_section=section_read_for(frame),
         )
         return plan("sections", asks=(ask,), **fields)
     if frame.turn_type == "drug_to_condition":
-        return plan("sections", asks=(Ask(kind="uses", drugs=(drug,)), *_one_drug_support(frame)), **fields)
+        uses = Ask(kind="uses", drugs=(drug,), reads_section=section_read_for(frame))
+        return plan("sections", asks=(uses, *_one_drug_support(frame)), **fields)
     if frame.turn_type == "dosing_calc":
         ask = Ask(kind="section", drugs=(drug,), section_key=DOSE_SECTION, answering_lines=True)
         return plan("sections", asks=(ask, *_one_drug_support(frame)), dose_calculation=True, **fields)
@@ -98,7 +101,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         section_key=frame.attribute,
         query=query,
         with_patient=population_question,
-        section_reading=section_read_for(frame) is not None,
+        reads_section=section_read_for(frame),
         answering_lines=frame.turn_type == "drug_attribute",
     )
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
@@ -141,3 +144,14 @@ def _one_drug_support(frame: QueryFrame) -> tuple[Ask, ...]:
     about_patient = frame.population is not None or bool(context.renal_function or context.hepatic_function)
     effect = _BESIDE_EFFECT if section_read_for(frame) == ADR_SECTION else ()
     return _whole(frame.drugs[:1], (*(_BESIDE_ASKED if about_patient or effect else ()), *effect))
+
+
+def section_read_for(frame: QueryFrame) -> str | None:
+    """The section a named drug's question asks about a finding ("X có trị Y không?": chỉ định;
+    "X có gây Y không?": ADR), which `with_section_reading` reads for it; None for any other."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    if frame.turn_type == "drug_to_condition" or (
+        frame.turn_type == "drug_attribute" and section == frame.attribute
+    ):
+        return section
+    return None
