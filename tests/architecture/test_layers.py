@@ -100,3 +100,14 @@ def test_the_answer_layer_reads_no_store_no_resolver_and_no_retrieval_service() 
         if imported.startswith(forbidden)
     ]
     assert found == [], "the answer layer reaches back for evidence:\n" + "\n".join(found)
+
+
+def test_only_understanding_reads_the_turn_type() -> None:
+    """What a turn means is decided once, in its plan: retrieval, the answer and the API read the
+    plan's reply kind and asks, never the frame's turn type again."""
+    readers = sorted(
+        name
+        for name, path in MODULES.items()
+        if _layer(name) in ("retrieval", "answer", "api") and ".turn_type" in path.read_text(encoding="utf-8")
+    )
+    assert readers == [], f"modules that re-read the turn type: {readers}"
