@@ -1,0 +1,193 @@
+"""`duocthu eval outsiders`: replies, end to end, to questions written by people who never saw the
+code, the rules or the other gold sets (tests/gold/outsiders/, each file's first line the writer's
+brief). Scored automatically from what each row carries:
+
+- key terms: every phrase the writer copied verbatim from the monograph is in the reply
+  (compared NFC, case-folded, white space collapsed);
+- forbidden terms: none is in the reply;
+- declines: a row the writer marked as a decline (a drug outside the formulary, a made-up name,
+  a request that is not a formulary question) passes when the reply abstains or says the name is
+  not found, with its key terms (a section still worth quoting) present;
+- unsafe: a forbidden term in the reply, or "not found / no information" for a question about a
+  catalogue drug that is not a decline (a false "no information").
+
+A row passes when its key terms are present, its forbidden terms absent, its decline right and
+nothing in it unsafe.
+Figures by split and kind, with reply length; held-out rows are never printed.
+
+    duocthu eval outsiders [--split dev|held-out] [--failures]   (--failures: dev rows only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from duocthu.api.runtime import build_runtime
+from duocthu.api.services import chat as chat_services
+from duocthu.core.text import nfc
+from duocthu.ingest.pipeline import ingest_records
+from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.settings import Settings
+from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals.common import rate, split_files
+
+# What a reply says when it has nothing on a name or a question (answer.wording, answer.replies)
+_NOT_FOUND = re.compile(r"không tìm thấy|không có thông tin|nằm ngoài nội dung", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    kind: str
+    turns: tuple[str, ...]
+    drugs: tuple[str, ...]
+    key_terms: tuple[str, ...]
+    forbidden_terms: tuple[str, ...]
+    decline: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    row: Row
+    missing: tuple[str, ...]  # key terms not in the reply
+    forbidden: tuple[str, ...]  # forbidden terms in the reply
+    declined: bool
+    length: int
+
+    @property
+    def decline_right(self) -> bool:
+        return self.declined if self.row.decline else True
+
+    @property
+    def passed(self) -> bool:
+        return not self.missing and not self.forbidden and self.decline_right and not self.unsafe
+
+    @property
+    def unsafe(self) -> bool:
+        false_no_information = not self.row.decline and bool(self.row.drugs) and self.declined
+        return bool(self.forbidden) or false_no_information
+
+
+def load_rows(path: Path) -> list[Row]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if "turns" not in record:  # the writer's brief, or a blank line
+            continue
+        rows.append(
+            Row(
+                id=record["id"],
+                kind=record["kind"],
+                turns=tuple(record["turns"]),
+                drugs=tuple(record.get("drugs") or ()),
+                key_terms=tuple(record.get("key_terms") or ()),
+                forbidden_terms=tuple(record.get("forbidden_terms") or ()),
+                decline=bool(record.get("decline")),
+            )
+        )
+    return rows
+
+
+def _norm(text: str) -> str:
+    return _SPACE.sub(" ", nfc(text)).casefold().strip()
+
+
+def judge(row: Row, reply: str, decision: str) -> Outcome:
+    said = _norm(reply)
+    declined = decision == "ABSTAIN" or bool(_NOT_FOUND.search(reply))
+    return Outcome(
+        row=row,
+        missing=tuple(t for t in row.key_terms if _norm(t) not in said),
+        forbidden=tuple(t for t in row.forbidden_terms if _norm(t) in said),
+        declined=declined,
+        length=len(reply),
+    )
+
+
+def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
+    """Each row's conversation through the chat service (earlier turns its history), offline."""
+    settings = Settings(data_dir=data_dir)
+    store = EdgeStore(data_dir)
+    try:
+        ingest_records(load_source(sample_formulary_path()), store, settings)
+    finally:
+        store.close()
+    runtime = build_runtime(settings)
+    try:
+        service = chat_services.chat_service(runtime)
+        outcomes = []
+        for row in rows:
+            turn = service.turn(row.turns[-1], history=list(row.turns[:-1]))
+            outcomes.append(judge(row, turn.answer, turn.bundle.decision))
+        return outcomes
+    finally:
+        runtime.store.close()
+
+
+def table(by_split: dict[str, list[Outcome]]) -> list[str]:
+    splits = list(by_split)
+    kinds = sorted({o.row.kind for outcomes in by_split.values() for o in outcomes})
+    lines = [f"| measure | {' | '.join(splits)} |", "|---|" + "---|" * len(splits)]
+
+    def row(name: str, cell: Callable[[list[Outcome]], str]) -> None:
+        lines.append(f"| {name} | " + " | ".join(cell(by_split[s]) for s in splits) + " |")
+
+    row("pass (all)", lambda os: rate(sum(o.passed for o in os), len(os)))
+    row("unsafe (target 0)", lambda os: str(sum(o.unsafe for o in os)))
+    row("key terms present", lambda os: rate(sum(not o.missing for o in os), len(os)))
+    row(
+        "declines right",
+        lambda os: rate(sum(o.declined for o in os if o.row.decline), sum(o.row.decline for o in os)),
+    )
+    row(
+        "reply length (median / max)",
+        lambda os: (
+            f"{statistics.median([o.length for o in os]):,.0f} / {max(o.length for o in os):,}" if os else "–"
+        ),
+    )
+    for kind in kinds:
+        row(f"  pass, {kind}", _pass_rate_of(kind))
+    return lines
+
+
+def _pass_rate_of(kind: str) -> Callable[[list[Outcome]], str]:
+    def cell(outcomes: list[Outcome]) -> str:
+        of_kind = [o for o in outcomes if o.row.kind == kind]
+        return rate(sum(o.passed for o in of_kind), len(of_kind))
+
+    return cell
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="duocthu eval outsiders", description=__doc__)
+    parser.add_argument("--split", choices=("dev", "held-out"))
+    parser.add_argument(
+        "--failures", action="store_true", help="list the dev rows that fail (never held-out)"
+    )
+    args = parser.parse_args(argv)
+    files = split_files("outsiders")
+    chosen = [args.split] if args.split else ["dev", "held-out"]
+    with tempfile.TemporaryDirectory(prefix="duocthu-eval-outsiders-") as tmp:
+        by_split = {split: run(load_rows(files[split]), Path(tmp) / split) for split in chosen}
+    total = sum(len(v) for v in by_split.values())
+    print(f"replies to outsiders' questions, {total} rows\n")
+    print("\n".join(table(by_split)))
+    if args.failures and "dev" in by_split:
+        for o in by_split["dev"]:
+            if not o.passed:
+                why = [
+                    f"missing {list(o.missing)}" if o.missing else "",
+                    f"forbidden {list(o.forbidden)}" if o.forbidden else "",
+                ]
+                why.append("" if o.decline_right else "not declined")
+                print(f"  {o.row.id} ({o.row.kind}): {'; '.join(w for w in why if w)}", file=sys.stdout)
+    return 0
