@@ -171,8 +171,11 @@ def judge(row: Row, turn: ChatTurn) -> Outcome:
     return out
 
 
-def run_turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
-    """Each message as a first turn of the chat service, on a fresh index of the sample in `data_dir`."""
+def run_turns(
+    messages: Sequence[str], data_dir: Path, histories: Sequence[Sequence[str]] | None = None
+) -> list[ChatTurn]:
+    """Each message as a turn of the chat service (a first turn, or after its history), on a fresh
+    index of the sample in `data_dir`."""
     settings = Settings(data_dir=data_dir)
     store = EdgeStore(data_dir)
     try:
@@ -182,7 +185,8 @@ def run_turns(messages: Sequence[str], data_dir: Path) -> list[ChatTurn]:
     runtime = build_runtime(settings)
     try:
         service = chat_services.chat_service(runtime)
-        return [service.turn(message, history=[]) for message in messages]
+        earlier = histories or [()] * len(messages)
+        return [service.turn(m, history=list(h)) for m, h in zip(messages, earlier, strict=True)]
     finally:
         runtime.store.close()
 

@@ -30,13 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu.api.runtime import build_runtime
-from duocthu.api.services import chat as chat_services
 from duocthu.core.text import nfc
-from duocthu.ingest.pipeline import ingest_records
-from duocthu.ingest.source import load_source, sample_formulary_path
-from duocthu.settings import Settings
-from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals.answers import run_turns
 from duocthu.tools.evals.common import rate, split_files
 
 # What a reply says when it has nothing on a name or a question (answer.wording, answer.replies)
@@ -115,22 +110,8 @@ def judge(row: Row, reply: str, decision: str) -> Outcome:
 
 def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
     """Each row's conversation through the chat service (earlier turns its history), offline."""
-    settings = Settings(data_dir=data_dir)
-    store = EdgeStore(data_dir)
-    try:
-        ingest_records(load_source(sample_formulary_path()), store, settings)
-    finally:
-        store.close()
-    runtime = build_runtime(settings)
-    try:
-        service = chat_services.chat_service(runtime)
-        outcomes = []
-        for row in rows:
-            turn = service.turn(row.turns[-1], history=list(row.turns[:-1]))
-            outcomes.append(judge(row, turn.answer, turn.bundle.decision))
-        return outcomes
-    finally:
-        runtime.store.close()
+    turns = run_turns([r.turns[-1] for r in rows], data_dir, [r.turns[:-1] for r in rows])
+    return [judge(row, turn.answer, turn.bundle.decision) for row, turn in zip(rows, turns, strict=True)]
 
 
 def table(by_split: dict[str, list[Outcome]]) -> list[str]:
