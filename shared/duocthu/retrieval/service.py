@@ -211,7 +211,8 @@ class RetrievalService:
         if ask.kind == "together":
             return interaction_evidence(self.store, resolver, ask.drugs, ask.unknown_names)
         if ask.kind == "condition":
-            return self.with_patient_safety(self.by_indication(ask.query, deadline), frame, resolver)
+            found = self.by_indication(ask.query, deadline)
+            return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
         if ask.kind == "relation":
             return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
         if ask.kind == "each_drug":
