@@ -72,7 +72,14 @@ def test_working_answers_pass() -> None:
     ]
     assert smoke.problems("chat", chat) == []
     assert smoke.problems("retrieve", [_result("direct", GOOD_BUNDLE)]) == []
-    assert smoke.problems("understand", [_result("direct", {"drugs": ["amoxicilin"]})]) == []
+    assert (
+        smoke.problems("understand", [_result("POST /v1/understand", _http(200, {"drugs": ["amoxicilin"]}))])
+        == []
+    )
+    # a direct invoke (the state machine's Understand) answers the frame and its plan
+    understood = {"frame": {"drugs": ["amoxicilin"]}, "plan": {"reply": "sections", "asks": []}}
+    assert smoke.problems("understand", [_result("direct", understood)]) == []
+    assert smoke.problems("understand", [_result("direct", {"frame": {"drugs": []}, "plan": {}})])
 
 
 @pytest.mark.parametrize(
