@@ -12,10 +12,9 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from duocthu.answer.blocks import notice
 from duocthu.answer.lines import AnswerLines
-from duocthu.answer.replies import Composed, Composer, Generator, abstain, compose
-from duocthu.answer.wording import ABSTAIN_REPLIES, ReplyWording
+from duocthu.answer.replies import Composed, Composer, Generator, compose, unavailable
+from duocthu.answer.wording import ReplyWording
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
@@ -64,11 +63,16 @@ class ChatTurn:
         return self.bundle.reason
 
 
-def store_failed(plan: Plan) -> Composed:
-    """The store could not be read: the documented ABSTAIN, which says nothing about a drug."""
-    text = ABSTAIN_REPLIES["dependency_unavailable"]
-    reply = Reply(blocks=(notice("decline", text),), quick_replies=plan.frame.quick_replies)
-    return Composed(reply, abstain("dependency_unavailable", "store_unavailable"))
+def turn_system_error(
+    turn: ChatTurn, frame: QueryFrame | None, store_error: SystemError | None
+) -> SystemError | None:
+    """The one fault a turn reports: understanding's, then retrieval's, the answer's, the session store's."""
+    return (
+        (frame.system_error if frame else None)
+        or turn.bundle.system_error
+        or turn.system_error
+        or store_error
+    )
 
 
 def chat_turn(session_id: str, frame: QueryFrame | None, composed: Composed) -> ChatTurn:
@@ -154,8 +158,7 @@ class ChatService:
         if history is None:
             save_error = self._save(state.with_turn(message, result.answer, frame))
             store_error = store_error or save_error
-        system_error = frame.system_error or result.bundle.system_error or result.system_error or store_error
-        return replace(result, system_error=system_error)
+        return replace(result, system_error=turn_system_error(result, frame, store_error))
 
     def gather(self, plan: Plan) -> GatheredEvidence | None:
         """The evidence of every ask of the plan, in one retrieval call (None: it needs none, or
@@ -171,6 +174,6 @@ class ChatService:
     def answer(self, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
         """The reply to a plan from its evidence: the composers' work, no store read."""
         if plan.needs_evidence and (evidence is None or not evidence.answers):
-            return store_failed(plan)
+            return unavailable("store_unavailable", plan.frame.quick_replies)
         composer = Composer(self.wording, self.generator, self.catalog.sample_data)
         return compose(composer, plan, evidence)

@@ -14,10 +14,8 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from duocthu.answer.blocks import notice
-from duocthu.answer.replies import abstain
-from duocthu.answer.wording import ABSTAIN_REPLIES
-from duocthu.api.chat_turn import ChatTurn, chat_turn
+from duocthu.answer.replies import unavailable
+from duocthu.api.chat_turn import chat_turn, turn_system_error
 from duocthu.api.models import MAX_HISTORY, ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
 from duocthu.api.services.chat import SessionNotFound, chat_response, chat_service
@@ -27,7 +25,6 @@ from duocthu.core.vocabulary import SYSTEM_ERRORS, SubjectScope, SystemError
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
-from duocthu.models.reply import Reply
 from duocthu.store.sessions import (
     ConversationState,
     ConversationUnavailable,
@@ -132,10 +129,7 @@ def answer(runtime: Runtime, request: AnswerTurn, context: LambdaContextLike | N
     service = chat_service(runtime, context)
     composed = service.answer(plan, request.evidence)
     turn = chat_turn(session.session_id, plan.frame, composed)
-    system_error = (
-        plan.frame.system_error or turn.bundle.system_error or turn.system_error or session.store_error
-    )
-    return chat_response(replace(turn, system_error=system_error))
+    return chat_response(replace(turn, system_error=turn_system_error(turn, plan.frame, session.store_error)))
 
 
 def save_session(runtime: Runtime, request: SaveSession) -> ChatResponse:
@@ -168,14 +162,9 @@ def failure_system_error(failure: Failure) -> SystemError:
 def abstain_on_failure(request: AbstainOnFailure) -> ChatResponse:
     session, frame = request.session, request.failure.frame
     system_error = failure_system_error(request.failure)
-    bundle = abstain("dependency_unavailable", system_error)
-    quick_replies = frame.quick_replies if frame else ()
-    text = ABSTAIN_REPLIES["dependency_unavailable"]
-    reply = Reply(blocks=(notice("decline", text),), quick_replies=quick_replies)
-    turn = ChatTurn(
-        session.session_id, reply.text, bundle, frame, (), quick_replies, system_error, reply=reply
-    )
-    return chat_response(turn)
+    composed = unavailable(system_error, frame.quick_replies if frame else ())
+    turn = chat_turn(session.session_id, frame, composed)
+    return chat_response(replace(turn, system_error=system_error))
 
 
 def run_step(runtime: Runtime, event: dict[str, Any], context: LambdaContextLike | None) -> dict[str, Any]:

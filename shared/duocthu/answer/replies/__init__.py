@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from duocthu.answer.replies.beside_medicines import beside_medicines
 from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
-from duocthu.answer.replies.declined import abstained, declined
+from duocthu.answer.replies.declined import abstained, declined, unavailable
 from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
 from duocthu.answer.replies.sections import sections
@@ -33,4 +33,4 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     return sections(composer, plan, evidence, bundle)
 
 
-__all__ = ["Composed", "Composer", "Generator", "abstain", "compose"]
+__all__ = ["Composed", "Composer", "Generator", "abstain", "compose", "unavailable"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from duocthu.answer.blocks import notice
 from duocthu.answer.replies.context import Composed, Composer, abstain, quick_replies
 from duocthu.answer.wording import ABSTAIN_REPLIES, SMALLTALK_REPLY
+from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.plan import Plan
 from duocthu.models.reply import Reply
@@ -43,3 +44,11 @@ def abstained(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Compose
 def _said(plan: Plan, bundle: EvidenceBundle, text: str) -> Composed:
     reply = Reply(blocks=(notice("decline", text),), quick_replies=quick_replies(plan))
     return Composed(reply, bundle)
+
+
+def unavailable(system_error: SystemError, quick_replies: tuple[str, ...] = ()) -> Composed:
+    """A dependency failed (the store, a provider, a state of the machine): the documented ABSTAIN,
+    which says nothing about any drug."""
+    text = ABSTAIN_REPLIES["dependency_unavailable"]
+    reply = Reply(blocks=(notice("decline", text),), quick_replies=quick_replies)
+    return Composed(reply, abstain("dependency_unavailable", system_error))

@@ -10,18 +10,17 @@ DUOCTHU_DEBUG_FRAME is on. A service that is not ready answers the documented 20
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from duocthu.answer.blocks import notice
 from duocthu.answer.generation import get_answer_generator
-from duocthu.answer.wording import ABSTAIN_REPLIES
-from duocthu.api.chat_turn import ChatService, ChatTurn
+from duocthu.answer.replies import unavailable
+from duocthu.api.chat_turn import ChatService, ChatTurn, chat_turn
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
 from duocthu.api.services.health import health, providers_in_use
 from duocthu.api.services.retrieve import retrieval_service
 from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
 from duocthu.core.vocabulary import SubjectScope
-from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.store.sessions import (
     ConversationState,
@@ -116,19 +115,8 @@ def chat(runtime: Runtime, request: ChatRequest, context: LambdaContextLike | No
 def not_ready_response(session_id: str) -> ChatResponse:
     """No index to answer from (a failed start, retried on later requests): the documented
     ABSTAIN, which never implies anything about a drug."""
-    bundle = EvidenceBundle(
-        decision="ABSTAIN", reason="dependency_unavailable", system_error="store_unavailable"
-    )
-    text = ABSTAIN_REPLIES["dependency_unavailable"]
-    return ChatResponse(
-        session_id=session_id,
-        answer=text,
-        blocks=[notice("decline", text)],
-        decision="ABSTAIN",
-        reason="dependency_unavailable",
-        system_error="store_unavailable",
-        bundle=bundle,
-    )
+    turn = chat_turn(session_id, None, unavailable("store_unavailable"))
+    return chat_response(replace(turn, system_error="store_unavailable"))
 
 
 def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
