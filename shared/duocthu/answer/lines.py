@@ -30,7 +30,7 @@ from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
-from duocthu.models.evidence import EvidenceBundle, EvidenceItem
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedLine
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
@@ -47,6 +47,9 @@ OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
 # (gliclazid's "Không dùng … cho phụ nữ đang cho con bú" is in Chống chỉ định, not only there)
 POPULATION_SECTIONS = frozenset((*FACET_SECTIONS["pregnancy"], *FACET_SECTIONS["breastfeeding"]))
 MAX_LINES = 3
+# A bedside summary (the lead lines with their citations) fits a phone screen
+BEDSIDE_CHARS = 800
+RANKED_HEAD_CHARS = 120
 WHOLE_SECTION_FOLLOWS = "Toàn văn mục được trích dưới đây."
 _CLAUSE = re.compile(r"(?<=;)\s+")
 # An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
@@ -92,6 +95,8 @@ class AnswerLines(_Model):
     read_sections: tuple[str, ...] = ()
     # the lines name the state asked only with an age or weight limit the patient is outside
     outside_limits: bool = False
+    # the lines are the monograph's sentences ranked for the question (`ranked_lines`), not a focus
+    ranked: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -325,9 +330,53 @@ def _effect_text(found: AnswerLines, drug_name: str) -> list[str]:
     return out
 
 
-def lines_text(found: AnswerLines, drug_name: str) -> list[str]:
+def ranked_lines(lines: Sequence[RankedLine], section_key: str | None) -> AnswerLines | None:
+    """The monograph's best lines for the question (`retrieval.answering`) as the reply's lead,
+    as many as fit a bedside summary (BEDSIDE_CHARS); `section_key` is the section routed to (the
+    whole of which follows), None when none was."""
+    kept: list[AnswerLine] = []
+    used = 0
+    for line in lines:
+        ref = line.source_refs[0] if line.source_refs else None
+        quoted = AnswerLine(
+            text=line.text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
+            citation=ref.place() if ref else "", pages=ref.pages() if ref else "",
+        )  # fmt: skip
+        used += len(_ranked_line(quoted)) + 1
+        if kept and used > BEDSIDE_CHARS - RANKED_HEAD_CHARS:
+            break
+        kept.append(quoted)
+    if not kept:
+        return None
+    return AnswerLines(
+        drug_id=kept[0].drug_id, section_key=section_key or kept[0].section_key, focus=(), lines=tuple(kept),
+        ranked=True,
+    )  # fmt: skip
+
+
+def _ranked_line(line: AnswerLine) -> str:
+    return f"- “{line.text}” ({line.citation})"
+
+
+def _ranked_text(found: AnswerLines, drug_name: str, section_absent: bool) -> list[str]:
+    """Each line with its section and pages; the routed section, when it is not where the best
+    line is from, is said to follow (or, absent from the monograph, said to be absent)."""
+    routed = SECTION_HEADINGS.get(found.section_key, found.section_key)
+    if section_absent:
+        head = f"Chuyên luận {drug_name} không có mục “{routed}”; các câu trả lời trong chuyên luận:"
+    else:
+        head = f"Câu trả lời trong chuyên luận {drug_name}:"
+    out = [head, *(_ranked_line(line) for line in found.lines)]
+    if not section_absent and found.lines[0].section_key != found.section_key:
+        out.append(f"Toàn văn mục “{routed}” được trích dưới đây.")
+    return out
+
+
+def lines_text(found: AnswerLines, drug_name: str, section_absent: bool = False) -> list[str]:
     """The reply's opening lines: the answering sentences with their citations, or one line that
     the section does not say, then what the section that does say says."""
+    if found.ranked:
+        return _ranked_text(found, drug_name, section_absent)
     if found.read_sections:
         return _effect_text(found, drug_name)
     heading = SECTION_HEADINGS[found.section_key]

@@ -67,6 +67,22 @@ class EvidenceItem(_Model):
         return self.requires_visual_check or self.has_quarantined_content
 
 
+class RankedLine(_Model):
+    """One sentence of a drug's monograph ranked for the question (BM25 over every sentence of
+    the book, `duocthu.retrieval.answering`), with the part it stands in and its citation."""
+
+    text: str  # the sentence, verbatim
+    drug_id: str
+    display_name: str
+    section_key: str
+    part_id: str  # the EvidenceItem id of its part
+    part_index: int = Field(ge=0)
+    line_index: int = Field(ge=0)
+    score: float
+    source_refs: tuple[SourceRef, ...]
+    needs_visual_check: bool = False
+
+
 class RankedDrug(_Model):
     drug_id: str
     display_name: str
@@ -164,6 +180,8 @@ class AskEvidence(_Model):
 
     ask: int = Field(ge=0)
     bundle: EvidenceBundle
+    # the drug's sentences that answer the ask best, best first (an ask about one named drug)
+    lines: tuple[RankedLine, ...] = ()
 
 
 class WholeSection(_Model):
@@ -184,6 +202,9 @@ class GatheredEvidence(_Model):
 
     def for_ask(self, ask: int) -> EvidenceBundle | None:
         return next((a.bundle for a in self.answers if a.ask == ask), None)
+
+    def lines_of(self, ask: int) -> tuple[RankedLine, ...]:
+        return next((a.lines for a in self.answers if a.ask == ask), ())
 
     @property
     def main(self) -> EvidenceBundle:

@@ -35,6 +35,7 @@ AskKind = Literal[
     "relation",  # a condition and a relation (cause, avoid) -> the drugs whose section names it
     "uses",  # one drug's indications, read for the condition asked
     "whole_sections",  # sections a composer quotes beside the asked one (contraindications, …)
+    "lines",  # one named drug's sentences read for the question before a decline says no
 ]
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Embedder, Reranker
@@ -29,9 +30,17 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     INTRO_SECTIONS,
 )
-from duocthu.models.evidence import AskEvidence, EvidenceBundle, EvidenceItem, GatheredEvidence, WholeSection
+from duocthu.models.evidence import (
+    AskEvidence,
+    EvidenceBundle,
+    EvidenceItem,
+    GatheredEvidence,
+    RankedLine,
+    WholeSection,
+)
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
+from duocthu.retrieval.answering import answering_lines
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import interaction_evidence
@@ -55,6 +64,12 @@ def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
             item = item.model_copy(update={"text": f"【{item.display_name}】 {item.text}"})
         labelled.append(item)
     return labelled
+
+
+# The asks about one named drug's monograph read for a question (an overview is a bare name)
+LINE_ASKS = frozenset({"section", "monograph", "uses", "lines"})
+# The abstentions that would say "no information" about a named drug
+READ_BEFORE_NO = frozenset({"section_absent", "insufficient_retrieval_score", "out_of_scope"})
 
 
 class RetrievalService:
@@ -199,10 +214,30 @@ class RetrievalService:
                     for d, k in ask.sections
                 ]
             else:
-                answers.append(
-                    AskEvidence(ask=index, bundle=self._answer(ask, plan.frame, resolver, deadline))
-                )
+                bundle = self._answer(ask, plan.frame, resolver, deadline)
+                lines = self._lines(ask, plan, resolver)
+                if lines and bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO:
+                    bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
+                answers.append(AskEvidence(ask=index, bundle=bundle, lines=lines))
         return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
+
+    def _parts_of(self, lines: Sequence[RankedLine]) -> EvidenceBundle:
+        """The parts the lines stand in, in the lines' order."""
+        wanted = list(dict.fromkeys(line.part_id for line in lines))
+        sections = dict.fromkeys((line.drug_id, line.section_key) for line in lines)
+        parts = {p.id: p for d, k in sections for p in self.store.find_by_section(d, k) if p.id in wanted}
+        return decide([parts[i] for i in wanted if i in parts])
+
+    def _lines(self, ask: Ask, plan: Plan, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
+        """An ask about one named drug: its sentences that answer the question best, from its
+        whole monograph, the routed section (or the ask's candidates) weighing in as a prior."""
+        if ask.kind not in LINE_ASKS or len(ask.drugs) != 1 or ask.drugs[0] not in resolver.by_id:
+            return ()
+        drug = ask.drugs[0]
+        candidates = getattr(ask, "candidate_sections", None) or (
+            (ask.section_key,) if ask.section_key else ()
+        )
+        return answering_lines(self.store, drug, plan.reading.text, drug_names(resolver, drug), candidates)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None
@@ -225,6 +260,8 @@ class RetrievalService:
 
             return self.for_each_drug(ask.drugs, resolver, each)
         drug = ask.drugs[0]
+        if ask.kind == "lines":  # a decline's reading: its lines, or nothing
+            return EvidenceBundle(decision="ABSTAIN", reason="out_of_scope")
         if ask.kind == "uses":
             return with_section_reading(self.by_section(drug, INDICATION_SECTION), self.store, drug, frame)
         if ask.kind == "overview":

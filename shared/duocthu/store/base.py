@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold, folded_words, stop_words, words
 from duocthu.models.chunk import Chunk
-from duocthu.models.evidence import EvidenceItem, SourceRef
-from duocthu.store.lexical import SparseTerms, lexical_terms
+from duocthu.models.evidence import EvidenceItem, RankedLine, SourceRef
+from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms
 
 LEXICAL_VECTOR = "lexical"
+LINES_VECTOR = "lines"  # BM25 over the book's sentences (store.lexical), IDF modifier
 DENSE_VECTOR = "dense"
 # Qdrant's default scroll page; a section is always read to exhaustion across pages.
 SCROLL_PAGE = 256
@@ -126,9 +127,30 @@ class VectorStore(Protocol):
         """The parts nearest to `vector` by cosine (the score), best first, among the parts that
         carry a dense vector."""
 
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str, limit: int) -> list[RankedLine]:
+        """One drug's sentences scored by BM25 for the folded query tokens (each counted once),
+        with the IDF of the whole book's sentences, best first; only scores > 0."""
+
     def count(self, drug_id: str | None = None) -> int: ...
 
     def close(self) -> None: ...
+
+
+def line_from_payload(payload: Mapping[str, Any], score: float) -> RankedLine:
+    return RankedLine(
+        text=payload["text"],
+        drug_id=payload["drug_id"],
+        display_name=payload["display_name"],
+        section_key=payload["section_key"],
+        part_id=payload["part_id"],
+        part_index=payload["part_index"],
+        line_index=payload["line_index"],
+        score=score,
+        source_refs=tuple(SourceRef.model_validate(ref) for ref in payload.get("source_refs") or ()),
+        needs_visual_check=bool(
+            payload.get("requires_visual_check") or payload.get("has_quarantined_content")
+        ),
+    )
 
 
 def item_from_payload(point_id: Any, payload: Mapping[str, Any], score: float) -> EvidenceItem:
@@ -173,11 +195,13 @@ def conditions(
     section_keys: Collection[str] | None = None,
     exclude_sections: Collection[str] = (),
 ) -> Conditions:
+    """Every read but `search_lines` reads parts: the sentence points are left out."""
     pairs = (("drug_id", drug_id), ("section_key", section_key), ("chunk_kind", chunk_kind))
+    none_of = {"section_key": tuple(sorted(exclude_sections))} if exclude_sections else {}
     return Conditions(
         equal={k: v for k, v in pairs if v is not None},
         any_of={"section_key": tuple(sorted(section_keys))} if section_keys is not None else {},
-        none_of={"section_key": tuple(sorted(exclude_sections))} if exclude_sections else {},
+        none_of=none_of if chunk_kind else {**none_of, "chunk_kind": (LINE_KIND,)},
     )
 
 
@@ -220,6 +244,16 @@ class FilteredReads(ABC):
         """The backend primitive."""
 
     @abstractmethod
+    def _query(
+        self,
+        using: str,
+        vector: SparseTerms | list[float],
+        where: Conditions,
+        limit: int,
+        threshold: float | None,
+    ) -> list[tuple[Any, Mapping[str, Any], float]]:
+        """The backend primitive: (point id, payload, score) of the nearest points, best first."""
+
     def _nearest(
         self,
         using: str,
@@ -228,7 +262,8 @@ class FilteredReads(ABC):
         limit: int,
         threshold: float | None,
     ) -> list[EvidenceItem]:
-        """The backend primitive."""
+        hits = self._query(using, vector, where, limit, threshold)
+        return [item_from_payload(point, payload, score) for point, payload, score in hits]
 
     @abstractmethod
     def _count(self, where: Conditions | None) -> int:
@@ -287,5 +322,19 @@ class FilteredReads(ABC):
         where = conditions(section_key=section_key, chunk_kind=chunk_kind)
         return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))
 
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str, limit: int) -> list[RankedLine]:
+        terms = lexical_terms(tokens)
+        if not terms.indices:
+            return []
+        where = conditions(drug_id=drug_id, chunk_kind=LINE_KIND)
+        hits = self._query(LINES_VECTOR, terms, where, limit, None)
+        lines = [line_from_payload(payload, score) for _, payload, score in hits if score > 0]
+        # equal scores in book order (Qdrant leaves their order open)
+        return sorted(
+            lines,
+            key=lambda x: (-x.score, SECTION_ORDER.get(x.section_key, 99), x.part_index, x.line_index),
+        )
+
     def count(self, drug_id: str | None = None) -> int:
-        return self._count(conditions(drug_id=drug_id) if drug_id else None)
+        """The parts (of one drug)."""
+        return self._count(conditions(drug_id=drug_id))

@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
+    LINES_VECTOR,
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
     UPSERT_BATCH,
@@ -40,7 +41,7 @@ from duocthu.store.base import (
     dense_size,
     item_from_payload,
 )
-from duocthu.store.lexical import SparseTerms, lexical_vector
+from duocthu.store.lexical import SparseTerms, lexical_vector, line_points
 
 MANIFEST_FILE = "manifest.json"
 
@@ -101,6 +102,10 @@ def _index_params(kind: str) -> Any:
     }[kind]
 
 
+def _sparse(terms: SparseTerms) -> Any:
+    return qe.SparseVector(indices=list(terms.indices), values=list(terms.values))
+
+
 def _filter(where: Conditions, phrase: str | None = None) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in where.equal.items()]
     if phrase:
@@ -146,7 +151,13 @@ class EdgeStore(FilteredReads):
         vectors = {DENSE_VECTOR: qe.EdgeVectorParams(size=size, distance=qe.Distance.Cosine)} if size else {}
         shard = qe.EdgeShard.create(
             str(folder / "shard"),
-            qe.EdgeConfig(vectors=vectors, sparse_vectors={LEXICAL_VECTOR: qe.EdgeSparseVectorParams()}),
+            qe.EdgeConfig(
+                vectors=vectors,
+                sparse_vectors={
+                    LEXICAL_VECTOR: qe.EdgeSparseVectorParams(),
+                    LINES_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf),
+                },
+            ),
         )
         try:
             for field, kind in PAYLOAD_INDEXES.items():
@@ -155,12 +166,7 @@ class EdgeStore(FilteredReads):
                 batch = chunks[start : start + UPSERT_BATCH]
                 points = []
                 for offset, chunk in enumerate(batch):
-                    terms = lexical_vector(chunk.text)
-                    vector: dict[str, Any] = {
-                        LEXICAL_VECTOR: qe.SparseVector(
-                            indices=list(terms.indices), values=list(terms.values)
-                        )
-                    }
+                    vector: dict[str, Any] = {LEXICAL_VECTOR: _sparse(lexical_vector(chunk.text))}
                     own = dense[start + offset] if dense else None
                     if own is not None:
                         vector[DENSE_VECTOR] = list(own)
@@ -168,6 +174,13 @@ class EdgeStore(FilteredReads):
                 shard.update(qe.UpdateOperation.upsert_points(points))
                 if progress:
                     progress(len(batch))
+            lines = line_points(chunks)
+            for start in range(0, len(lines), UPSERT_BATCH):
+                batch_lines = [
+                    qe.Point(id=line.id, vector={LINES_VECTOR: _sparse(line.terms)}, payload=line.payload)
+                    for line in lines[start : start + UPSERT_BATCH]
+                ]
+                shard.update(qe.UpdateOperation.upsert_points(batch_lines))
             shard.flush()
         finally:
             shard.close()
@@ -219,19 +232,15 @@ class EdgeStore(FilteredReads):
             if offset is None:
                 return items
 
-    def _nearest(
+    def _query(
         self,
         using: str,
         vector: SparseTerms | list[float],
         where: Conditions,
         limit: int,
         threshold: float | None,
-    ) -> list[EvidenceItem]:
-        query = (
-            qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
-            if isinstance(vector, SparseTerms)
-            else vector
-        )
+    ) -> list[tuple[Any, Mapping[str, Any], float]]:
+        query = _sparse(vector) if isinstance(vector, SparseTerms) else vector
         hits = self._open().query(
             qe.QueryRequest(
                 limit=limit,
@@ -241,7 +250,7 @@ class EdgeStore(FilteredReads):
                 with_payload=True,
             )
         )
-        return [item_from_payload(h.id, h.payload, float(h.score)) for h in hits]
+        return [(h.id, h.payload, float(h.score)) for h in hits]
 
     def _count(self, where: Conditions | None) -> int:
         flt = _filter(where) if where else None

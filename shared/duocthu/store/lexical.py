@@ -1,16 +1,32 @@
-"""The sparse `lexical` vector: weight 1 per distinct folded token.
+"""The two sparse vectors of the index.
 
-A query vector with weight 1 per distinct query token then scores a chunk, by dot product inside
-Qdrant, with the count of distinct query tokens the chunk contains: reference 09's lexical score.
+- `lexical`, on every part: weight 1 per distinct folded token. A query vector with weight 1 per
+  distinct query token then scores a part, by dot product inside Qdrant, with the count of
+  distinct query tokens the part contains: reference 09's lexical score.
+- `lines`, on one point per sentence of every part (`line_points`): Okapi BM25. Each value is the
+  token's saturated term frequency in the sentence and its section heading (k1, b, the book's
+  average sentence length); the collection's IDF modifier weighs it by the token's rarity among
+  all the book's sentences, inside Qdrant (Edge and server alike). A heading's words stand in
+  each of its sentences: a question naming "quá liều" leans to that section's lines.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words
+from duocthu.models.chunk import Chunk
+
+LINE_KIND = "line"  # the chunk_kind of a sentence point: no other read sees it
+BM25_K1 = 1.2
+BM25_B = 0.75
+_LINE_NAMESPACE = uuid.UUID("5b1d7c4e-2f0a-4c1e-9a7b-3e6f0d2c8a91")
 
 
 def token_index(token: str) -> int:
@@ -34,3 +50,33 @@ def lexical_terms(tokens: Iterable[str]) -> SparseTerms:
 
 def lexical_vector(text: str) -> SparseTerms:
     return lexical_terms(folded_words(text))
+
+
+@dataclass(frozen=True, slots=True)
+class LinePoint:
+    id: str
+    payload: dict[str, Any]
+    terms: SparseTerms  # the `lines` vector
+
+
+def bm25_terms(tokens: Sequence[str], average_length: float) -> SparseTerms:
+    """The document side of BM25 (the IDF is the collection's modifier)."""
+    counts: dict[int, int] = Counter(token_index(t) for t in tokens)
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * len(tokens) / average_length) if average_length else BM25_K1
+    indices = sorted(counts)
+    return SparseTerms(tuple(indices), tuple(counts[i] * (BM25_K1 + 1) / (counts[i] + norm) for i in indices))
+
+
+def line_points(chunks: Sequence[Chunk]) -> list[LinePoint]:
+    """One point per sentence of every part (the one splitter), carrying its part's id and
+    citation; its text is the sentence as the part writes it."""
+    lines = [(chunk, i, s) for chunk in chunks for i, s in enumerate(split_sentences(chunk.text))]
+    tokens = [folded_words(f"{chunk.section_heading} {sentence}") for chunk, _, sentence in lines]
+    average = sum(map(len, tokens)) / len(tokens) if tokens else 0.0
+    points = []
+    for (chunk, index, sentence), own in zip(lines, tokens, strict=True):
+        payload = {k: v for k, v in chunk.payload().items() if k not in ("text_norm", "atc_codes")}
+        payload |= {"chunk_kind": LINE_KIND, "text": sentence, "part_id": chunk.id, "line_index": index}
+        line_id = str(uuid.uuid5(_LINE_NAMESPACE, f"{chunk.id}/{index}"))
+        points.append(LinePoint(line_id, payload, bm25_terms(own, average)))
+    return points

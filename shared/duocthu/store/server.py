@@ -7,7 +7,7 @@ Tests run this class against the client's local mode, which executes the same cl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient, models
@@ -19,6 +19,7 @@ from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
     LEXICAL_VECTOR,
+    LINES_VECTOR,
     PAYLOAD_INDEXES,
     SCROLL_PAGE,
     UPSERT_BATCH,
@@ -31,7 +32,7 @@ from duocthu.store.base import (
     dense_size,
     item_from_payload,
 )
-from duocthu.store.lexical import SparseTerms, lexical_vector
+from duocthu.store.lexical import SparseTerms, lexical_vector, line_points
 
 T = TypeVar("T")
 
@@ -46,6 +47,10 @@ _SCHEMA: dict[str, Any] = {
         phrase_matching=True,
     ),
 }
+
+
+def _sparse(terms: SparseTerms) -> models.SparseVector:
+    return models.SparseVector(indices=list(terms.indices), values=list(terms.values))
 
 
 def _filter(where: Conditions, phrase: str | None = None) -> models.Filter:
@@ -88,21 +93,18 @@ class ServerStore(FilteredReads):
         vectors = (
             {DENSE_VECTOR: models.VectorParams(size=size, distance=models.Distance.COSINE)} if size else {}
         )
-        self.client.create_collection(
-            name, vectors_config=vectors, sparse_vectors_config={LEXICAL_VECTOR: models.SparseVectorParams()}
-        )
+        sparse = {
+            LEXICAL_VECTOR: models.SparseVectorParams(),
+            LINES_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
+        }
+        self.client.create_collection(name, vectors_config=vectors, sparse_vectors_config=sparse)
         for field, kind in PAYLOAD_INDEXES.items():
             self.client.create_payload_index(name, field, field_schema=_SCHEMA[kind])
         for start in range(0, len(chunks), UPSERT_BATCH):
             batch = chunks[start : start + UPSERT_BATCH]
             points = []
             for offset, chunk in enumerate(batch):
-                terms = lexical_vector(chunk.text)
-                vector: dict[str, Any] = {
-                    LEXICAL_VECTOR: models.SparseVector(
-                        indices=list(terms.indices), values=list(terms.values)
-                    )
-                }
+                vector: dict[str, Any] = {LEXICAL_VECTOR: _sparse(lexical_vector(chunk.text))}
                 own = dense[start + offset] if dense else None
                 if own is not None:
                     vector[DENSE_VECTOR] = list(own)
@@ -110,6 +112,15 @@ class ServerStore(FilteredReads):
             self.client.upsert(name, points=points, wait=True)
             if progress:
                 progress(len(batch))
+        lines = line_points(chunks)
+        for start in range(0, len(lines), UPSERT_BATCH):
+            batch_lines = [
+                models.PointStruct(
+                    id=line.id, vector={LINES_VECTOR: _sparse(line.terms)}, payload=line.payload
+                )
+                for line in lines[start : start + UPSERT_BATCH]
+            ]
+            self.client.upsert(name, points=batch_lines, wait=True)
 
     def activate(self, manifest: Manifest) -> None:
         name = self.collection(manifest.version)
@@ -181,19 +192,15 @@ class ServerStore(FilteredReads):
 
         return self._read(scroll_all)
 
-    def _nearest(
+    def _query(
         self,
         using: str,
         vector: SparseTerms | list[float],
         where: Conditions,
         limit: int,
         threshold: float | None,
-    ) -> list[EvidenceItem]:
-        query: Any = (
-            models.SparseVector(indices=list(vector.indices), values=list(vector.values))
-            if isinstance(vector, SparseTerms)
-            else vector
-        )
+    ) -> list[tuple[Any, Mapping[str, Any], float]]:
+        query: Any = _sparse(vector) if isinstance(vector, SparseTerms) else vector
         hits = self._read(
             lambda collection: (
                 self.client.query_points(
@@ -207,7 +214,7 @@ class ServerStore(FilteredReads):
                 ).points
             )
         )
-        return [item_from_payload(h.id, h.payload or {}, float(h.score)) for h in hits]
+        return [(h.id, h.payload or {}, float(h.score)) for h in hits]
 
     def _count(self, where: Conditions | None) -> int:
         flt = _filter(where) if where else None

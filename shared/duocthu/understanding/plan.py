@@ -45,6 +45,9 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
 
     declined = _without_evidence(frame, resolver)
     if declined is not None:
+        if declined[1] == "out_of_scope" and frame.drugs and frame.drugs[0] in resolver.by_id:
+            # read before saying no: the named drug's monograph is searched for the question
+            return plan("decline", reason="out_of_scope", asks=(Ask(kind="lines", drugs=frame.drugs[:1]),))
         return plan(declined[0], reason=declined[1])
 
     together = interacting_drugs(frame, resolver)

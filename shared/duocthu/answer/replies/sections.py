@@ -5,7 +5,7 @@ section by section with its source (or a model's answer over them, each sentence
 from __future__ import annotations
 
 from duocthu.answer.blocks import source_of
-from duocthu.answer.lines import AnswerLines, answer_lines, lines_text
+from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
@@ -28,12 +28,35 @@ def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock
     )
 
 
+def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list[AnswerLines]:
+    """What the reply quotes first: the sentences that answer the question's focus (a maximum, a
+    weight, the patient's state, the finding asked: `answer_lines`); without any, the monograph's
+    best lines for the question (`ranked_lines`), after the line that says the focus is not said."""
+    ask = plan.main_ask
+    found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
+    if found is not None and (found.lines or found.read_sections):
+        return [found]
+    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    return [x for x in (found, ranked) if x is not None]
+
+
+def section_absent(plan: Plan, bundle: EvidenceBundle) -> bool:
+    """The section the plan routed to is not in the monograph (the lines found stand for it)."""
+    ask = plan.main_ask
+    routed = ask.section_key if ask and ask.kind == "section" else None
+    return routed is not None and all(item.section_key != routed for item in bundle.evidence)
+
+
 def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
     frame, reading = plan.frame, plan.reading
     preface: list[Block] = lines_block(composer.wording.preface(plan, bundle))
-    found = answer_lines(frame, reading, bundle, evidence.section, plan.main_ask)
-    if found is not None:
-        quoted = [answer_lines_block(found, lines_text(found, composer.wording.names([found.drug_id])))]
+    leads = lead(plan, evidence, bundle)
+    absent = section_absent(plan, bundle)
+    quoted: list[Block] = [
+        answer_lines_block(x, lines_text(x, composer.wording.names([x.drug_id]), absent)) for x in leads
+    ]
+    found = leads[0] if leads else None
+    if quoted:
         # a name the formulary lacks is said first: the lines are about the other drug only
         preface = [*preface, *quoted] if frame.unknown_drugs else [*quoted, *preface]
     answer = composer.generator.generate(reading.text, bundle, sample_data=composer.sample_data)

@@ -1,0 +1,81 @@
+"""The answering lines of an ask about one named drug: all of the drug's sentences ranked against
+the question, best first (the answer layer quotes them before the routed section).
+
+The score is Okapi BM25 computed inside the store over every sentence of the book
+(`store.lexical`: term frequency in the sentence and its section heading, IDF from the whole
+book), times a prior for the ask's candidate sections (the section the plan routed to). The
+question's words are read as the store's lexical search reads them (stop words out, folded),
+without the drug's own names (every sentence of its monograph is about it) and without numbers
+(a number in a question is the patient's: "80 tuổi", "ClCr 25").
+
+A line counts as found only when it holds two of the question's words (one, for a one-word
+question) and scores at least `MIN_SCORE`: BM25 sums the IDF of the words held, so a sentence
+sharing only common words with a chatty question ("bn", "uống", "luôn") stays under it, one
+holding two of its rarer words passes. A sentence that shares one common word with a question
+answers nothing, and a decline must never rest on it either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from duocthu.core.text import folded_words
+from duocthu.models.evidence import RankedLine
+from duocthu.store import VectorStore
+from duocthu.store.base import lexical_query_tokens
+
+# The sentences read per drug, best first, before the prior reorders them: more than the longest
+# monograph's share of lines that can hold the question's words
+READ_LINES = 64
+# The candidate sections' weight: a line there outranks a line elsewhere that scores up to this
+# much more (the routed section may be wrong, so the prior never hides a clearly better line)
+SECTION_PRIOR = 0.3
+MAX_LINES = 3
+# The BM25 score a line must reach to count as found (dev set and team gold: the lines holding the
+# answer scored 9-26, the ones sharing only chatty words 2-6)
+MIN_SCORE = 8.0
+# A line after the first leads too only when it scores this share of the first's score
+FOLLOWER_SHARE = 0.6
+
+
+def question_tokens(question: str, names: Iterable[str]) -> list[str]:
+    """The question's distinct folded words, less the drug's names and numbers."""
+    own = {token for name in names for token in folded_words(name)}
+    return [t for t in lexical_query_tokens(question) if t not in own and not t.isdigit()]
+
+
+def _holds(line: RankedLine, tokens: Sequence[str]) -> int:
+    words = set(folded_words(line.text))
+    return sum(1 for t in tokens if t in words)
+
+
+def found(line: RankedLine, tokens: Sequence[str]) -> bool:
+    """Whether the line holds enough of the question's words to count as an answer."""
+    return line.score >= MIN_SCORE and _holds(line, tokens) >= min(2, len(tokens))
+
+
+def answering_lines(
+    store: VectorStore,
+    drug_id: str,
+    question: str,
+    names: Iterable[str] = (),
+    candidates: Sequence[str] = (),
+) -> tuple[RankedLine, ...]:
+    """The drug's best lines for the question, best first: at most MAX_LINES, each found, those
+    after the first within FOLLOWER_SHARE of its score; () when none is found."""
+    tokens = question_tokens(question, names)
+    if not tokens:
+        return ()
+    hits = store.search_lines(tokens, drug_id=drug_id, limit=READ_LINES)
+    weighted = [
+        line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
+        if line.section_key in candidates
+        else line
+        for line in hits
+        if found(line, tokens)
+    ]
+    kept = sorted(weighted, key=lambda line: -line.score)  # stable: ties keep the store's book order
+    if not kept:
+        return ()
+    best = kept[0].score
+    return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
