@@ -23,6 +23,7 @@ from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
+from duocthu.store.lexical import line_terms
 
 # The sentences read per drug, best first, before the prior reorders them: more than the longest
 # monograph's share of lines that can hold the question's words
@@ -42,6 +43,14 @@ def question_tokens(question: str, names: Iterable[str]) -> list[str]:
     """The question's distinct folded words, less the drug's names and numbers."""
     own = {token for name in names for token in folded_words(name)}
     return [t for t in lexical_query_tokens(question) if t not in own and not t.isdigit()]
+
+
+def _pairs(question: str, tokens: Sequence[str]) -> list[str]:
+    """The question's adjacent pairs of kept words, as the store's `lines` terms pair them."""
+    kept = set(tokens)
+    sequence = folded_words(question)
+    pairs = line_terms(sequence)[len(sequence) :]
+    return list(dict.fromkeys(p for p in pairs if all(w in kept for w in p.split(" "))))
 
 
 def _holds(line: RankedLine, tokens: Sequence[str]) -> int:
@@ -66,7 +75,7 @@ def answering_lines(
     tokens = question_tokens(question, names)
     if not tokens:
         return ()
-    hits = store.search_lines(tokens, drug_id=drug_id, limit=READ_LINES)
+    hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=drug_id, limit=READ_LINES)
     weighted = [
         line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
         if line.section_key in candidates

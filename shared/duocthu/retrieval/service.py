@@ -234,10 +234,14 @@ class RetrievalService:
         if ask.kind not in LINE_ASKS or len(ask.drugs) != 1 or ask.drugs[0] not in resolver.by_id:
             return ()
         drug = ask.drugs[0]
+        # the ask's candidate sections when the plan names them, else the section routed to (and
+        # the contraindications, for a question whether this patient may take the drug)
         candidates = getattr(ask, "candidate_sections", None) or (
-            (ask.section_key,) if ask.section_key else ()
+            *((ask.section_key,) if ask.section_key else ()),
+            *((CONTRAINDICATION_SECTION,) if ask.with_patient else ()),
         )
-        return answering_lines(self.store, drug, plan.reading.text, drug_names(resolver, drug), candidates)
+        question = ask.query or plan.reading.text  # with the formulary's words for the patient
+        return answering_lines(self.store, drug, question, drug_names(resolver, drug), candidates)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None

@@ -7,12 +7,15 @@
   token's saturated term frequency in the sentence and its section heading (k1, b, the book's
   average sentence length); the collection's IDF modifier weighs it by the token's rarity among
   all the book's sentences, inside Qdrant (Edge and server alike). A heading's words stand in
-  each of its sentences: a question naming "quá liều" leans to that section's lines.
+  each of its sentences: a question naming "quá liều" leans to that section's lines. Its terms
+  are the folded syllables and each pair of adjacent ones (`line_terms`): a Vietnamese word is
+  often two syllables ("dùng lại", "liều thấp"), and a pair is as rare as the word it spells.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -67,11 +70,18 @@ def bm25_terms(tokens: Sequence[str], average_length: float) -> SparseTerms:
     return SparseTerms(tuple(indices), tuple(counts[i] * (BM25_K1 + 1) / (counts[i] + norm) for i in indices))
 
 
+def line_terms(tokens: Sequence[str]) -> list[str]:
+    """Syllables and adjacent pairs of syllables: the terms of the `lines` vector."""
+    return [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]
+
+
 def line_points(chunks: Sequence[Chunk]) -> list[LinePoint]:
     """One point per sentence of every part (the one splitter), carrying its part's id and
     citation; its text is the sentence as the part writes it."""
     lines = [(chunk, i, s) for chunk in chunks for i, s in enumerate(split_sentences(chunk.text))]
-    tokens = [folded_words(f"{chunk.section_heading} {sentence}") for chunk, _, sentence in lines]
+    tokens = [
+        line_terms(folded_words(f"{chunk.section_heading}. {sentence}")) for chunk, _, sentence in lines
+    ]
     average = sum(map(len, tokens)) / len(tokens) if tokens else 0.0
     points = []
     for (chunk, index, sentence), own in zip(lines, tokens, strict=True):

@@ -13,7 +13,10 @@ brief). Scored automatically from what each row carries:
 
 A row passes when its key terms are present, its forbidden terms absent, its decline right and
 nothing in it unsafe.
-Figures by split and kind, with reply length; held-out rows are never printed.
+Figures by split and kind, with reply length (p50 / p90 / max) and "answering line first": of the
+answered replies to rows with key terms, the share whose first quoted line (the first line that is
+neither a heading "【…】", a line of the reply's own ending in ":", nor a notice) holds one of them.
+Held-out rows are never printed.
 
     duocthu eval outsiders [--split dev|held-out] [--failures]   (--failures: dev rows only)
 """
@@ -37,6 +40,9 @@ from duocthu.tools.evals.common import rate, split_files
 # What a reply says when it has nothing on a name or a question (answer.wording, answer.replies)
 _NOT_FOUND = re.compile(r"không tìm thấy|không có thông tin|nằm ngoài nội dung", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+LONG_REPLY = 3000
+# Lines of a reply that quote nothing: section heads, notices
+_NOT_QUOTED = ("【", "Nguồn:", "Lưu ý:", "⚠")
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Outcome:
     forbidden: tuple[str, ...]  # forbidden terms in the reply
     declined: bool
     length: int
+    first_line_answers: bool = False  # the first quoted line holds a key term
 
     @property
     def decline_right(self) -> bool:
@@ -96,16 +103,35 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", nfc(text)).casefold().strip()
 
 
+def first_quoted_line(reply: str) -> str:
+    lines = (line.strip() for line in reply.splitlines())
+    return next((x for x in lines if x and not x.startswith(_NOT_QUOTED) and not x.endswith(":")), "")
+
+
 def judge(row: Row, reply: str, decision: str) -> Outcome:
     said = _norm(reply)
     declined = decision == "ABSTAIN" or bool(_NOT_FOUND.search(reply))
+    first = _norm(first_quoted_line(reply))
     return Outcome(
         row=row,
         missing=tuple(t for t in row.key_terms if _norm(t) not in said),
         forbidden=tuple(t for t in row.forbidden_terms if _norm(t) in said),
         declined=declined,
         length=len(reply),
+        first_line_answers=any(_norm(t) in first for t in row.key_terms),
     )
+
+
+def _answered(outcomes: list[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.row.key_terms and not o.declined]
+
+
+def _lengths(outcomes: list[Outcome]) -> str:
+    if not outcomes:
+        return "–"
+    lengths = sorted(o.length for o in outcomes)
+    p90 = lengths[min(len(lengths) - 1, int(0.9 * len(lengths)))]
+    return f"{statistics.median(lengths):,.0f} / {p90:,} / {lengths[-1]:,}"
 
 
 def run(rows: Sequence[Row], data_dir: Path) -> list[Outcome]:
@@ -130,11 +156,11 @@ def table(by_split: dict[str, list[Outcome]]) -> list[str]:
         lambda os: rate(sum(o.declined for o in os if o.row.decline), sum(o.row.decline for o in os)),
     )
     row(
-        "reply length (median / max)",
-        lambda os: (
-            f"{statistics.median([o.length for o in os]):,.0f} / {max(o.length for o in os):,}" if os else "–"
-        ),
+        "answering line first (target 0.9)",
+        lambda os: rate(sum(o.first_line_answers for o in _answered(os)), len(_answered(os))),
     )
+    row("reply length (p50 / p90 / max)", _lengths)
+    row("replies over 3,000 characters", lambda os: str(sum(o.length > LONG_REPLY for o in os)))
     for kind in kinds:
         row(f"  pass, {kind}", _pass_rate_of(kind))
     return lines
