@@ -609,3 +609,21 @@ def test_a_finding_no_section_states_as_the_drugs_effect_names_the_sections_read
     first = turn.answer.splitlines()[0]
     assert first.startswith("Các mục “Tác dụng không mong muốn (ADR)”, “Thận trọng” và “Dược lý")
     assert "không gây" not in first and "an toàn" not in first
+
+
+def test_the_best_line_leads_and_says_which_section_it_is_from(service: ChatService) -> None:
+    """Routed to the interactions, the answer is in Tương kỵ: its line comes first, with its
+    section and page, and the routed section follows whole."""
+    turn = service.turn("Lasix ống tiêm pha với glucose 5% để truyền được ko hay phải NaCl?")
+    lines = [line for line in turn.answer.splitlines() if line.strip()]
+    assert "không nên dùng dung dịch glucose để pha" in lines[1] and "mục “Tương kỵ”" in lines[1]
+    assert turn.reply is not None and turn.reply.blocks[0].type == "answer_lines"
+    assert sum(len(line) + 1 for line in turn.reply.blocks[0].lines) <= 800
+
+
+def test_a_decline_about_a_named_drug_reads_its_monograph_first(service: ChatService) -> None:
+    """Read before saying no: a question the rules take for out of scope, about a catalogue drug
+    whose monograph answers it, is answered with the line."""
+    turn = service.turn("Bn quên uống Plavix lúc 7h sáng, 4h chiều mới nhớ ra. Uống bù luôn hay bỏ?")
+    assert "quá 12 giờ thì bỏ qua" in turn.answer
+    assert "nằm ngoài nội dung" not in turn.answer and turn.decision != "ABSTAIN"

@@ -283,3 +283,21 @@ def test_dense_search_is_cosine_over_parts_with_vectors(empty_store: tuple[Any, 
     assert store.search_dense([1.0, 0.0, 0.0], section_key="chong_chi_dinh") == []
     assert store.active_manifest().embedding_model == "test-model"
     assert store.find_by_section("thuoc_b", "chong_chi_dinh")[0].text.startswith("Loét")
+
+
+def test_lines_are_ranked_by_bm25_over_the_whole_book(empty_store: tuple[Any, Settings]) -> None:
+    """Every sentence is a point of its own, scored by BM25 with the IDF of all the book's
+    sentences (a word every drug's sentences share weighs little); no other read sees them."""
+    store, _ = empty_store
+    chunks = [
+        make_chunk("thuoc_a", "tuong_ky", 0, "Không pha với dung dịch glucose. Pha với natri clorid."),
+        make_chunk("thuoc_a", "chi_dinh", 0, "Dùng dung dịch uống cho người lớn."),
+        *(make_chunk(f"thuoc_{i}", "chi_dinh", 0, f"Dùng dung dịch {i}.") for i in range(8)),
+    ]
+    publish(store, "v1", chunks)
+    lines = store.search_lines(["dung", "dich", "glucose"], drug_id="thuoc_a", limit=10)
+    assert lines[0].text == "Không pha với dung dịch glucose."
+    assert lines[0].section_key == "tuong_ky" and lines[0].part_id == chunks[0].id and lines[0].source_refs
+    assert all(line.drug_id == "thuoc_a" for line in lines) and lines[0].score > 2 * lines[-1].score
+    assert store.count() == len(chunks) and len(store.find_by_drug("thuoc_a")) == 2
+    assert all(item.chunk_kind != "line" for item in store.find_by_phrase("dung dịch"))

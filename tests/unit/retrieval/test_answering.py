@@ -1,0 +1,26 @@
+"""The answering lines of an ask about one named drug, ranked over its whole monograph."""
+
+from __future__ import annotations
+
+from duocthu.catalog.artifact import Catalog
+from duocthu.retrieval.answering import answering_lines
+from duocthu.settings import Settings
+from duocthu.store.edge import EdgeStore
+
+
+def test_the_line_that_answers_leads_whatever_section_it_is_in(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    question = "Lasix ống tiêm pha với glucose 5% để truyền được ko hay phải NaCl?"
+    lines = answering_lines(store, "furosemid", question, ("furosemid", "Lasix"), ("tuong_tac_thuoc",))
+    assert lines[0].section_key == "tuong_ky"
+    assert "không nên dùng dung dịch glucose để pha" in lines[0].text
+
+
+def test_a_line_sharing_only_common_words_is_not_found(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    assert answering_lines(store, "paracetamol", "viết giúp email gửi trưởng khoa", ("paracetamol",)) == ()
+    assert answering_lines(store, "paracetamol", "paracetamol", ("paracetamol",)) == ()
