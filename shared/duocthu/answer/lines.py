@@ -338,8 +338,10 @@ def ranked_lines(lines: Sequence[RankedLine], section_key: str | None) -> Answer
     used = 0
     for line in lines:
         ref = line.source_refs[0] if line.source_refs else None
+        # room for the line's citation ("mục “…”, tr. …")
+        text = _clauses_within(line.text, BEDSIDE_CHARS - RANKED_HEAD_CHARS - 80)
         quoted = AnswerLine(
-            text=line.text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
+            text=text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
             citation=ref.place() if ref else "", pages=ref.pages() if ref else "",
         )  # fmt: skip
         used += len(_ranked_line(quoted)) + 1
@@ -352,6 +354,20 @@ def ranked_lines(lines: Sequence[RankedLine], section_key: str | None) -> Answer
         drug_id=kept[0].drug_id, section_key=section_key or kept[0].section_key, focus=(), lines=tuple(kept),
         ranked=True,
     )  # fmt: skip
+
+
+def _clauses_within(sentence: str, budget: int) -> str:
+    """A sentence longer than the budget (an ADR list) as its leading ";" clauses that fit, whole
+    (the section follows with the rest); a first clause alone longer stays whole."""
+    if len(sentence) <= budget:
+        return sentence
+    clauses = _CLAUSE.split(sentence)
+    kept = clauses[:1]
+    for clause in clauses[1:]:
+        if len(" ".join([*kept, clause])) > budget:
+            break
+        kept.append(clause)
+    return " ".join(kept)
 
 
 def _ranked_line(line: AnswerLine) -> str:
