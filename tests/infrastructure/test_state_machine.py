@@ -119,7 +119,8 @@ def test_each_branch_returns_what_the_chat_route_returns(
     [
         ({"subject_scope": "non_human"}, "non_human_subject"),
         ({"turn_type": "smalltalk"}, "smalltalk"),
-        ({"turn_type": "out_of_scope"}, "out_of_scope"),
+        # out of scope about no catalogue drug (about one, its monograph is read first: below)
+        ({"turn_type": "out_of_scope", "drugs": []}, "out_of_scope"),
         ({"needs_clarify": True, "clarify_reason": "Thuốc nào?"}, "needs_clarification"),
         ({"drugs": []}, "unknown_drug"),
     ],
@@ -135,6 +136,19 @@ def test_each_frame_the_answer_needs_no_evidence_for_skips_retrieve(
     status, output = sfn.run({"message": DRUG_QUESTION})
     assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", reason)
     assert "retrieve" not in functions.states()
+
+
+def test_a_decline_about_a_catalogue_drug_reads_its_monograph_before_saying_no(
+    aws: tuple[Machine, FunctionsInProcess],
+) -> None:
+    sfn, functions = aws
+    injected = QueryFrame.model_validate({"turn_type": "out_of_scope", "drugs": ["ibuprofen"]})
+    message = "Giá một hộp ibuprofen ở nhà thuốc bây giờ khoảng bao nhiêu?"
+    plan = understand_service.plan(get_runtime(), UnderstandRequest(message=message), injected)
+    functions.inject("understand", UnderstoodTurn(frame=injected, plan=plan).model_dump(mode="json"))
+    status, output = sfn.run({"message": message})
+    assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", "out_of_scope")
+    assert "retrieve" in functions.states()
 
 
 def test_a_conversation_continues_across_executions_as_over_http(
