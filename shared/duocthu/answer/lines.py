@@ -336,13 +336,15 @@ def ranked_lines(lines: Sequence[RankedLine], section_key: str | None) -> Answer
     whole of which follows), None when none was."""
     kept: list[AnswerLine] = []
     used = 0
+    several = len({line.drug_id for line in lines}) > 1  # each line names its drug
     for line in lines:
         ref = line.source_refs[0] if line.source_refs else None
+        place = (f"{line.display_name}, " if several else "") + (ref.place() if ref else "")
         # room for the line's citation ("mục “…”, tr. …")
         text = _clauses_within(line.text, BEDSIDE_CHARS - RANKED_HEAD_CHARS - 80)
         quoted = AnswerLine(
             text=text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
-            citation=ref.place() if ref else "", pages=ref.pages() if ref else "",
+            citation=place, pages=ref.pages() if ref else "",
         )  # fmt: skip
         used += len(_ranked_line(quoted)) + 1
         if kept and used > BEDSIDE_CHARS - RANKED_HEAD_CHARS:

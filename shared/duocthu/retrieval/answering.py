@@ -1,5 +1,5 @@
-"""The answering lines of an ask about one named drug: all of the drug's sentences ranked against
-the question, best first (the answer layer quotes them before the routed section).
+"""The answering lines of an ask about named drugs: all of their sentences ranked against the
+question, best first (the answer layer quotes them before the routed section).
 
 The score is Okapi BM25 computed inside the store over every sentence of the book
 (`store.lexical`: term frequency in the sentence and its section heading, IDF from the whole
@@ -32,6 +32,7 @@ READ_LINES = 64
 # much more (the routed section may be wrong, so the prior never hides a clearly better line)
 SECTION_PRIOR = 0.3
 MAX_LINES = 3
+OTHER_DRUG_WEIGHT = 2
 # The BM25 score a line must reach to count as found (dev set and team gold: the lines holding the
 # answer scored 9-26, the ones sharing only chatty words 2-6)
 MIN_SCORE = 8.0
@@ -65,26 +66,37 @@ def found(line: RankedLine, tokens: Sequence[str]) -> bool:
 
 def answering_lines(
     store: VectorStore,
-    drug_id: str,
+    drugs: Sequence[tuple[str, Sequence[str]]],
     question: str,
-    names: Iterable[str] = (),
     candidates: Sequence[str] = (),
+    together: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> tuple[RankedLine, ...]:
-    """The drug's best lines for the question, best first: at most MAX_LINES, each found, those
-    after the first within FOLLOWER_SHARE of its score; () when none is found."""
-    tokens = question_tokens(question, names)
-    if not tokens:
-        return ()
-    hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=drug_id, limit=READ_LINES)
-    weighted = [
-        line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
-        if line.section_key in candidates
-        else line
-        for line in hits
-        if found(line, tokens)
-    ]
-    kept = sorted(weighted, key=lambda line: -line.score)  # stable: ties keep the store's book order
+    """The best lines for the question among the sentences of each drug (given with its names:
+    a drug's own names are no term of its lines, another drug's named in the question is, and
+    so are the other drugs the turn is about `together`), best first: at most MAX_LINES, each
+    found, those after the first within FOLLOWER_SHARE of its score; () when none is found."""
+    kept: list[RankedLine] = []
+    for drug_id, names in drugs:
+        # the other drugs by the name their monographs go by: a brand in the question ("Sintrom")
+        # is written by its INN in this drug's interactions ("acenocoumarol")
+        others = " ".join(other[:1][0] for d, other in (*drugs, *together) if d != drug_id and other)
+        tokens = question_tokens(f"{question} {others}", names)
+        if not tokens:
+            continue
+        # the other drugs' names weigh double: a line about this drug and that one answers the
+        # question of the two together before a line about the patient's condition
+        named = [t for t in question_tokens(others, names) if t in tokens] * (OTHER_DRUG_WEIGHT - 1)
+        terms = [*tokens, *named, *_pairs(f"{question} {others}", tokens)]
+        hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
+        kept += [
+            line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
+            if line.section_key in candidates
+            else line
+            for line in hits
+            if found(line, tokens)
+        ]
     if not kept:
         return ()
+    kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]

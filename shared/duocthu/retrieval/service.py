@@ -66,8 +66,8 @@ def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     return labelled
 
 
-# The asks about one named drug's monograph read for a question (an overview is a bare name)
-LINE_ASKS = frozenset({"section", "monograph", "uses", "lines"})
+# The asks about named drugs' monographs read for a question (an overview is a bare name)
+LINE_ASKS = frozenset({"section", "monograph", "uses", "lines", "each_drug", "together"})
 # The abstentions that would say "no information" about a named drug
 READ_BEFORE_NO = frozenset({"section_absent", "insufficient_retrieval_score", "out_of_scope"})
 
@@ -229,19 +229,22 @@ class RetrievalService:
         return decide([parts[i] for i in wanted if i in parts])
 
     def _lines(self, ask: Ask, plan: Plan, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
-        """An ask about one named drug: its sentences that answer the question best, from its
-        whole monograph, the routed section (or the ask's candidates) weighing in as a prior."""
-        if ask.kind not in LINE_ASKS or len(ask.drugs) != 1 or ask.drugs[0] not in resolver.by_id:
+        """An ask about named catalogue drugs: their sentences that answer the question best,
+        from their whole monographs, the routed section (or the ask's candidates) a prior."""
+        drugs = [d for d in ask.drugs if d in resolver.by_id]
+        if ask.kind not in LINE_ASKS or not drugs:
             return ()
-        drug = ask.drugs[0]
         # the ask's candidate sections when the plan names them, else the section routed to (and
         # the contraindications, for a question whether this patient may take the drug)
         candidates = getattr(ask, "candidate_sections", None) or (
             *((ask.section_key,) if ask.section_key else ()),
             *((CONTRAINDICATION_SECTION,) if ask.with_patient else ()),
+            *((INTERACTION_SECTION,) if ask.kind == "together" else ()),
         )
         question = ask.query or plan.reading.text  # with the formulary's words for the patient
-        return answering_lines(self.store, drug, question, drug_names(resolver, drug), candidates)
+        named = [(d, drug_names(resolver, d)) for d in drugs]
+        together = [(d, names) for d, names in plan.names.items() if d not in drugs]
+        return answering_lines(self.store, named, question, candidates, together)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None

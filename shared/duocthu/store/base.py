@@ -15,7 +15,7 @@ from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold, folded_words, stop_words, words
 from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem, RankedLine, SourceRef
-from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms
+from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms, token_index
 
 LEXICAL_VECTOR = "lexical"
 LINES_VECTOR = "lines"  # BM25 over the book's sentences (store.lexical), IDF modifier
@@ -128,8 +128,8 @@ class VectorStore(Protocol):
         carry a dense vector."""
 
     def search_lines(self, tokens: Sequence[str], *, drug_id: str, limit: int) -> list[RankedLine]:
-        """One drug's sentences scored by BM25 for the folded query tokens (each counted once),
-        with the IDF of the whole book's sentences, best first; only scores > 0."""
+        """One drug's sentences scored by BM25 for the folded query tokens (a token given twice
+        weighs twice), with the IDF of the whole book's sentences, best first; only scores > 0."""
 
     def count(self, drug_id: str | None = None) -> int: ...
 
@@ -323,9 +323,12 @@ class FilteredReads(ABC):
         return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))
 
     def search_lines(self, tokens: Sequence[str], *, drug_id: str, limit: int) -> list[RankedLine]:
-        terms = lexical_terms(tokens)
-        if not terms.indices:
+        weights: dict[int, float] = {}
+        for token in tokens:  # a token given n times weighs n
+            weights[token_index(token)] = weights.get(token_index(token), 0.0) + 1.0
+        if not weights:
             return []
+        terms = SparseTerms(tuple(sorted(weights)), tuple(weights[i] for i in sorted(weights)))
         where = conditions(drug_id=drug_id, chunk_kind=LINE_KIND)
         hits = self._query(LINES_VECTOR, terms, where, limit, None)
         lines = [line_from_payload(payload, score) for _, payload, score in hits if score > 0]

@@ -13,7 +13,7 @@ def test_the_line_that_answers_leads_whatever_section_it_is_in(
 ) -> None:
     store, _, _ = sample_index
     question = "Lasix ống tiêm pha với glucose 5% để truyền được ko hay phải NaCl?"
-    lines = answering_lines(store, "furosemid", question, ("furosemid", "Lasix"), ("tuong_tac_thuoc",))
+    lines = answering_lines(store, [("furosemid", ("furosemid", "Lasix"))], question, ("tuong_tac_thuoc",))
     assert lines[0].section_key == "tuong_ky"
     assert "không nên dùng dung dịch glucose để pha" in lines[0].text
 
@@ -22,5 +22,5 @@ def test_a_line_sharing_only_common_words_is_not_found(
     sample_index: tuple[EdgeStore, Catalog, Settings],
 ) -> None:
     store, _, _ = sample_index
-    assert answering_lines(store, "paracetamol", "viết giúp email gửi trưởng khoa", ("paracetamol",)) == ()
-    assert answering_lines(store, "paracetamol", "paracetamol", ("paracetamol",)) == ()
+    assert answering_lines(store, [("paracetamol", ("paracetamol",))], "viết email gửi trưởng khoa") == ()
+    assert answering_lines(store, [("paracetamol", ("paracetamol",))], "paracetamol") == ()

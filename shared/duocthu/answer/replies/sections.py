@@ -40,6 +40,10 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     return [x for x in (found, ranked) if x is not None]
 
 
+def _drugs_of(found: AnswerLines) -> list[str]:
+    return list(dict.fromkeys(line.drug_id for line in found.lines)) or [found.drug_id]
+
+
 def section_absent(plan: Plan, bundle: EvidenceBundle) -> bool:
     """The section the plan routed to is not in the monograph (the lines found stand for it)."""
     ask = plan.main_ask
@@ -53,7 +57,7 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     leads = lead(plan, evidence, bundle)
     absent = section_absent(plan, bundle)
     quoted: list[Block] = [
-        answer_lines_block(x, lines_text(x, composer.wording.names([x.drug_id]), absent)) for x in leads
+        answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent)) for x in leads
     ]
     found = leads[0] if leads else None
     if quoted:
