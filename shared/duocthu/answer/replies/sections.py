@@ -7,6 +7,7 @@ from __future__ import annotations
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
+from duocthu.core.sections import CONTRAINDICATION_SECTION
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
@@ -63,10 +64,29 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     if quoted:
         # a name the formulary lacks is said first: the lines are about the other drug only
         preface = [*preface, *quoted] if frame.unknown_drugs else [*quoted, *preface]
-    answer = composer.generator.generate(reading.text, bundle, sample_data=composer.sample_data)
+    shown = _shown(plan, bundle, leads)
+    answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
     blocks = [*preface, *_trimmed(answer.blocks)] if preface else list(answer.blocks)
     reply = Reply(blocks=tuple(blocks), quick_replies=quick_replies(plan), source=source_of(bundle))
     return Composed(reply, bundle, answer.citations, answer.system_error, answer_lines=found)
+
+
+def _shown(plan: Plan, bundle: EvidenceBundle, leads: list[AnswerLines]) -> EvidenceBundle:
+    """What the reply quotes after its lead. A routed section, whole; a question that names none
+    (the free-form route, parts ranked for it) led by the monograph's best lines: the parts those
+    lines stand in and any contraindication, the other parts counted as not shown (a quick reply
+    away), so a bedside reply is not the whole monograph."""
+    ask = plan.main_ask
+    ranked = next((x for x in leads if x.ranked), None)
+    if ask is None or ask.kind != "monograph" or ranked is None:
+        return bundle
+    wanted = {line.evidence_id for line in ranked.lines}
+    kept = [p for p in bundle.evidence if p.id in wanted or p.section_key == CONTRAINDICATION_SECTION]
+    dropped = [p.id for p in bundle.evidence if p not in kept]
+    if not kept or not dropped:
+        return bundle
+    omitted = (*bundle.omitted_evidence_ids, *dropped)
+    return bundle.model_copy(update={"evidence": tuple(kept), "omitted_evidence_ids": omitted})
 
 
 def _trimmed(blocks: tuple[Block, ...]) -> list[Block]:
