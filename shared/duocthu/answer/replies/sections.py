@@ -61,9 +61,12 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
         answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent)) for x in leads
     ]
     found = leads[0] if leads else None
+    ask = plan.main_ask
     if quoted:
-        # a name the formulary lacks is said first: the lines are about the other drug only
-        preface = [*preface, *quoted] if frame.unknown_drugs else [*quoted, *preface]
+        # said first: a name the formulary lacks (the lines are about the other drug only), and
+        # how the section read for a finding names it ("X có trị Y không?": that is the answer)
+        after = frame.unknown_drugs or (ask is not None and ask.reads_section and leads[0].ranked)
+        preface = [*preface, *quoted] if after else [*quoted, *preface]
     shown = _shown(plan, bundle, leads)
     answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
     blocks = [*preface, *_trimmed(answer.blocks)] if preface else list(answer.blocks)
