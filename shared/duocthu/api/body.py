@@ -81,7 +81,9 @@ def _declared_type_problem(event: dict[str, Any]) -> BodyProblem | None:
     kind = media_type(event.get("headers"))
     if kind is None or kind in JSON_MEDIA_TYPES:
         return None
-    return _problem(415, "unsupported_media_type", "the request body must be application/json", "content_type")
+    return _problem(
+        415, "unsupported_media_type", "the request body must be application/json", "content_type"
+    )
 
 
 def normalize_media_type(event: dict[str, Any]) -> None:

@@ -8,9 +8,10 @@ handlers themselves run one invocation at a time, as a Lambda container does), a
 accepted only when a worker is free, so a burst waits in the kernel's listen backlog (not in
 unbounded threads); each request has a total deadline for its request line, headers and body (a
 per-read socket timeout alone lets a client that sends a byte now and then hold a worker for ever:
-a timer shuts the socket's read side when the deadline passes, and the request is a 408); a body over the limit is a 413 before it is read; a
-chunked body is read chunk by chunk under the same limit; every status, the server's own included
-(400, 404, 405, 411, 413...), has a JSON ErrorBody.
+a timer shuts the socket's read side when the deadline passes, and the request is a 408); a body
+over the limit is a 413 before it is read; a chunked body is read chunk by chunk under the same
+limit; every status, the server's own included (400, 404, 405, 408, 411, 413...), has a JSON
+ErrorBody.
 """
 
 from __future__ import annotations
