@@ -17,6 +17,7 @@ from duocthu.answer.replies import unavailable
 from duocthu.api.chat_turn import ChatService, ChatTurn, chat_turn
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
+from duocthu.api.turn_limits import within_limits
 from duocthu.api.services.health import health, providers_in_use
 from duocthu.api.services.retrieve import retrieval_service
 from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
@@ -51,7 +52,9 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
     def understand_turn(
         message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
     ) -> QueryFrame:
-        return understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+        return within_limits(
+            understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+        )
 
     return ChatService(
         catalog,
