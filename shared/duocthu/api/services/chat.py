@@ -17,9 +17,9 @@ from duocthu.answer.replies import unavailable
 from duocthu.api.chat_turn import ChatService, ChatTurn, chat_turn
 from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
-from duocthu.api.turn_limits import within_limits
 from duocthu.api.services.health import health, providers_in_use
 from duocthu.api.services.retrieve import retrieval_service
+from duocthu.api.turn_limits import within_limits
 from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
 from duocthu.core.vocabulary import SubjectScope
 from duocthu.models.frame import PatientContext, QueryFrame
