@@ -216,9 +216,8 @@ def check(build: Path, template: dict[str, Any]) -> tuple[list[str], list[str]]:
         for layers in sets:
             built = [layer for layer in layers if layer in layer_bytes]
             total = size(code) + sum(layer_bytes[layer] for layer in built)
-            lines.append(
-                f"{function}: {total / MB:.1f} MB with {' + '.join(built) or 'no layer'} (limit {LIMIT_MB} MB)"
-            )
+            named = " + ".join(built) or "no layer"
+            lines.append(f"{function}: {total / MB:.1f} MB with {named} (limit {LIMIT_MB} MB)")
             if total > LIMIT_MB * MB:
                 problems.append(
                     f"{function} with {' + '.join(built)} is {total / MB:.1f} MB, over Lambda's {LIMIT_MB} MB"

@@ -146,7 +146,8 @@ def test_bedrock_region_feeds_the_client_and_the_iam_arns() -> None:
         == "ap-northeast-1"
     )
     arns = [r for a, r, _ in stack.grants("ChatFunctionRole") if a == "bedrock:InvokeModel"]
-    in_a_region = [arn for arn in arns if not re.search(r":bedrock:\*?:", arn)]  # not a profile's destinations
+    # the ARNs naming a Region (a profile's destination models name none, or every one)
+    in_a_region = [arn for arn in arns if not re.search(r":bedrock:\*?:", arn)]
     assert len(in_a_region) == 3 and all(":bedrock:ap-northeast-1:" in arn for arn in in_a_region), arns
     default = Deployed().resources["ChatFunction"]["Properties"]["Environment"]["Variables"]["BEDROCK_REGION"]
     assert default == "ap-southeast-1"  # the stack's own Region
