@@ -10,7 +10,11 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 # The largest well-formed request (a 2,000-character message, 20 history items of as much and a
 # prior frame) is well under this, in UTF-8's three bytes a Vietnamese letter at most.
@@ -131,3 +135,20 @@ def _too_deep() -> BodyProblem:
     return _problem(
         422, "invalid_request", f"the body is nested over {MAX_JSON_DEPTH} levels deep", "json_too_deep"
     )
+
+
+class InvalidInput(ValueError):
+    """A direct invoke's event that does not match its model. Its message names the fields and
+    the error types only: pydantic's own message quotes the input, a clinical question, into the
+    Lambda error, its log line and the state machine's execution history."""
+
+
+def validated(model: type[M], event: Any) -> M:
+    try:
+        return model.model_validate(event)
+    except ValidationError as err:
+        where = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'event'}: {e['type']}"
+            for e in err.errors(include_input=False, include_url=False, include_context=False)
+        )
+        raise InvalidInput(f"{model.__name__}: {where}") from None  # no chained input either

@@ -300,8 +300,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._dispatch
         raise AttributeError(name)
 
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """The access log names the route, never the query (`/v1/drugs?q=` carries user text)."""
+        route = urlsplit(getattr(self, "path", "") or "").path
+        log.info(
+            "%s %s %s %s", self.address_string(), getattr(self, "command", "") or "-", route or "-", code
+        )
+
     def log_message(self, format: str, *args: Any) -> None:
-        log.info("%s %s", self.address_string(), format % args)
+        # the server's own errors: a text argument may quote the request line, so only numbers show
+        shown = tuple(a if isinstance(a, int) else "-" for a in args)
+        log.info("%s %s", self.address_string(), format % shown)
 
 
 class PooledHTTPServer(HTTPServer):
