@@ -211,8 +211,6 @@ def check(build: Path, template: dict[str, Any]) -> tuple[list[str], list[str]]:
         problems += [f"no {RUNTIME_TAG} bytecode: {name}/{p.relative_to(folder)}" for p in missing[:10]]
     for function, sets in sorted(reachable.items()):
         code = build / function
-        if not code.is_dir():  # inline code (the pre-traffic hook): nothing built, no layers
-            continue
         for layers in sets:
             built = [layer for layer in layers if layer in layer_bytes]
             total = size(code) + sum(layer_bytes[layer] for layer in built)

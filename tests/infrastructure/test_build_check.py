@@ -59,7 +59,6 @@ def test_the_template_gives_the_optional_layers_only_where_they_are_used() -> No
         "ChatFunction": ["CohereLayer", "DataLayer", "QdrantLayer", "SharedLayer"],
         "RetrieveFunction": ["CohereLayer", "DataLayer", "QdrantLayer", "SharedLayer"],
         "UnderstandFunction": ["DataLayer", "QdrantLayer", "SharedLayer"],  # it never reranks
-        "PreTrafficHookFunction": [],  # inline code, no layer
     }
     assert check_build.ephemeral_mb(TEMPLATE, "ChatFunction") == 512
 

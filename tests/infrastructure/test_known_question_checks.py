@@ -18,7 +18,7 @@ from tests.infrastructure.template import read_sam_template
 from tests.integration.test_handlers import LambdaContext, env, load_function  # noqa: F401 - fixture
 
 TEMPLATE = read_sam_template()
-HOOK = TEMPLATE["Resources"]["PreTrafficHookFunction"]["Properties"]["InlineCode"]
+HOOK = TEMPLATE["Resources"]["PreTrafficHookFunction"]["Properties"]["Code"]["ZipFile"]
 CANARY = TEMPLATE["Resources"]["KnownQuestionCanary"]["Properties"]["Code"]["Script"]
 KNOWN_QUESTION = TEMPLATE["Parameters"]["KnownQuestion"]["Default"]
 

@@ -122,6 +122,8 @@ def test_the_hook_and_the_canary_ask_the_known_question() -> None:
     hook = stack.resources["PreTrafficHookFunction"]["Properties"]
     assert hook["FunctionName"].startswith("CodeDeployHook_")  # the prefix SAM's CodeDeploy role may invoke
     assert hook["Environment"]["Variables"]["KNOWN_QUESTION"] == stack.params["KnownQuestion"]
+    assert hook["Environment"]["Variables"]["NEW_VERSION"].startswith("<ChatFunctionVersion")  # the new one
+    assert "Layers" not in hook  # a plain function: none of the Globals
     assert "put_lifecycle_event_hook_execution_status" in hook["Code"]["ZipFile"]
     assert "ANSWERABLE" in hook["Code"]["ZipFile"]
     canary = stack.resources["KnownQuestionCanary"]["Properties"]
