@@ -2,9 +2,11 @@
 
     python infra/check_build.py [.aws-sam/build] [--template template.yaml]
 
-Prints each layer's unzipped size and, per function, its code plus every layer the template can
-give it (each conditional layer counted, so no parameter choice passes the limit). Fails (exit 1)
-when a function so counted passes Lambda's 250 MB unzipped limit; when a layer passes its own
+Prints each layer's unzipped size and, per function, its code plus each set of layers the template
+can actually give it: the layers' conditions are evaluated for every combination of the
+parameters they read (the data layer and the Qdrant layer are never attached together, so their
+sum is no real deploy). Fails (exit 1) when a function with one such set passes Lambda's 250 MB
+unzipped limit; when a layer passes its own
 target (LAYER_TARGETS_MB); when a layer module has no bytecode for the runtime's Python (every
 cold start would compile it again, /opt being read-only); when two layers one function can get
 ship the same distribution at different versions (Lambda merges them under /opt/python); or when
@@ -14,9 +16,10 @@ the data layer's index, unpacked, would not fit the function's /tmp (EphemeralSt
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +67,99 @@ def _refs(value: Any) -> Iterator[str]:
             yield from _refs(inner)
 
 
+def _layer_entries(template: dict[str, Any], props: dict[str, Any]) -> list[Any]:
+    common = template.get("Globals", {}).get("Function", {}).get("Layers", [])
+    return [*common, *props.get("Layers", [])]
+
+
 def function_layers(template: dict[str, Any]) -> dict[str, list[str]]:
-    """Each function and every layer resource it can be given (Globals' and its own)."""
+    """Each function and every layer resource it can be given under some parameters."""
+    return {
+        name: sorted({layer for found in sets for layer in found})
+        for name, sets in function_layer_sets(template).items()
+    }
+
+
+def _evaluate(expr: Any, params: Mapping[str, str], conditions: Mapping[str, Any]) -> Any:
+    """A condition (or a value inside one) under concrete parameters."""
+    if isinstance(expr, dict):
+        if "Ref" in expr:
+            return params.get(expr["Ref"], expr["Ref"])
+        if "Condition" in expr:
+            return bool(_evaluate(conditions[expr["Condition"]], params, conditions))
+        ((fn, args),) = expr.items()
+        values = [_evaluate(a, params, conditions) for a in args]
+        if fn == "Fn::Equals":
+            return str(values[0]) == str(values[1])
+        if fn == "Fn::Not":
+            return not values[0]
+        if fn == "Fn::And":
+            return all(values)
+        if fn == "Fn::Or":
+            return any(values)
+        raise ValueError(f"unsupported in a condition: {fn}")
+    return expr
+
+
+def _parameters_of(expr: Any, conditions: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(parameter, a value it is compared with) for each parameter a condition reads."""
+    if isinstance(expr, dict):
+        if "Condition" in expr:
+            yield from _parameters_of(conditions[expr["Condition"]], conditions)
+        elif "Fn::If" in expr:
+            name, *branches = expr["Fn::If"]
+            yield from _parameters_of([conditions[name], branches], conditions)
+        elif "Fn::Equals" in expr:
+            left, right = expr["Fn::Equals"]
+            for ref, other in ((left, right), (right, left)):
+                if isinstance(ref, dict) and "Ref" in ref:
+                    yield ref["Ref"], other
+        else:
+            for inner in expr.values():
+                yield from _parameters_of(inner, conditions)
+    elif isinstance(expr, list):
+        for inner in expr:
+            yield from _parameters_of(inner, conditions)
+
+
+def function_layer_sets(template: dict[str, Any]) -> dict[str, list[list[str]]]:
+    """Each function and the distinct layer sets it gets over every combination of the values
+    that matter for its layers' conditions (each compared value, the default, and "set")."""
     resources = template["Resources"]
     layers = {n for n, r in resources.items() if r["Type"] == "AWS::Serverless::LayerVersion"}
-    common = template.get("Globals", {}).get("Function", {}).get("Layers", [])
-    return {
-        name: sorted({r for r in _refs([common, res["Properties"].get("Layers", [])]) if r in layers})
-        for name, res in resources.items()
-        if res["Type"] == "AWS::Serverless::Function"
-    }
+    conditions = template.get("Conditions", {})
+    parameters = template.get("Parameters", {})
+    found: dict[str, list[list[str]]] = {}
+    for name, res in resources.items():
+        if res["Type"] != "AWS::Serverless::Function":
+            continue
+        entries = _layer_entries(template, res["Properties"])
+        choices: dict[str, set[str]] = {}
+        for param, value in _parameters_of(entries, conditions):
+            default = str(parameters.get(param, {}).get("Default", ""))
+            choices.setdefault(param, {default, "set"}).add(str(value))
+        names = sorted(choices)
+        sets: list[list[str]] = []
+        for values in itertools.product(*(sorted(choices[n]) for n in names)):
+            given = dict(zip(names, values, strict=True))
+            chosen = sorted({r for r in _refs(_resolved(entries, given, conditions)) if r in layers})
+            if chosen not in sets:
+                sets.append(chosen)
+        found[name] = sorted(sets)
+    return found
+
+
+def _resolved(value: Any, params: Mapping[str, str], conditions: Mapping[str, Any]) -> Any:
+    """A value with each Fn::If taken on its branch under the parameters."""
+    if isinstance(value, dict):
+        if "Fn::If" in value:
+            name, then, otherwise = value["Fn::If"]
+            chosen = then if _evaluate({"Condition": name}, params, conditions) else otherwise
+            return _resolved(chosen, params, conditions)
+        return {k: _resolved(v, params, conditions) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolved(v, params, conditions) for v in value]
+    return value
 
 
 def ephemeral_mb(template: dict[str, Any], function: str) -> int:
@@ -108,6 +194,7 @@ def distributions(layer: Path) -> dict[str, str]:
 def check(build: Path, template: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(report lines, problems)."""
     wanted = function_layers(template)
+    reachable = function_layer_sets(template)
     lines, problems = [], []
     layer_bytes: dict[str, int] = {}
     for name in sorted({layer for layers in wanted.values() for layer in layers}):
@@ -122,15 +209,20 @@ def check(build: Path, template: dict[str, Any]) -> tuple[list[str], list[str]]:
             problems.append(f"{name} is {layer_bytes[name] / MB:.1f} MB, over its {target} MB target")
         missing = missing_bytecode(folder)
         problems += [f"no {RUNTIME_TAG} bytecode: {name}/{p.relative_to(folder)}" for p in missing[:10]]
-    for function, layers in sorted(wanted.items()):
-        built = [layer for layer in layers if layer in layer_bytes]
-        total = size(build / function) + sum(layer_bytes[layer] for layer in built)
-        lines.append(f"{function}: {total / MB:.1f} MB with {' + '.join(built)} (limit {LIMIT_MB} MB)")
-        if total > LIMIT_MB * MB:
-            problems.append(f"{function} can reach {total / MB:.1f} MB, over Lambda's {LIMIT_MB} MB")
-        problems += _version_clashes(function, [build / layer for layer in built])
-        problems += _tmp_fit(function, build, built, ephemeral_mb(template, function), lines)
-    return lines, problems
+    for function, sets in sorted(reachable.items()):
+        code = build / function
+        for layers in sets:
+            built = [layer for layer in layers if layer in layer_bytes]
+            total = size(code) + sum(layer_bytes[layer] for layer in built)
+            named = " + ".join(built) or "no layer"
+            lines.append(f"{function}: {total / MB:.1f} MB with {named} (limit {LIMIT_MB} MB)")
+            if total > LIMIT_MB * MB:
+                problems.append(
+                    f"{function} with {' + '.join(built)} is {total / MB:.1f} MB, over Lambda's {LIMIT_MB} MB"
+                )
+            problems += _version_clashes(function, [build / layer for layer in built])
+        problems += _tmp_fit(function, build, wanted[function], ephemeral_mb(template, function), lines)
+    return lines, list(dict.fromkeys(problems))  # a clash shows in each set holding both layers
 
 
 def _version_clashes(function: str, layers: list[Path]) -> list[str]:

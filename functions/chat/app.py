@@ -38,7 +38,8 @@ def _unknown_session(_: service.SessionNotFound) -> Response[str]:
 @app.post("/v1/chat")
 @tracer.capture_method(capture_response=False)  # responses carry patient facts: never in traces
 def chat(body: ChatRequest) -> ChatResponse:
-    response = service.chat(get_runtime(), body, app.lambda_context)
+    principal = app.current_event.request_context.authorizer.jwt_claim.get("sub")  # None when public
+    response = service.chat(get_runtime(), body, app.lambda_context, principal=principal)
     metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
     if response.system_error:  # which dependency failed, apart from the answer's reason

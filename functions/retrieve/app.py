@@ -11,6 +11,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu.api.body import validated
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import GatherRequest, RetrieveRequest
 from duocthu.api.runtime import NotReady, get_runtime
@@ -67,14 +68,14 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return resolve_http(app, event, context)
     try:
         if "plan" in event:  # the state machine's Retrieve state: every ask of the turn's plan
-            request = GatherRequest.model_validate(event)  # a bad direct input is a program error
+            request = validated(GatherRequest, event)  # a bad direct input is a program error
             evidence = service.gather(get_runtime(), request.plan, context)
             for answered in evidence.answers:
                 metrics.add_metric(
                     name=f"Decision_{answered.bundle.decision}", unit=MetricUnit.Count, value=1
                 )
             return evidence.model_dump(mode="json")
-        return _retrieve(RetrieveRequest.model_validate(event), context).model_dump(mode="json")
+        return _retrieve(validated(RetrieveRequest, event), context).model_dump(mode="json")
     except (StoreUnavailable, NotReady, NoIndex) as err:
         metrics.add_metric(name="DependencyUnavailable", unit=MetricUnit.Count, value=1)
         raise DependencyUnavailable("store_unavailable", str(err)) from err

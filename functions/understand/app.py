@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu.api.body import validated
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import UnderstandRequest, UnderstoodTurn
 from duocthu.api.runtime import NotReady, get_runtime
@@ -75,7 +76,7 @@ def understand(body: UnderstandRequest) -> QueryFrame:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
         return resolve_http(app, event, context)
-    request = UnderstandRequest.model_validate(event)  # a bad direct input is a program error
+    request = validated(UnderstandRequest, event)  # a bad direct input is a program error
     try:
         frame = _understand(request, context)
     except NotReady as err:

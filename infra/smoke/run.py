@@ -1,10 +1,12 @@
 """`make smoke`: the three functions run here the way Lambda runs them, from what `make build`'s
 Makefiles produce.
 
-    python infra/smoke/run.py [--python python3.12] [--keep DIR]
+    python infra/smoke/run.py [--python python3.12] [--source FORMULARY] [--keep DIR]
 
 1. Builds the core layer for this machine's architecture (`shared/Makefile`, LAYER_ARCH=uname -m),
-   the data layer (`infra/data/Makefile`: the sample index, packed) and the three functions.
+   the data layer (`infra/data/Makefile`: the index of --source, `make build`'s DUOCTHU_SOURCE,
+   else the sample, packed) and the three functions. The question and the drug it asks about
+   come from the built pack's catalogue, so what was built is what is smoked.
 2. Lays the layers out as Lambda mounts them: one /opt with python/ and duocthu/ (read-only).
 3. Runs each function's app.handler in a fresh python3.12 process without site-packages, with the
    template's default environment, a fresh empty /tmp of its own, and every other mount read-only
@@ -28,11 +30,14 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import platform
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +46,61 @@ sys.path.insert(0, str(ROOT / "infra"))
 from check_build import read_template  # noqa: E402
 
 FUNCTIONS = {"chat": "ChatFunction", "understand": "UnderstandFunction", "retrieve": "RetrieveFunction"}
-QUESTION = "Chống chỉ định của amoxicilin là gì?"
-SECTION = {"drug_id": "amoxicilin", "section_key": "chong_chi_dinh"}
+SECTION_KEY = "chong_chi_dinh"
+PSEUDO = {"AWS::Region": "ap-southeast-1", "AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com"}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The drug the smoke asks about, from the built pack's catalogue."""
+
+    drug_id: str
+    title: str
+
+    @property
+    def question(self) -> str:
+        return f"Chống chỉ định của {self.title} là gì?"
+
+    @property
+    def section(self) -> dict[str, str]:
+        return {"drug_id": self.drug_id, "section_key": SECTION_KEY}
+
+
+SAMPLE_PROBE = Probe("amoxicilin", "Amoxicilin")
+
+
+def pack_probe(pack: Path) -> Probe:
+    """A drug of the pack's catalogue with a contraindication section and a one-word title (a
+    title naming two drugs would make /v1/drugs answer both): the sample's amoxicilin when there."""
+    with tarfile.open(pack, "r|gz") as stream:
+        for member in stream:
+            if member.name.endswith("/catalog.json"):
+                handle = stream.extractfile(member)
+                drugs = json.load(handle)["drugs"] if handle else []
+                break
+        else:
+            raise SystemExit(f"smoke: {pack} holds no catalog.json")
+    usable = sorted(
+        (d for d in drugs if SECTION_KEY in d.get("section_keys", ()) and len(d["title"].split()) == 1),
+        key=lambda d: (d["drug_id"] != SAMPLE_PROBE.drug_id, d["drug_id"]),
+    )
+    if not usable:
+        raise SystemExit(f"smoke: no drug of {pack} has a one-word title and a {SECTION_KEY} section")
+    return Probe(usable[0]["drug_id"], usable[0]["title"])
+
+
+def work_folder(keep: Path | None) -> Path:
+    """Where the smoke builds and runs: never under /tmp, which the jail replaces with a fresh
+    one (a checkout under /tmp works in ~/.cache instead)."""
+    if keep is not None:
+        return keep.resolve()
+    inside = (ROOT / ".duocthu" / "smoke").resolve()
+    if not inside.is_relative_to("/tmp"):
+        return inside
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return (cache / "duocthu-smoke").resolve()
+
+
 # Inside the namespace: the fresh folder becomes /tmp, the layers /opt, every other mount read-only.
 JAIL = r"""
 set -e
@@ -66,7 +124,7 @@ def _run(*cmd: str) -> None:
         raise SystemExit(f"smoke: {' '.join(cmd)} failed:\n{done.stderr[-3000:]}")
 
 
-def build(work: Path, python312: str) -> tuple[Path, dict[str, Path]]:
+def build(work: Path, python312: str, source: str = "") -> tuple[Path, dict[str, Path]]:
     """The layers merged into one /opt, and each function's task root."""
     layers, arch = work / "layers", platform.machine()
     duocthu = str(Path(sys.executable).with_name("duocthu"))
@@ -80,8 +138,9 @@ def build(work: Path, python312: str) -> tuple[Path, dict[str, Path]]:
         f"LAYER_ARCH={arch}",
         f"LAYER_PYTHON={python312}",
     )
+    data = layers / "DataLayer"
     _run("make", "-s", "-C", str(ROOT / "infra" / "data"), "build-DataLayer",
-         f"ARTIFACTS_DIR={layers / 'DataLayer'}", f"DUOCTHU={duocthu}", "DUOCTHU_SOURCE=")  # fmt: skip
+         f"ARTIFACTS_DIR={data}", f"DUOCTHU={duocthu}", f"DUOCTHU_SOURCE={source}")  # fmt: skip
     opt = work / "opt"
     for layer in ("SharedLayer", "DataLayer"):  # Lambda extracts the layers, in order, into /opt
         shutil.copytree(layers / layer, opt, dirs_exist_ok=True)
@@ -133,7 +192,7 @@ def _evaluate(value: Any, template: dict[str, Any]) -> Any:
         return value
     ((op, arg),) = value.items()
     if op == "Ref":
-        return params.get(arg, f"<{arg}>")
+        return params.get(arg, PSEUDO.get(arg, f"<{arg}>"))
     if op == "Condition":
         return _evaluate(template["Conditions"][arg], template)
     if op == "Fn::If":
@@ -169,20 +228,20 @@ def http_event(method: str, path: str, body: Any = None, query: str = "") -> dic
     return event
 
 
-def events(function: str) -> list[tuple[str, Any]]:
+def events(function: str, probe: Probe = SAMPLE_PROBE) -> list[tuple[str, Any]]:
     return {
         "chat": [
-            ("POST /v1/chat", http_event("POST", "/v1/chat", {"message": QUESTION})),
+            ("POST /v1/chat", http_event("POST", "/v1/chat", {"message": probe.question})),
             ("GET /health", http_event("GET", "/health")),
-            ("GET /v1/drugs", http_event("GET", "/v1/drugs", query="q=amoxicillin")),
+            ("GET /v1/drugs", http_event("GET", "/v1/drugs", query=f"q={probe.title.lower()}")),
         ],
         "understand": [
-            ("POST /v1/understand", http_event("POST", "/v1/understand", {"message": QUESTION})),
-            ("direct", {"message": QUESTION}),
+            ("POST /v1/understand", http_event("POST", "/v1/understand", {"message": probe.question})),
+            ("direct", {"message": probe.question}),
         ],
         "retrieve": [
-            ("POST /v1/retrieve", http_event("POST", "/v1/retrieve", SECTION)),
-            ("direct", SECTION),
+            ("POST /v1/retrieve", http_event("POST", "/v1/retrieve", probe.section)),
+            ("direct", probe.section),
         ],
     }[function]
 
@@ -194,14 +253,15 @@ def _response(result: dict[str, Any]) -> tuple[int | None, Any]:
     return None, output
 
 
-def _answers_from_amoxicilin(body: Any) -> bool:
+def _answers_from(body: Any, drug_id: str) -> bool:
     bundle = body.get("bundle", body) if isinstance(body, dict) else {}
     drugs = {item.get("drug_id") for item in bundle.get("evidence", [])}
-    return bundle.get("decision") == "ANSWERABLE" and drugs == {"amoxicilin"}
+    return bundle.get("decision") == "ANSWERABLE" and drugs == {drug_id}
 
 
-def problems(function: str, results: list[dict[str, Any]]) -> list[str]:
+def problems(function: str, results: list[dict[str, Any]], probe: Probe = SAMPLE_PROBE) -> list[str]:
     """What in a function's results is not what a working deployment answers."""
+    drug = probe.drug_id
     found = []
     for result in results:
         name = f"{function} {result['name']}"
@@ -211,19 +271,17 @@ def problems(function: str, results: list[dict[str, Any]]) -> list[str]:
         status, body = _response(result)
         if result["name"] != "direct" and status != 200:
             found.append(f"{name}: HTTP {status} {str(body)[:300]}")
-        elif result["name"] == "POST /v1/chat" and not (
-            _answers_from_amoxicilin(body) and body.get("citations")
-        ):
+        elif result["name"] == "POST /v1/chat" and not (_answers_from(body, drug) and body.get("citations")):
             found.append(f"{name}: not ANSWERABLE with its citation: {str(body)[:300]}")
         elif (result["name"] == "GET /health" and body.get("status") != "ok") or (
-            result["name"] == "GET /v1/drugs" and [d["drug_id"] for d in body["drugs"]] != ["amoxicilin"]
+            result["name"] == "GET /v1/drugs" and [d["drug_id"] for d in body["drugs"]] != [drug]
         ):
             found.append(f"{name}: {body}")
-        elif function == "understand" and "amoxicilin" not in body.get("frame", body).get("drugs", []):
+        elif function == "understand" and drug not in body.get("frame", body).get("drugs", []):
             # over HTTP the frame; a direct invoke (the state machine's Understand) the frame and its plan
-            found.append(f"{name}: the frame names no amoxicilin: {str(body)[:300]}")
-        elif function == "retrieve" and not _answers_from_amoxicilin(body):
-            found.append(f"{name}: not ANSWERABLE from amoxicilin: {str(body)[:300]}")
+            found.append(f"{name}: the frame names no {drug}: {str(body)[:300]}")
+        elif function == "retrieve" and not _answers_from(body, drug):
+            found.append(f"{name}: not ANSWERABLE from {drug}: {str(body)[:300]}")
     return found
 
 
@@ -241,9 +299,11 @@ def snapshot(*folders: Path) -> dict[str, tuple[int, int]]:
     }
 
 
-def invoke(function: str, task: Path, opt: Path, tmp: Path, env: dict[str, str], jailed: bool) -> Any:
+def invoke(
+    function: str, task: Path, opt: Path, tmp: Path, env: dict[str, str], jailed: bool, probe: Probe
+) -> Any:
     events_file = tmp.parent / f"{function}-events.json"
-    events_file.write_text(json.dumps(events(function), ensure_ascii=False), encoding="utf-8")
+    events_file.write_text(json.dumps(events(function, probe), ensure_ascii=False), encoding="utf-8")
     handler_env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
@@ -259,7 +319,8 @@ def invoke(function: str, task: Path, opt: Path, tmp: Path, env: dict[str, str],
         "_X_AMZN_TRACE_ID": "Root=1-65f0c0de-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0",
         **env,
     }
-    script = str(Path(__file__).with_name("invoke.py"))
+    script = str(tmp.parent / "invoke.py")  # in the work folder: the checkout may be under /tmp
+    shutil.copyfile(Path(__file__).with_name("invoke.py"), script)
     if jailed:
         command = ["unshare", "--mount", "sh", "-c", JAIL, "jail",
                    env["PYTHON"], "-S", script, str(task), "/opt", str(events_file)]  # fmt: skip
@@ -281,17 +342,24 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default="python3.12", help="the Lambda runtime's Python (3.12)")
     parser.add_argument(
+        "--source",
+        default=os.environ.get("DUOCTHU_SOURCE", ""),
+        help="the formulary to build (default: DUOCTHU_SOURCE, else the sample)",
+    )
+    parser.add_argument(
         "--keep", type=Path, help="work in this folder (not under /tmp) and keep it (default: .duocthu/smoke)"
     )
     parser.add_argument("--no-optional", action="store_true", help="skip the qdrant-client and cohere layers")
     parser.add_argument("--no-namespace", action="store_true", help="as where no mount namespace can be made")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    # Not under /tmp: inside the namespace a fresh folder hides the real /tmp.
-    work = (args.keep or ROOT / ".duocthu" / "smoke").resolve()
+    work = work_folder(args.keep)  # not under /tmp: inside the namespace a fresh one hides it
     shutil.rmtree(work, ignore_errors=True)
     (work / "home").mkdir(parents=True)
-    opt, tasks = build(work, args.python)
+    source = str(Path(args.source).resolve()) if args.source else ""
+    opt, tasks = build(work, args.python, source)
+    probe = pack_probe(opt / "duocthu" / "index.tar.gz")
+    print(f"smoke: {source or 'the sample'}; asking about {probe.drug_id}: {probe.question}")
     built = time.perf_counter() - started
     jailed = not args.no_namespace and can_jail()
     if not jailed:
@@ -303,8 +371,8 @@ def main(argv: list[str]) -> int:
     for function, label in runs:
         tmp = work / f"tmp-{function}"
         tmp.mkdir(exist_ok=True)  # a fresh, empty /tmp per container; the second chat init reuses it
-        out = invoke(function, tasks[function], opt, tmp, env, jailed)
-        failures += problems(function, out["results"])
+        out = invoke(function, tasks[function], opt, tmp, env, jailed, probe)
+        failures += problems(function, out["results"], probe)
         first = out["results"][0]
         print(f"{label or function}: init {out['init_ms']:.0f} ms, first turn ({first['name']}) "
               f"{first['ms']:.0f} ms, peak RSS {out['max_rss_mb']:.0f} MB; "

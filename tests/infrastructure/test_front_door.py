@@ -27,7 +27,9 @@ def test_only_the_chat_functions_routes_are_on_the_api() -> None:
     assert {r["Target"] for r in routes(stack).values()} == {"integrations/<ChatIntegration>"}
     integration = stack.resources["ChatIntegration"]["Properties"]
     assert (
-        integration["IntegrationUri"] == "<ChatFunction.Arn>" and integration["PayloadFormatVersion"] == "2.0"
+        # the `live` alias: traffic follows the canary deployment
+        integration["IntegrationUri"] == "<ChatFunctionAliaslive>"
+        and integration["PayloadFormatVersion"] == "2.0"
     )
     # no SAM event made a second API or let API Gateway invoke another function
     assert list(stack.of_type("AWS::Lambda::Permission")) == ["ChatApiPermission"]

@@ -42,6 +42,10 @@ LOG_DELIVERY = {
     "logs:DescribeResourcePolicies",
     "logs:DescribeLogGroups",
 }
+# What CloudWatch Synthetics needs of its canary's role that takes no resource (PutMetricData is
+# held to the CloudWatchSynthetics namespace by a condition).
+CANARY_ROLE = "CanaryRole"
+CANARY_UNSCOPED = {"s3:ListAllMyBuckets", "cloudwatch:PutMetricData"}
 # boto3 operations the layer package may call -> the IAM action that authorises each. Bedrock's
 # Converse is authorised by InvokeModel; the Cohere reranker's `rerank` is the Cohere SDK's, and
 # Bedrock rerank goes through invoke_model (providers/rerank.py), so no bedrock:Rerank.
@@ -89,8 +93,9 @@ def test_no_resource_is_a_bare_star(parameters: dict[str, str]) -> None:
         for action, resource, _ in stack.grants(role)
         if resource == "*"
     ]
-    assert {action for _, action in stars} == LOG_DELIVERY
-    assert {role for role, _ in stars} == {MACHINE_ROLE}
+    assert {action for _, action in stars} == LOG_DELIVERY | CANARY_UNSCOPED
+    assert {role for role, _ in stars} == {MACHINE_ROLE, CANARY_ROLE}
+    assert {action for role, action in stars if role == CANARY_ROLE} == CANARY_UNSCOPED
     policies = [p["Properties"]["PolicyDocument"] for p in stack.of_type("AWS::IAM::ManagedPolicy").values()]
     assert "'*'" not in str([s["Resource"] for doc in policies for s in doc["Statement"]])
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -103,3 +104,54 @@ def test_working_answers_pass() -> None:
 def test_what_a_broken_deployment_answers_fails(function: str, result: dict[str, Any], expected: str) -> None:
     found = smoke.problems(function, [result])
     assert len(found) == 1 and found[0].startswith(expected), found
+
+
+def _pack(path: Path, drugs: list[dict[str, Any]]) -> Path:
+    """A pack with a catalogue (as `duocthu pack` lays it out: the shard first, catalog.json after)."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in (
+            ("manifest.json", b"{}"),
+            ("versions/v1/shard/segment.dat", b"\0" * 64),
+            ("versions/v1/catalog.json", json.dumps({"drugs": drugs}).encode()),
+        ):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_the_question_and_the_drug_come_from_the_built_pack(tmp_path: Path) -> None:
+    book = [
+        {"drug_id": "abacavir", "title": "Abacavir", "section_keys": ["chi_dinh"]},  # no contraindications
+        {"drug_id": "acid_folic", "title": "Acid folic", "section_keys": ["chong_chi_dinh"]},  # two words
+        {"drug_id": "aciclovir", "title": "Aciclovir", "section_keys": ["chong_chi_dinh"]},
+    ]
+    probe = smoke.pack_probe(_pack(tmp_path / "book.tar.gz", book))
+    assert probe == smoke.Probe("aciclovir", "Aciclovir")
+    assert probe.question == "Chống chỉ định của Aciclovir là gì?"
+    chat = dict(smoke.events("chat", probe))
+    assert json.loads(chat["POST /v1/chat"]["body"])["message"] == probe.question
+    assert chat["GET /v1/drugs"]["rawQueryString"] == "q=aciclovir"
+    assert dict(smoke.events("retrieve", probe))["direct"] == {
+        "drug_id": "aciclovir",
+        "section_key": "chong_chi_dinh",
+    }
+    found = smoke.problems("retrieve", [_result("direct", GOOD_BUNDLE)], probe)
+    assert found and "not ANSWERABLE from aciclovir" in found[0]
+    sample = [*book, {"drug_id": "amoxicilin", "title": "Amoxicilin", "section_keys": ["chong_chi_dinh"]}]
+    assert smoke.pack_probe(_pack(tmp_path / "sample.tar.gz", sample)) == smoke.SAMPLE_PROBE
+
+
+def test_a_checkout_under_tmp_works_outside_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(smoke, "ROOT", Path("/tmp/checkout"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert smoke.work_folder(None) == (tmp_path / "cache" / "duocthu-smoke").resolve()
+    monkeypatch.setattr(smoke, "ROOT", Path("/work/checkout"))
+    assert smoke.work_folder(None) == Path("/work/checkout/.duocthu/smoke")
+
+
+def test_the_smoke_environment_names_a_region_for_bedrock() -> None:
+    assert smoke.template_environment(TEMPLATE)["BEDROCK_REGION"] == "ap-southeast-1"

@@ -10,7 +10,11 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 # The largest well-formed request (a 2,000-character message, 20 history items of as much and a
 # prior frame) is well under this, in UTF-8's three bytes a Vietnamese letter at most.
@@ -71,10 +75,35 @@ def body_bytes(event: dict[str, Any]) -> bytes | BodyProblem:
         return _problem(422, "invalid_request", "the request body is not valid base64", "body_encoding")
 
 
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _declared_type_problem(event: dict[str, Any]) -> BodyProblem | None:
+    """A declared media type other than JSON is a 415, with a body or without one: media types are
+    case-insensitive (RFC 9110), and Powertools compares them case-sensitively and fails (a 500)
+    on an empty body of any other type."""
+    kind = media_type(event.get("headers"))
+    if kind is None or kind in JSON_MEDIA_TYPES:
+        return None
+    return _problem(
+        415, "unsupported_media_type", "the request body must be application/json", "content_type"
+    )
+
+
+def normalize_media_type(event: dict[str, Any]) -> None:
+    """Lower-case a JSON media type in place, so the resolver reads `Application/JSON` as JSON."""
+    headers = event.get("headers") or {}
+    for key, value in list(headers.items()):
+        if key.lower() == "content-type" and media_type({key: value}) in JSON_MEDIA_TYPES:
+            del headers[key]
+            headers["content-type"] = value.strip().lower()
+
+
 def check_body(event: dict[str, Any]) -> BodyProblem | None:
     """None when the body may go to the resolver; else the 4xx to answer."""
+    method = ((event.get("requestContext") or {}).get("http") or {}).get("method", "")
     if not event.get("body"):
-        return None
+        return _declared_type_problem(event) if method.upper() in _BODY_METHODS else None
     raw = body_bytes(event)
     if isinstance(raw, BodyProblem):
         return raw
@@ -82,11 +111,9 @@ def check_body(event: dict[str, Any]) -> BodyProblem | None:
         return _problem(
             413, "payload_too_large", f"the request body is over {MAX_BODY_BYTES} bytes", "body_too_large"
         )
-    kind = media_type(event.get("headers"))
-    if kind is not None and kind not in JSON_MEDIA_TYPES:
-        return _problem(
-            415, "unsupported_media_type", "the request body must be application/json", "content_type"
-        )
+    declared = _declared_type_problem(event)
+    if declared is not None:
+        return declared
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -108,3 +135,20 @@ def _too_deep() -> BodyProblem:
     return _problem(
         422, "invalid_request", f"the body is nested over {MAX_JSON_DEPTH} levels deep", "json_too_deep"
     )
+
+
+class InvalidInput(ValueError):
+    """A direct invoke's event that does not match its model. Its message names the fields and
+    the error types only: pydantic's own message quotes the input, a clinical question, into the
+    Lambda error, its log line and the state machine's execution history."""
+
+
+def validated(model: type[M], event: Any) -> M:
+    try:
+        return model.model_validate(event)
+    except ValidationError as err:
+        where = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'event'}: {e['type']}"
+            for e in err.errors(include_input=False, include_url=False, include_context=False)
+        )
+        raise InvalidInput(f"{model.__name__}: {where}") from None  # no chained input either

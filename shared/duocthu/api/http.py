@@ -11,11 +11,14 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from duocthu.api.body import check_body
+from duocthu.api.body import check_body, normalize_media_type
 from duocthu.api.models import ErrorBody
 from duocthu.api.runtime import NotReady
 from duocthu.core.errors import DependencyUnavailable, EmbeddingModelMismatch
@@ -99,6 +102,10 @@ def create_app(logger: Logger) -> APIGatewayHttpResolver:
             422, "invalid_request", "the request does not match the schema", _jsonable(err.errors())
         )
 
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _unsupported(_: RequestUnsupportedContentType) -> Response[str]:  # api.body answers it first
+        return error_response(415, "unsupported_media_type", "the request body must be application/json")
+
     @app.exception_handler(NotFoundError)
     def _not_found(_: NotFoundError) -> Response[str]:
         return error_response(404, "not_found", "no such route")
@@ -150,6 +157,7 @@ def resolve_http(
     if problem is not None:
         response = error_response(problem.status, problem.error, problem.message, problem.detail)
         return _proxy_result(response)
+    normalize_media_type(event)
     try:
         return app.resolve(event, context)
     except Exception:

@@ -63,6 +63,7 @@ def build_runtime(settings: Settings) -> Runtime:
     store = open_store(settings)
     try:
         manifest, catalog = load_active_catalog(store, settings)
+        store.probe()  # the index opened at init (cold start), not by the first question
     except (FileNotFoundError, NoIndex, StoreUnavailable, CatalogMismatch) as err:
         # Reported (health answers 503 with this reason), never silently served.
         log.error("index not ready: %s", err)

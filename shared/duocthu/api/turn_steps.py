@@ -15,6 +15,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from duocthu.answer.replies import unavailable
+from duocthu.api.body import validated
 from duocthu.api.chat_turn import chat_turn, turn_system_error
 from duocthu.api.models import MAX_HISTORY, ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
@@ -173,13 +174,13 @@ def run_step(runtime: Runtime, event: dict[str, Any], context: LambdaContextLike
     step = event.get("step")
     try:
         if step == "load_session":
-            result: BaseModel = load_session(runtime, LoadSession.model_validate(event))
+            result: BaseModel = load_session(runtime, validated(LoadSession, event))
         elif step == "answer":
-            result = answer(runtime, AnswerTurn.model_validate(event), context)
+            result = answer(runtime, validated(AnswerTurn, event), context)
         elif step == "save_session":
-            result = save_session(runtime, SaveSession.model_validate(event))
+            result = save_session(runtime, validated(SaveSession, event))
         elif step == "abstain":
-            result = abstain_on_failure(AbstainOnFailure.model_validate(event))
+            result = abstain_on_failure(validated(AbstainOnFailure, event))
         else:
             raise ValueError(f"not a step of the chat-turn machine: {step!r}")
     except NotReady as err:

@@ -133,6 +133,9 @@ class VectorStore(Protocol):
 
     def count(self, drug_id: str | None = None) -> int: ...
 
+    def probe(self) -> None:
+        """Raises StoreUnavailable (or NoIndex) unless the index opens and a part reads back."""
+
     def close(self) -> None: ...
 
 
@@ -341,3 +344,6 @@ class FilteredReads(ABC):
     def count(self, drug_id: str | None = None) -> int:
         """The parts (of one drug)."""
         return self._count(conditions(drug_id=drug_id))
+
+    def probe(self) -> None:
+        self.count()  # a server checks its own segments; a count proves it answers

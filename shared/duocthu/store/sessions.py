@@ -12,6 +12,7 @@ saved first, the new exchange is re-applied on top of what that turn stored, and
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -109,10 +110,25 @@ class FileConversationStore:
     exclusive lock on `<session>.lock` (threads and processes alike)."""
 
     backend = "file"
+    SWEEP_EVERY_S = 3600.0
 
     def __init__(self, folder: Path, ttl_s: int = SESSION_TTL_S):
         self.folder = Path(folder)
         self.ttl_s = ttl_s
+        self._swept_at = 0.0
+
+    def sweep(self) -> int:
+        """Deletes the session files idle past the TTL (the table's TTL does it in DynamoDB): the
+        messages they hold are not kept longer than the session is usable. Returns how many."""
+        now, removed = time.time(), 0
+        self._swept_at = now
+        for path in self.folder.glob("*.json"):
+            with contextlib.suppress(OSError):  # another process removed or rewrote it meanwhile
+                if now - path.stat().st_mtime > self.ttl_s:
+                    path.unlink()
+                    path.with_suffix(".lock").unlink(missing_ok=True)
+                    removed += 1
+        return removed
 
     def _path(self, session_id: str, suffix: str = ".json") -> Path:
         if not valid_session_id(session_id):
@@ -147,6 +163,8 @@ class FileConversationStore:
                 os.replace(tmp, self._path(state.session_id))
         except OSError as err:
             raise ConversationUnavailable(str(err)) from err
+        if time.time() - self._swept_at > self.SWEEP_EVERY_S:  # at most hourly, after a save
+            self.sweep()
 
     def ping(self) -> None:
         if self.folder.exists() and not os.access(self.folder, os.W_OK):

@@ -6,9 +6,12 @@ the deployed function runs (`sam local start-api` would need Docker, which these
 Bounded like a small production front: a fixed pool of workers (reading and writing sockets; the
 handlers themselves run one invocation at a time, as a Lambda container does), and a connection is
 accepted only when a worker is free, so a burst waits in the kernel's listen backlog (not in
-unbounded threads); each socket has a timeout; a body over the limit is a 413 before it is read; a
-chunked body is read chunk by chunk under the same limit; every status, the server's own included
-(400, 404, 405, 411, 413...), has a JSON ErrorBody.
+unbounded threads); each request has a total deadline for its request line, headers and body (a
+per-read socket timeout alone lets a client that sends a byte now and then hold a worker for ever:
+a timer shuts the socket's read side when the deadline passes, and the request is a 408); a body
+over the limit is a 413 before it is read; a chunked body is read chunk by chunk under the same
+limit; every status, the server's own included (400, 404, 405, 408, 411, 413...), has a JSON
+ErrorBody.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ POST_ROUTES = frozenset({"/v1/chat", "/v1/understand", "/v1/retrieve"})  # every
 WORKERS = 16
 BACKLOG = 256  # connections waiting for a worker; the kernel caps it at net.core.somaxconn
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request frees its worker
+REQUEST_DEADLINE_S = 10.0  # request line + headers + body, in total (a 256 KB body needs far less)
 _INVOCATION = threading.Lock()
 
 
@@ -168,6 +172,9 @@ def read_chunked(rfile: Any, limit: int) -> bytes:
 class _Handler(BaseHTTPRequestHandler):
     modules: ClassVar[dict[str, ModuleType]] = {}
     timeout = SOCKET_TIMEOUT_S  # StreamRequestHandler sets it on the socket
+    request_deadline_s = REQUEST_DEADLINE_S
+    _expired = False
+    _watchdog: threading.Timer | None = None
     lambda_timeout_s = 29.0
     max_body_bytes = MAX_BODY_BYTES
     error_content_type = "application/json"
@@ -193,14 +200,43 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.BAD_REQUEST, "the body ended before Content-Length")
         return body
 
+    def handle_one_request(self) -> None:
+        """The stdlib's request cycle under one deadline for reading the request (an idle
+        keep-alive connection is closed by it too)."""
+        self._expired = False
+        self._watchdog = threading.Timer(self.request_deadline_s, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+        try:
+            super().handle_one_request()
+        finally:
+            self._watchdog.cancel()
+
+    def _expire(self) -> None:
+        self._expired = True
+        with contextlib.suppress(OSError):  # a blocked read returns end-of-file at once
+            self.connection.shutdown(socket.SHUT_RD)
+
+    def _read_body(self) -> bytes:
+        try:
+            body = self._body()
+        except TimeoutError:  # the client stopped sending: its worker is freed with a 408
+            raise BadRequest(HTTPStatus.REQUEST_TIMEOUT, "the body did not arrive in time") from None
+        except BadRequest:
+            if self._expired:
+                raise BadRequest(HTTPStatus.REQUEST_TIMEOUT, "the request did not arrive in time") from None
+            raise
+        if self._watchdog is not None:
+            self._watchdog.cancel()  # read in time: the handler's own timeout bounds the rest
+        if self._expired:
+            raise BadRequest(HTTPStatus.REQUEST_TIMEOUT, "the request did not arrive in time")
+        return body
+
     def _dispatch(self) -> None:
         path = urlsplit(self.path).path
         name = ROUTES.get(path)
         try:
-            try:
-                body = self._body()
-            except TimeoutError:  # the client stopped sending: its worker is freed with a 408
-                raise BadRequest(HTTPStatus.REQUEST_TIMEOUT, "the body did not arrive in time") from None
+            body = self._read_body()
         except BadRequest as err:
             self.close_connection = True  # what is left of the body is not read
             self._reply(err.status, {"Content-Type": "application/json"}, error_body(err.status, str(err)))
@@ -249,6 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The server's own errors (a bad request line, headers too long, ...) as JSON bodies."""
         self.close_connection = True
+        if self._expired and code == HTTPStatus.BAD_REQUEST:  # cut short by the request deadline
+            code, message = HTTPStatus.REQUEST_TIMEOUT, "the request did not arrive in time"
         body = error_body(code, message or HTTPStatus(code).description)
         with contextlib.suppress(OSError):  # the client is gone
             self._reply(code, {"Content-Type": "application/json"}, body)
@@ -262,8 +300,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._dispatch
         raise AttributeError(name)
 
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """The access log names the route, never the query (`/v1/drugs?q=` carries user text)."""
+        route = urlsplit(getattr(self, "path", "") or "").path
+        log.info(
+            "%s %s %s %s", self.address_string(), getattr(self, "command", "") or "-", route or "-", code
+        )
+
     def log_message(self, format: str, *args: Any) -> None:
-        log.info("%s %s", self.address_string(), format % args)
+        # the server's own errors: a text argument may quote the request line, so only numbers show
+        shown = tuple(a if isinstance(a, int) else "-" for a in args)
+        log.info("%s %s", self.address_string(), format % shown)
 
 
 class PooledHTTPServer(HTTPServer):

@@ -198,3 +198,38 @@ def test_check_body_passes_what_the_models_accept() -> None:
     event = http_event("POST", "/v1/chat", {"message": "x", "history": [[{"a": [1, 2.5, None]}]]})
     assert check_body(event) is None
     assert check_body(http_event("GET", "/health")) is None
+
+
+POST_ROUTES = [
+    ("chat", "/v1/chat", {"message": "Chỉ định của losartan?"}),
+    ("understand", "/v1/understand", {"message": "Chỉ định của losartan?"}),
+    ("retrieve", "/v1/retrieve", {"frame": {"turn_type": "drug_attribute"}}),
+]
+MEDIA_TYPES = [
+    "Application/JSON",
+    "APPLICATION/JSON; charset=UTF-8",
+    "text/plain",
+    "Text/Plain",
+    "application/xml",
+    "multipart/form-data",
+    "multipart/form-data; boundary=x",
+    "application/x-www-form-urlencoded",
+]
+
+
+@pytest.mark.parametrize(("function", "path", "good"), POST_ROUTES)
+def test_every_media_type_and_body_is_a_2xx_or_a_named_4xx(function: str, path: str, good: Any) -> None:
+    """Media types are case-insensitive; an empty body of another type is a 415, never a 500."""
+    module = load_function(function)
+    for content_type in MEDIA_TYPES:
+        for body in (None, "", json.dumps(good, ensure_ascii=False)):
+            event = http_event("POST", path, body)
+            event["headers"]["content-type"] = content_type
+            status, payload, _ = call(module, event)
+            is_json = content_type.lower().startswith("application/json")
+            if not is_json:
+                assert status == 415 and payload["error"] == "unsupported_media_type", (content_type, body)
+            elif body:
+                assert status == 200, (content_type, payload)
+            else:
+                assert status == 422 and payload["error"] == "invalid_request", (content_type, body)

@@ -3,6 +3,7 @@ body, chunked bodies read, malformed framing a 400, and a bounded pool with sock
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -162,3 +163,35 @@ def test_the_handlers_run_one_invocation_at_a_time(request: pytest.FixtureReques
         httpd.shutdown()
         httpd.server_close()
     assert answers == [[drug] for drug in drugs * 2] and overlap[0] == 1
+
+
+def test_slow_clients_cannot_starve_the_pool(served: PooledHTTPServer) -> None:
+    """Clients sending a header line now and then (never idle as long as the socket timeout)
+    are cut by the per-request deadline with a 408, and a normal request is served meanwhile."""
+    served.RequestHandlerClass.timeout = 5.0  # type: ignore[attr-defined]  # per read: no help here
+    served.RequestHandlerClass.request_deadline_s = 1.0  # type: ignore[attr-defined]
+    slow = [socket.create_connection(served.server_address, timeout=10) for _ in range(4)]
+    stop = threading.Event()
+
+    def dribble() -> None:
+        for sock in slow:
+            with contextlib.suppress(OSError):
+                sock.sendall(b"POST /v1/chat HTTP/1.1\r\n")
+        while not stop.wait(0.3):
+            for sock in slow:
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"X-Slow: 1\r\n")
+
+    feeder = threading.Thread(target=dribble, daemon=True)
+    feeder.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    status, _, body = exchange(served, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    waited = time.monotonic() - started
+    stop.set()
+    feeder.join()
+    assert status == 200 and body["status"] == "ok" and waited < 4.0
+    answered = [sock.recv(4096) for sock in slow[:2]]  # the two that held the workers first
+    assert any(b" 408 " in raw.split(b"\r\n", 1)[0] for raw in answered), answered
+    for sock in slow:
+        sock.close()

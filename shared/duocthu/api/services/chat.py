@@ -9,6 +9,8 @@ DUOCTHU_DEBUG_FRAME is on. A service that is not ready answers the documented 20
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -19,6 +21,7 @@ from duocthu.api.models import ChatRequest, ChatResponse
 from duocthu.api.runtime import NotReady, Runtime
 from duocthu.api.services.health import health, providers_in_use
 from duocthu.api.services.retrieve import retrieval_service
+from duocthu.api.turn_limits import within_limits
 from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
 from duocthu.core.vocabulary import SubjectScope
 from duocthu.models.frame import PatientContext, QueryFrame
@@ -51,7 +54,9 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
     def understand_turn(
         message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
     ) -> QueryFrame:
-        return understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+        return within_limits(
+            understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+        )
 
     return ChatService(
         catalog,
@@ -86,30 +91,51 @@ class _Preloaded:
 
 
 def require_session(service: ChatService, session_id: str) -> None:
-    """Refuse an id the store does not hold; a store that cannot answer is no proof either way, and
-    the turn goes on statelessly with its `conversation_store_unavailable`."""
+    """Refuse an id the store does not hold; a store that cannot answer (or cannot save: a
+    read-only session folder never kept the id it issued) is no proof either way, and the turn
+    goes on statelessly with its `conversation_store_unavailable`."""
     if service.conversations is None:
         return
     try:
         state = service.conversations.load(session_id)
+        if state is None:
+            service.conversations.ping()
     except ConversationUnavailable:
         return
     if state is None:
-        raise SessionNotFound(session_id)
+        raise SessionNotFound("session_not_found")  # never the id itself: it is a bearer secret
     service.conversations = _Preloaded(service.conversations, state)
 
 
-def chat(runtime: Runtime, request: ChatRequest, context: LambdaContextLike | None = None) -> ChatResponse:
+def session_key(session_id: str, principal: str | None) -> str:
+    """The key a session is stored under. Without a signed-in principal, the id itself; with one
+    (the JWT `sub`), a digest of both, so an id copied to another principal names no session of
+    theirs (a 404, as an id never issued)."""
+    if not principal:
+        return session_id
+    digest = hashlib.sha256(f"{principal}\0{session_id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def chat(
+    runtime: Runtime,
+    request: ChatRequest,
+    context: LambdaContextLike | None = None,
+    principal: str | None = None,
+) -> ChatResponse:
+    """One turn of `principal`'s (the JWT `sub`; None on a stack without an authorizer) session."""
+    session_id = request.session_id or new_session_id()
     try:
         service = chat_service(runtime, context)
     except NotReady:
-        return not_ready_response(request.session_id or new_session_id())
+        return not_ready_response(session_id)
     debug = runtime.settings.debug_frame
+    key = session_key(session_id, principal)
     with turn_deadline(service.deadline or turn_budget(runtime, context)):  # the session store's too
         if request.session_id is not None:
-            require_session(service, request.session_id)
-        turn = service.turn(request.message, request.session_id or new_session_id(), request.subject_scope)
-    return chat_response(turn, debug_frame=debug)
+            require_session(service, key)
+        turn = service.turn(request.message, key, request.subject_scope)
+    return chat_response(replace(turn, session_id=session_id), debug_frame=debug)
 
 
 def not_ready_response(session_id: str) -> ChatResponse:
@@ -147,4 +173,5 @@ __all__ = [
     "health",
     "providers_in_use",
     "require_session",
+    "session_key",
 ]

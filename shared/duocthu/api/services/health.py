@@ -52,7 +52,7 @@ def providers_in_use(runtime: Runtime) -> dict[str, str]:
 
 def _store_problem(runtime: Runtime) -> str | None:
     try:
-        runtime.store.count()
+        runtime.store.probe()
     except (StoreUnavailable, NoIndex) as err:
         log.error("health: store unavailable: %s", err)
         return "store_unavailable: the formulary store does not answer"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from duocthu.api.models import UnderstandRequest
 from duocthu.api.runtime import Runtime
+from duocthu.api.turn_limits import within_limits
 from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
@@ -24,7 +25,7 @@ def understand(
     deadline = Deadline.for_invocation(
         context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
     )
-    return understanding.understand(
+    frame = understanding.understand(
         request.message,
         resolver,
         get_frame_provider(settings),
@@ -33,6 +34,7 @@ def understand(
         request.prior_frame,
         request.subject_scope,
     )
+    return within_limits(frame)
 
 
 def plan(runtime: Runtime, request: UnderstandRequest, frame: QueryFrame) -> Plan:
