@@ -14,6 +14,7 @@ from tests.integration.test_handlers import LambdaContext, env, http_event, load
 
 ASSETS = [
     ("/", "text/html; charset=utf-8"),
+    ("/render.js", "text/javascript; charset=utf-8"),
     ("/app.js", "text/javascript; charset=utf-8"),
     ("/app.css", "text/css; charset=utf-8"),
 ]
@@ -43,7 +44,8 @@ def test_each_asset_has_its_content_type_and_the_security_headers(
 
 def test_the_html_has_no_inline_script_or_style_and_loads_only_its_own_files(env: None) -> None:  # noqa: F811
     html = str(get("/")["body"])
-    assert re.findall(r"<script[^>]*>", html) == ['<script src="app.js" defer>']
+    scripts = re.findall(r"<script[^>]*>", html)
+    assert scripts == [f'<script src="{path.lstrip("/")}" defer>' for path in page.ASSETS if path.endswith(".js")]
     assert "<style" not in html and not re.search(r"\s(style|on[a-z]+)=", html)
     assert not re.search(r"(src|href)=\"(https?:)?//", html), "a third-party request"
 

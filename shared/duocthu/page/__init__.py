@@ -1,4 +1,4 @@
-"""The clinicians' chat page: three static files the chat function serves beside its API.
+"""The clinicians' chat page: static files the chat function serves beside its API.
 
 Same origin as /v1/chat, so no CORS. The Content-Security-Policy allows only the page's own
 script and style, connections back to this origin and `data:` images (the empty favicon, so the
@@ -16,6 +16,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 # path -> (file in this folder, content type)
 ASSETS = {
     "/": ("index.html", "text/html; charset=utf-8"),
+    "/render.js": ("render.js", "text/javascript; charset=utf-8"),  # before app.js, which uses it
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
     "/app.css": ("app.css", "text/css; charset=utf-8"),
 }
@@ -51,6 +52,11 @@ def index() -> Response[str]:
 @router.get("/app.js", include_in_schema=False)
 def script() -> Response[str]:
     return asset("/app.js")
+
+
+@router.get("/render.js", include_in_schema=False)
+def render_script() -> Response[str]:
+    return asset("/render.js")
 
 
 @router.get("/app.css", include_in_schema=False)
