@@ -288,7 +288,7 @@ function fitScrollPadding() {
 function grow() {
   const box = $("message");
   box.style.height = "auto";
-  box.style.height = `${Math.min(box.scrollHeight + 2, 160)}px`;
+  if (box.value) box.style.height = `${Math.min(box.scrollHeight + 2, 160)}px`; // not the placeholder's
 }
 
 // "Xuống mới nhất" shows while the newest turn is below the part of the screen left by the composer.
