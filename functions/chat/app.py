@@ -1,6 +1,7 @@
 """Chat function: the public API. POST /v1/chat (one turn end to end), POST /v1/feedback (a
-clinician's report on a turn), GET /v1/drugs?q=, GET /health, and the clinicians' page at GET / (duocthu.page). /v1/chat answers 200 for any
-well-formed request; a failed dependency becomes an ABSTAIN with its system_error, not a 5xx.
+clinician's report on a turn), GET /v1/drugs?q=, GET /health, and the clinicians' page at GET /
+(duocthu.page). /v1/chat answers 200 for any well-formed request; a failed dependency becomes an
+ABSTAIN with its system_error, not a 5xx.
 
 Direct invoke (Step Functions, infra/statemachine/chat_turn.asl.json): {"step": ...} runs one
 state of the same turn (load_session, answer, save_session, abstain; duocthu.api.turn_steps)."""

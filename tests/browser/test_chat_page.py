@@ -44,7 +44,8 @@ def test_a_section_question_shows_the_answer_with_its_citation_and_pages(
     ask(page, SECTION_QUESTION)
     reply = page.locator(".reply").last
     expect(reply).to_have_class("turn reply answer")
-    expect(reply.locator("details.section summary").first).to_have_text("Amoxicilin – Chống chỉ định (tr. 164–165)")
+    summary = reply.locator("details.section summary").first
+    expect(summary).to_have_text("Amoxicilin – Chống chỉ định (tr. 164–165)")
     expect(reply.locator(".chip")).to_have_text(["Amoxicilin – Chống chỉ định – tr. 164–165"])
     expect(reply.locator(".source")).to_have_count(1)  # the book and edition once per answer
     expect(reply.locator(".source")).to_contain_text("(bản mẫu 2026)")
@@ -221,7 +222,8 @@ def test_the_sample_notice_goes_only_when_health_says_the_data_is_not_sample(pag
 
 def test_every_control_is_labelled_and_reachable_from_the_keyboard(page: Page) -> None:
     ask(page, "Chống chỉ định của amoxixilin?")
-    expect(page.get_by_role("textbox", name="Câu hỏi")).to_be_focused()  # the box has the focus after a turn too
+    # the box has the focus after a turn too
+    expect(page.get_by_role("textbox", name="Câu hỏi")).to_be_focused()
     reached = []
     for _ in range(6):
         page.keyboard.press("Tab")

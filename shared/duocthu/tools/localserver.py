@@ -50,7 +50,8 @@ ROUTES = {
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
 }
-POST_ROUTES = frozenset({"/v1/chat", "/v1/feedback", "/v1/understand", "/v1/retrieve"})  # every other route is GET
+# every other route is GET
+POST_ROUTES = frozenset({"/v1/chat", "/v1/feedback", "/v1/understand", "/v1/retrieve"})
 WORKERS = 16
 BACKLOG = 256  # connections waiting for a worker; the kernel caps it at net.core.somaxconn
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request frees its worker
