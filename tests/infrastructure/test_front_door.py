@@ -11,7 +11,7 @@ from duocthu import page
 from tests.infrastructure.cloudformation import Deployed
 
 ISSUER = "https://cognito-idp.ap-southeast-1.amazonaws.com/ap-southeast-1_Example"
-PAGE = {f"GET {path}" for path in page.ASSETS}  # the clinicians' page: static, no user data
+PAGE = {f"GET {path}" for path in (*page.ASSETS, page.SIGN_IN)}  # the clinicians' page: static, no user data
 PUBLIC = {"POST /v1/chat", "POST /v1/feedback", "GET /v1/drugs", "GET /health", *PAGE}
 UNGUARDED = {"GET /health", *PAGE}  # the post-deploy check; a page a browser loads without a token
 

@@ -5,7 +5,7 @@
 
 // What a clinician reads for each refusal; `wait` is the server's Retry-After, when it sends one.
 const ERROR_MESSAGES = {
-  401: () => "Phiên đăng nhập đã hết hạn. Hãy đăng nhập lại rồi gửi lại.",
+  401: () => "Bạn chưa đăng nhập, hoặc phiên đăng nhập đã hết hạn. Hãy đăng nhập rồi gửi lại.",
   422: () => "Câu hỏi chưa hợp lệ (trống hoặc dài quá 2000 ký tự). Hãy sửa câu hỏi rồi gửi lại.",
   429: (wait) => `Hệ thống đang nhận quá nhiều câu hỏi. Hãy đợi ${wait || "một lát"} rồi gửi lại.`,
   503: (wait) => `Hệ thống tạm thời không truy cập được dữ liệu Dược thư. Hãy gửi lại sau ${wait || "ít phút"}.`,
@@ -26,14 +26,20 @@ const KIND_LABELS = {
 // from an earlier conversation is dropped (its request is aborted too).
 const state = { sessionId: null, turns: [], generation: 0, controller: null, failed: null, rendered: 0 };
 const $ = (id) => document.getElementById(id);
-const auth = () => window.DuocthuAuth || null; // auth.js, when the stack signs clinicians in
 
+class SignInNeeded extends Error {}
+
+// A POST to the API, with the clinician's token when the stack signs them in (auth.js).
 async function api(path, body, signal) {
+  const auth = await window.duocthuAuth; // null or undefined: a public stack
   const headers = { "Content-Type": "application/json" };
-  const token = auth() ? await auth().token() : null;
-  if (token) headers.Authorization = `Bearer ${token}`;
+  if (auth) {
+    const token = await auth.token();
+    if (!token) throw new SignInNeeded();
+    headers.Authorization = `Bearer ${token}`;
+  }
   const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body), signal });
-  if (response.status === 401 && auth()) auth().expired();
+  if (response.status === 401 && auth) await auth.expired();
   return response;
 }
 
@@ -223,7 +229,7 @@ async function send(text) {
     if (response.ok) reply = await response.json();
     else problem = errorMessage(response.status, response.headers.get("Retry-After"));
   } catch (err) {
-    problem = NETWORK_MESSAGE + KEPT;
+    problem = (err instanceof SignInNeeded ? ERROR_MESSAGES[401]() : NETWORK_MESSAGE) + KEPT;
   }
   if (generation !== state.generation) return; // a new conversation began meanwhile: not ours
   state.controller = null;
@@ -333,6 +339,7 @@ document.addEventListener("DOMContentLoaded", () => {
   box.addEventListener("input", grow);
   $("retry").addEventListener("click", () => send(state.failed || box.value));
   $("new-conversation").addEventListener("click", newConversation);
+  document.addEventListener("duocthu:signed-out", newConversation); // the next clinician sees nothing of it
   $("jump").addEventListener("click", jumpToNewest);
   window.addEventListener("scroll", updateJump, { passive: true });
   window.addEventListener("resize", () => {

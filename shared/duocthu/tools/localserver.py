@@ -46,6 +46,9 @@ ROUTES = {
     "/": "chat",  # the chat page and its assets
     "/app.js": "chat",
     "/render.js": "chat",
+    "/auth.js": "chat",
+    "/oidc-client-ts.min.js": "chat",
+    "/sign-in.json": "chat",
     "/app.css": "chat",
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
