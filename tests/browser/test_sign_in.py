@@ -80,7 +80,8 @@ def test_an_expired_token_is_refreshed_and_a_refused_one_asks_to_sign_in_again(
     key = f"oidc.user:{issuer.url}:{CLIENT_ID}"
     page.evaluate(  # the access token's time is up
         """key => { const user = JSON.parse(sessionStorage.getItem(key));
-        user.expires_at = Math.floor(Date.now() / 1000) - 60; sessionStorage.setItem(key, JSON.stringify(user)); }""",
+        user.expires_at = Math.floor(Date.now() / 1000) - 60;
+        sessionStorage.setItem(key, JSON.stringify(user)); }""",
         key,
     )
     ask(page, SECTION_QUESTION)
