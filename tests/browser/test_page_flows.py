@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import SIZE_IDS, SIZES
+from tests.browser.conftest import OUTPUT, SIZE_IDS, SIZES
 from tests.browser.test_chat_page import DOSE_TABLE_QUESTION, SECTION_QUESTION, ask, chat_bodies
 
 PATIENT_QUESTION = "Phụ nữ có thai bị đau đầu dùng thuốc gì?"
@@ -289,3 +289,17 @@ def test_keyboard_only_asks_jumps_to_a_citation_and_reports(page: Page) -> None:
     page.locator(".reply .report").focus()
     page.keyboard.press("Enter")
     expect(page.locator(".feedback textarea")).to_be_focused()
+
+
+@both_sizes
+def test_the_screenshots_the_docs_show(page: Page) -> None:
+    """Viewport shots (what a clinician sees, sticky bars included) for docs/page.md."""
+    size = "phone" if (page.viewport_size or {}).get("width", 0) < 640 else "desktop"
+    OUTPUT.mkdir(exist_ok=True)
+    ask(page, DOSE_TABLE_QUESTION)
+    page.screenshot(path=OUTPUT / f"page-answer-{size}.png")  # the answering lines under the question
+    page.evaluate("document.querySelector('.reply:last-child table.data').scrollIntoView({block: 'center'})")
+    page.screenshot(path=OUTPUT / f"page-dose-{size}.png")
+    ask(page, PATIENT_QUESTION)
+    page.evaluate("document.querySelector('.reply:last-child table.patient').scrollIntoView({block: 'start'})")
+    page.screenshot(path=OUTPUT / f"page-patient-{size}.png")

@@ -100,3 +100,10 @@ def test_sign_in_is_offered_only_with_an_issuer_and_the_policy_lets_the_page_rea
     }
     policy = response["headers"]["Content-Security-Policy"]  # type: ignore[index]
     assert "connect-src 'self' https://issuer.example https://login.example;" in policy
+
+
+def test_the_page_s_own_files_stay_small() -> None:
+    """No framework, no build step: the page's own files (the vendored sign-in library apart)."""
+    own = [name for path, (name, _) in page.ASSETS.items() if path not in page.LOADED_BY_AUTH]
+    size = sum(len((ROOT / "shared" / "duocthu" / "page" / name).read_bytes()) for name in own)
+    assert size < 45_000, size
