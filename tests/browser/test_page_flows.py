@@ -301,5 +301,5 @@ def test_the_screenshots_the_docs_show(page: Page) -> None:
     page.evaluate("document.querySelector('.reply:last-child table.data').scrollIntoView({block: 'center'})")
     page.screenshot(path=OUTPUT / f"page-dose-{size}.png")
     ask(page, PATIENT_QUESTION)
-    page.evaluate("document.querySelector('.reply:last-child table.patient').scrollIntoView({block: 'start'})")
+    page.locator(".reply").last.locator("table.patient").evaluate("t => t.scrollIntoView({block: 'start'})")
     page.screenshot(path=OUTPUT / f"page-patient-{size}.png")
