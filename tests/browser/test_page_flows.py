@@ -303,3 +303,26 @@ def test_the_screenshots_the_docs_show(page: Page) -> None:
     ask(page, PATIENT_QUESTION)
     page.locator(".reply").last.locator("table.patient").evaluate("t => t.scrollIntoView({block: 'start'})")
     page.screenshot(path=OUTPUT / f"page-patient-{size}.png")
+
+
+def test_a_late_reply_that_was_not_aborted_is_still_dropped_by_its_generation(page: Page) -> None:
+    """The abort is one guard; the conversation's generation is the other: with abort() made a
+    no-op, the old reply does arrive, and neither renders nor hands over its session."""
+    page.add_init_script("AbortController.prototype.abort = function () {};")
+    page.reload()
+    bodies = chat_bodies(page)
+    held = hold_chat(page)
+    page.fill("#message", SECTION_QUESTION)
+    page.press("#message", "Enter")
+    wait_for(page, lambda: bool(held))
+    page.get_by_role("button", name="Cuộc trò chuyện mới").click()
+    with page.expect_response("**/v1/chat") as late:
+        held[0].continue_()
+    assert late.value.ok and late.value.json()["session_id"]  # it came back
+    page.wait_for_timeout(300)
+    expect(page.locator(".turn")).to_have_count(0)
+    page.unroute("**/v1/chat")
+    ask(page, SECTION_QUESTION)
+    assert "session_id" not in bodies[1]
+    page.reload()  # nor was it remembered
+    expect(page.locator(".reply")).to_have_count(1)
