@@ -321,7 +321,6 @@ async function showSampleNotice() {
   } catch (err) {
     $("sample-notice").hidden = false;
   }
-  fitScrollPadding();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -342,12 +341,9 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("duocthu:signed-out", newConversation); // the next clinician sees nothing of it
   $("jump").addEventListener("click", jumpToNewest);
   window.addEventListener("scroll", updateJump, { passive: true });
-  window.addEventListener("resize", () => {
-    fitScrollPadding();
-    updateJump();
-  });
+  window.addEventListener("resize", updateJump);
+  new ResizeObserver(fitScrollPadding).observe($("top")); // the pill, the account line, a rotation
   restore();
-  fitScrollPadding();
   grow();
   showSampleNotice();
   updateJump();
