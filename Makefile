@@ -139,3 +139,16 @@ test: checkov
 .PHONY: parity
 parity: $(STAMP)
 	DUOCTHU_PARITY_STRIDE=1 $(BIN)/pytest -q -p no:cacheprovider tests/parity
+
+# The page's development JavaScript, from package-lock.json (never in a layer): axe-core for the
+# browser tests, and oidc-client-ts, whose built file is committed as the page's
+# oidc-client-ts.min.js (`make page-vendor` refreshes it; a test keeps the two equal).
+NODE_STAMP := node_modules/.installed-stamp
+.PHONY: node-deps page-vendor
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+node-deps: $(NODE_STAMP)
+pytest: $(NODE_STAMP)
+page-vendor: $(NODE_STAMP)
+	cp node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js shared/duocthu/page/

@@ -1,6 +1,7 @@
-"""Chat function: the public API. POST /v1/chat (one turn end to end), GET /v1/drugs?q=,
-GET /health, and the clinicians' page at GET / (duocthu.page). /v1/chat answers 200 for any
-well-formed request; a failed dependency becomes an ABSTAIN with its system_error, not a 5xx.
+"""Chat function: the public API. POST /v1/chat (one turn end to end), POST /v1/feedback (a
+clinician's report on a turn), GET /v1/drugs?q=, GET /health, and the clinicians' page at GET /
+(duocthu.page). /v1/chat answers 200 for any well-formed request; a failed dependency becomes an
+ABSTAIN with its system_error, not a 5xx.
 
 Direct invoke (Step Functions, infra/statemachine/chat_turn.asl.json): {"step": ...} runs one
 state of the same turn (load_session, answer, save_session, abstain; duocthu.api.turn_steps)."""
@@ -14,12 +15,14 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
-from duocthu.api.models import ChatRequest, ChatResponse
+from duocthu.api.models import ChatRequest, ChatResponse, FeedbackRequest, FeedbackStored
 from duocthu.api.runtime import get_runtime
 from duocthu.api.services import chat as service
+from duocthu.api.services.feedback import record_feedback
 from duocthu.api.turn_steps import run_step
 from duocthu.page import router as page_router
 from duocthu.settings import get_settings
+from duocthu.store.sessions import ConversationUnavailable, get_conversation_store
 
 logger = Logger()
 tracer = Tracer(patch_modules=traced_libraries(get_settings()))
@@ -40,11 +43,26 @@ def _unknown_session(_: service.SessionNotFound) -> Response[str]:
 def chat(body: ChatRequest) -> ChatResponse:
     principal = app.current_event.request_context.authorizer.jwt_claim.get("sub")  # None when public
     response = service.chat(get_runtime(), body, app.lambda_context, principal=principal)
+    response.turn_id = app.current_event.request_context.request_id  # what the logs carry
     metrics.add_metric(name=f"Decision_{response.decision}", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name=f"Reason_{response.reason}", unit=MetricUnit.Count, value=1)
     if response.system_error:  # which dependency failed, apart from the answer's reason
         metrics.add_metric(name=f"SystemError_{response.system_error}", unit=MetricUnit.Count, value=1)
     return response
+
+
+@app.exception_handler(ConversationUnavailable)
+def _conversations_down(_: ConversationUnavailable) -> Response[str]:
+    return error_response(503, "conversation_store_unavailable", "the session store cannot be reached")
+
+
+@app.post("/v1/feedback", status_code=201)
+def feedback(body: FeedbackRequest) -> FeedbackStored:
+    """A clinician's report that a turn's reply is wrong, kept beside its session."""
+    principal = app.current_event.request_context.authorizer.jwt_claim.get("sub")  # None when public
+    stored = record_feedback(get_conversation_store(get_runtime().settings), body, principal)
+    metrics.add_metric(name="Feedback", unit=MetricUnit.Count, value=1)
+    return stored
 
 
 @app.get("/v1/drugs")

@@ -47,6 +47,15 @@ class Settings(BaseModel):
         description="CONVERSATION_TABLE: DynamoDB table for sessions (else files under data_dir)",
     )
     session_ttl_s: int = Field(default=24 * 3600, gt=0, description="SESSION_TTL_S")
+    # The page's sign-in (duocthu.page): OIDC authorization code + PKCE against the JWT authorizer's
+    # issuer; unset = a public stack, the page asks no one to sign in.
+    page_oidc_issuer: str | None = Field(default=None, description="PAGE_OIDC_ISSUER (the stack's JwtIssuer)")
+    page_oidc_authorize_url: str | None = Field(
+        default=None, description="PAGE_OIDC_AUTHORIZE_URL: the issuer's authorize endpoint"
+    )
+    page_oidc_client_id: str | None = Field(
+        default=None, description="PAGE_OIDC_CLIENT_ID: the page's client id"
+    )
     evidence_policy: EvidencePolicy = Field(
         default_factory=EvidencePolicy, description="EVIDENCE_*: retrieval limits (duocthu.core.policy)"
     )
@@ -155,6 +164,9 @@ class Settings(BaseModel):
             "packed_index": env.get("DUOCTHU_PACKED_INDEX") or None,
             "conversation_table": env.get("CONVERSATION_TABLE") or None,
             "session_ttl_s": env.get("SESSION_TTL_S"),
+            "page_oidc_issuer": env.get("PAGE_OIDC_ISSUER") or None,
+            "page_oidc_authorize_url": env.get("PAGE_OIDC_AUTHORIZE_URL") or None,
+            "page_oidc_client_id": env.get("PAGE_OIDC_CLIENT_ID") or None,
             "evidence_policy": EvidencePolicy.from_env(env),
             "understanding_provider": env.get("UNDERSTANDING_PROVIDER") or None,
             "understanding_model_id": env.get("UNDERSTANDING_MODEL_ID") or None,

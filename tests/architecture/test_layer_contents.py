@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from duocthu.page import ASSETS
+
 from tests.architecture.package import MODULES, PACKAGE, imports_of
 
 REPO = PACKAGE.parents[1]
@@ -53,9 +55,8 @@ def test_the_layer_holds_exactly_what_the_handlers_import(tmp_path: Path) -> Non
         "the data tables are shipped"
     )
     page = tmp_path / "python" / "duocthu" / "page"
-    assert {p.name for p in page.iterdir() if p.suffix != ".py"} == {"index.html", "app.js", "app.css"}, (
-        "the chat page's files are shipped"
-    )
+    files = {name for name, _ in ASSETS.values()}
+    assert {p.name for p in page.iterdir() if p.suffix != ".py"} == files, "the chat page's files are shipped"
 
 
 def test_every_shipped_module_imports_from_the_layer_alone(tmp_path: Path) -> None:

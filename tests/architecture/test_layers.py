@@ -19,7 +19,7 @@ _BELOW: dict[str, tuple[str, ...]] = {
     "models": ("core",),
     "settings": ("core", "models"),
     "catalog": _FOUNDATION,
-    "page": (),  # the chat page's static files and their routes
+    "page": ("settings",),  # the chat page's static files, their routes and its sign-in settings
     "providers": _FOUNDATION,
     "store": (*_FOUNDATION, "catalog"),
     "understanding": (*_FOUNDATION, "catalog", "providers"),

@@ -31,6 +31,10 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 OUTPUT = Path(__file__).resolve().parent / "output"
+DESKTOP = (1280, 800)
+PHONE = (390, 844)
+SIZES = [DESKTOP, PHONE]  # `@pytest.mark.parametrize("page", SIZES, indirect=True, ids=SIZE_IDS)`
+SIZE_IDS = ["desktop", "phone"]
 # A turn takes under a second here; the margin is for a 2-core machine under other loads.
 expect.set_options(timeout=20_000)
 
@@ -72,9 +76,14 @@ def requested() -> list[str]:
 def page(
     browser: Browser, base_url: str, console: list[str], requested: list[str], request: pytest.FixtureRequest
 ) -> Iterator[Page]:
-    """A fresh browser context on the chat page, 1280 px wide unless the test sets `viewport`."""
-    width = getattr(request, "param", 1280)
-    context = browser.new_context(viewport={"width": width, "height": 800}, base_url=base_url)
+    """A fresh browser context on the chat page, 1280x800 unless the test gives a width or a size."""
+    size = getattr(request, "param", DESKTOP)
+    width, height = size if isinstance(size, tuple) else (size, 800)
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        base_url=base_url,
+        permissions=["clipboard-read", "clipboard-write"],
+    )
     tab = context.new_page()
 
     def note(message: ConsoleMessage) -> None:

@@ -44,8 +44,11 @@ def test_a_section_question_shows_the_answer_with_its_citation_and_pages(
     ask(page, SECTION_QUESTION)
     reply = page.locator(".reply").last
     expect(reply).to_have_class("turn reply answer")
-    expect(reply.locator(".lead")).to_contain_text("【Amoxicilin】 Chống chỉ định")
+    summary = reply.locator("details.section summary").first
+    expect(summary).to_have_text("Amoxicilin – Chống chỉ định (tr. 164–165)")
     expect(reply.locator(".chip")).to_have_text(["Amoxicilin – Chống chỉ định – tr. 164–165"])
+    expect(reply.locator(".source")).to_have_count(1)  # the book and edition once per answer
+    expect(reply.locator(".source")).to_contain_text("(bản mẫu 2026)")
     expect(reply.locator(".banner")).to_have_count(0)
     section = reply.locator("details.section").first
     expect(section).to_have_attribute("open", "")
@@ -54,7 +57,9 @@ def test_a_section_question_shows_the_answer_with_its_citation_and_pages(
     expect(page.locator("#message")).to_have_value("")  # sent, so the box is cleared
     no_csp_violation(console)
     assert all(url.startswith((base_url, "data:")) for url in requested), "a third-party request"
-    assert {url.removeprefix(base_url) for url in requested} >= {"", "app.js", "app.css", "health", "v1/chat"}
+    assert {url.removeprefix(base_url) for url in requested} >= {
+        "", "app.js", "render.js", "app.css", "health", "v1/chat"
+    }  # fmt: skip
 
 
 def test_a_dose_table_question_shows_the_check_the_printed_page_banner_on_that_answer(page: Page) -> None:
@@ -64,7 +69,7 @@ def test_a_dose_table_question_shows_the_check_the_printed_page_banner_on_that_a
     expect(first.locator(".banner")).to_have_count(0)
     banner = second.locator(".banner")
     expect(banner).to_be_visible()
-    expect(banner).to_contain_text("Cần đối chiếu bản in")
+    expect(banner).to_contain_text("CẦN ĐỐI CHIẾU BẢN IN")
     expect(banner).to_contain_text("Paracetamol, Liều lượng và cách dùng, tr. 109–110")
     expect(second.locator(".chip")).to_have_text(["Paracetamol – Liều lượng và cách dùng – tr. 109–110"])
 
@@ -112,7 +117,7 @@ def test_an_abstention_looks_like_no_information_never_like_an_answer(page: Page
     reply = page.locator(".reply").last
     expect(reply).to_have_class("turn reply abstain")
     expect(reply.locator(".kind")).to_have_text("Không có thông tin")
-    expect(reply.locator(".lead, .chip, .banner, details")).to_have_count(0)
+    expect(reply.locator(".answering, .chip, .banner, details, table")).to_have_count(0)
     assert reply.evaluate("e => getComputedStyle(e).borderStyle") == "dashed"
 
 
@@ -217,7 +222,8 @@ def test_the_sample_notice_goes_only_when_health_says_the_data_is_not_sample(pag
 
 def test_every_control_is_labelled_and_reachable_from_the_keyboard(page: Page) -> None:
     ask(page, "Chống chỉ định của amoxixilin?")
-    expect(page.get_by_label("Câu hỏi")).to_be_focused()  # the box has the focus after a turn too
+    # the box has the focus after a turn too
+    expect(page.get_by_role("textbox", name="Câu hỏi")).to_be_focused()
     reached = []
     for _ in range(6):
         page.keyboard.press("Tab")
@@ -238,8 +244,9 @@ def test_a_focused_question_quotes_its_answering_line_first_with_its_chip(page: 
         "r => [...r.querySelectorAll('.answer-lines, .chips, details.section')].map(e => e.className)"
     )
     assert order[:2] == ["answer-lines", "chips"], order
-    # the whole section still follows, collapsible
-    expect(reply.locator("details.section").first).to_contain_text("Bảng liều theo cân nặng")
+    # the whole section still follows, collapsible, and its table as a table
+    expect(reply.locator("details.section").first).to_contain_text("Trẻ em, đường uống")
+    expect(reply.locator("table caption")).to_contain_text("Bảng liều theo cân nặng")
 
 
 def test_an_effect_stated_outside_the_adr_list_is_quoted_first_with_its_source(page: Page) -> None:

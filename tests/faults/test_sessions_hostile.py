@@ -118,3 +118,17 @@ def test_the_local_access_log_has_no_query(caplog: pytest.LogCaptureFixture) -> 
         httpd.server_close()
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "GET /v1/drugs 200" in logged and "secret-patient-name" not in logged
+
+
+def test_a_report_is_kept_only_on_the_reporters_own_session() -> None:
+    chat = load_function("chat")
+    _, first = turn(chat, {"message": QUESTION}, sub="doctor-a")
+    report = {"session_id": first["session_id"], "turn_id": first["turn_id"]}
+
+    def feedback(sub: str) -> int:
+        event = http_event("POST", "/v1/feedback", report)
+        event["requestContext"]["authorizer"] = {"jwt": {"claims": {"sub": sub}, "scopes": None}}
+        return call(chat, event)[0]
+
+    assert feedback("doctor-b") == 404
+    assert feedback("doctor-a") == 201

@@ -47,8 +47,12 @@ def test_there_is_an_event_for_every_route_and_every_direct_invoke() -> None:
 def test_each_route_event_is_answered(env: None, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     with mock_aws():
         create_conversations_table(monkeypatch)
-        response = load_function("chat").handler(read(path), LambdaContext())
-    assert response["statusCode"] == 200, response
+        chat, event = load_function("chat"), read(path)
+        if event["routeKey"] == "POST /v1/feedback":  # a report on a turn: the chat event's, first
+            turn = json.loads(chat.handler(read(EVENTS / "http" / "chat.json"), LambdaContext())["body"])
+            event["body"] = json.dumps({**json.loads(event["body"]), "session_id": turn["session_id"]})
+        response = chat.handler(event, LambdaContext())
+    assert response["statusCode"] == (201 if event["routeKey"] == "POST /v1/feedback" else 200), response
 
 
 @pytest.mark.parametrize("path", sorted((EVENTS / "direct").glob("*.json")), ids=lambda p: p.stem)

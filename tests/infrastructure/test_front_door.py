@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+from duocthu import page
+
 from tests.infrastructure.cloudformation import Deployed
 
 ISSUER = "https://cognito-idp.ap-southeast-1.amazonaws.com/ap-southeast-1_Example"
-PAGE = {"GET /", "GET /app.js", "GET /app.css"}  # the clinicians' page: static, no user data
-PUBLIC = {"POST /v1/chat", "GET /v1/drugs", "GET /health", *PAGE}
+PAGE = {f"GET {path}" for path in (*page.ASSETS, page.SIGN_IN)}  # the clinicians' page: static, no user data
+PUBLIC = {"POST /v1/chat", "POST /v1/feedback", "GET /v1/drugs", "GET /health", *PAGE}
 UNGUARDED = {"GET /health", *PAGE}  # the post-deploy check; a page a browser loads without a token
 
 

@@ -87,7 +87,8 @@ def issued_session(sfn: Machine, functions: FunctionsInProcess) -> str:
 
 
 def without_session(response: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in response.items() if k != "session_id"}
+    """The reply without the ids each path issues its own (the session's; over HTTP, the turn's)."""
+    return {k: v for k, v in response.items() if k not in ("session_id", "turn_id")}
 
 
 def abstained(output: dict[str, Any], system_error: str) -> ChatResponse:

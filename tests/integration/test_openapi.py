@@ -17,7 +17,9 @@ def test_committed_openapi_is_current(request: pytest.FixtureRequest) -> None:
     committed = (ROOT / "docs" / "openapi.json").read_text(encoding="utf-8")
     assert committed == current, "run `make openapi` and commit docs/openapi.json"
     document = json.loads(current)
-    assert set(document["paths"]) == {"/health", "/v1/chat", "/v1/drugs", "/v1/retrieve", "/v1/understand"}
+    assert set(document["paths"]) == {
+        "/health", "/v1/chat", "/v1/drugs", "/v1/feedback", "/v1/retrieve", "/v1/understand"
+    }  # fmt: skip
     assert "422" in json.dumps(document["paths"]["/v1/chat"])
 
 

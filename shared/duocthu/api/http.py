@@ -44,6 +44,7 @@ ERRORS = {
 # A route's own errors beyond those (path -> status -> why).
 ROUTE_ERRORS = {
     "/v1/chat": {404: "the session_id was not issued by this service, or expired (session_not_found)"},
+    "/v1/feedback": {404: "the session_id was not issued by this service, or expired (session_not_found)"},
 }
 
 

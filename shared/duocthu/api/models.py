@@ -86,6 +86,25 @@ class ChatResponse(BaseModel):
     blocks: list[Block] = Field(default_factory=list)
     # The book and edition every citation of the reply is from, named once.
     source: Source | None = None
+    # This turn's id (the request id its logs carry): what POST /v1/feedback reports on.
+    turn_id: str | None = None
+
+
+MAX_NOTE_CHARS = 1000
+
+
+class FeedbackRequest(_Request):
+    """A clinician's report that a turn's reply is wrong ("Báo lỗi"), with an optional note."""
+
+    session_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    turn_id: str = Field(min_length=1, max_length=MAX_KEY_CHARS, pattern=r"^[A-Za-z0-9_.:-]+$")
+    note: str | None = Field(default=None, max_length=MAX_NOTE_CHARS)
+
+
+class FeedbackStored(BaseModel):
+    session_id: str
+    turn_id: str
+    stored: Literal[True] = True
 
 
 class ErrorBody(BaseModel):

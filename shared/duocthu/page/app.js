@@ -1,136 +1,46 @@
-// The clinicians' chat page. Plain JavaScript, no dependencies. Every text from the server is
-// inserted with textContent (never innerHTML), and the session id is only ever the server's.
+// The clinicians' chat page. Plain JavaScript, no dependencies of its own (render.js draws a
+// reply's blocks; auth.js signs in when the stack has an issuer). The session id is only ever the
+// server's; one conversation's reply never lands in another (a generation number and an abort).
 "use strict";
 
 // What a clinician reads for each refusal; `wait` is the server's Retry-After, when it sends one.
 const ERROR_MESSAGES = {
+  401: () => "Bạn chưa đăng nhập, hoặc phiên đăng nhập đã hết hạn. Hãy đăng nhập rồi gửi lại.",
   422: () => "Câu hỏi chưa hợp lệ (trống hoặc dài quá 2000 ký tự). Hãy sửa câu hỏi rồi gửi lại.",
   429: (wait) => `Hệ thống đang nhận quá nhiều câu hỏi. Hãy đợi ${wait || "một lát"} rồi gửi lại.`,
   503: (wait) => `Hệ thống tạm thời không truy cập được dữ liệu Dược thư. Hãy gửi lại sau ${wait || "ít phút"}.`,
 };
 const NETWORK_MESSAGE = "Không kết nối được máy chủ. Hãy kiểm tra kết nối mạng rồi gửi lại.";
 const KEPT = " Câu hỏi của bạn vẫn còn trong ô nhập.";
+const STORED = "duocthu.conversation"; // sessionStorage: this tab's conversation, until a new one
 
-const state = { sessionId: null, busy: false };
+const KIND_LABELS = {
+  answer: "Trả lời từ Dược thư",
+  clarify: "Cần làm rõ câu hỏi",
+  smalltalk: "Trợ lý",
+  abstain: "Không có thông tin",
+  unavailable: "Chưa tra cứu được, hãy thử lại",
+};
+
+// `generation` counts conversations: a reply carries the generation it was asked in, and one
+// from an earlier conversation is dropped (its request is aborted too).
+const state = { sessionId: null, turns: [], generation: 0, controller: null, failed: null, rendered: 0 };
 const $ = (id) => document.getElementById(id);
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+class SignInNeeded extends Error {}
 
-function pages(ref) {
-  return ref.page_start === ref.page_end ? `tr. ${ref.page_start}` : `tr. ${ref.page_start}–${ref.page_end}`;
-}
-
-// One chip per distinct "Thuốc – mục – tr. N" among the quoted evidence.
-function citationChips(evidence) {
-  const labels = [];
-  for (const item of evidence) {
-    for (const ref of item.source_refs) {
-      const label = `${item.display_name} – ${ref.section_heading} – ${pages(ref)}`;
-      if (!labels.includes(label)) labels.push(label);
-    }
+// A POST to the API, with the clinician's token when the stack signs them in (auth.js).
+async function api(path, body, signal) {
+  const auth = await window.duocthuAuth; // null or undefined: a public stack
+  const headers = { "Content-Type": "application/json" };
+  if (auth) {
+    const token = await auth.token();
+    if (!token) throw new SignInNeeded();
+    headers.Authorization = `Bearer ${token}`;
   }
-  const list = el("ul", "chips");
-  list.setAttribute("aria-label", "Trích dẫn");
-  for (const label of labels) list.append(el("li", "chip", label));
-  return list;
-}
-
-function visualCheckBanner(reply) {
-  const flagged = reply.bundle.evidence.filter((e) => e.requires_visual_check || e.has_quarantined_content);
-  if (reply.decision !== "VERIFY_PDF" && flagged.length === 0) return null;
-  const where = [];
-  for (const item of flagged) {
-    for (const ref of item.source_refs) {
-      const label = `${item.display_name}, ${ref.section_heading}, ${pages(ref)}`;
-      if (!where.includes(label)) where.push(label);
-    }
-  }
-  const banner = el("p", "banner", "Cần đối chiếu bản in: phần trích dẫn có bảng, hình hoặc nội dung đang bị cách ly. " +
-    "Hãy xem trực tiếp trang in trước khi dùng" + (where.length ? ` (${where.join("; ")}).` : "."));
-  banner.setAttribute("role", "note");
-  return banner;
-}
-
-// The answer's first paragraph is its lead; a closing "Lưu ý:" paragraph (the sample-data note)
-// stays visible below the sections.
-function answerParts(text) {
-  const paragraphs = text.split("\n\n");
-  const last = paragraphs[paragraphs.length - 1];
-  const note = paragraphs.length > 1 && last.startsWith("Lưu ý:") ? paragraphs.pop() : "";
-  const lead = paragraphs.shift();
-  return { lead, rest: paragraphs.join("\n\n"), note };
-}
-
-// A focused section question's lead: the sentences that answer it (the response's answer_lines),
-// quoted; the heading names their section and the citation chips follow the lead.
-function answeringLines(reply, lead) {
-  const [heading, ...others] = lead.split("\n");
-  const box = el("div", "lead answering");
-  box.append(el("p", "lead-heading", heading));
-  const list = el("ul", "answer-lines");
-  list.setAttribute("aria-label", "Câu trả lời trong mục");
-  // a line from a section not quoted below (Dược lý for "X có gây Y không?") has no chip: its source
-  // stands beside it
-  const quoted = new Set(reply.bundle.evidence.map((item) => item.id));
-  for (const line of reply.answer_lines.lines) {
-    const row = el("li");
-    row.append(el("q", null, line.text));
-    if (!quoted.has(line.evidence_id)) row.append(el("cite", null, ` (${line.citation})`));
-    list.append(row);
-  }
-  box.append(list);
-  for (const line of others) if (!line.startsWith("- “") && line.trim()) box.append(el("p", null, line));
-  return box;
-}
-
-function sectionBlock(title) {
-  const block = el("details", "section");
-  block.open = true;
-  block.append(el("summary", null, title));
-  return block;
-}
-
-// The rest of the answer, one collapsible block per quoted section (a line opening with "【");
-// a rest that continues the lead's section is a block of its own, "(tiếp)".
-function quotedSections(lead, rest) {
-  const box = el("div", "sections");
-  const headings = lead.split("\n").filter((line) => line.startsWith("【"));
-  let block = null;
-  if (headings.length && !rest.startsWith("【")) {
-    block = sectionBlock(`${headings[headings.length - 1]} (tiếp)`);
-    box.append(block);
-  }
-  for (const line of rest.split("\n")) {
-    if (line.startsWith("【")) {
-      block = sectionBlock(line);
-      box.append(block);
-    } else if (!line.trim()) {
-      continue;
-    } else if (block) {
-      block.append(el("p", null, line));
-    } else {
-      box.append(el("p", null, line));
-    }
-  }
-  return box;
-}
-
-function quickReplies(replies) {
-  const box = el("div", "quick-replies");
-  box.setAttribute("role", "group");
-  box.setAttribute("aria-label", "Gợi ý trả lời");
-  for (const text of replies) {
-    const button = el("button", "quick-reply", text);
-    button.type = "button";
-    button.addEventListener("click", () => send(text, false));
-    box.append(button);
-  }
-  return box;
+  const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body), signal });
+  if (response.status === 401 && auth) await auth.expired();
+  return response;
 }
 
 function kindOf(reply) {
@@ -142,38 +52,111 @@ function kindOf(reply) {
   return "abstain";
 }
 
-const KIND_LABELS = {
-  answer: "Trả lời từ Dược thư",
-  clarify: "Cần làm rõ câu hỏi",
-  smalltalk: "Trợ lý",
-  abstain: "Không có thông tin",
-  unavailable: "Chưa tra cứu được, hãy thử lại",
-};
+function quickReplies(replies) {
+  const box = el("div", "quick-replies");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Gợi ý trả lời");
+  for (const text of replies) {
+    const button = el("button", "quick-reply", text);
+    button.type = "button";
+    button.disabled = Boolean(state.controller);
+    button.addEventListener("click", () => send(text));
+    box.append(button);
+  }
+  return box;
+}
 
-function renderReply(reply) {
+// "Báo lỗi": the turn id and an optional note, to POST /v1/feedback.
+function feedbackForm(reply, actions) {
+  const form = el("form", "feedback");
+  const id = `note-${reply.turn_id || state.rendered}`;
+  const label = el("label", null, "Điều gì chưa đúng? (không bắt buộc)");
+  label.htmlFor = id;
+  const note = el("textarea");
+  note.id = id;
+  note.rows = 2;
+  note.maxLength = 1000;
+  const submit = el("button", null, "Gửi báo lỗi");
+  submit.type = "submit";
+  const status = el("p", "feedback-status");
+  status.setAttribute("role", "status");
+  form.append(label, note, submit, status);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    submit.disabled = true;
+    try {
+      const body = { session_id: reply.session_id, turn_id: reply.turn_id, note: note.value.trim() || null };
+      const response = await api("v1/feedback", body);
+      if (!response.ok) throw new Error(String(response.status));
+      status.textContent = "Đã gửi báo lỗi. Cảm ơn bạn.";
+      note.disabled = true;
+    } catch (err) {
+      status.textContent = "Chưa gửi được báo lỗi. Hãy thử lại.";
+      submit.disabled = false;
+    }
+  });
+  actions.after(form);
+  note.focus();
+}
+
+function turnActions(question, reply, cited) {
+  const actions = el("div", "actions");
+  const copy = el("button", "copy", "Sao chép");
+  copy.type = "button";
+  const copied = el("span", "copied");
+  copied.setAttribute("role", "status");
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(copyText(question, reply, cited));
+      copied.textContent = "Đã sao chép";
+    } catch (err) {
+      copied.textContent = "Trình duyệt không cho sao chép";
+    }
+  });
+  const report = el("button", "report", "Báo lỗi");
+  report.type = "button";
+  report.setAttribute("aria-expanded", "false");
+  report.addEventListener("click", () => {
+    if (report.getAttribute("aria-expanded") === "true") return;
+    report.setAttribute("aria-expanded", "true");
+    feedbackForm(reply, actions);
+  });
+  actions.append(copy, report, copied);
+  return actions;
+}
+
+function renderReply(question, reply) {
   const kind = kindOf(reply);
+  state.rendered += 1;
   const item = el("li", `turn reply ${kind === "unavailable" ? "abstain unavailable" : kind}`);
   item.dataset.decision = reply.decision;
   item.dataset.reason = reply.reason;
   item.append(el("p", "kind", KIND_LABELS[kind]));
+  let cited = [];
   if (kind === "answer") {
-    const banner = visualCheckBanner(reply);
-    if (banner) item.append(banner);
-    const { lead, rest, note } = answerParts(reply.answer);
-    const focused = reply.answer_lines && reply.answer_lines.lines.length > 0;
-    item.append(focused ? answeringLines(reply, lead) : el("p", "lead", lead));
-    if (reply.bundle.evidence.length) item.append(citationChips(reply.bundle.evidence));
-    if (rest) item.append(quotedSections(lead, rest));
-    if (note) item.append(el("p", "note", note));
+    const drawn = renderBlocks(reply, `t${state.rendered}`);
+    item.append(...drawn.parts);
+    cited = drawn.cited;
   } else {
     for (const line of reply.answer.split("\n")) if (line.trim()) item.append(el("p", "text", line));
   }
   if (reply.quick_replies.length) item.append(quickReplies(reply.quick_replies));
-  return item;
+  item.append(turnActions(question, reply, cited));
+  return { item, summary: summaryOf(kind, reply, cited) };
+}
+
+// What the live region says: the kind of reply and its first line, never the whole answer.
+function summaryOf(kind, reply, cited) {
+  const first = (reply.answer.split("\n").find((line) => line.trim()) || "").slice(0, 160);
+  const sources = cited.length ? ` ${cited.length} trích dẫn.` : "";
+  return `${KIND_LABELS[kind]}. ${first}${sources}`;
+}
+
+function announce(text) {
+  $("announce").textContent = text;
 }
 
 function setBusy(busy) {
-  state.busy = busy;
   $("busy").hidden = !busy;
   $("send").disabled = busy;
   $("conversation").setAttribute("aria-busy", String(busy));
@@ -181,9 +164,8 @@ function setBusy(busy) {
 }
 
 function showError(message) {
-  const box = $("error");
-  box.textContent = message;
-  box.hidden = !message;
+  $("error-text").textContent = message;
+  $("error").hidden = !message;
 }
 
 function errorMessage(status, retryAfter) {
@@ -192,50 +174,147 @@ function errorMessage(status, retryAfter) {
   return (says ? says(wait) : `Đã có lỗi phía máy chủ (mã ${status}). Hãy thử gửi lại.`) + KEPT;
 }
 
-// Sends one turn. The typed text stays in the box until the server has answered it.
-async function send(text, fromBox) {
-  if (state.busy || !text.trim()) return;
-  showError("");
-  const question = el("li", "turn question", text);
-  $("conversation").append(question);
-  setBusy(true);
-  const body = { message: text };
-  if (state.sessionId) body.session_id = state.sessionId;
+function remember() {
   try {
-    const response = await fetch("v1/chat", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) {
-      question.remove();
-      showError(errorMessage(response.status, response.headers.get("Retry-After")));
-      return;
-    }
-    const reply = await response.json();
-    state.sessionId = reply.session_id;
-    $("conversation").append(renderReply(reply));
-    if (fromBox) $("message").value = "";
+    sessionStorage.setItem(STORED, JSON.stringify({ sessionId: state.sessionId, turns: state.turns }));
   } catch (err) {
-    question.remove();
-    showError(NETWORK_MESSAGE + KEPT);
-  } finally {
-    setBusy(false);
-    if (question.isConnected) question.scrollIntoView({ block: "start" });
-    if (fromBox) $("message").focus(); // a disabled Gửi button drops the focus
+    // full or refused storage: the conversation still works, it just does not survive a reload
   }
 }
 
-function newConversation() {
-  state.sessionId = null;
-  $("conversation").replaceChildren();
-  showError("");
-  $("message").focus();
+function questionItem(text) {
+  return el("li", "turn question", text);
 }
 
-// The notice shows from the first paint and goes only when /health says the index is not sample
-// data: a slow or failing /health never hides it.
+function addTurn(question, reply) {
+  const { item, summary } = renderReply(question, reply);
+  $("conversation").append(item);
+  $("sample-notice").classList.add("pill"); // the notice shrinks to one line after an answer
+  return summary;
+}
+
+// The failed question goes back into the box unless something else was typed meanwhile.
+function failed(text, message) {
+  const box = $("message");
+  if (!box.value.trim()) box.value = text;
+  grow();
+  state.failed = text;
+  showError(message);
+  announce(message);
+}
+
+// Sends one turn. The box is emptied at once, so what is typed while waiting is kept.
+async function send(text) {
+  if (state.controller || !text.trim()) return;
+  showError("");
+  const generation = state.generation;
+  const controller = new AbortController();
+  state.controller = controller;
+  const box = $("message");
+  if (box.value === text) {
+    box.value = "";
+    grow();
+  }
+  const question = questionItem(text);
+  $("conversation").append(question);
+  question.scrollIntoView({ block: "start" });
+  setBusy(true);
+  announce("Đang tra cứu…");
+  const body = { message: text };
+  if (state.sessionId) body.session_id = state.sessionId;
+  let reply = null;
+  let problem = null;
+  try {
+    const response = await api("v1/chat", body, controller.signal);
+    if (response.ok) reply = await response.json();
+    else problem = errorMessage(response.status, response.headers.get("Retry-After"));
+  } catch (err) {
+    problem = (err instanceof SignInNeeded ? ERROR_MESSAGES[401]() : NETWORK_MESSAGE) + KEPT;
+  }
+  if (generation !== state.generation) return; // a new conversation began meanwhile: not ours
+  state.controller = null;
+  setBusy(false);
+  if (!reply) {
+    question.remove();
+    failed(text, problem);
+    return;
+  }
+  state.sessionId = reply.session_id;
+  state.turns.push({ question: text, reply });
+  remember();
+  announce(addTurn(text, reply));
+  if (question.isConnected) question.scrollIntoView({ block: "start" });
+  if (document.activeElement === document.body || document.activeElement === $("send")) box.focus();
+  updateJump();
+}
+
+function newConversation() {
+  state.generation += 1;
+  if (state.controller) state.controller.abort();
+  state.controller = null;
+  state.sessionId = null;
+  state.turns = [];
+  state.failed = null;
+  try {
+    sessionStorage.removeItem(STORED);
+  } catch (err) {
+    // nothing stored
+  }
+  setBusy(false);
+  $("conversation").replaceChildren();
+  $("sample-notice").classList.remove("pill");
+  showError("");
+  announce("Đã bắt đầu cuộc trò chuyện mới.");
+  $("message").focus();
+  updateJump();
+}
+
+function restore() {
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(STORED) || "null");
+  } catch (err) {
+    saved = null;
+  }
+  if (!saved || !Array.isArray(saved.turns)) return;
+  state.sessionId = saved.sessionId || null;
+  state.turns = saved.turns;
+  for (const turn of saved.turns) {
+    $("conversation").append(questionItem(turn.question));
+    addTurn(turn.question, turn.reply);
+  }
+}
+
+// The sticky bar's height, so a question scrolled to the top is not under it.
+function fitScrollPadding() {
+  document.documentElement.style.scrollPaddingTop = `${$("top").offsetHeight + 8}px`;
+}
+
+// One row to start; it grows with what is typed, up to a few lines.
+function grow() {
+  const box = $("message");
+  box.style.height = "auto";
+  if (box.value) box.style.height = `${Math.min(box.scrollHeight + 2, 160)}px`; // not the placeholder's
+}
+
+// "Xuống mới nhất" shows while the newest turn is below the part of the screen left by the composer.
+function updateJump() {
+  const last = $("conversation").lastElementChild;
+  const limit = $("composer").getBoundingClientRect().top;
+  $("jump").hidden = !last || last.getBoundingClientRect().bottom <= limit + 1;
+}
+
+function jumpToNewest() {
+  const turns = $("conversation").children;
+  const newest = turns[turns.length - 1];
+  if (!newest) return;
+  newest.scrollIntoView({ block: "end" });
+  updateJump();
+}
+
 async function showSampleNotice() {
+  // The notice shows from the first paint and goes only when /health says the index is not sample
+  // data: a slow or failing /health never hides it.
   try {
     const health = await (await fetch("health")).json();
     $("sample-notice").hidden = health.sample_data === false;
@@ -248,15 +327,25 @@ document.addEventListener("DOMContentLoaded", () => {
   const box = $("message");
   $("composer").addEventListener("submit", (event) => {
     event.preventDefault();
-    send(box.value, true);
+    send(box.value);
   });
   box.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
-      send(box.value, true);
+      send(box.value);
     }
   });
+  box.addEventListener("input", grow);
+  $("retry").addEventListener("click", () => send(state.failed || box.value));
   $("new-conversation").addEventListener("click", newConversation);
+  document.addEventListener("duocthu:signed-out", newConversation); // the next clinician sees nothing of it
+  $("jump").addEventListener("click", jumpToNewest);
+  window.addEventListener("scroll", updateJump, { passive: true });
+  window.addEventListener("resize", updateJump);
+  new ResizeObserver(fitScrollPadding).observe($("top")); // the pill, the account line, a rotation
+  restore();
+  grow();
   showSampleNotice();
+  updateJump();
   box.focus();
 });

@@ -31,6 +31,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.settings import Settings
 
 MAX_TURNS = 6  # three exchanges: enough to resolve "nó", "còn trẻ em thì sao?"
+MAX_FEEDBACK = 20  # a session's reports kept; the metric counts every one
 SESSION_TTL_S = 24 * 3600
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -42,31 +43,48 @@ class Turn(BaseModel):
     content: str
 
 
+class Feedback(BaseModel):
+    """A clinician's "Báo lỗi" on one turn: the turn's id (the request id its logs carry) and a note."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn_id: str
+    note: str | None = None
+    at: float = Field(default_factory=time.time)
+
+
 class ConversationState(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     session_id: str
     prior_frame: QueryFrame | None = None
     turns: tuple[Turn, ...] = ()
+    feedback: tuple[Feedback, ...] = ()  # kept beside the turns, MAX_FEEDBACK at most
     updated_at: float = Field(default_factory=time.time)
     version: int = 0  # how many saves the stored state has seen; 0: never saved
     added: tuple[Turn, ...] = Field(default=(), exclude=True)  # this turn's exchange, not yet saved
+    added_feedback: tuple[Feedback, ...] = Field(default=(), exclude=True)  # likewise
 
     def with_turn(self, user: str, assistant: str, frame: QueryFrame | None) -> ConversationState:
         added = (Turn(role="user", content=user), Turn(role="assistant", content=assistant))
         turns = (*self.turns, *added)[-MAX_TURNS:]
-        return ConversationState(
-            session_id=self.session_id, prior_frame=frame, turns=turns, version=self.version, added=added
-        )
+        return self.model_copy(update={"prior_frame": frame, "turns": turns, "added": added})
+
+    def with_feedback(self, feedback: Feedback) -> ConversationState:
+        kept = (*self.feedback, feedback)[-MAX_FEEDBACK:]
+        return self.model_copy(update={"feedback": kept, "added_feedback": (feedback,)})
 
     def rebased(self, base: ConversationState) -> ConversationState:
-        """This turn's exchange on top of `base` (what another turn stored meanwhile)."""
+        """This save's additions (an exchange, a feedback) on top of `base` (what another save
+        stored meanwhile)."""
         return ConversationState(
             session_id=self.session_id,
-            prior_frame=self.prior_frame,
+            prior_frame=self.prior_frame if self.added else base.prior_frame,
             turns=(*base.turns, *self.added)[-MAX_TURNS:],
+            feedback=(*base.feedback, *self.added_feedback)[-MAX_FEEDBACK:],
             version=base.version,
             added=self.added,
+            added_feedback=self.added_feedback,
         )
 
     def saved(self) -> ConversationState:

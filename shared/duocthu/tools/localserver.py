@@ -43,15 +43,21 @@ log = logging.getLogger(__name__)
 # path -> the function that serves it (as template.yaml routes them)
 ROUTES = {
     "/v1/chat": "chat",
+    "/v1/feedback": "chat",
     "/v1/drugs": "chat",
     "/health": "chat",
-    "/": "chat",  # the chat page and its two assets
+    "/": "chat",  # the chat page and its assets
     "/app.js": "chat",
+    "/render.js": "chat",
+    "/auth.js": "chat",
+    "/oidc-client-ts.min.js": "chat",
+    "/sign-in.json": "chat",
     "/app.css": "chat",
     "/v1/understand": "understand",
     "/v1/retrieve": "retrieve",
 }
-POST_ROUTES = frozenset({"/v1/chat", "/v1/understand", "/v1/retrieve"})  # every other route is GET
+# every other route is GET
+POST_ROUTES = frozenset({"/v1/chat", "/v1/feedback", "/v1/understand", "/v1/retrieve"})
 WORKERS = 16
 BACKLOG = 256  # connections waiting for a worker; the kernel caps it at net.core.somaxconn
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request frees its worker

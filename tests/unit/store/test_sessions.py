@@ -13,6 +13,7 @@ from duocthu.store.sessions import (
     ConversationState,
     ConversationUnavailable,
     DynamoConversationStore,
+    Feedback,
     new_session_id,
     valid_session_id,
 )
@@ -39,6 +40,20 @@ def test_a_turn_read_before_another_saved_is_re_applied_not_lost(store: Any) -> 
     final = store.load(session)
     assert final is not None and final.version == 3
     assert final.history() == ["hỏi 0", "hỏi A", "hỏi B"]
+
+
+def test_a_report_and_a_turn_saved_from_the_same_read_both_stay(store: Any) -> None:
+    session = new_session_id()
+    store.save(ConversationState(session_id=session).with_turn("hỏi 0", "đáp 0", FRAME))
+    read = store.load(session)
+    assert read is not None
+    store.save(read.with_turn("hỏi A", "đáp A", FRAME))
+    store.save(read.with_feedback(Feedback(turn_id="t0", note="sai mục")))  # read before the turn saved
+    store.save(store.load(session).with_turn("hỏi B", "đáp B", FRAME))
+    final = store.load(session)
+    assert final is not None and final.history() == ["hỏi 0", "hỏi A", "hỏi B"]
+    assert [(f.turn_id, f.note) for f in final.feedback] == [("t0", "sai mục")]
+    assert final.prior_frame == FRAME
 
 
 def test_concurrent_turns_on_one_session_never_lose_one(store: Any) -> None:
