@@ -7,11 +7,14 @@ import re
 from collections.abc import Sequence
 
 from duocthu.catalog.names import foreign_word
+from duocthu.catalog.ordinary_words import ordinary_word
 from duocthu.catalog.resolver import DrugMatch, Suggestion
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.text import fold, nfc, raw_words
 from duocthu.understanding.cues import TurnCues, scan_cues
 from duocthu.understanding.facts import Facts
+from duocthu.understanding.lexicon import lexicon_term
 
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
 
@@ -26,7 +29,8 @@ def unknown_names(
     A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
     words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
     Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
-    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
+    cue phrases, ordinary words and lexicon terms (`not_a_common_word`), conditions and allergy
+    objects are never names.
     A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
@@ -46,7 +50,9 @@ def unknown_names(
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            return True
+            # an ordinary word goes on a name already begun ("Coversyl Plus") or before its
+            # strength ("ACC 200"), and begins none
+            return in_run or not_a_common_word(raw[i]) or (i + 1 < len(raw) and raw[i + 1].isdigit())
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
         return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
 
@@ -81,6 +87,18 @@ def unknown_names(
     found = [f" {fold(n)} " for n in names]
     names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
     return tuple(dict.fromkeys(names))
+
+
+def not_a_common_word(token: str) -> bool:
+    """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
+    word list holds ("Glucotrazin"); an ordinary Vietnamese or English word ("stress", "test") or
+    a lexicon term ("INR") is none."""
+    return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
+
+
+def not_a_name_word(token: str) -> bool:
+    """A foreign-looking word that names nothing: an ordinary word or a lexicon term."""
+    return foreign_word(token) and not not_a_common_word(token)
 
 
 def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
