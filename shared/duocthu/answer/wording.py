@@ -143,6 +143,15 @@ class ReplyWording:
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
             lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
+        # a real drug the formulary has no monograph for, asked on its own (not beside a drug whose
+        # interactions may name it): said, never answered by another drug
+        alone = answered and plan.reply == "sections" and not plan.asks_kind("together")
+        outside = [n for n in reading.outside_formulary if n not in joined] if alone else []
+        if outside:
+            lines.append(
+                f"Không tìm thấy {self.quoted(outside)} trong Dược thư này (thuốc không có chuyên luận "
+                f"trong bản này); phần dưới đây chỉ nói về {self.names(answered)}."
+            )
         lines += self.named_by_class(bundle)
         if plan.dose_calculation:
             lines.append(self.dosing_echo(frame))

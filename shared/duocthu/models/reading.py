@@ -21,6 +21,9 @@ class TurnReading(BaseModel):
     # Names the catalogue lacks that the question joins to a catalogue drug ("paracetamol và
     # tramadol"): an answer from that drug's text alone must say it does not cover them.
     joined_unknown_names: tuple[str, ...] = ()
+    # Names the catalogue lacks that are real drugs (an INN or brand of the ATC table): wherever
+    # they stand in the question, the reply says they are not in this formulary.
+    outside_formulary: tuple[str, ...] = ()
     # The drug class a question names, as written ("thuốc giảm đau"), for a class-wide answer.
     asked_class: str | None = None
     # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the

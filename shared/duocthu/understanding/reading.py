@@ -4,6 +4,7 @@ read once, here, and handed on with the frame."""
 from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import find_phrase
 from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, folded_words
@@ -22,9 +23,29 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         text=text,
         yes_or_no=asks_yes_or_no(text),
         joined_unknown_names=joined_unknown_names(text, frame, resolver),
+        outside_formulary=outside_formulary(text, frame),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )
+
+
+# A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
+_TAKEN_WITHIN = 2
+
+
+def outside_formulary(text: str, frame: QueryFrame) -> tuple[str, ...]:
+    """The real drugs the catalogue lacks that the question asks about on their own. Asked
+    together with a catalogue drug, or taken by the patient, they are facts to check against its
+    sections (its interactions may name them), not a question to decline."""
+    if frame.turn_type == "interaction":
+        return ()
+    tokens = folded_words(text)
+
+    def taken(name: str) -> bool:
+        at = find_phrase(tokens, folded_words(name))
+        return at >= 0 and "dang" in tokens[max(0, at - _TAKEN_WITHIN) : at]
+
+    return tuple(n for n in frame.unknown_drugs if world_drug(n) and not taken(n))
 
 
 def asks_maximum(text: str) -> bool:
