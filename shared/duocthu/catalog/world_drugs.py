@@ -34,9 +34,13 @@ def spelling_key(name: str) -> str:
     return key[:-1] if key.endswith("e") and len(key) > 4 else key
 
 
+def world_names() -> tuple[str, ...]:
+    return data_lines("world_drugs.txt")
+
+
 @cache
 def _keys() -> frozenset[str]:
-    return frozenset(spelling_key(line) for line in data_lines("world_drugs.txt"))
+    return frozenset(spelling_key(line) for line in world_names())
 
 
 def world_drug(name: str) -> bool:

@@ -24,6 +24,9 @@ class TurnReading(BaseModel):
     # Names the catalogue lacks that are real drugs (an INN or brand of the ATC table): wherever
     # they stand in the question, the reply says they are not in this formulary.
     outside_formulary: tuple[str, ...] = ()
+    # Shorthand read as a catalogue drug ("amox" -> amoxicilin), as (written, drug_id): the reply
+    # says which drug it read.
+    read_as: tuple[tuple[str, str], ...] = ()
     # The drug class a question names, as written ("thuốc giảm đau"), for a class-wide answer.
     asked_class: str | None = None
     # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the

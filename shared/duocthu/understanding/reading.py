@@ -24,6 +24,7 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         yes_or_no=asks_yes_or_no(text),
         joined_unknown_names=joined_unknown_names(text, frame, resolver),
         outside_formulary=outside_formulary(text, frame),
+        read_as=shorthand_read(text, resolver),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )
@@ -31,6 +32,17 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
 
 # A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
 _TAKEN_WITHIN = 2
+
+
+def shorthand_read(text: str, resolver: CatalogDrugResolver) -> tuple[tuple[str, str], ...]:
+    """(written, drug_id) for each drug named by a shorthand, none of its own names ("amox")."""
+    read = []
+    for match in resolver.resolve(text):
+        drug = resolver.by_id.get(match.drug_id)
+        own = {" ".join(folded_words(name)) for name in drug.names()} if drug else set()
+        if " ".join(folded_words(match.matched_text)) not in own:
+            read.append((match.matched_text, match.drug_id))
+    return tuple(read)
 
 
 def outside_formulary(text: str, frame: QueryFrame) -> tuple[str, ...]:
