@@ -157,7 +157,7 @@ class ReplyWording:
             )
         lines += self.named_by_class(bundle)
         if plan.dose_calculation:
-            lines.append(self.dosing_echo(frame))
+            lines.append(self.dosing_echo(frame, reading.asks_computation))
         read = plan.main_ask.reads_section if plan.main_ask else None
         if read:
             if frame.condition is not None and bundle.evidence:
@@ -382,7 +382,7 @@ class ReplyWording:
         return lines
 
     @staticmethod
-    def dosing_echo(frame: QueryFrame) -> str:
+    def dosing_echo(frame: QueryFrame, computation: bool = False) -> str:
         # No dose arithmetic: the formulary's dosing text is quoted, the stated facts echoed.
         facts = []
         if frame.weight_kg is not None:
@@ -390,6 +390,12 @@ class ReplyWording:
         if frame.age_text:
             facts.append(f"tuổi: {frame.age_text}")
         stated = f" Thông tin bạn nêu: {', '.join(facts)}." if facts else ""
+        if computation:  # a conversion, a volume or a rate asked: declined in one sentence
+            return (
+                "Tôi không tính hay quy đổi liều, thể tích hay tốc độ truyền (việc này nằm ngoài nội dung "
+                "Dược thư); dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để bạn đối "
+                f"chiếu.{stated}"
+            )
         return (
             "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
             f"bạn đối chiếu.{stated}"

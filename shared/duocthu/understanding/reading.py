@@ -11,7 +11,8 @@ from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.understanding.cue_readings import asked_drug_class
-from duocthu.understanding.cues import NAME_JOINER_WORDS
+from duocthu.understanding.cues import NAME_JOINER_WORDS, scan_cues
+from duocthu.understanding.lexicon import formulary_wording
 
 # At most this many joiner words between the two names ("phối hợp với").
 _MAX_JOINER_WORDS = 2
@@ -25,6 +26,9 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         joined_unknown_names=joined_unknown_names(text, frame, resolver),
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
+        asks_computation=any(
+            c.value == "compute" for c in scan_cues(formulary_wording(text)).all("not_covered")
+        ),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )

@@ -44,6 +44,10 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     ):
         return {**frame, "turn_type": "smalltalk", "context_action": reading.context_action}
     uncovered = {cue.value for cue in cues.all("not_covered")}
+    if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
+        # computing or converting a dose, a volume or a rate is not done: the reply says so and
+        # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)
+        return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
         # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
         # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
