@@ -18,8 +18,6 @@ from duocthu.understanding.lexicon import lexicon_term
 
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
 
-MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
-
 
 def unknown_names(
     text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
@@ -59,7 +57,6 @@ def unknown_names(
     def strength(i: int) -> bool:
         return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
-    other_language = _other_language(raw)
     named_again = {fold(m.matched_text) for m in named}
     variants = {c.start for c in cues.all("name_variant")}
     bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
@@ -81,7 +78,7 @@ def unknown_names(
         after_known = i in drug_ends and (
             not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
         )
-        if not after_known and i not in other_language and fold(name) not in named_again:
+        if not after_known and fold(name) not in named_again:
             names.append(name)
         i = j
     found = [f" {fold(n)} " for n in names]
@@ -120,18 +117,3 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
             end += 1
         blocked.update(range(lead.end, end))
     return blocked
-
-
-def _other_language(raw: Sequence[str]) -> set[int]:
-    """A stretch of many foreign-looking words is a sentence in another language ("ignore previous
-    instructions and ..."), never a product name: its token positions."""
-    other_language: set[int] = set()
-    k = 0
-    while k < len(raw):
-        end = k
-        while end < len(raw) and foreign_word(raw[end]):
-            end += 1
-        if end - k > MAX_NAME_WORDS:
-            other_language.update(range(k, end))
-        k = max(end, k + 1)
-    return other_language
