@@ -10,10 +10,12 @@ from typing import Any
 
 from duocthu.core.sections import (
     ADR_SECTION,
+    BREASTFEEDING_SECTION,
     CAUTION_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INTERACTION_SECTION,
+    PREGNANCY_SECTION,
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import QueryFrame
@@ -190,6 +192,10 @@ def named_turn(
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
+    if attribute is None and (facts.pregnancy or facts.breastfeeding):
+        # a pregnant or breastfeeding patient: the section the formulary gives that state decides
+        # first (the contraindications go beside it: plan._one_drug_support)
+        return "drug_attribute", PREGNANCY_SECTION if facts.pregnancy else BREASTFEEDING_SECTION
     if attribute is None and (facts.allergies or any(c.kind == "disease" for c in facts.comorbid)):
         # "người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?": whether X
         # may be used at all is the contraindications section first (a decision for this patient;
