@@ -144,8 +144,8 @@ class ReplyWording:
             )
             lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
         if reading.read_as:
-            read = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
-            lines.append(f"Tôi hiểu {read}.")
+            shorthand = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
+            lines.append(f"Tôi hiểu {shorthand}.")
         # a real drug the formulary has no monograph for, asked on its own (not beside a drug whose
         # interactions may name it): said, never answered by another drug
         alone = answered and plan.reply == "sections" and not plan.asks_kind("together")
