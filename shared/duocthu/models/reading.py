@@ -27,6 +27,8 @@ class TurnReading(BaseModel):
     # Asks to compute or convert a dose, a volume or a rate (data/understanding_cues.tsv,
     # not_covered/compute): the reply declines the arithmetic in one sentence, then quotes.
     asks_computation: bool = False
+    # Every section the words point to, strongest first (understanding.cue_readings).
+    candidate_sections: tuple[str, ...] = ()
     # Shorthand read as a catalogue drug ("amox" -> amoxicilin), as (written, drug_id): the reply
     # says which drug it read.
     read_as: tuple[tuple[str, str], ...] = ()

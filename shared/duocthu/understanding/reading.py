@@ -10,7 +10,7 @@ from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.understanding.cue_readings import asked_drug_class
+from duocthu.understanding.cue_readings import asked_drug_class, section_candidates
 from duocthu.understanding.cues import NAME_JOINER_WORDS, scan_cues
 from duocthu.understanding.lexicon import formulary_wording
 
@@ -20,15 +20,15 @@ _MAX_JOINER_WORDS = 2
 
 def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`."""
+    wording = formulary_wording(text)
     return TurnReading(
         text=text,
         yes_or_no=asks_yes_or_no(text),
         joined_unknown_names=joined_unknown_names(text, frame, resolver),
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
-        asks_computation=any(
-            c.value == "compute" for c in scan_cues(formulary_wording(text)).all("not_covered")
-        ),
+        asks_computation=any(c.value == "compute" for c in scan_cues(wording).all("not_covered")),
+        candidate_sections=section_candidates(wording),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )
