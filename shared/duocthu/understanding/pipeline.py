@@ -44,6 +44,7 @@ from duocthu.understanding.merge import (
     merge_with_prior_frame,
     reading_picked,
     standalone_query,
+    unknown_beside_carried,
 )
 from duocthu.understanding.postconditions import apply_postconditions
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
@@ -144,7 +145,8 @@ def understand_turn(
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
-    frame = standalone_query(bind_pronoun(merge_with_prior_frame(frame, turn.prior), turn), turn)
+    frame = unknown_beside_carried(merge_with_prior_frame(frame, turn.prior), turn)
+    frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)
     return frame

@@ -78,6 +78,8 @@ def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrug
     elsewhere in the question (an abbreviation, a place) is left alone."""
     tokens = folded_words(question)
     spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    if frame.turn_type == "interaction" and frame.drugs and not spans:
+        return frame.unknown_drugs  # a follow-up: beside the drugs the conversation carries
     joined = []
     for name in frame.unknown_drugs:
         target = folded_words(name)
