@@ -142,7 +142,15 @@ class ReplyWording:
                 if plan.asks_kind("together")
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
-            lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
+            real = set(reading.outside_together)
+            # a real drug with no monograph, quoted where the asked drug's section names it, is no
+            # "not found"; a name no list holds is
+            said = (
+                f"{missing} không có chuyên luận riêng trong Dược thư này"
+                if plan.asks_kind("together") and real.issuperset(joined)
+                else f"Không tìm thấy {missing} trong Dược thư"
+            )
+            lines.append(f"{said[:1].upper()}{said[1:]}; phần trả lời dưới đây {covered}.")
         if reading.read_as:
             shorthand = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
             lines.append(f"Tôi hiểu {shorthand}.")

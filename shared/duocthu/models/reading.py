@@ -24,6 +24,8 @@ class TurnReading(BaseModel):
     # Names the catalogue lacks that are real drugs (an INN or brand of the ATC table): wherever
     # they stand in the question, the reply says they are not in this formulary.
     outside_formulary: tuple[str, ...] = ()
+    # Of the joined names, those that are real drugs (the ATC table), wherever they stand.
+    outside_together: tuple[str, ...] = ()
     # Asks to compute or convert a dose, a volume or a rate (data/understanding_cues.tsv,
     # not_covered/compute): the reply declines the arithmetic in one sentence, then quotes.
     asks_computation: bool = False

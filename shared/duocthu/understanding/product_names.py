@@ -15,8 +15,10 @@ from duocthu.core.text import fold, nfc, raw_words
 from duocthu.understanding.cues import TurnCues, scan_cues
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.lexicon import lexicon_term
+from duocthu.understanding.medicine_lists import sentence_ids
 
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
+_DURATIONS = frozenset({"ngay", "tuan", "thang", "nam", "gio", "phut", "lan"})
 
 
 def unknown_names(
@@ -41,21 +43,28 @@ def unknown_names(
     drug_ends = {m.end for m in named}
     slots = {cue.end for cue in cues.all("name_slot")}
 
+    sentences = sentence_ids(text, raw)
+
     def capitalised(i: int) -> bool:
-        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
+        # a word opening a sentence is capitalised by the sentence, not as a name ("… miconazol. Được không?")
+        opens = i < len(raw) and sentences[i] != sentences[i - 1]
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens
 
     def word(i: int, in_run: bool) -> bool:
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            # an ordinary word goes on a name already begun ("Coversyl Plus") or before its
-            # strength ("ACC 200"), and begins none
-            return in_run or not_a_common_word(raw[i]) or (i + 1 < len(raw) and raw[i + 1].isdigit())
+            # an ordinary word goes on a name already begun ("Coversyl Plus"), and begins none but
+            # an acronym before its strength ("ACC 200"; "glucose 5%" is a fluid)
+            acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
+            return in_run or not_a_common_word(raw[i]) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
         return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
 
     def strength(i: int) -> bool:
-        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
+        # a number before a span of time is how long, not a strength ("clarithromycin 7 ngày")
+        lasts = i + 1 < len(raw) and fold(raw[i + 1]) in _DURATIONS
+        return (raw[i].isdigit() and not lasts) or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
     named_again = {fold(m.matched_text) for m in named}
     variants = {c.start for c in cues.all("name_variant")}

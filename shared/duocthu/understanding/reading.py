@@ -24,7 +24,8 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
     return TurnReading(
         text=text,
         yes_or_no=asks_yes_or_no(text),
-        joined_unknown_names=joined_unknown_names(text, frame, resolver),
+        joined_unknown_names=(joined := joined_unknown_names(text, frame, resolver)),
+        outside_together=tuple(name for name in joined if world_drug(name)),
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
         asks_computation=any(c.value == "compute" for c in scan_cues(wording).all("not_covered")),
@@ -78,8 +79,11 @@ def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrug
     elsewhere in the question (an abbreviation, a place) is left alone."""
     tokens = folded_words(question)
     spans = [(m.start, m.end) for m in resolver.resolve(question)]
-    if frame.turn_type == "interaction" and frame.drugs and not spans:
-        return frame.unknown_drugs  # a follow-up: beside the drugs the conversation carries
+    if frame.turn_type == "interaction" and frame.drugs:
+        # the words asked the drugs together ("Y có dùng chung với X được không?"), or a follow-up
+        # asked them beside the drugs the conversation carries: every name that is a drug (a real
+        # one, or a product written as a name) goes with them; a typo ("khôg") does not
+        return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
     for name in frame.unknown_drugs:
         target = folded_words(name)
