@@ -119,20 +119,11 @@ class ReplyWording:
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         return [line for part in self.preface_parts(plan, bundle) for line in part]
 
-    def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
-        """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
-        frame, reading = plan.frame, plan.reading
+    def names_not_covered(self, plan: Plan, answered: list[str], joined: Sequence[str]) -> list[str]:
+        """What the reply says of names it does not answer for: those joined to a catalogue drug,
+        a shorthand it read, a real drug with no monograph asked on its own."""
         lines: list[str] = []
-        table: list[str] = []
-        answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
-        unanswered = [d for d in frame.drugs if d not in answered]
-        if answered and unanswered and not plan.asks_kind(*_ACROSS_DRUGS):
-            lines.append(
-                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.names(answered)} "
-                f"(chưa trả lời cho: {self.names(unanswered)})."
-            )
-        which_drugs = plan.asks_kind(*_WHICH_DRUGS)
-        joined = reading.joined_unknown_names if answered and not which_drugs else ()
+        reading = plan.reading
         if joined:
             # "paracetamol và codein", "… và tramadol": never an answer about one drug that
             # reads as covering the other
@@ -163,6 +154,23 @@ class ReplyWording:
                 f"Không tìm thấy {self.quoted(outside)} trong Dược thư này (thuốc không có chuyên luận "
                 f"trong bản này); phần dưới đây chỉ nói về {self.names(answered)}."
             )
+        return lines
+
+    def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
+        """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
+        frame, reading = plan.frame, plan.reading
+        lines: list[str] = []
+        table: list[str] = []
+        answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
+        unanswered = [d for d in frame.drugs if d not in answered]
+        if answered and unanswered and not plan.asks_kind(*_ACROSS_DRUGS):
+            lines.append(
+                f"Câu hỏi nêu nhiều thuốc; dưới đây là thông tin của {self.names(answered)} "
+                f"(chưa trả lời cho: {self.names(unanswered)})."
+            )
+        which_drugs = plan.asks_kind(*_WHICH_DRUGS)
+        joined = reading.joined_unknown_names if answered and not which_drugs else ()
+        lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
         if plan.dose_calculation:
             lines.append(self.dosing_echo(frame, reading.asks_computation))
