@@ -147,9 +147,10 @@ def test_long_distinct_turns_leave_the_text_caches_as_they_were() -> None:
     # keyed by text (docs/reliability.md, "Edge contract") keep none of them.
     from duocthu.catalog.resolver import CatalogDrugResolver
     from duocthu.core.conditions import find_conditions
-    from duocthu.understanding.cues import scan_cues, standard_wording
+    from duocthu.understanding.cues import scan_cues
+    from duocthu.understanding.lexicon import formulary_wording
 
-    caches = [scan_cues, standard_wording, find_conditions, CatalogDrugResolver.resolve]
+    caches = [scan_cues, formulary_wording, find_conditions, CatalogDrugResolver.resolve]
     before = [c.cache_info().currsize for c in caches]  # type: ignore[attr-defined]
     for n in range(40):
         long = f"Chống chỉ định của ibuprofen lần {n} " + " ".join(f"từ{n}x{i}" for i in range(300))

@@ -119,6 +119,43 @@ class ReplyWording:
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         return [line for part in self.preface_parts(plan, bundle) for line in part]
 
+    def names_not_covered(self, plan: Plan, answered: list[str], joined: Sequence[str]) -> list[str]:
+        """What the reply says of names it does not answer for: those joined to a catalogue drug,
+        a shorthand it read, a real drug with no monograph asked on its own."""
+        lines: list[str] = []
+        reading = plan.reading
+        if joined:
+            # "paracetamol và codein", "… và tramadol": never an answer about one drug that
+            # reads as covering the other
+            missing, known = self.quoted(joined), self.names(answered)
+            covered = (
+                f"là những đoạn trong mục Tương tác thuốc của {known} nhắc đến các thuốc bạn hỏi"
+                if plan.asks_kind("together")
+                else f"chỉ nói về {known}, không nói gì về {missing}"
+            )
+            real = set(reading.outside_together)
+            # a real drug with no monograph, quoted where the asked drug's section names it, is no
+            # "not found"; a name no list holds is
+            said = (
+                f"{missing} không có chuyên luận riêng trong Dược thư này"
+                if plan.asks_kind("together") and real.issuperset(joined)
+                else f"Không tìm thấy {missing} trong Dược thư"
+            )
+            lines.append(f"{said[:1].upper()}{said[1:]}; phần trả lời dưới đây {covered}.")
+        if reading.read_as:
+            shorthand = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
+            lines.append(f"Tôi hiểu {shorthand}.")
+        # a real drug the formulary has no monograph for, asked on its own (not beside a drug whose
+        # interactions may name it): said, never answered by another drug
+        alone = answered and plan.reply == "sections" and not plan.asks_kind("together")
+        outside = [n for n in reading.outside_formulary if n not in joined] if alone else []
+        if outside:
+            lines.append(
+                f"Không tìm thấy {self.quoted(outside)} trong Dược thư này (thuốc không có chuyên luận "
+                f"trong bản này); phần dưới đây chỉ nói về {self.names(answered)}."
+            )
+        return lines
+
     def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
         """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
         frame, reading = plan.frame, plan.reading
@@ -133,19 +170,10 @@ class ReplyWording:
             )
         which_drugs = plan.asks_kind(*_WHICH_DRUGS)
         joined = reading.joined_unknown_names if answered and not which_drugs else ()
-        if joined:
-            # "paracetamol và codein", "… và tramadol": never an answer about one drug that
-            # reads as covering the other
-            missing, known = self.quoted(joined), self.names(answered)
-            covered = (
-                f"là những đoạn trong mục Tương tác thuốc của {known} nhắc đến các thuốc bạn hỏi"
-                if plan.asks_kind("together")
-                else f"chỉ nói về {known}, không nói gì về {missing}"
-            )
-            lines.append(f"Không tìm thấy {missing} trong Dược thư; phần trả lời dưới đây {covered}.")
+        lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
         if plan.dose_calculation:
-            lines.append(self.dosing_echo(frame))
+            lines.append(self.dosing_echo(frame, reading.asks_computation))
         read = plan.main_ask.reads_section if plan.main_ask else None
         if read:
             if frame.condition is not None and bundle.evidence:
@@ -370,7 +398,7 @@ class ReplyWording:
         return lines
 
     @staticmethod
-    def dosing_echo(frame: QueryFrame) -> str:
+    def dosing_echo(frame: QueryFrame, computation: bool = False) -> str:
         # No dose arithmetic: the formulary's dosing text is quoted, the stated facts echoed.
         facts = []
         if frame.weight_kg is not None:
@@ -378,6 +406,12 @@ class ReplyWording:
         if frame.age_text:
             facts.append(f"tuổi: {frame.age_text}")
         stated = f" Thông tin bạn nêu: {', '.join(facts)}." if facts else ""
+        if computation:  # a conversion, a volume or a rate asked: declined in one sentence
+            return (
+                "Tôi không tính hay quy đổi liều, thể tích hay tốc độ truyền (việc này nằm ngoài nội dung "
+                "Dược thư); dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để bạn đối "
+                f"chiếu.{stated}"
+            )
         return (
             "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
             f"bạn đối chiếu.{stated}"

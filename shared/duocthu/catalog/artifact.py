@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.catalog.names import FUZZY_MIN_LETTERS, name_kind, rules_digest, stem_forms
-from duocthu.catalog.shorthands import shorthand_names
+from duocthu.catalog.shorthands import prefix_names, shorthand_names
 from duocthu.core.text import fold, raw_words, words
 from duocthu.models.source import Monograph
 
@@ -100,6 +100,10 @@ class AliasIndex(BaseModel):
                     fuzzy.setdefault(key, {}).setdefault(drug.drug_id, " ".join(name.split()))
                 if kind == "folded":
                     stems.update(stem_forms(folded))
+        for drug_id, prefixes in prefix_names({d.drug_id: d.names() for d in drugs}).items():
+            # ward shorthand ("amox"): matched exactly, never a fuzzy target or a stem
+            for prefix in prefixes:
+                exact.setdefault(prefix, {})[f"{prefix}\t{drug_id}\tf"] = None
         fuzzy_keys = sorted(fuzzy)
         return cls(
             rules=rules_digest(),

@@ -15,7 +15,7 @@ from duocthu.core.caching import text_cache
 from duocthu.core.tables import data_lines
 from duocthu.core.text import fold, has_diacritics, words
 
-INDEX_FORMAT = 1  # bump when AliasIndex's layout or derivation changes
+INDEX_FORMAT = 2  # bump when AliasIndex's layout or derivation changes
 
 # --- Which aliases may match how -------------------------------------------------------------
 
@@ -121,6 +121,7 @@ def rules_digest() -> str:
     digest = hashlib.sha256(f"{INDEX_FORMAT}|{_SYLLABLE.pattern}|{FUZZY_MIN_LETTERS}|".encode())
     digest.update("\n".join(data_lines("common_words.txt")).encode("utf-8"))
     digest.update("\n".join(data_lines("drug_shorthands.tsv")).encode("utf-8"))
+    digest.update("\n".join(data_lines("world_drugs.txt")).encode("utf-8"))  # ward shorthand
     return digest.hexdigest()[:16]
 
 

@@ -29,6 +29,7 @@ from duocthu.catalog.names import (
     plain_word,
     similarity_cutoff,
 )
+from duocthu.catalog.world_drugs import spelling_key, world_drug
 from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.text import fold, has_diacritics, raw_words, token_matches, words
@@ -82,6 +83,7 @@ class CatalogDrugResolver:
         self._fuzzy = dict(zip(index.fuzzy_keys, index.fuzzy_rows, strict=True))
         self._stems = frozenset(index.stems)
         self._names = frozenset(index.fuzzy_keys)
+        self._spellings = frozenset(spelling_key(key) for key in index.fuzzy_keys)
         by_length: dict[int, list[str]] = {}
         for key in index.fuzzy_keys:
             by_length.setdefault(len(key), []).append(key)
@@ -166,7 +168,8 @@ class CatalogDrugResolver:
         name: no marks (a word typed with marks is Vietnamese text, and the diacritics rule gives
         it exact matches only), no digits, four letters or more, not a common word or a bare
         syllable, and not an invented name, a real name plus a 2-3 letter suffix or prefix
-        (aspirinol; esomeprazol where only omeprazol exists), unless it begins a real name
+        (aspirinol; esomeprazol where only omeprazol exists), not a real drug outside the catalogue
+        (`world_drugs`: pantoprazole is never "corrected" to omeprazol), unless it begins a real name
         (typing stopped early). Spans of up to three such words are compared whole.
 
         Score: OSA similarity between the folded span and a folded name, spaces removed, mapped
@@ -197,7 +200,10 @@ class CatalogDrugResolver:
     def _could_be_drug_name(self, token: str) -> bool:
         if len(token) < FUZZY_MIN_LETTERS or has_diacritics(token) or not token.isalpha():
             return False
-        return not plain_word(token) and not self._invented(fold(token))
+        # a real drug outside the catalogue is not in this formulary, never a misspelt other drug
+        # (amoxicilline is the catalogue's amoxicilin in another spelling: that one is offered)
+        outside = world_drug(token) and spelling_key(token) not in self._spellings
+        return not plain_word(token) and not outside and not self._invented(fold(token))
 
     def _invented(self, token: str) -> bool:
         """A real word with a short suffix added (aspirin+ol), or a whole real name with a short

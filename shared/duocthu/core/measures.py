@@ -13,8 +13,15 @@ from duocthu.core.text import fold, nfc
 MAX_WEIGHT_KG = 500.0
 # "12 kg", "8kg", "nặng 12 cân"; never the "/kg" of a dose rate ("1 mg/kg").
 _WEIGHT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(?:kg|kgs|ki lo|kilo|kilogam|kilogram|can|ky)\b")
-_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi)\b")
-_AGE_WORDS = {"tuoi": "tuổi", "thang tuoi": "tháng tuổi", "tuan tuoi": "tuần tuổi", "ngay tuoi": "ngày tuổi"}
+# "58t", "4t" is the ward's way to write "58 tuổi"
+_AGE = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*(tuoi|thang tuoi|tuan tuoi|ngay tuoi|(?<=\d)t)\b")
+_AGE_WORDS = {
+    "t": "tuổi",
+    "tuoi": "tuổi",
+    "thang tuoi": "tháng tuổi",
+    "tuan tuoi": "tuần tuổi",
+    "ngay tuoi": "ngày tuổi",
+}
 # "Bé trai 6 tháng", "Trẻ 18 tháng": months, weeks or days right after a word for the child are its
 # age without "tuổi" ("ho 6 tháng nay", words between, is a duration, never an age).
 _CHILD_AGE = re.compile(
@@ -50,5 +57,5 @@ def extract_age(text: str) -> tuple[str | None, float | None]:
         years = value / {"thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
         return f"{child.group(1)} {_AGE_WORDS[unit]}", years
     value, unit = _number(match.group(1)), match.group(2)
-    years = value / {"tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
+    years = value / {"t": 1, "tuoi": 1, "thang tuoi": 12, "tuan tuoi": 52, "ngay tuoi": 365}[unit]
     return f"{match.group(1)} {_AGE_WORDS[unit]}", years

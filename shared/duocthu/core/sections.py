@@ -29,7 +29,11 @@ INTERACTION_SECTION = "tuong_tac_thuoc"
 OVERDOSE_SECTION = "qua_lieu_va_xu_tri"
 CLASS_SECTION = "loai_thuoc"
 PHARMACOLOGY_SECTION = "duoc_ly_va_co_che_tac_dung"
+PREGNANCY_SECTION = "thoi_ky_mang_thai"
+BREASTFEEDING_SECTION = "thoi_ky_cho_con_bu"
 _NAMED = {
+    PREGNANCY_SECTION,
+    BREASTFEEDING_SECTION,
     INDICATION_SECTION,
     CONTRAINDICATION_SECTION,
     ADR_SECTION,

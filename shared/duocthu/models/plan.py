@@ -61,6 +61,9 @@ class Ask(_Model):
     reads_section: str | None = None
     # the drugs found are checked against the patient the frame describes
     patient_check: bool = False
+    # every section the question's words point to, strongest first (`section_key` is the first
+    # when one is committed): retrieval may rank evidence across them where one word is weak
+    candidate_sections: tuple[str, ...] = ()
     # the reply quotes first the sentences of the asked section that answer its focus (a maximum,
     # a weight, the patient's state: duocthu.answer.lines)
     answering_lines: bool = False

@@ -21,6 +21,19 @@ class TurnReading(BaseModel):
     # Names the catalogue lacks that the question joins to a catalogue drug ("paracetamol và
     # tramadol"): an answer from that drug's text alone must say it does not cover them.
     joined_unknown_names: tuple[str, ...] = ()
+    # Names the catalogue lacks that are real drugs (an INN or brand of the ATC table): wherever
+    # they stand in the question, the reply says they are not in this formulary.
+    outside_formulary: tuple[str, ...] = ()
+    # Of the joined names, those that are real drugs (the ATC table), wherever they stand.
+    outside_together: tuple[str, ...] = ()
+    # Asks to compute or convert a dose, a volume or a rate (data/understanding_cues.tsv,
+    # not_covered/compute): the reply declines the arithmetic in one sentence, then quotes.
+    asks_computation: bool = False
+    # Every section the words point to, strongest first (understanding.cue_readings).
+    candidate_sections: tuple[str, ...] = ()
+    # Shorthand read as a catalogue drug ("amox" -> amoxicilin), as (written, drug_id): the reply
+    # says which drug it read.
+    read_as: tuple[tuple[str, str], ...] = ()
     # The drug class a question names, as written ("thuốc giảm đau"), for a class-wide answer.
     asked_class: str | None = None
     # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the

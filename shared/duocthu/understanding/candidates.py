@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.cues import standard_wording
 
 SUGGEST_K = 5
 SUGGEST_MIN_SCORE = 0.55
@@ -92,9 +91,3 @@ class Turn:
     history: tuple[str, ...]
     prior: QueryFrame | None
     candidates: CandidateSet
-
-    @property
-    def wording(self) -> str:
-        """The message as the cue tables read it (regional spellings standardised, word for word);
-        what the user sees stays `message`."""
-        return standard_wording(self.message)

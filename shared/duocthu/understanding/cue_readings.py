@@ -33,12 +33,31 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
 
 @text_cache(maxsize=4096)
 def resolve_attribute(text: str, gapped: bool = True) -> str | None:
-    """The section a question asks for: the longest phrase across the section names
-    (`sections.SECTION_PHRASES`) and the question-form cues of kind `section` ("dùng theo đường
-    nào"); on a tie a section name beats a question form, then the earliest wins. As in
+    """The section a question asks for: the strongest of `section_matches`. As in
     `sections.resolve_section`, a wrongly marked phrase that folds to a longer phrase of another
     section ("chông chỉ định") makes the reading ambiguous: None.
     """
+    ranked = section_matches(text, gapped)
+    if not ranked:
+        return None
+    best = ranked[0]
+    for loose in SECTION_PHRASES.matches(words(text), folded_only=True):
+        if loose.length > best.length and loose.value != best.value:
+            return None
+    return best.value
+
+
+def section_candidates(text: str) -> tuple[str, ...]:
+    """Every section the question's words point to, strongest first: what an ask carries when
+    one surface word should not decide alone (`Ask.candidate_sections`)."""
+    return tuple(dict.fromkeys(m.value for m in section_matches(text)))
+
+
+def section_matches(text: str, gapped: bool = True) -> list[PhraseMatch[str]]:
+    """The phrases across the section names (`sections.SECTION_PHRASES`) and the question-form
+    cues of kind `section` ("dùng theo đường nào"), strongest first: the longest; on a tie a
+    section name before a question form, then the earliest. Generic caution forms, then gapped
+    forms, count only when nothing else names a section."""
     tokens = words(text)
     # A phrase cut out of a condition's name is not a section: "đường dùng" in "tiểu đường dùng".
     conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
@@ -70,15 +89,8 @@ def resolve_attribute(text: str, gapped: bool = True) -> str | None:
     if not named and not forms and gapped:
         # Gapped cues last: they are the loosest.
         forms = [(as_asked(m), 1) for m in gapped_section_cues(text)]
-    if not named and not forms:
-        return None
-    # Longest first; on a tie the section's own name ("cho con bú") beats a question form
-    # ("không nên sử dụng"), then the earliest.
-    best, _ = min(named + forms, key=lambda pair: (-pair[0].length, pair[1], pair[0].start))
-    for loose in SECTION_PHRASES.matches(tokens, folded_only=True):
-        if loose.length > best.length and loose.value != best.value:
-            return None
-    return best.value
+    ranked = sorted(named + forms, key=lambda pair: (-pair[0].length, pair[1], pair[0].start))
+    return [match for match, _ in ranked]
 
 
 def asked_drug_class(text: str) -> str | None:

@@ -16,7 +16,6 @@ no contiguous relation form is found.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
@@ -78,32 +77,6 @@ CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
 GAPPED_KINDS = ("section", "reverse_relation")
-
-
-@lru_cache(maxsize=1)
-def _regional_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
-    table = {}
-    for row in table_records("regional_words.tsv"):
-        phrase, standard = nfc(row["phrase"]).casefold(), nfc(row["standard"])
-        if len(words(phrase)) != len(words(standard)):
-            raise ValueError(f"regional_words.tsv: {phrase!r} and {standard!r} differ in word count")
-        table[phrase] = standard
-    alternatives = "|".join(re.escape(p) for p in sorted(table, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE), table
-
-
-@text_cache(maxsize=4096)
-def standard_wording(text: str) -> str:
-    """The message with regional and chat spellings read as the standard words
-    (`data/regional_words.tsv`), word for word, for matching only."""
-    pattern, table = _regional_pattern()
-
-    def standard(match: re.Match[str]) -> str:
-        found = match.group(0)
-        replacement = table[found.casefold()]
-        return replacement[:1].upper() + replacement[1:] if found[:1].isupper() else replacement
-
-    return pattern.sub(standard, nfc(text))
 
 
 @lru_cache(maxsize=2)

@@ -47,6 +47,9 @@ _RENAL_DETAIL = frozenset(
 )  # fmt: skip
 # The stage of a pregnancy as written: weeks, months after "thai"/"bầu", a trimester named in
 # data/patient_levels.tsv ("3 tháng cuối"); read against a stage-bound contraindication.
+# A pregnancy told by its stage alone, as the ward writes it ("thai 8 tuần", "bầu 7 tháng", "sản
+# phụ 32 tuần"), folded; "sản phụ sau sinh 2 tuần" is no pregnancy.
+_STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
 
@@ -223,6 +226,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
+    pregnant = cues.has("pregnancy") or _STAGED.search(fold(text)) is not None
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
@@ -230,8 +234,8 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
         route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
         renal_function=_function(cues.all("renal"), tokens),
         hepatic_function=_function(cues.all("hepatic"), tokens),
-        pregnancy=True if cues.has("pregnancy") else None,
-        pregnancy_stage=_pregnancy_stage(text, written, tokens) if cues.has("pregnancy") else None,
+        pregnancy=True if pregnant else None,
+        pregnancy_stage=_pregnancy_stage(text, written, tokens) if pregnant else None,
         breastfeeding=True if cues.has("breastfeeding") else None,
         current_medications=tuple(dict.fromkeys(current)),
         allergies=tuple(dict.fromkeys(allergies)),
@@ -268,11 +272,19 @@ def _denied(folded: Sequence[str], conditions: Sequence[ConditionMention]) -> li
     ]
 
 
-def _medication_leads(text: str, cues: TurnCues, clauses: Sequence[int]) -> list[Cue]:
-    """Where the medicines the patient takes are introduced: the `current_medication` cues, and a
-    verb of taking where no question is asked or before a which-drug question."""
+def _medication_leads(
+    text: str, cues: TurnCues, clauses: Sequence[int], starts: dict[int, DrugMatch]
+) -> list[Cue]:
+    """Where the medicines the patient takes are introduced: the `current_medication` cues, "đang"
+    right before a catalogue drug (the ward drops the verb: "đang Cordarone"), and a verb of
+    taking where no question is asked or before a which-drug question."""
     tokens = cues.tokens
     leads = list(cues.all("current_medication"))
+    leads += [
+        Cue("current_medication", _SUBJECT_LEAD, i - 1, 1)
+        for i in starts
+        if i and fold(tokens[i - 1]) == "dang"
+    ]
     if tells_only(text):
         leads += [
             Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
@@ -309,7 +321,7 @@ def _current_medications(
     current_ids: list[str] = []
     current_starts: set[int] = set()
     sentences = sentence_ids(text, tokens)
-    for cue in _medication_leads(text, cues, clauses):
+    for cue in _medication_leads(text, cues, clauses, starts):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
         if drugs:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
 from duocthu.models.frame import ASK_FOR_DRUG, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -102,6 +102,29 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
     if frame.needs_clarify and update.get("drugs") and frame.clarify_reason in (None, ASK_FOR_DRUG):
         update.update(needs_clarify=False, clarify_reason=None, quick_replies=())
     return frame.model_copy(update=update) if update else frame
+
+
+def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """A follow-up naming only drugs the catalogue lacks ("còn rifampicin thì sao?", "dùng với
+    tramadol được không?") asks about them beside the conversation's drugs: is each named in
+    their interactions? The carried drugs are never replaced by a name with no monograph."""
+    prior = turn.prior
+    if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
+        return frame
+    cues = scan_cues(turn.message)
+    refers_back = any(cues.has(kind) for kind in ("continue", "continue_lead", "interaction"))
+    # a name the catalogue lacks reads as a new topic to the rules; words referring back say it is not
+    if frame.turn_type not in DRUG_TURN_TYPES or not refers_back:
+        return frame
+    return frame.model_copy(
+        update={
+            "drugs": prior.drugs,
+            "turn_type": "interaction",
+            "attribute": INTERACTION_SECTION,
+            "context_action": "continue",
+            "depends_on_previous_turn": True,
+        }
+    )
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:

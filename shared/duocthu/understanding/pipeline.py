@@ -1,6 +1,7 @@
 """A turn (+ history, prior frame) -> QueryFrame. Intent only: nothing here answers a question.
 
-The pipeline, the same for every provider:
+The pipeline, the same for every provider, on the message read through the clinical lexicon
+(`lexicon`: abbreviations and chat spellings in the formulary's words):
 
 1. subject scope (`scope`): a question about an animal is out of scope before any model runs, and so
    are the turns after it until the user says the question is about a person;
@@ -37,11 +38,13 @@ from duocthu.core.text import fold
 from duocthu.core.vocabulary import SubjectScope, SystemError
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.merge import (
     both_asked_again,
     merge_with_prior_frame,
     reading_picked,
     standalone_query,
+    unknown_beside_carried,
 )
 from duocthu.understanding.postconditions import apply_postconditions
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
@@ -142,7 +145,8 @@ def understand_turn(
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
-    frame = standalone_query(bind_pronoun(merge_with_prior_frame(frame, turn.prior), turn), turn)
+    frame = unknown_beside_carried(merge_with_prior_frame(frame, turn.prior), turn)
+    frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)
     return frame
@@ -174,6 +178,9 @@ def understand(
 ) -> QueryFrame:
     """One turn with the given provider: bound the candidates, then run the pipeline. History
     without a prior frame is replayed into one when the provider rebuilds priors."""
+    written = message
+    # the formulary's words for clinicians' abbreviations and chat spellings, once, for every step
+    message, history = formulary_wording(message), tuple(formulary_wording(line) for line in history)
     if prior is None and history and getattr(provider, "rebuilds_prior", False):
         prior = prior_from_history(history, resolver, provider, deadline, claimed_scope)
     if (again := both_asked_again(message, prior)) is not None:
@@ -181,7 +188,12 @@ def understand(
     message = reading_picked(message, prior) or message
     candidates = bound_candidates(resolver, message, history, prior)
     turn = Turn(message, tuple(history), prior, candidates)
-    return understand_turn(turn, provider, deadline, claimed_scope)
+    frame = understand_turn(turn, provider, deadline, claimed_scope)
+    query = frame.standalone_query
+    if query is not None and query.startswith(message) and written != message:
+        # the query quotes what the user wrote; the lexicon's words were for reading it
+        frame = frame.model_copy(update={"standalone_query": written + query[len(message) :]})
+    return frame
 
 
 def understand_offline(

@@ -106,6 +106,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         with_patient=population_question,
         reads_section=section_read_for(frame),
         answering_lines=frame.turn_type == "drug_attribute",
+        candidate_sections=reading.candidate_sections,
     )
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
     if frame.turn_type == "drug_attribute" and beside:

@@ -277,10 +277,10 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     if frame.system_error:
         return frame
-    cues = scan_cues(turn.wording)
+    cues = scan_cues(turn.message)
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
-    facts = extract_facts(turn.wording, matches)
+    facts = extract_facts(turn.message, matches)
     conditions = facts.complaints  # a past reaction ("từng bị phù mặt khi uống aspirin") is history
     if conditions and only_patient_facts(facts, matches) and not avoids_combining(cues):
         named = ()  # a condition is asked about; the patient's medicines and allergies are context

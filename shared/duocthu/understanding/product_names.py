@@ -7,15 +7,18 @@ import re
 from collections.abc import Sequence
 
 from duocthu.catalog.names import foreign_word
+from duocthu.catalog.ordinary_words import ordinary_word
 from duocthu.catalog.resolver import DrugMatch, Suggestion
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.text import fold, nfc, raw_words
 from duocthu.understanding.cues import TurnCues, scan_cues
 from duocthu.understanding.facts import Facts
+from duocthu.understanding.lexicon import lexicon_term
+from duocthu.understanding.medicine_lists import sentence_ids
 
 _NAME_UNITS = frozenset({"mg", "g", "ml", "mcg", "iu", "ui"})
-
-MAX_NAME_WORDS = 4  # longer runs of foreign words are another language's sentence
+_DURATIONS = frozenset({"ngay", "tuan", "thang", "nam", "gio", "phut", "lan"})
 
 
 def unknown_names(
@@ -26,7 +29,8 @@ def unknown_names(
     A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
     words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
     Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
-    cue phrases (the `not_a_name` rows among them), conditions and allergy objects are never names.
+    cue phrases, ordinary words and lexicon terms (`not_a_common_word`), conditions and allergy
+    objects are never names.
     A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
@@ -39,21 +43,29 @@ def unknown_names(
     drug_ends = {m.end for m in named}
     slots = {cue.end for cue in cues.all("name_slot")}
 
+    sentences = sentence_ids(text, raw)
+
     def capitalised(i: int) -> bool:
-        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked
+        # a word opening a sentence is capitalised by the sentence, not as a name ("… miconazol. Được không?")
+        opens = i < len(raw) and sentences[i] != sentences[i - 1]
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens
 
     def word(i: int, in_run: bool) -> bool:
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            return True
+            # an ordinary word goes on a name already begun ("Coversyl Plus"), and begins none but
+            # an acronym before its strength ("ACC 200"; "glucose 5%" is a fluid)
+            acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
+            return in_run or not_a_common_word(raw[i]) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
         return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
 
     def strength(i: int) -> bool:
-        return raw[i].isdigit() or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
+        # a number before a span of time is how long, not a strength ("clarithromycin 7 ngày")
+        lasts = i + 1 < len(raw) and fold(raw[i + 1]) in _DURATIONS
+        return (raw[i].isdigit() and not lasts) or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
-    other_language = _other_language(raw)
     named_again = {fold(m.matched_text) for m in named}
     variants = {c.start for c in cues.all("name_variant")}
     bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
@@ -75,12 +87,24 @@ def unknown_names(
         after_known = i in drug_ends and (
             not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
         )
-        if not after_known and i not in other_language and fold(name) not in named_again:
+        if not after_known and fold(name) not in named_again:
             names.append(name)
         i = j
     found = [f" {fold(n)} " for n in names]
     names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
     return tuple(dict.fromkeys(names))
+
+
+def not_a_common_word(token: str) -> bool:
+    """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
+    word list holds ("Glucotrazin"); an ordinary Vietnamese or English word ("stress", "test") or
+    a lexicon term ("INR") is none."""
+    return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
+
+
+def not_a_name_word(token: str) -> bool:
+    """A foreign-looking word that names nothing: an ordinary word or a lexicon term."""
+    return foreign_word(token) and not not_a_common_word(token)
 
 
 def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
@@ -102,18 +126,3 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
             end += 1
         blocked.update(range(lead.end, end))
     return blocked
-
-
-def _other_language(raw: Sequence[str]) -> set[int]:
-    """A stretch of many foreign-looking words is a sentence in another language ("ignore previous
-    instructions and ..."), never a product name: its token positions."""
-    other_language: set[int] = set()
-    k = 0
-    while k < len(raw):
-        end = k
-        while end < len(raw) and foreign_word(raw[end]):
-            end += 1
-        if end - k > MAX_NAME_WORDS:
-            other_language.update(range(k, end))
-        k = max(end, k + 1)
-    return other_language

@@ -41,7 +41,7 @@ def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
     prior = turn.prior
     if prior is None or not prior.drugs or frame.system_error or frame.subject_scope != "human":
         return frame
-    cues = scan_cues(turn.wording)
+    cues = scan_cues(turn.message)
     if not cues.has("drug_pronoun"):
         return frame
     bound = prior.drugs[0]

@@ -4,13 +4,15 @@ read once, here, and handed on with the frame."""
 from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import find_phrase
 from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, folded_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.understanding.cue_readings import asked_drug_class
-from duocthu.understanding.cues import NAME_JOINER_WORDS
+from duocthu.understanding.cue_readings import asked_drug_class, section_candidates
+from duocthu.understanding.cues import NAME_JOINER_WORDS, scan_cues
+from duocthu.understanding.lexicon import formulary_wording
 
 # At most this many joiner words between the two names ("phối hợp với").
 _MAX_JOINER_WORDS = 2
@@ -18,13 +20,49 @@ _MAX_JOINER_WORDS = 2
 
 def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`."""
+    wording = formulary_wording(text)
     return TurnReading(
         text=text,
         yes_or_no=asks_yes_or_no(text),
-        joined_unknown_names=joined_unknown_names(text, frame, resolver),
+        joined_unknown_names=(joined := joined_unknown_names(text, frame, resolver)),
+        outside_together=tuple(name for name in joined if world_drug(name)),
+        outside_formulary=outside_formulary(text, frame),
+        read_as=shorthand_read(text, resolver),
+        asks_computation=any(c.value == "compute" for c in scan_cues(wording).all("not_covered")),
+        candidate_sections=section_candidates(wording),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )
+
+
+# A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
+_TAKEN_WITHIN = 2
+
+
+def shorthand_read(text: str, resolver: CatalogDrugResolver) -> tuple[tuple[str, str], ...]:
+    """(written, drug_id) for each drug named by a shorthand, none of its own names ("amox")."""
+    read = []
+    for match in resolver.resolve(text):
+        drug = resolver.by_id.get(match.drug_id)
+        own = {" ".join(folded_words(name)) for name in drug.names()} if drug else set()
+        if " ".join(folded_words(match.matched_text)) not in own:
+            read.append((match.matched_text, match.drug_id))
+    return tuple(read)
+
+
+def outside_formulary(text: str, frame: QueryFrame) -> tuple[str, ...]:
+    """The real drugs the catalogue lacks that the question asks about on their own. Asked
+    together with a catalogue drug, or taken by the patient, they are facts to check against its
+    sections (its interactions may name them), not a question to decline."""
+    if frame.turn_type == "interaction":
+        return ()
+    tokens = folded_words(text)
+
+    def taken(name: str) -> bool:
+        at = find_phrase(tokens, folded_words(name))
+        return at >= 0 and "dang" in tokens[max(0, at - _TAKEN_WITHIN) : at]
+
+    return tuple(n for n in frame.unknown_drugs if world_drug(n) and not taken(n))
 
 
 def asks_maximum(text: str) -> bool:
@@ -41,6 +79,11 @@ def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrug
     elsewhere in the question (an abbreviation, a place) is left alone."""
     tokens = folded_words(question)
     spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    if frame.turn_type == "interaction" and frame.drugs:
+        # the words asked the drugs together ("Y có dùng chung với X được không?"), or a follow-up
+        # asked them beside the drugs the conversation carries: every name that is a drug (a real
+        # one, or a product written as a name) goes with them; a typo ("khôg") does not
+        return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
     for name in frame.unknown_drugs:
         target = folded_words(name)

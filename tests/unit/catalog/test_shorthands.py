@@ -8,7 +8,7 @@ import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.names import alias_kind, common_words, plain_word
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.catalog.shorthands import shorthand_names
+from duocthu.catalog.shorthands import prefix_names, shorthand_names
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
 from duocthu.models.source import Monograph
@@ -59,3 +59,22 @@ def test_the_alias_index_holds_the_shorthands(catalog: Catalog) -> None:
     index = Catalog(corpus_hash="x", drugs=(drug,)).with_alias_index().alias_index
     assert index is not None and index.current_for((drug,))
     assert "pcm" in index.exact_keys or "PCM" in index.acronyms
+
+
+def test_a_prefix_of_one_drug_alone_is_its_ward_shorthand(catalog: Catalog) -> None:
+    resolver = CatalogDrugResolver(catalog)
+    for text, drug_id in (
+        ("amox 500 mg", "amoxicilin"),
+        ("Cozaa 50", "losartan"),
+        ("azith 3 ngày", "azithromycin"),
+    ):
+        assert [m.drug_id for m in resolver.resolve(text)] == [drug_id], text
+
+
+def test_a_prefix_another_drug_begins_with_is_not_shorthand(catalog: Catalog) -> None:
+    # "pred" begins prednisone too (the ATC table): no guess between the two
+    resolver = CatalogDrugResolver(catalog)
+    assert resolver.resolve("pred 5 mg") == ()
+    names = {"ibuprofen": ("Ibuprofen",), "ibandronat": ("Ibandronat",)}
+    assert "ibup" in prefix_names(names)["ibuprofen"]
+    assert all(len(p) >= 4 for own in prefix_names(names).values() for p in own)

@@ -11,8 +11,8 @@ from duocthu.understanding.cues import (
     _cue_tables,
     gapped_section_cues,
     scan_cues,
-    standard_wording,
 )
+from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.pipeline import understand_offline
 
 
@@ -27,12 +27,18 @@ def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
     assert resolve_attribute("chông chỉ định của ibuprofen") is None  # ambiguous marks
 
 
-def test_regional_words_are_read_as_the_standard_ones(resolver: CatalogDrugResolver) -> None:
-    assert standard_wording("Xài prednisolon lâu dài có hại gì cho người hông") == (
+def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(
+    resolver: CatalogDrugResolver,
+) -> None:
+    assert formulary_wording("Xài prednisolon lâu dài có hại gì cho người hông") == (
         "Dùng prednisolon lâu dài có hại gì cho người không"
     )
-    assert standard_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
-    assert standard_wording("uống dc ko") == "uống được không"
+    assert formulary_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
+    assert formulary_wording("uống dc ko") == "uống được không"
+    assert (
+        formulary_wording("BN THA, CCĐ ntn? INR 3")
+        == "bệnh nhân tăng huyết áp, chống chỉ định như thế nào? INR 3"
+    )
     frame = understand_offline("thuốc fluoxetin bệnh nào thì không được xài vậy", resolver)
     assert frame.attribute == "chong_chi_dinh"
     overdose = understand_offline("Uống lố liều warfarin thì sao, có thuốc giải hông", resolver)

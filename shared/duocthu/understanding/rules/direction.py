@@ -15,6 +15,7 @@ from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, condition_asked
 from duocthu.understanding.cues import TurnCues, ends_finding
 from duocthu.understanding.facts import Facts
+from duocthu.understanding.product_names import not_a_name_word
 from duocthu.understanding.rules.reading import Asked, Reading, reverse_lookup
 
 # Verbs of a wanted effect after "có làm": "X có làm loãng đờm / giảm huyết áp / hết đau không?".
@@ -135,6 +136,7 @@ def asks_if_it_treats(
 
     # a maker or a form word may stand between: "bôi Acyclovir Stella Cream để điều trị"
     unnamed = {i for c in cues.all("not_a_name") for i in range(c.start, c.end)}
+    unnamed |= {i for i, token in enumerate(cues.tokens) if not_a_name_word(token)}
 
     def follows_drug(start: int) -> bool:  # "dùng X để trị", "X dùng trị"; not "X nồng độ điều trị"
         return any(

@@ -24,7 +24,7 @@ class Reading:
     read it."""
 
     turn: Turn
-    text: str  # the wording the cue tables read (`Turn.wording`)
+    text: str  # the message in the formulary's words (`understanding.lexicon`)
     cues: TurnCues
     facts: Facts
     clauses: list[int]  # each token's clause (`facts.clause_ids`)
@@ -81,7 +81,7 @@ class Reading:
 
 def read_turn(turn: Turn) -> Reading:
     """The turn's cues, facts and clauses, before any stage: every exact catalogue hit is named."""
-    text = turn.wording
+    text = turn.message
     cues = scan_cues(text)
     named = turn.candidates.turn.matches
     return Reading(turn, text, cues, extract_facts(text, named), clause_ids(text, cues.tokens), named)

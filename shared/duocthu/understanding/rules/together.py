@@ -143,7 +143,7 @@ def _interaction_kept(
     if (
         prior is None
         or prior.turn_type != "interaction"
-        or not refers_back(turn.wording, cues, named)
+        or not refers_back(turn.message, cues, named)
         or attribute
         or cues.has("overview")
         or len(named) != 1

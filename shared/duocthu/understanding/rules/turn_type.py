@@ -10,10 +10,12 @@ from typing import Any
 
 from duocthu.core.sections import (
     ADR_SECTION,
+    BREASTFEEDING_SECTION,
     CAUTION_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INTERACTION_SECTION,
+    PREGNANCY_SECTION,
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import QueryFrame
@@ -44,6 +46,10 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     ):
         return {**frame, "turn_type": "smalltalk", "context_action": reading.context_action}
     uncovered = {cue.value for cue in cues.all("not_covered")}
+    if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
+        # computing or converting a dose, a volume or a rate is not done: the reply says so and
+        # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)
+        return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
         # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
         # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
@@ -186,6 +192,10 @@ def named_turn(
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
+    if attribute is None and (facts.pregnancy or facts.breastfeeding):
+        # a pregnant or breastfeeding patient: the section the formulary gives that state decides
+        # first (the contraindications go beside it: plan._one_drug_support)
+        return "drug_attribute", PREGNANCY_SECTION if facts.pregnancy else BREASTFEEDING_SECTION
     if attribute is None and (facts.allergies or any(c.kind == "disease" for c in facts.comorbid)):
         # "người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?": whether X
         # may be used at all is the contraindications section first (a decision for this patient;

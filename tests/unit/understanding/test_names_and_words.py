@@ -1,0 +1,80 @@
+"""Issue 35's mechanisms, each on a class of questions: the clinical lexicon read once, ordinary
+words and abbreviations never unknown drug names, drugs outside the catalogue named as such and
+never corrected, a follow-up's unknown name asked beside the carried drug, patient facts as the
+ward writes them, requests that are no formulary question, and an ask's candidate sections."""
+
+from __future__ import annotations
+
+import pytest
+from duocthu.catalog.ordinary_words import ordinary_word
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.catalog.world_drugs import spelling_key, world_drug
+from duocthu.core.measures import extract_age
+from duocthu.understanding.cue_readings import section_candidates
+from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.plan import plan_turn
+from duocthu.understanding.reading import turn_reading
+
+
+def test_word_lists_come_from_the_package_and_real_drugs_from_the_atc_table() -> None:
+    assert ordinary_word("stress") and ordinary_word("thuốc") and not ordinary_word("Glucotrazin")
+    assert world_drug("Pantoprazole") and world_drug("lisinopril 10mg") and not world_drug("Zentamol")
+    assert spelling_key("amoxicillin") == spelling_key("amoxicilin")
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["BN THA đang dùng losartan, CCĐ ntn?", "Paracetamol HDSD ghi gì về liều?", "Warfarin INR mục tiêu?"],
+)
+def test_abbreviations_are_never_unknown_drug_names(resolver: CatalogDrugResolver, message: str) -> None:
+    assert understand_offline(message, resolver).unknown_drugs == ()
+
+
+def test_a_real_drug_outside_the_catalogue_is_never_corrected(resolver: CatalogDrugResolver) -> None:
+    assert all(s.drug_id != "omeprazol" for s in resolver.suggest("pantoprazole"))
+    frame = understand_offline("Lisinopril 10mg đổi sang enalapril thì tương đương bao nhiêu mg?", resolver)
+    reading = turn_reading(frame.standalone_query or "", frame, resolver)
+    assert reading.outside_formulary == ("Lisinopril",) and reading.asks_computation
+
+
+@pytest.mark.parametrize(
+    ("history", "message", "drug"),
+    [
+        ("Warfarin tương tác với thuốc nào?", "Còn rifampicin thì sao?", "warfarin"),
+        ("Liều paracetamol cho người lớn?", "Dùng với tramadol được không?", "paracetamol"),
+    ],
+)
+def test_a_follow_ups_unknown_name_is_asked_beside_the_carried_drug(
+    resolver: CatalogDrugResolver, history: str, message: str, drug: str
+) -> None:
+    frame = understand_offline(message, resolver, [history])
+    assert (frame.turn_type, frame.drugs) == ("interaction", (drug,))
+    plan = plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+    assert plan.asks[0].kind == "together" and plan.asks[0].unknown_names == frame.unknown_drugs
+
+
+def test_patient_facts_as_the_ward_writes_them(resolver: CatalogDrugResolver) -> None:
+    assert extract_age("BN nam 58t gút") == ("58 tuổi", 58.0)
+    pregnant = understand_offline("thai 8 tuan bi nam, cho uong fluconazol duoc khong?", resolver)
+    assert pregnant.patient_context.pregnancy and pregnant.attribute == "thoi_ky_mang_thai"
+    taking = understand_offline("BN đang Cordarone, bs định cho Motilium. Được không?", resolver)
+    assert taking.turn_type == "interaction"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Dịch giúp tờ hướng dẫn của Zyrtec sang tiếng Anh", "Viết giúp bệnh án bệnh nhân dùng warfarin"],
+)
+def test_writing_or_translating_is_declined(resolver: CatalogDrugResolver, message: str) -> None:
+    assert understand_offline(message, resolver).turn_type == "out_of_scope"
+
+
+def test_a_computation_with_a_drug_quotes_its_dose_section(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("Lasix ống 20mg/2ml, y lệnh 30mg TMC thì rút bao nhiêu ml?", resolver)
+    assert (frame.turn_type, frame.drugs, frame.unknown_drugs) == ("dosing_calc", ("furosemid",), ())
+
+
+def test_an_ask_carries_every_section_its_words_point_to() -> None:
+    assert (
+        section_candidates("dấu hiệu ngộ độc digoxin là gì và khi nào dùng Fab?")[-1] == "qua_lieu_va_xu_tri"
+    )
