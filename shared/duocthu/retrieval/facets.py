@@ -21,7 +21,7 @@ from duocthu.core.phrases import PhraseIndex, phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
-from duocthu.core.text import words
+from duocthu.core.text import fold, words
 from duocthu.core.vocabulary import POPULATIONS, Population
 from duocthu.models.evidence import SafetyFacet
 from duocthu.models.frame import PatientContext, QueryFrame
@@ -143,17 +143,31 @@ class FacetQuery:
         """The anchors (keys) the text names; never a phrase standing inside a term that holds its
         words but is not it ("thiếu máu" in "bệnh tim thiếu máu cục bộ", data/distinct_terms.tsv)."""
         tokens = words(text)
+        folded = {fold(t) for t in tokens}
 
-        def names(phrase: str) -> bool:
-            phrase_words = words(phrase)
-            starts = phrase_starts(tokens, phrase_words, lenient=True)
-            return any(names_finding(tokens, i, len(phrase_words)) for i in starts)
+        def names(phrase: tuple[str, ...], needs: frozenset[str]) -> bool:
+            if not needs <= folded:  # a word of the phrase is missing: it cannot stand here
+                return False
+            starts = phrase_starts(tokens, phrase, lenient=True)
+            return any(names_finding(tokens, i, len(phrase)) for i in starts)
 
-        named = {a.key for a in self.anchors if any(names(p) for p in a.phrases)}
+        named = {key for key, phrases in _read_anchors(self.anchors) if any(names(*p) for p in phrases)}
         if self.classes:
             written = classes_named(text, affirmed_only=True, own=self.own_classes)
             named |= {drug for drug, classes in self.classes.items() if classes & written.keys()}
         return frozenset(named)
+
+
+@lru_cache(maxsize=256)  # one entry per patient and facet: the anchors of a turn, read once
+def _read_anchors(
+    anchors: tuple[Anchor, ...],
+) -> tuple[tuple[str, tuple[tuple[tuple[str, ...], frozenset[str]], ...]], ...]:
+    """Each anchor's phrases as words, with the folded words a text must hold for the phrase to
+    stand in it under the diacritics rule (both sides fold to the same word)."""
+    return tuple(
+        (a.key, tuple((tuple(words(p)), frozenset(fold(w) for w in words(p))) for p in a.phrases))
+        for a in anchors
+    )
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import words
+from duocthu.core.text import fold, typed_matches, typed_token, words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
     CandidateAssessment,
@@ -56,7 +56,7 @@ from duocthu.models.evidence import (
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
 from duocthu.retrieval.facets import FacetQuery, PatientProfile
-from duocthu.retrieval.interactions import drug_classes, names_in
+from duocthu.retrieval.interactions import drug_classes
 from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
@@ -236,16 +236,17 @@ def named_alternatives(
     of `situation` (the checked drugs, the patient's medicines). A drug named before the word, as
     the one to avoid, is not the alternative."""
     found: list[tuple[NamedAlternative, EvidenceItem]] = []
+    index = catalogue_index(resolver)
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
             for part in store.find_by_section(source, section):
                 for sentence in split_sentences(part.text):
                     if not has_cue(sentence, "preference"):
                         continue
-                    names = catalogue_names(resolver)
-                    named = names_in(sentence, {d: n for d, n in names.items() if d != source})
-                    for drug in sorted(named):
-                        if _preferred(sentence, names[drug]) and (named & set(situation)) - {drug}:
+                    tokens = words(sentence)
+                    at = {d: starts for d, starts in index.starts(tokens).items() if d != source}
+                    for drug in sorted(at):
+                        if _preferred(tokens, at[drug]) and (at.keys() & set(situation)) - {drug}:
                             alternative = NamedAlternative(
                                 evidence_id=part.id, source_drug_id=source, drug_id=drug, text=sentence
                             )
@@ -253,20 +254,46 @@ def named_alternatives(
     return found
 
 
-@lru_cache(maxsize=4)  # one resolver per process: its names are built once, not per patient turn
-def catalogue_names(resolver: CatalogDrugResolver) -> Mapping[str, tuple[str, ...]]:
-    """Every catalogue drug's names as a formulary text may write them (drugs with none left out)."""
-    names = {d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs}
-    return {drug_id: n for drug_id, n in names.items() if n}
+class NameIndex:
+    """Every catalogue drug's names as a formulary text may write them, by the folded form of
+    their first word: a text is read once, one dict probe per word, whatever the catalogue's size
+    (scanning each of ten thousand names through each sentence was most of a patient turn)."""
+
+    def __init__(self, names: Mapping[str, Sequence[str]]):
+        by_first: dict[str, list[tuple[str, tuple[tuple[str, bool], ...]]]] = {}
+        for drug_id, phrases in names.items():
+            for phrase in phrases:
+                tokens = words(phrase)
+                if tokens:
+                    typed = tuple(map(typed_token, tokens))
+                    by_first.setdefault(fold(tokens[0]), []).append((drug_id, typed))
+        self._by_first = by_first
+
+    def starts(self, tokens: Sequence[str]) -> dict[str, list[int]]:
+        """drug_id -> where its names stand in `tokens` (whole words, the diacritics rule with the
+        name as the typed side)."""
+        found: dict[str, list[int]] = {}
+        for i, token in enumerate(tokens):
+            for drug_id, typed in self._by_first.get(fold(token), ()):
+                end = i + len(typed)
+                span = tokens[i:end]
+                if end <= len(tokens) and all(typed_matches(q, t) for q, t in zip(typed, span, strict=True)):
+                    found.setdefault(drug_id, []).append(i)
+        return found
 
 
-def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
-    tokens = words(sentence)
-    # "không nên dùng: … các thuốc chống viêm không steroid" names the drugs to avoid, not a choice
+@lru_cache(maxsize=4)  # one resolver per process: its names are indexed once, not per patient turn
+def catalogue_index(resolver: CatalogDrugResolver) -> NameIndex:
+    """Every catalogue drug's names (drugs with none left out), indexed."""
+    return NameIndex({d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs})
+
+
+def _preferred(tokens: Sequence[str], named_at: Sequence[int]) -> bool:
+    """Whether a drug named at `named_at` stands after the first word of preference. "không nên
+    dùng: … các thuốc chống viêm không steroid" names the drugs to avoid, not a choice."""
     starts = (i for p in cues()["preference"] for i in phrase_starts(tokens, words(p)))
     cue = min((i for i in starts if not (i and tokens[i - 1] == "không")), default=-1)
-    at = [i for n in drug_names_ for i in phrase_starts(tokens, words(n), lenient=True)]
-    return cue >= 0 and any(i > cue for i in at)
+    return cue >= 0 and any(i > cue for i in named_at)
 
 
 def assess_patient_candidates(
