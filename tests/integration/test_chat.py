@@ -316,9 +316,11 @@ def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatServic
     assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
     everyone = {d.drug_id for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert {"losartan", "enalapril", "captopril"} <= everyone  # "3 tháng giữa và 3 tháng cuối của thai kỳ"
-    assert turn.bundle.unlisted_drugs and "thuốc khác cũng nêu" in turn.answer
-    for drug in turn.bundle.unlisted_drugs:
-        assert drug.display_name in turn.answer
+    # more than a screen's worth: grouped by class with counts, every drug in the list block
+    assert turn.bundle.unlisted_drugs and "theo nhóm ở mục “Loại thuốc”" in turn.answer
+    assert turn.reply is not None
+    listed = {d.drug_id for b in turn.reply.blocks if b.type == "drug_list" for d in b.drugs}
+    assert everyone <= listed
     # chống chỉ định silent, "Thời kỳ mang thai" says "không nên dùng": still named, under its section
     by_section = {d.drug_id: d.section_key for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert by_section["clopidogrel"] == by_section["loperamid"] == "thoi_ky_mang_thai"
@@ -420,10 +422,13 @@ def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: Chat
     assert wider["ibuprofen"] == "loét và xuất huyết tiêu hóa"
     assert "ibuprofen" not in {d.drug_id for d in turn.bundle.ranked_drugs}
     lines = turn.answer.splitlines()
-    named = next(line for line in lines if "có nêu tình trạng này" in line)
-    apart = next(line for line in lines if "tình trạng rộng hơn" in line)
-    assert "Ibuprofen" not in named and "Ibuprofen (“loét và xuất huyết tiêu hóa”)" in apart
-    assert "【Ibuprofen】 Tác dụng không mong muốn (ADR)" in turn.answer  # quoted, with its source
+    at = next(i for i, line in enumerate(lines) if "tình trạng rộng hơn" in line)
+    named = "\n".join(lines[:at])
+    assert "Ibuprofen" not in named and "Ibuprofen (“loét và xuất huyết tiêu hóa”)" in lines[at]
+    # its own words quoted, with its page
+    assert any(
+        line.startswith("- Ibuprofen (tr. ") and "loét và xuất huyết tiêu hóa" in line for line in lines
+    )
 
 
 def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: ChatService) -> None:

@@ -67,8 +67,9 @@ LEVEL_NOT_TOLD = {"renal": "mức độ suy thận", "hepatic": "mức độ suy
 class ReplyWording:
     """The sentences of a reply, with the catalogue's titles for the drugs it names."""
 
-    def __init__(self, titles: dict[str, str]):
+    def __init__(self, titles: dict[str, str], classes: dict[str, str] | None = None):
         self.titles = titles
+        self.classes = classes or {}  # drug_id -> its "Loại thuốc" head (catalog.drug_class)
 
     def names(self, drug_ids: Sequence[str]) -> str:
         return ", ".join(self.titles.get(d, d) for d in drug_ids)
