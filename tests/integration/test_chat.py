@@ -614,3 +614,29 @@ def test_a_finding_no_section_states_as_the_drugs_effect_names_the_sections_read
     first = turn.answer.splitlines()[0]
     assert first.startswith("Các mục “Tác dụng không mong muốn (ADR)”, “Thận trọng” và “Dược lý")
     assert "không gây" not in first and "an toàn" not in first
+
+
+def test_a_pregnancy_column_reads_the_sentence_for_the_patients_stage(service: ChatService) -> None:
+    # ibuprofen's sections exclude the third trimester: at 7 months both columns say so, the
+    # sentence quoted; at 10 weeks that sentence does not apply and is not what the column quotes
+    late = service.turn("Bệnh nhân nữ 28 tuổi mang thai 7 tháng bị đau khớp, dùng thuốc giảm đau nào?")
+    facets = {
+        f.facet: f for c in late.bundle.candidate_statuses if c.drug_id == "ibuprofen" for f in c.facets
+    }
+    assert facets["pregnancy"].status == facets["warnings"].status == "CONTRAINDICATED"
+    assert "3 tháng cuối" in facets["pregnancy"].quotes[0] or "Ba tháng cuối" in facets["pregnancy"].quotes[0]
+    early = service.turn("Thai phụ 10 tuần bị đau đầu, dùng thuốc giảm đau nào?")
+    facets = {
+        f.facet: f for c in early.bundle.candidate_statuses if c.drug_id == "ibuprofen" for f in c.facets
+    }
+    assert facets["pregnancy"].status == "CAUTION" and "3 tháng cuối" not in facets["pregnancy"].quotes[0]
+    # a contraindicated drug is shown first
+    assert late.reply is not None
+    rows = next(b for b in late.reply.blocks if b.type == "patient_table").rows
+    assert rows[0].status == "CONTRAINDICATED"
+
+
+def test_a_long_list_of_drugs_is_grouped_by_class_within_the_reply_target(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào gây buồn nôn?")
+    assert "theo nhóm ở mục “Loại thuốc”" in turn.answer and len(turn.answer) <= 3000
+    assert any(reply.endswith("nào gây buồn nôn?") for reply in turn.quick_replies)

@@ -40,7 +40,7 @@ from functools import lru_cache
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.phrases import phrase_starts
+from duocthu.core.phrases import find_phrase, phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, typed_matches, typed_token, words
@@ -55,8 +55,9 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
-from duocthu.retrieval.facets import FacetQuery, PatientProfile
+from duocthu.retrieval.facets import FacetQuery, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import drug_classes
+from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
@@ -122,7 +123,7 @@ def search_facet(
     profile = profile or PatientProfile()
     if query.route == "section":
         return [
-            Finding(p, frozenset(), "CAUTION", query.facet, advice(p.text))
+            _stage_finding(p, query.facet, profile)
             for s in query.sections
             for p in store.find_by_section(drug_id, s)
         ]
@@ -140,6 +141,52 @@ def search_facet(
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+# Words by which a pregnancy or breastfeeding section excludes the drug (at the stage it names).
+EXCLUDING = ("chống chỉ định", "không được dùng")
+STAGE_CONCEPT: Mapping[SafetyFacet, str] = {"pregnancy": "pregnancy", "breastfeeding": "breastfeeding"}
+
+
+def _stage_finding(part: EvidenceItem, facet: SafetyFacet, profile: PatientProfile) -> Finding:
+    """A pregnancy or breastfeeding part, about the patient by its section: CONTRAINDICATED when a
+    sentence excludes the drug at a stage the patient is in or may be in (a stage they are outside,
+    "3 tháng cuối" for a patient at 10 weeks, does not apply), that sentence quoted; else CAUTION,
+    quoting the section's strongest advice."""
+    patient = patient_band(profile.level_text("pregnancy"), "pregnancy")
+    applying = [
+        sentence
+        for sentence in split_sentences(part.text)
+        if facet != "pregnancy" or relation(patient, sentence_bands(sentence, "pregnancy")) != "outside"
+    ]
+    for sentence in applying:
+        tokens = words(sentence)
+        if any(find_phrase(tokens, words(w)) >= 0 for w in EXCLUDING) and not _negated(tokens):
+            return Finding(part, frozenset({STAGE_CONCEPT[facet]}), "CONTRAINDICATED", facet, (sentence,))
+    return Finding(part, frozenset(), "CAUTION", facet, advice(" ".join(applying) or part.text))
+
+
+def _negated(tokens: Sequence[str]) -> bool:
+    """ "không phải là chống chỉ định": the sentence says the condition does not exclude the drug."""
+    return any(
+        next(phrase_starts(tokens, words(p)), None) is not None for p in anchor_table().not_contraindication
+    )
+
+
+def _stage_columns_agree(findings: Mapping[SafetyFacet, list[Finding]]) -> dict[SafetyFacet, list[Finding]]:
+    """A contraindication sentence naming pregnancy or breastfeeding (found by the warnings facet
+    in Chống chỉ định) decides that column too, when its own section excludes nothing: the columns
+    never say less than each other. Per column, the findings that lend it their status and quote."""
+    lent: dict[SafetyFacet, list[Finding]] = {}
+    for facet, concept in STAGE_CONCEPT.items():
+        if facet not in findings or any(f.status == "CONTRAINDICATED" for f in findings[facet]):
+            continue
+        excluding = [
+            f for f in findings.get("warnings", []) if f.status == "CONTRAINDICATED" and concept in f.named
+        ]
+        if excluding:
+            lent[facet] = excluding
+    return lent
 
 
 def _rank(finding: Finding) -> tuple[int, int, float, int]:
@@ -193,9 +240,14 @@ def _assess_one(
     omitted: list[str] = []
     statuses: dict[SafetyFacet, FacetStatus] = {}
     absent: set[SafetyFacet] = set()
-    for query in profile.facet_queries(resolver, drug_id):
-        findings = search_facet(store, drug_id, _with_classes(store, query, drug_id), profile)
-        statuses[query.facet] = _worst(f.status for f in findings)
+    queries = profile.facet_queries(resolver, drug_id)
+    found = {
+        q.facet: search_facet(store, drug_id, _with_classes(store, q, drug_id), profile) for q in queries
+    }
+    lent = _stage_columns_agree(found)
+    for query in queries:
+        findings = found[query.facet]
+        statuses[query.facet] = _worst(f.status for f in [*findings, *lent.get(query.facet, ())])
         if not findings and _absent(store, drug_id, query):
             absent.add(query.facet)
         for section in query.sections:
@@ -214,7 +266,15 @@ def _assess_one(
             status=status,
             evidence_ids=tuple(f.item.id for (fc, _), fs in ordered if fc == facet for f in fs),
             section_absent=facet in absent,
-            quotes=tuple(q for (fc, _), fs in ordered if fc == facet for f in fs for q in f.sentences),
+            # the sentence a lent status comes from first: the column quotes what decides it
+            quotes=tuple(
+                dict.fromkeys(
+                    [
+                        *(q for f in lent.get(facet, ()) for q in f.sentences),
+                        *(q for (fc, _), fs in ordered if fc == facet for f in fs for q in f.sentences),
+                    ]
+                )
+            ),
         )
         for facet, status in statuses.items()
     )

@@ -5,7 +5,7 @@ status per drug and facet, and the sentence each status comes from)."""
 from __future__ import annotations
 
 from duocthu.answer.indication_lines import WhichDrugLines
-from duocthu.answer.patient_table import PatientTable, facet_word
+from duocthu.answer.patient_table import PatientTable, facet_word, most_severe_first
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import indication_of
@@ -25,7 +25,7 @@ def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
                 for f in checked.facets
             ),
         )
-        for checked in bundle.candidate_statuses
+        for checked in most_severe_first(bundle.candidate_statuses)  # a contraindicated drug first
     )
     body: list[Block] = [
         *lines_block(before),
