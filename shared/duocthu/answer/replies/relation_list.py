@@ -12,17 +12,17 @@ from collections.abc import Sequence
 
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
 from duocthu.answer.replies.context import Composed, Composer, compact
+from duocthu.answer.wording import POPULATION_NAMES
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
-from duocthu.models.frame import indication_of
 from duocthu.models.plan import Plan
 from duocthu.models.reply import Block, DrugListBlock, ListedDrug
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
-from duocthu.retrieval.reverse.wordings import advice_sections
+from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 
 LONG_LIST = 12
 NAMES_PER_CLASS = 3
@@ -34,7 +34,6 @@ QUOTED_OF_LONG = 4  # a long list quotes the sentences of its first drugs
 SUMMARY_LINE = 80  # a class line's length, about
 NAMES = "nêu tình trạng này"
 ADVICE = "khuyên không dùng hoặc tránh dùng thuốc"
-ASKED = {"adverse_effect": "gây {}", "contraindication": "chống chỉ định trong {}"}
 CAVEATS = (
     "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể không có ở "
     "đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF.",
@@ -71,9 +70,11 @@ class RelationList:
         # what the lookup searched: narrowed first, then (as retrieval falls back) the finding alone
         frame = plan.frame
         searches = (*relation_searches(frame), *relation_searches(frame, narrowed=False))
-        self.wordings = tuple(dict.fromkeys(p for search in searches for p in search.phrases))
+        phrases = [p for search in searches for p in search.phrases]
+        self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
         self.replies: list[str] = []
         self.window = LINE_WINDOW
+        self.quoted_of_long = QUOTED_OF_LONG
 
     def name(self, drug: RankedDrug) -> str:
         return self.titles.get(drug.drug_id, drug.display_name)
@@ -106,6 +107,11 @@ class RelationList:
         )
         room = LINE_BUDGET - (CLASSES_SHOWN + 2) * SUMMARY_LINE * long_lists
         self.window = max(LINE_WINDOW, min(LONGEST_LINE, room // max(1, quoted) - SOURCE))
+        # a long list quotes as many of its first drugs' sentences as the room leaves
+        quotable = [d for ds in sections.values() if len(ds) <= LONG_LIST for d in ds if self.has_evidence(d)]
+        short = len(quotable) * (self.window + SOURCE)
+        per_list = (room - short) // max(1, long_lists) // (LINE_WINDOW + SOURCE)
+        self.quoted_of_long = max(QUOTED_OF_LONG, per_list)
         lines: list[str] = []
         for section_key, listed in sections.items():
             heading = SECTION_HEADINGS[section_key]
@@ -132,18 +138,27 @@ class RelationList:
         rest = ordered[CLASSES_SHOWN:]
         if rest:
             lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
-        first = [q for drug in listed if (q := self.line(drug))][:QUOTED_OF_LONG]
+        first = [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))][: self.quoted_of_long]
         if first:
             lines += [f"Câu trong mục “{heading}” của các thuốc đầu danh sách:", *first]
-        asked = ASKED.get(self.plan.frame.condition_relation or "")
-        condition = indication_of(self.plan.frame)
-        if asked and condition:
+        asked = self.narrowing()
+        if asked:
             self.replies += [
-                f"{group} nào {asked.format(condition)}?"
-                for group, _ in ordered[:CLASS_REPLIES]
-                if group != OTHER_CLASS
+                f"{group} nào {asked}?" for group, _ in ordered[:CLASS_REPLIES] if group != OTHER_CLASS
             ]
         return lines
+
+    def narrowing(self) -> str | None:
+        """What the question asks of each drug, for a quick reply asking it of one class ("gây
+        buồn nôn", "chống chỉ định ở phụ nữ có thai"); None without a known finding or population."""
+        frame = self.plan.frame
+        condition = frame.condition.normalized if frame.condition is not None else None
+        relation = frame.condition_relation or ""
+        if condition:
+            asked = {"adverse_effect": "gây {}", "contraindication": "chống chỉ định trong {}"}.get(relation)
+            return asked.format(condition) if asked else None
+        who = POPULATION_NAMES.get(frame.population or "")
+        return f"chống chỉ định ở {who}" if who and relation == "contraindication" else None
 
     def wider(self) -> list[str]:
         """The drugs whose section names only a wider finding, with the words it uses."""
@@ -161,10 +176,15 @@ class RelationList:
             lines += [found] if found else []
         return lines
 
-    def line(self, drug: RankedDrug, wordings: Sequence[str] | None = None) -> str | None:
+    def has_evidence(self, drug: RankedDrug) -> bool:
+        return any(i in self.by_id for i in drug.evidence_ids)
+
+    def line(
+        self, drug: RankedDrug, wordings: Sequence[str] | None = None, window: int | None = None
+    ) -> str | None:
         """The drug's sentence naming what was searched, with its page; None when none is quoted."""
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
-        quote = _naming_line(items, self.wordings if wordings is None else wordings, self.window)
+        quote = _naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
         return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
 
 
