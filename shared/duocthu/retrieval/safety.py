@@ -41,7 +41,7 @@ from functools import lru_cache
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import find_phrase, phrase_starts
-from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
+from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, typed_matches, typed_token, words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
@@ -55,9 +55,10 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
-from duocthu.retrieval.facets import FacetQuery, PatientProfile, anchor_table
+from duocthu.retrieval.facets import FACET_SECTIONS, FacetQuery, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import drug_classes
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
+from duocthu.retrieval.section_reads import SectionReads
 from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
@@ -382,6 +383,16 @@ def assess_patient_candidates(
     )
 
 
+# Every section a patient check reads whole, fetched for a drug in one read (`SectionReads`).
+READ_SECTIONS: frozenset[str] = frozenset(
+    {*(s for sections in FACET_SECTIONS.values() for s in sections), "than_trong", CLASS_SECTION}
+)
+
+
+def _reads(store: VectorStore) -> VectorStore:
+    return store if isinstance(store, SectionReads) else SectionReads(store, READ_SECTIONS)
+
+
 def retrieve_patient_drug_context(
     store: VectorStore,
     resolver: CatalogDrugResolver,
@@ -393,7 +404,7 @@ def retrieve_patient_drug_context(
     it VERIFY_PDF), with every candidate's status. Nothing found is ABSTAIN
     insufficient_retrieval_score, statuses INSUFFICIENT_EVIDENCE."""
     profile = PatientProfile.from_frame(patient) if isinstance(patient, QueryFrame) else patient
-    result = assess_patient_candidates(store, resolver, candidates, profile, policy)
+    result = assess_patient_candidates(_reads(store), resolver, candidates, profile, policy)
     if not result.evidence:
         return EvidenceBundle(
             decision="ABSTAIN",
@@ -420,6 +431,7 @@ def with_patient_safety(
     candidates = [drug.drug_id for drug in stage_one.ranked_drugs]
     if not candidates or profile.is_empty():
         return stage_one
+    store = _reads(store)
     medicines = [m.drug_id for text in profile.context.current_medications for m in resolver.resolve(text)]
     alternatives = named_alternatives(store, resolver, [*medicines, *candidates], [*candidates, *medicines])
     checked = list(dict.fromkeys([*candidates, *(a.drug_id for a, _ in alternatives)]))
