@@ -8,7 +8,7 @@ block (a list is never cut short in silence), and the reply stays within the rep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
 from duocthu.answer.replies.context import Composed, Composer, compact
@@ -127,17 +127,8 @@ class RelationList:
         return lines
 
     def grouped(self, said: str, heading: str, listed: Sequence[RankedDrug]) -> list[str]:
-        groups: dict[str, list[str]] = {}
-        for drug in listed:
-            groups.setdefault(self.classes.get(drug.drug_id) or OTHER_CLASS, []).append(self.name(drug))
-        ordered = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
-        lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:"]
-        for group, names in ordered[:CLASSES_SHOWN]:
-            more = f" và {len(names) - NAMES_PER_CLASS} thuốc khác" if len(names) > NAMES_PER_CLASS else ""
-            lines.append(f"- {group} ({len(names)}): {', '.join(names[:NAMES_PER_CLASS])}{more}")
-        rest = ordered[CLASSES_SHOWN:]
-        if rest:
-            lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
+        ordered = by_class(listed, self.classes, self.titles)
+        lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:", *class_lines(ordered)]
         first = [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))][: self.quoted_of_long]
         if first:
             lines += [f"Câu trong mục “{heading}” của các thuốc đầu danh sách:", *first]
@@ -186,6 +177,30 @@ class RelationList:
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
         quote = _naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
         return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
+
+
+def by_class(
+    drugs: Sequence[RankedDrug], classes: Mapping[str, str], titles: Mapping[str, str]
+) -> list[tuple[str, list[str]]]:
+    """The drugs' names by the head of their "Loại thuốc", the largest group first."""
+    groups: dict[str, list[str]] = {}
+    for drug in drugs:
+        groups.setdefault(classes.get(drug.drug_id) or OTHER_CLASS, []).append(
+            titles.get(drug.drug_id, drug.display_name)
+        )
+    return sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
+
+
+def class_lines(ordered: Sequence[tuple[str, list[str]]]) -> list[str]:
+    """One line per leading class (its count and first names), then how many drugs the rest hold."""
+    lines = []
+    for group, names in ordered[:CLASSES_SHOWN]:
+        more = f" và {len(names) - NAMES_PER_CLASS} thuốc khác" if len(names) > NAMES_PER_CLASS else ""
+        lines.append(f"- {group} ({len(names)}): {', '.join(names[:NAMES_PER_CLASS])}{more}")
+    rest = ordered[CLASSES_SHOWN:]
+    if rest:
+        lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
+    return lines
 
 
 def _naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:
