@@ -29,6 +29,7 @@ POPULATION_NAMES = {
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
 }
+INCIDENTAL_SHOWN = 8  # drugs named apart (a finding inside another disease's name), the rest counted
 # asks whose evidence is not one named drug's monograph: drugs found for a condition, or together
 _WHICH_DRUGS = ("condition", "relation")
 _ACROSS_DRUGS = (*_WHICH_DRUGS, "together")
@@ -349,7 +350,10 @@ class ReplyWording:
                 f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
             )
         if bundle.incidental_drugs:
-            names = ", ".join(d.display_name for d in bundle.incidental_drugs)
+            # named up to a screen's worth, the rest counted: never a wall of names, never dropped
+            shown = [d.display_name for d in bundle.incidental_drugs[:INCIDENTAL_SHOWN]]
+            more = len(bundle.incidental_drugs) - len(shown)
+            names = ", ".join(shown) + (f" và {more} thuốc khác" if more else "")
             if not (bundle.ranked_drugs or bundle.wider_drugs):
                 # quoted only so the user can see why: none of them is a drug for it
                 lines.append(
