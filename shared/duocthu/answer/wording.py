@@ -351,9 +351,9 @@ class ReplyWording:
             )
         if bundle.incidental_drugs:
             # named up to a screen's worth, the rest counted: never a wall of names, never dropped
-            shown = [d.display_name for d in bundle.incidental_drugs[:INCIDENTAL_SHOWN]]
-            more = len(bundle.incidental_drugs) - len(shown)
-            names = ", ".join(shown) + (f" và {more} thuốc khác" if more else "")
+            first = [d.display_name for d in bundle.incidental_drugs[:INCIDENTAL_SHOWN]]
+            more = len(bundle.incidental_drugs) - len(first)
+            names = ", ".join(first) + (f" và {more} thuốc khác" if more else "")
             if not (bundle.ranked_drugs or bundle.wider_drugs):
                 # quoted only so the user can see why: none of them is a drug for it
                 lines.append(
