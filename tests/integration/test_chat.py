@@ -317,9 +317,11 @@ def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatServic
     assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
     everyone = {d.drug_id for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert {"losartan", "enalapril", "captopril"} <= everyone  # "3 tháng giữa và 3 tháng cuối của thai kỳ"
-    assert turn.bundle.unlisted_drugs and "thuốc khác cũng nêu" in turn.answer
-    for drug in turn.bundle.unlisted_drugs:
-        assert drug.display_name in turn.answer
+    # more than a screen's worth: grouped by class with counts, every drug in the list block
+    assert turn.bundle.unlisted_drugs and "theo nhóm ở mục “Loại thuốc”" in turn.answer
+    assert turn.reply is not None
+    listed = {d.drug_id for b in turn.reply.blocks if b.type == "drug_list" for d in b.drugs}
+    assert everyone <= listed
     # chống chỉ định silent, "Thời kỳ mang thai" says "không nên dùng": still named, under its section
     by_section = {d.drug_id: d.section_key for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert by_section["clopidogrel"] == by_section["loperamid"] == "thoi_ky_mang_thai"
@@ -421,10 +423,13 @@ def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: Chat
     assert wider["ibuprofen"] == "loét và xuất huyết tiêu hóa"
     assert "ibuprofen" not in {d.drug_id for d in turn.bundle.ranked_drugs}
     lines = turn.answer.splitlines()
-    named = next(line for line in lines if "có nêu tình trạng này" in line)
-    apart = next(line for line in lines if "tình trạng rộng hơn" in line)
-    assert "Ibuprofen" not in named and "Ibuprofen (“loét và xuất huyết tiêu hóa”)" in apart
-    assert "【Ibuprofen】 Tác dụng không mong muốn (ADR)" in turn.answer  # quoted, with its source
+    at = next(i for i, line in enumerate(lines) if "tình trạng rộng hơn" in line)
+    named = "\n".join(lines[:at])
+    assert "Ibuprofen" not in named and "Ibuprofen (“loét và xuất huyết tiêu hóa”)" in lines[at]
+    # its own words quoted, with its page
+    assert any(
+        line.startswith("- Ibuprofen (tr. ") and "loét và xuất huyết tiêu hóa" in line for line in lines
+    )
 
 
 def test_which_drugs_to_avoid_while_breastfeeding_reads_that_section(service: ChatService) -> None:
@@ -628,3 +633,29 @@ def test_a_decline_about_a_named_drug_reads_its_monograph_first(service: ChatSer
     turn = service.turn("Bn quên uống Plavix lúc 7h sáng, 4h chiều mới nhớ ra. Uống bù luôn hay bỏ?")
     assert "quá 12 giờ thì bỏ qua" in turn.answer
     assert "nằm ngoài nội dung" not in turn.answer and turn.decision != "ABSTAIN"
+
+
+def test_a_pregnancy_column_reads_the_sentence_for_the_patients_stage(service: ChatService) -> None:
+    # ibuprofen's sections exclude the third trimester: at 7 months both columns say so, the
+    # sentence quoted; at 10 weeks that sentence does not apply and is not what the column quotes
+    late = service.turn("Bệnh nhân nữ 28 tuổi mang thai 7 tháng bị đau khớp, dùng thuốc giảm đau nào?")
+    facets = {
+        f.facet: f for c in late.bundle.candidate_statuses if c.drug_id == "ibuprofen" for f in c.facets
+    }
+    assert facets["pregnancy"].status == facets["warnings"].status == "CONTRAINDICATED"
+    assert "3 tháng cuối" in facets["pregnancy"].quotes[0] or "Ba tháng cuối" in facets["pregnancy"].quotes[0]
+    early = service.turn("Thai phụ 10 tuần bị đau đầu, dùng thuốc giảm đau nào?")
+    facets = {
+        f.facet: f for c in early.bundle.candidate_statuses if c.drug_id == "ibuprofen" for f in c.facets
+    }
+    assert facets["pregnancy"].status == "CAUTION" and "3 tháng cuối" not in facets["pregnancy"].quotes[0]
+    # a contraindicated drug is shown first
+    assert late.reply is not None
+    rows = next(b for b in late.reply.blocks if b.type == "patient_table").rows
+    assert rows[0].status == "CONTRAINDICATED"
+
+
+def test_a_long_list_of_drugs_is_grouped_by_class_within_the_reply_target(service: ChatService) -> None:
+    turn = service.turn("Thuốc nào gây buồn nôn?")
+    assert "theo nhóm ở mục “Loại thuốc”" in turn.answer and len(turn.answer) <= 3000
+    assert any(reply.endswith("nào gây buồn nôn?") for reply in turn.quick_replies)

@@ -115,7 +115,9 @@ def test_a_condition_question_about_a_patient_adds_the_safety_facets_of_the_rank
     ids = {e["id"] for e in bundle["evidence"]}
     for candidate in statuses:
         facets = {f["facet"]: f for f in candidate["facets"]}
-        assert facets["pregnancy"]["status"] == "CAUTION" and facets["pregnancy"]["evidence_ids"]
+        # a stage the turn does not give: a contraindication at some stage counts as theirs
+        assert facets["pregnancy"]["status"] in ("CAUTION", "CONTRAINDICATED")
+        assert facets["pregnancy"]["evidence_ids"]
         assert set(candidate["evidence_ids"]) <= ids
         assert candidate["status"] in ("CAUTION", "CONTRAINDICATED")
     safety = {s for d, s in parts(bundle) if s != "chi_dinh"}

@@ -87,9 +87,9 @@ class PatientTable:
         ]
         alternatives = self.alternatives(bundle, by_id)
         room = REPLY_TARGET - used - CLOSING - _size(alternatives)
-        rows = self._rows(frame, bundle, by_id, facets, LINE_WINDOW)
-        if _size(rows) > room - MIN_QUOTES:  # many drugs or a long head: narrower cells, and the
-            # contraindicated drugs' rows first, as their sentences are
+        # the contraindicated drugs' rows first, as their sentences are: never read as an option
+        rows = self._rows(frame, bundle, by_id, facets, LINE_WINDOW, by_severity=True)
+        if _size(rows) > room - MIN_QUOTES:  # many drugs or a long head: narrower cells
             rows = self._rows(frame, bundle, by_id, facets, NARROW_WINDOW, by_severity=True)
         return [*rows, *alternatives, *self.quotes(bundle, by_id, room - _size(rows))]
 
@@ -108,7 +108,7 @@ class PatientTable:
         condition = frame.condition.normalized or frame.condition.text if frame.condition else None
         header = ["Thuốc", "Chỉ định (trích)", *(FACET_HEADINGS[f] for f in facets), "tr."]
         rows = [" | ".join(header)]
-        checked = _by_severity(bundle.candidate_statuses) if by_severity else bundle.candidate_statuses
+        checked = most_severe_first(bundle.candidate_statuses) if by_severity else bundle.candidate_statuses
         for assessment in checked:
             indicated = [by_id[i] for i in ranked[assessment.drug_id].evidence_ids if i in by_id] if (
                 assessment.drug_id in ranked
@@ -178,7 +178,7 @@ class PatientTable:
             else:
                 beyond.append(named[n])
         lines = ["", "Trích dẫn về người bệnh này:"] if quoted else []
-        for assessment in _by_severity(bundle.candidate_statuses):  # a contraindication is read first
+        for assessment in most_severe_first(bundle.candidate_statuses):  # a contraindication is read first
             own = [
                 clipped.get(line, line)
                 for drug, _, line in self._drug_quotes(assessment, by_id)
@@ -223,7 +223,7 @@ class PatientTable:
         return list(dict.fromkeys(replies))
 
 
-def _by_severity(checked: Sequence[CandidateAssessment]) -> list[CandidateAssessment]:
+def most_severe_first(checked: Sequence[CandidateAssessment]) -> list[CandidateAssessment]:
     """The contraindicated drugs first, then those with a caution, each group in the table's order."""
     return sorted(checked, key=lambda c: -max((_SEVERITY.get(f.status, 0) for f in c.facets), default=0))
 

@@ -29,6 +29,7 @@ POPULATION_NAMES = {
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
 }
+INCIDENTAL_SHOWN = 8  # drugs named apart (a finding inside another disease's name), the rest counted
 # asks whose evidence is not one named drug's monograph: drugs found for a condition, or together
 _WHICH_DRUGS = ("condition", "relation")
 _ACROSS_DRUGS = (*_WHICH_DRUGS, "together")
@@ -67,8 +68,9 @@ LEVEL_NOT_TOLD = {"renal": "mức độ suy thận", "hepatic": "mức độ suy
 class ReplyWording:
     """The sentences of a reply, with the catalogue's titles for the drugs it names."""
 
-    def __init__(self, titles: dict[str, str]):
+    def __init__(self, titles: dict[str, str], classes: dict[str, str] | None = None):
         self.titles = titles
+        self.classes = classes or {}  # drug_id -> its "Loại thuốc" head (catalog.drug_class)
 
     def names(self, drug_ids: Sequence[str]) -> str:
         return ", ".join(self.titles.get(d, d) for d in drug_ids)
@@ -376,7 +378,10 @@ class ReplyWording:
                 f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
             )
         if bundle.incidental_drugs:
-            names = ", ".join(d.display_name for d in bundle.incidental_drugs)
+            # named up to a screen's worth, the rest counted: never a wall of names, never dropped
+            first = [d.display_name for d in bundle.incidental_drugs[:INCIDENTAL_SHOWN]]
+            more = len(bundle.incidental_drugs) - len(first)
+            names = ", ".join(first) + (f" và {more} thuốc khác" if more else "")
             if not (bundle.ranked_drugs or bundle.wider_drugs):
                 # quoted only so the user can see why: none of them is a drug for it
                 lines.append(

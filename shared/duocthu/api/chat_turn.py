@@ -102,7 +102,10 @@ class ChatService:
     ):
         self.catalog = catalog
         self.resolver = resolver
-        self.wording = ReplyWording({d.drug_id: d.title for d in catalog.drugs})
+        self.wording = ReplyWording(
+            {d.drug_id: d.title for d in catalog.drugs},
+            {d.drug_id: d.drug_class for d in catalog.drugs if d.drug_class},
+        )
         self.retrieval = retrieval
         self.understand = understand
         self.generator = generator

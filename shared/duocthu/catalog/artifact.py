@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from duocthu.catalog.drug_class import drug_class
 from duocthu.catalog.names import FUZZY_MIN_LETTERS, name_kind, rules_digest, stem_forms
 from duocthu.catalog.shorthands import prefix_names, shorthand_names
 from duocthu.core.text import fold, raw_words, words
@@ -29,6 +30,8 @@ class CatalogDrug(BaseModel):
     aliases: tuple[str, ...] = ()
     atc_codes: tuple[str, ...] = ()
     section_keys: tuple[str, ...] = ()
+    # the head of its "Loại thuốc" section (duocthu.catalog.drug_class): what a long list groups by
+    drug_class: str | None = None
 
     def names(self) -> tuple[str, ...]:
         """Every name form: the title, the drug_id's own words, then the aliases."""
@@ -136,6 +139,7 @@ class Catalog(BaseModel):
                 aliases=r.aliases,
                 atc_codes=r.atc_codes,
                 section_keys=tuple(s.key for s in r.sections),
+                drug_class=drug_class(r),
             )
             for r in sorted(records, key=lambda r: r.drug_id)
         )

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from duocthu.core.text import fold, folded_words, token_matches, words
+from duocthu.core.text import fold, folded_words, token_matches, typed_matches, typed_token, words
 
 T = TypeVar("T")
 
@@ -24,12 +24,15 @@ def phrase_starts(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = 
     if n == 0:
         return
     first = phrase[0]
-    for i in range(len(tokens) - n + 1):
-        span = tokens[i : i + n]
-        if lenient:
-            if all(token_matches(q, t) for q, t in zip(phrase, span, strict=True)):
+    if not lenient:
+        for i in range(len(tokens) - n + 1):
+            if tokens[i] == first and list(tokens[i : i + n]) == list(phrase):
                 yield i
-        elif span[0] == first and list(span) == list(phrase):
+        return
+    typed = [typed_token(q) for q in phrase]
+    head, rest = typed[0], list(enumerate(typed[1:], start=1))
+    for i in range(len(tokens) - n + 1):
+        if typed_matches(head, tokens[i]) and all(typed_matches(q, tokens[i + k]) for k, q in rest):
             yield i
 
 

@@ -12,24 +12,33 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from duocthu.core.caching import text_cache
 from duocthu.core.tables import data_lines
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # NFD leaves đ/Đ whole (they are letters, not d + mark), so they are mapped by hand.
 _D_MAP = str.maketrans({"đ": "d", "Đ": "D"})
+MAX_FOLD_CACHED = 64  # a word or a short phrase; a whole message is folded uncached
 
 
 def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-@text_cache(maxsize=65536, max_text=64)  # words; a whole message is folded uncached
-def fold(text: str) -> str:
-    """Case-folded, diacritic-free form used only for matching."""
+def _fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFD", text.casefold().translate(_D_MAP))
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", stripped)
+
+
+# One word folded: the matchers' inner loops call this per token, so it is a bare lru_cache (the
+# vocabulary of words is bounded; a text_cache's size check per call cost a third of a patient turn).
+fold_word = lru_cache(maxsize=65536)(_fold)
+
+
+def fold(text: str) -> str:
+    """Case-folded, diacritic-free form used only for matching (a word from the cache, a longer
+    text computed each time)."""
+    return fold_word(text) if len(text) <= MAX_FOLD_CACHED else _fold(text)
 
 
 def words(text: str) -> list[str]:
@@ -68,9 +77,28 @@ def has_diacritics(token: str) -> bool:
 def token_matches(query_token: str, target_token: str) -> bool:
     """The diacritics rule: a token typed with marks must match them exactly; a token typed
     without marks matches the target's folded form."""
-    if has_diacritics(query_token):
-        return query_token.casefold() == target_token.casefold()
-    return query_token.casefold() == fold(target_token)
+    return typed_matches(typed_token(query_token), target_token)
+
+
+def typed_token(query_token: str) -> tuple[str, bool]:
+    """A typed token read once for the diacritics rule: its case-folded form, and whether it
+    carries marks (then only the same marks match)."""
+    if len(query_token) > MAX_FOLD_CACHED:
+        return _typed(query_token)
+    return _typed_word(query_token)
+
+
+def _typed(query_token: str) -> tuple[str, bool]:
+    return query_token.casefold(), has_diacritics(query_token)
+
+
+_typed_word = lru_cache(maxsize=65536)(_typed)
+
+
+def typed_matches(typed: tuple[str, bool], target_token: str) -> bool:
+    """`token_matches` for a token read by `typed_token`."""
+    folded, marked = typed
+    return folded == (target_token.casefold() if marked else fold(target_token))
 
 
 # --- Question forms -----------------------------------------------------------------------------

@@ -127,6 +127,7 @@ class ListedDrug(_Model):
     drug_id: str
     name: str
     section_key: str | None = None
+    drug_class: str | None = None  # the head of its "Loại thuốc" section, what a long list groups by
 
 
 class DrugListBlock(_Block):

@@ -17,11 +17,11 @@ from typing import Literal
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
-from duocthu.core.phrases import PhraseIndex, phrase_starts
+from duocthu.core.phrases import PhraseIndex
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
-from duocthu.core.text import words
+from duocthu.core.text import fold, typed_matches, typed_token, words
 from duocthu.core.vocabulary import POPULATIONS, Population
 from duocthu.models.evidence import SafetyFacet
 from duocthu.models.frame import PatientContext, QueryFrame
@@ -143,17 +143,41 @@ class FacetQuery:
         """The anchors (keys) the text names; never a phrase standing inside a term that holds its
         words but is not it ("thiếu máu" in "bệnh tim thiếu máu cục bộ", data/distinct_terms.tsv)."""
         tokens = words(text)
+        at: dict[str, list[int]] = {}  # folded word -> where it stands: a phrase is tried only there
+        for i, token in enumerate(tokens):
+            at.setdefault(fold(token), []).append(i)
 
-        def names(phrase: str) -> bool:
-            phrase_words = words(phrase)
-            starts = phrase_starts(tokens, phrase_words, lenient=True)
-            return any(names_finding(tokens, i, len(phrase_words)) for i in starts)
+        def names(phrase: tuple[tuple[str, bool], ...], head: str, needs: frozenset[str]) -> bool:
+            if not needs <= at.keys():  # a word of the phrase is missing: it cannot stand here
+                return False
+            n = len(phrase)
+            starts = (
+                i
+                for i in at[head]
+                if i + n <= len(tokens)
+                and all(typed_matches(q, t) for q, t in zip(phrase, tokens[i : i + n], strict=True))
+            )
+            return any(names_finding(tokens, i, n) for i in starts)
 
-        named = {a.key for a in self.anchors if any(names(p) for p in a.phrases)}
+        named = {key for key, phrases in _read_anchors(self.anchors) if any(names(*p) for p in phrases)}
         if self.classes:
             written = classes_named(text, affirmed_only=True, own=self.own_classes)
             named |= {drug for drug, classes in self.classes.items() if classes & written.keys()}
         return frozenset(named)
+
+
+@lru_cache(maxsize=256)  # one entry per patient and facet: the anchors of a turn, read once
+def _read_anchors(
+    anchors: tuple[Anchor, ...],
+) -> tuple[tuple[str, tuple[tuple[tuple[tuple[str, bool], ...], str, frozenset[str]], ...]], ...]:
+    """Each anchor's phrases as words, with the folded words a text must hold for the phrase to
+    stand in it under the diacritics rule (both sides fold to the same word)."""
+    return tuple((a.key, tuple(_read_phrase(words(p)) for p in a.phrases if words(p))) for a in anchors)
+
+
+def _read_phrase(tokens: list[str]) -> tuple[tuple[tuple[str, bool], ...], str, frozenset[str]]:
+    """A phrase as typed tokens (`typed_token`), its first word folded, and its folded words."""
+    return tuple(map(typed_token, tokens)), fold(tokens[0]), frozenset(map(fold, tokens))
 
 
 @dataclass(frozen=True)

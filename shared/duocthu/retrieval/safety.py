@@ -40,10 +40,10 @@ from functools import lru_cache
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.phrases import phrase_starts
-from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
+from duocthu.core.phrases import find_phrase, phrase_starts
+from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import words
+from duocthu.core.text import fold, typed_matches, typed_token, words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
     CandidateAssessment,
@@ -55,8 +55,10 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
-from duocthu.retrieval.facets import FacetQuery, PatientProfile
-from duocthu.retrieval.interactions import drug_classes, names_in
+from duocthu.retrieval.facets import FACET_SECTIONS, FacetQuery, PatientProfile, anchor_table
+from duocthu.retrieval.interactions import drug_classes
+from duocthu.retrieval.levels import patient_band, relation, sentence_bands
+from duocthu.retrieval.section_reads import SectionReads
 from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
 from duocthu.store import VectorStore
 
@@ -122,7 +124,7 @@ def search_facet(
     profile = profile or PatientProfile()
     if query.route == "section":
         return [
-            Finding(p, frozenset(), "CAUTION", query.facet, advice(p.text))
+            _stage_finding(p, query.facet, profile)
             for s in query.sections
             for p in store.find_by_section(drug_id, s)
         ]
@@ -140,6 +142,52 @@ def search_facet(
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+# Words by which a pregnancy or breastfeeding section excludes the drug (at the stage it names).
+EXCLUDING = ("chống chỉ định", "không được dùng")
+STAGE_CONCEPT: Mapping[SafetyFacet, str] = {"pregnancy": "pregnancy", "breastfeeding": "breastfeeding"}
+
+
+def _stage_finding(part: EvidenceItem, facet: SafetyFacet, profile: PatientProfile) -> Finding:
+    """A pregnancy or breastfeeding part, about the patient by its section: CONTRAINDICATED when a
+    sentence excludes the drug at a stage the patient is in or may be in (a stage they are outside,
+    "3 tháng cuối" for a patient at 10 weeks, does not apply), that sentence quoted; else CAUTION,
+    quoting the section's strongest advice."""
+    patient = patient_band(profile.level_text("pregnancy"), "pregnancy")
+    applying = [
+        sentence
+        for sentence in split_sentences(part.text)
+        if facet != "pregnancy" or relation(patient, sentence_bands(sentence, "pregnancy")) != "outside"
+    ]
+    for sentence in applying:
+        tokens = words(sentence)
+        if any(find_phrase(tokens, words(w)) >= 0 for w in EXCLUDING) and not _negated(tokens):
+            return Finding(part, frozenset({STAGE_CONCEPT[facet]}), "CONTRAINDICATED", facet, (sentence,))
+    return Finding(part, frozenset(), "CAUTION", facet, advice(" ".join(applying) or part.text))
+
+
+def _negated(tokens: Sequence[str]) -> bool:
+    """ "không phải là chống chỉ định": the sentence says the condition does not exclude the drug."""
+    return any(
+        next(phrase_starts(tokens, words(p)), None) is not None for p in anchor_table().not_contraindication
+    )
+
+
+def _stage_columns_agree(findings: Mapping[SafetyFacet, list[Finding]]) -> dict[SafetyFacet, list[Finding]]:
+    """A contraindication sentence naming pregnancy or breastfeeding (found by the warnings facet
+    in Chống chỉ định) decides that column too, when its own section excludes nothing: the columns
+    never say less than each other. Per column, the findings that lend it their status and quote."""
+    lent: dict[SafetyFacet, list[Finding]] = {}
+    for facet, concept in STAGE_CONCEPT.items():
+        if facet not in findings or any(f.status == "CONTRAINDICATED" for f in findings[facet]):
+            continue
+        excluding = [
+            f for f in findings.get("warnings", []) if f.status == "CONTRAINDICATED" and concept in f.named
+        ]
+        if excluding:
+            lent[facet] = excluding
+    return lent
 
 
 def _rank(finding: Finding) -> tuple[int, int, float, int]:
@@ -193,9 +241,14 @@ def _assess_one(
     omitted: list[str] = []
     statuses: dict[SafetyFacet, FacetStatus] = {}
     absent: set[SafetyFacet] = set()
-    for query in profile.facet_queries(resolver, drug_id):
-        findings = search_facet(store, drug_id, _with_classes(store, query, drug_id), profile)
-        statuses[query.facet] = _worst(f.status for f in findings)
+    queries = profile.facet_queries(resolver, drug_id)
+    found = {
+        q.facet: search_facet(store, drug_id, _with_classes(store, q, drug_id), profile) for q in queries
+    }
+    lent = _stage_columns_agree(found)
+    for query in queries:
+        findings = found[query.facet]
+        statuses[query.facet] = _worst(f.status for f in [*findings, *lent.get(query.facet, ())])
         if not findings and _absent(store, drug_id, query):
             absent.add(query.facet)
         for section in query.sections:
@@ -214,7 +267,15 @@ def _assess_one(
             status=status,
             evidence_ids=tuple(f.item.id for (fc, _), fs in ordered if fc == facet for f in fs),
             section_absent=facet in absent,
-            quotes=tuple(q for (fc, _), fs in ordered if fc == facet for f in fs for q in f.sentences),
+            # the sentence a lent status comes from first: the column quotes what decides it
+            quotes=tuple(
+                dict.fromkeys(
+                    [
+                        *(q for f in lent.get(facet, ()) for q in f.sentences),
+                        *(q for (fc, _), fs in ordered if fc == facet for f in fs for q in f.sentences),
+                    ]
+                )
+            ),
         )
         for facet, status in statuses.items()
     )
@@ -236,16 +297,17 @@ def named_alternatives(
     of `situation` (the checked drugs, the patient's medicines). A drug named before the word, as
     the one to avoid, is not the alternative."""
     found: list[tuple[NamedAlternative, EvidenceItem]] = []
+    index = catalogue_index(resolver)
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
             for part in store.find_by_section(source, section):
                 for sentence in split_sentences(part.text):
                     if not has_cue(sentence, "preference"):
                         continue
-                    names = catalogue_names(resolver)
-                    named = names_in(sentence, {d: n for d, n in names.items() if d != source})
-                    for drug in sorted(named):
-                        if _preferred(sentence, names[drug]) and (named & set(situation)) - {drug}:
+                    tokens = words(sentence)
+                    at = {d: starts for d, starts in index.starts(tokens).items() if d != source}
+                    for drug in sorted(at):
+                        if _preferred(tokens, at[drug]) and (at.keys() & set(situation)) - {drug}:
                             alternative = NamedAlternative(
                                 evidence_id=part.id, source_drug_id=source, drug_id=drug, text=sentence
                             )
@@ -253,20 +315,46 @@ def named_alternatives(
     return found
 
 
-@lru_cache(maxsize=4)  # one resolver per process: its names are built once, not per patient turn
-def catalogue_names(resolver: CatalogDrugResolver) -> Mapping[str, tuple[str, ...]]:
-    """Every catalogue drug's names as a formulary text may write them (drugs with none left out)."""
-    names = {d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs}
-    return {drug_id: n for drug_id, n in names.items() if n}
+class NameIndex:
+    """Every catalogue drug's names as a formulary text may write them, by the folded form of
+    their first word: a text is read once, one dict probe per word, whatever the catalogue's size
+    (scanning each of ten thousand names through each sentence was most of a patient turn)."""
+
+    def __init__(self, names: Mapping[str, Sequence[str]]):
+        by_first: dict[str, list[tuple[str, tuple[tuple[str, bool], ...]]]] = {}
+        for drug_id, phrases in names.items():
+            for phrase in phrases:
+                tokens = words(phrase)
+                if tokens:
+                    typed = tuple(map(typed_token, tokens))
+                    by_first.setdefault(fold(tokens[0]), []).append((drug_id, typed))
+        self._by_first = by_first
+
+    def starts(self, tokens: Sequence[str]) -> dict[str, list[int]]:
+        """drug_id -> where its names stand in `tokens` (whole words, the diacritics rule with the
+        name as the typed side)."""
+        found: dict[str, list[int]] = {}
+        for i, token in enumerate(tokens):
+            for drug_id, typed in self._by_first.get(fold(token), ()):
+                end = i + len(typed)
+                span = tokens[i:end]
+                if end <= len(tokens) and all(typed_matches(q, t) for q, t in zip(typed, span, strict=True)):
+                    found.setdefault(drug_id, []).append(i)
+        return found
 
 
-def _preferred(sentence: str, drug_names_: Sequence[str]) -> bool:
-    tokens = words(sentence)
-    # "không nên dùng: … các thuốc chống viêm không steroid" names the drugs to avoid, not a choice
+@lru_cache(maxsize=4)  # one resolver per process: its names are indexed once, not per patient turn
+def catalogue_index(resolver: CatalogDrugResolver) -> NameIndex:
+    """Every catalogue drug's names (drugs with none left out), indexed."""
+    return NameIndex({d.drug_id: drug_names(resolver, d.drug_id) for d in resolver.catalog.drugs})
+
+
+def _preferred(tokens: Sequence[str], named_at: Sequence[int]) -> bool:
+    """Whether a drug named at `named_at` stands after the first word of preference. "không nên
+    dùng: … các thuốc chống viêm không steroid" names the drugs to avoid, not a choice."""
     starts = (i for p in cues()["preference"] for i in phrase_starts(tokens, words(p)))
     cue = min((i for i in starts if not (i and tokens[i - 1] == "không")), default=-1)
-    at = [i for n in drug_names_ for i in phrase_starts(tokens, words(n), lenient=True)]
-    return cue >= 0 and any(i > cue for i in at)
+    return cue >= 0 and any(i > cue for i in named_at)
 
 
 def assess_patient_candidates(
@@ -295,6 +383,16 @@ def assess_patient_candidates(
     )
 
 
+# Every section a patient check reads whole, fetched for a drug in one read (`SectionReads`).
+READ_SECTIONS: frozenset[str] = frozenset(
+    {*(s for sections in FACET_SECTIONS.values() for s in sections), "than_trong", CLASS_SECTION}
+)
+
+
+def _reads(store: VectorStore) -> VectorStore:
+    return store if isinstance(store, SectionReads) else SectionReads(store, READ_SECTIONS)
+
+
 def retrieve_patient_drug_context(
     store: VectorStore,
     resolver: CatalogDrugResolver,
@@ -306,7 +404,7 @@ def retrieve_patient_drug_context(
     it VERIFY_PDF), with every candidate's status. Nothing found is ABSTAIN
     insufficient_retrieval_score, statuses INSUFFICIENT_EVIDENCE."""
     profile = PatientProfile.from_frame(patient) if isinstance(patient, QueryFrame) else patient
-    result = assess_patient_candidates(store, resolver, candidates, profile, policy)
+    result = assess_patient_candidates(_reads(store), resolver, candidates, profile, policy)
     if not result.evidence:
         return EvidenceBundle(
             decision="ABSTAIN",
@@ -333,6 +431,7 @@ def with_patient_safety(
     candidates = [drug.drug_id for drug in stage_one.ranked_drugs]
     if not candidates or profile.is_empty():
         return stage_one
+    store = _reads(store)
     medicines = [m.drug_id for text in profile.context.current_medications for m in resolver.resolve(text)]
     alternatives = named_alternatives(store, resolver, [*medicines, *candidates], [*candidates, *medicines])
     checked = list(dict.fromkeys([*candidates, *(a.drug_id for a, _ in alternatives)]))

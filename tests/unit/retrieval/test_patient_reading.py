@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, RankedDrug
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.limits import Limit, limits_in, patient_inside
 from duocthu.retrieval.safety import (
+    NameIndex,
     _preferred,
     named_alternatives,
     retrieve_patient_drug_context,
@@ -171,6 +173,11 @@ def test_the_alternative_a_medicines_section_names_is_quoted_and_checked(
 
 def test_a_drug_named_after_not_advised_is_never_the_alternative() -> None:
     avoid = "Phối hợp chống chỉ định hoặc không nên dùng: miconazol; các thuốc như ibuxen làm tăng chảy máu."
-    assert not _preferred(avoid, ("ibuxen",))
-    assert _preferred("Nên tránh ibuxen, nếu cần giảm đau ưu tiên paranol.", ("paranol",))
-    assert _preferred("Không nên dùng ibuxen; nên dùng paranol.", ("paranol",))
+
+    def preferred(sentence: str, name: str) -> bool:
+        tokens = words(sentence)
+        return _preferred(tokens, NameIndex({"d": (name,)}).starts(tokens).get("d", []))
+
+    assert not preferred(avoid, "ibuxen")
+    assert preferred("Nên tránh ibuxen, nếu cần giảm đau ưu tiên paranol.", "paranol")
+    assert preferred("Không nên dùng ibuxen; nên dùng paranol.", "paranol")

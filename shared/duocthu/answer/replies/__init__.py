@@ -11,6 +11,7 @@ from duocthu.answer.replies.context import Composed, Composer, Generator, abstai
 from duocthu.answer.replies.declined import abstained, declined, unavailable
 from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
+from duocthu.answer.replies.relation_list import relation_list
 from duocthu.answer.replies.sections import sections
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan
@@ -26,6 +27,8 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
         return patient_table(composer, plan, bundle)
     if plan.reply == "drug_list" and (bundle.ranked_drugs or bundle.wider_drugs):
         return drug_list(composer, plan, bundle)
+    if plan.asks_kind("relation") and (bundle.ranked_drugs or bundle.wider_drugs):
+        return relation_list(composer, plan, bundle)
     if plan.reply == "pairs":
         return pairs(composer, plan, evidence, bundle)
     if plan.reply == "beside_medicines":

@@ -5,8 +5,9 @@ status per drug and facet, and the sentence each status comes from)."""
 from __future__ import annotations
 
 from duocthu.answer.indication_lines import WhichDrugLines
-from duocthu.answer.patient_table import PatientTable, facet_word
+from duocthu.answer.patient_table import PatientTable, facet_word, most_severe_first
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
+from duocthu.answer.replies.relation_list import LONG_LIST, by_class, class_lines
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import indication_of
 from duocthu.models.plan import Plan
@@ -25,7 +26,7 @@ def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
                 for f in checked.facets
             ),
         )
-        for checked in bundle.candidate_statuses
+        for checked in most_severe_first(bundle.candidate_statuses)  # a contraindicated drug first
     )
     body: list[Block] = [
         *lines_block(before),
@@ -37,14 +38,24 @@ def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
 
 
 def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
-    preface = composer.wording.preface(plan, bundle)
+    unlisted = bundle.unlisted_drugs
+    if len(bundle.ranked_drugs) + len(unlisted) <= LONG_LIST:
+        preface = composer.wording.preface(plan, bundle)
+    else:  # the drugs beyond the quoted ones grouped by class and counted, never a wall of names
+        preface = composer.wording.preface(plan, bundle.model_copy(update={"unlisted_drugs": ()}))
+        ordered = by_class(unlisted, composer.wording.classes, composer.titles)
+        preface[1:1] = [
+            f"Mục “Chỉ định” của {len(unlisted)} thuốc khác cũng nêu tình trạng này (không trích ở đây); "
+            "theo nhóm ở mục “Loại thuốc”:",
+            *class_lines(ordered),
+        ]
     quotes = WhichDrugLines(composer.titles)
     used = sum(len(line) + 1 for line in preface)
     listed = tuple(
         ListedDrug(
             drug_id=d.drug_id, name=composer.titles.get(d.drug_id, d.display_name), section_key=d.section_key
         )
-        for d in (*bundle.ranked_drugs, *bundle.wider_drugs)
+        for d in (*bundle.ranked_drugs, *bundle.wider_drugs, *unlisted)
     )
     lines = quotes.lines(bundle, indication_of(plan.frame), used)
     body: list[Block] = [*lines_block(preface), DrugListBlock(drugs=listed, lines=tuple(lines))]

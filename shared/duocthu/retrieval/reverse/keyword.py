@@ -12,7 +12,7 @@ mention ranks first. A phrase is also searched in the formulary's own wordings o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.text import words
@@ -58,15 +58,18 @@ def find_by_indication(
     section_key: str = INDICATION_SECTION,
     limit: int | None = None,
     effect: bool = False,
+    skip_drugs: Collection[str] = frozenset(),
 ) -> list[EvidenceItem]:
     """Prose parts of `section_key` holding the indication in any of its wordings (`wordings_of`),
     scored, best first (ties in book order), at most `limit`. Each wording is matched exactly
     first; only when no part holds it as written, and the wording allows it, word by word under
     the diacritics rule. `effect`: a part counts only where it states the finding as the drug's
-    effect (`reading.states_effect`: Thận trọng and Dược lý for a which-drugs-cause lookup)."""
+    effect (`reading.states_effect`: Thận trọng and Dược lý for a which-drugs-cause lookup).
+    `skip_drugs`: drugs already listed, whose parts are not read (across the whole book most
+    candidates of a later section belong to them)."""
     best: dict[str, EvidenceItem] = {}
     for wording in wordings_of(indication) if is_searchable(indication) else ():
-        for hit in _find_asked_phrase(store, wording, section_key, effect):
+        for hit in _find_asked_phrase(store, wording, section_key, effect, skip_drugs):
             if hit.id not in best or hit.score > best[hit.id].score:
                 best[hit.id] = hit
     ranked = rank_hits(list(best.values()))
@@ -74,12 +77,17 @@ def find_by_indication(
 
 
 def _find_asked_phrase(
-    store: VectorStore, wording: str, section_key: str, effect: bool = False
+    store: VectorStore,
+    wording: str,
+    section_key: str,
+    effect: bool = False,
+    skip_drugs: Collection[str] = frozenset(),
 ) -> list[EvidenceItem]:
     phrase = words(wording)
     if not phrase:
         return []
-    candidates = store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE)
+    found = store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE)
+    candidates = [item for item in found if item.drug_id not in skip_drugs]
     hits: list[EvidenceItem] = []
     for lenient in (False, True):
         if lenient and (hits or not allows_lenient(phrase)):

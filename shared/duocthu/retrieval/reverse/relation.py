@@ -6,7 +6,7 @@ No dense fallback: only chỉ định is embedded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -131,13 +131,18 @@ def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[Relatio
 # -- the lookup across drugs ------------------------------------------------------------------
 
 
-def _find_advice(store: VectorStore, wording: str, section_key: str) -> list[EvidenceItem]:
+def _find_advice(
+    store: VectorStore, wording: str, section_key: str, skip_drugs: Collection[str] = frozenset()
+) -> list[EvidenceItem]:
     """Prose parts of `section_key` where a data-file wording stands as written (marks and case
-    aside, `advice_position`), scored like an indication mention. No stop-word test: "không nên
-    dùng" is made of stop words, and is the point."""
+    aside, `advice_position`), scored like an indication mention; the parts of `skip_drugs` (already
+    listed) are not read. No stop-word test: "không nên dùng" is made of stop words, and is the
+    point."""
     phrase = words(wording)
     hits = []
     for item in store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE):
+        if item.drug_id in skip_drugs:
+            continue
         position = advice_position(item.text, phrase)
         if position >= 0:
             score = indication_score(position, len(words(item.text)))
@@ -166,16 +171,18 @@ def retrieve_by_relation(
     reranked, error = False, None
     for search in searches:
         best: dict[str, EvidenceItem] = {}
+        counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
         for phrase in search.phrases:
             hits = (
-                _find_advice(store, phrase, search.section_key)
+                _find_advice(store, phrase, search.section_key, counted)
                 if search.advice
-                else find_by_indication(store, phrase, section_key=search.section_key, effect=search.effect)
+                else find_by_indication(
+                    store, phrase, section_key=search.section_key, effect=search.effect, skip_drugs=counted
+                )
             )
             for hit in hits:
                 if hit.id not in best or hit.score > best[hit.id].score:
                     best[hit.id] = hit
-        counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
         hits = [h for h in rank_hits(list(best.values())) if h.drug_id not in counted]
         if not hits:
             continue

@@ -9,7 +9,13 @@ catalogue with its alias index and opens the store at import), timed from proces
 ready handler; its baselines are the same handler with Powertools' default tracer patching, and
 without bytecode (what a layer shipping only sources costs, /opt being read-only on Lambda).
 
+With `--scale N` the warm turns are timed on two books in the same run: the sample (40
+monographs) and the sample copied to N monographs, each copy renamed after an ATC drug
+(`duocthu.tools.bench.scaled_book`; 700 is the printed book's size), side by side with the ratio
+and the longest reply of each turn type; the per-request baseline and cold starts are left out.
+
     duocthu bench chat [--n 30]
+    duocthu bench chat --scale 700 [--n 10]
 """
 
 from __future__ import annotations
@@ -29,8 +35,11 @@ from duocthu.api.runtime import build_runtime
 from duocthu.api.services import chat as services
 from duocthu.ingest.pipeline import ingest_records
 from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.source import Monograph
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
+from duocthu.tools.bench import atc_csv
+from duocthu.tools.bench.scaled_book import scaled_book
 from duocthu.tools.bench.timing import p50_p95, pin_one_cpu
 from duocthu.tools.localserver import functions_dir
 
@@ -44,6 +53,16 @@ QUESTIONS: dict[str, list[str]] = {
     "dosing_calc": ["Paracetamol cho trẻ 12 kg liều bao nhiêu?", "Liều amoxicilin cho người lớn?"],
     "interaction": ["Warfarin dùng chung với aspirin được không?"],
     "condition_to_drug": ["Thuốc nào dùng cho tăng huyết áp?"],
+    "patient case": [
+        "Bệnh nhân nữ 28 tuổi mang thai 7 tháng bị đau khớp, dùng thuốc giảm đau nào?",
+        "Người bệnh suy thận eGFR 35 đang dùng warfarin, bị tăng huyết áp, thuốc nào dùng được?",
+        "Trẻ 5 tuổi 18 kg dị ứng penicilin bị viêm phổi, dùng kháng sinh nào?",
+    ],
+    "which-drug list (relation)": [
+        "Thuốc nào gây buồn nôn?",
+        "Phụ nữ có thai phải tránh thuốc nào?",
+        "Thuốc nào chống chỉ định trong suy gan nặng?",
+    ],
     "smalltalk": ["xin chào"],
     "unknown_drug": ["Chống chỉ định của aspirinol?"],
 }
@@ -128,6 +147,40 @@ def cold_start_ms(
     return statistics.median(ready), statistics.median(wall)
 
 
+def _warm_on(records: list[Monograph], n: int) -> dict[str, tuple[float, float, int]]:
+    """Per turn type: warm p50, p95 (ms) and the longest reply (characters) on this book."""
+    with tempfile.TemporaryDirectory(prefix="duocthu-bench-scale-") as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        store = EdgeStore(settings.data_dir)
+        ingest_records(records, store, settings)
+        store.close()
+        runtime = build_runtime(settings)
+        try:
+            service = services.chat_service(runtime)
+            longest = {t: max(len(service.turn(q).answer) for q in qs) for t, qs in QUESTIONS.items()}
+            return {t: (*p50_p95(_time(service.turn, qs, n)), longest[t]) for t, qs in QUESTIONS.items()}
+        finally:
+            runtime.store.close()
+
+
+def scale_table(size: int, n: int) -> str:
+    """Warm turns at 40 monographs and at `size`, measured in the same run."""
+    small = _warm_on(load_source(sample_formulary_path()), n)
+    large = _warm_on(scaled_book(size, atc_csv()), n)
+    lines = [
+        f"| turn type | p50 at 40 | p95 at 40 | p50 at {size} | p95 at {size} | p50 ratio "
+        f"| longest reply at {size} (chars) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for turn_type, (p50, p95, _) in small.items():
+        b50, b95, longest = large[turn_type]
+        lines.append(
+            f"| {turn_type} | {p50:.2f} | {p95:.2f} | {b50:.2f} | {b95:.2f} | {b50 / p50:.1f}× "
+            f"| {longest:,} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="duocthu bench chat", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -135,8 +188,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--n", type=int, default=30, help="repetitions of each question (warm)")
     parser.add_argument("--cold-runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--scale", type=int, help="time the warm turns at 40 and at this many monographs")
     args = parser.parse_args(argv)
     cpus = pin_one_cpu()
+    if args.scale:
+        print(f"Warm chat turn latency, ms ({cpus}; offline providers, Edge, n={args.n} per question)\n")
+        print(scale_table(args.scale, args.n))
+        return 0
     rows: list[tuple[str, str, float, float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="duocthu-bench-chat-") as tmp:
         settings = Settings(data_dir=Path(tmp))

@@ -73,9 +73,9 @@ def build_catalog(name: str, atc_csv: Path) -> Catalog:
     return atc if name == "atc" else synthetic(atc)
 
 
-def _variants(drug: CatalogDrug, n: int) -> list[str]:
+def name_variants(title: str, n: int) -> list[str]:
     """Generated names for one drug: the other INN spelling, a salt form, a maker's brand."""
-    stem = drug.title.split("(")[0].split("/")[0].strip()
+    stem = title.split("(")[0].split("/")[0].strip()
     if not words(stem):
         return []
     # Omeprazole -> Omeprazol (the Vietnamese INN drops the final e); Omeprazol -> Omeprazole
@@ -88,7 +88,7 @@ def synthetic(atc: Catalog) -> Catalog:
     """The ATC catalogue with generated variants, until >= SYNTHETIC_TARGET aliases are indexed."""
     drugs = []
     for n, drug in enumerate(atc.drugs):
-        extra = [v for v in _variants(drug, n) if v not in drug.names()]
+        extra = [v for v in name_variants(drug.title, n) if v not in drug.names()]
         drugs.append(drug.model_copy(update={"aliases": (*drug.aliases, *extra)}))
     catalog = Catalog(corpus_hash="bench-synthetic-10k", drugs=tuple(drugs))
     count = CatalogDrugResolver(catalog).alias_count

@@ -1,0 +1,217 @@
+"""Which drugs' sections name the finding asked (what causes it, what it contraindicates or needs
+caution in), across the whole book: by the section that names it, each drug with the sentence
+that names it; more than LONG_LIST drugs under one section are grouped by class (the head of each
+drug's "Loại thuốc", `catalog.drug_class`), each group counted with its first few names, with its
+first drugs' sentences and a quick reply per leading class. Every drug found stays in the list
+block (a list is never cut short in silence), and the reply stays within the reply target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
+from duocthu.answer.replies.context import Composed, Composer, compact
+from duocthu.answer.wording import POPULATION_NAMES
+from duocthu.core.phrases import contains_phrase
+from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
+from duocthu.core.text import words
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.models.plan import Plan
+from duocthu.models.reply import Block, DrugListBlock, ListedDrug
+from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import relation_searches
+from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
+
+LONG_LIST = 12
+NAMES_PER_CLASS = 3
+CLASSES_SHOWN = 8
+CLASS_REPLIES = 3
+OTHER_CLASS = "Chưa rõ loại thuốc"
+LINE_BUDGET = 2200  # the quoted lines' share of the reply's 3,000 characters
+QUOTED_OF_LONG = 4  # a long list quotes the sentences of its first drugs
+SUMMARY_LINE = 80  # a class line's length, about
+NAMES = "nêu tình trạng này"
+ADVICE = "khuyên không dùng hoặc tránh dùng thuốc"
+CAVEATS = (
+    "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể không có ở "
+    "đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF.",
+    "Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.",
+)
+ADVICE_CAVEAT = (
+    "Lời khuyên trong mục về một nhóm người bệnh có khi chỉ áp dụng cho một liều hay một giai đoạn; "
+    "hãy đọc nguyên văn mục đó của từng thuốc."
+)
+
+
+def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
+    listing = RelationList(composer, plan, bundle)
+    lines = [*listing.class_asked(), *listing.by_section(), *listing.wider(), *CAVEATS]
+    listed = tuple(
+        ListedDrug(
+            drug_id=d.drug_id,
+            name=listing.name(d),
+            section_key=d.section_key,
+            drug_class=listing.classes.get(d.drug_id),
+        )
+        for d in (*listing.drugs, *bundle.wider_drugs)
+    )
+    body: list[Block] = [DrugListBlock(drugs=listed, lines=tuple(lines))]
+    return compact(composer, plan, bundle, body, listing.replies)
+
+
+class RelationList:
+    def __init__(self, composer: Composer, plan: Plan, bundle: EvidenceBundle):
+        self.titles, self.classes = composer.titles, composer.wording.classes
+        self.plan, self.bundle = plan, bundle
+        self.drugs = [*bundle.ranked_drugs, *bundle.unlisted_drugs]
+        self.by_id = {item.id: item for item in bundle.evidence}
+        # what the lookup searched: narrowed first, then (as retrieval falls back) the finding alone
+        frame = plan.frame
+        searches = (*relation_searches(frame), *relation_searches(frame, narrowed=False))
+        phrases = [p for search in searches for p in search.phrases]
+        self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
+        self.replies: list[str] = []
+        self.window = LINE_WINDOW
+        self.quoted_of_long = QUOTED_OF_LONG
+
+    def name(self, drug: RankedDrug) -> str:
+        return self.titles.get(drug.drug_id, drug.display_name)
+
+    def class_asked(self) -> list[str]:
+        """The list is by section text, never filtered by class: a drug of the class asked is put
+        first and named, the others stay (an NSAID is an analgesic its "Loại thuốc" head may not
+        call one)."""
+        asked = self.plan.reading.asked_class
+        if not asked:
+            return []
+        inside = [d for d in self.drugs if _in_class(self.classes.get(d.drug_id), asked)]
+        self.drugs = [*inside, *(d for d in self.drugs if d not in inside)]
+        lines = [
+            f"Danh sách không lọc theo nhóm “{asked}” trong câu hỏi: thuốc thuộc nhóm khác cũng có trong "
+            "danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”."
+        ]
+        if inside:
+            names = ", ".join(self.name(d) for d in inside)
+            lines.append(f"Mục “Loại thuốc” xếp vào nhóm “{asked}” (đứng đầu danh sách): {names}.")
+        return lines
+
+    def by_section(self) -> list[str]:
+        sections: dict[str, list[RankedDrug]] = {}
+        for drug in self.drugs:
+            sections.setdefault(drug.section_key or INDICATION_SECTION, []).append(drug)
+        long_lists = sum(1 for ds in sections.values() if len(ds) > LONG_LIST)
+        quoted = (
+            sum(len(ds) for ds in sections.values() if len(ds) <= LONG_LIST) + QUOTED_OF_LONG * long_lists
+        )
+        room = LINE_BUDGET - (CLASSES_SHOWN + 2) * SUMMARY_LINE * long_lists
+        self.window = max(LINE_WINDOW, min(LONGEST_LINE, room // max(1, quoted) - SOURCE))
+        # a long list quotes as many of its first drugs' sentences as the room leaves
+        quotable = [d for ds in sections.values() if len(ds) <= LONG_LIST for d in ds if self.has_evidence(d)]
+        short = len(quotable) * (self.window + SOURCE)
+        per_list = (room - short) // max(1, long_lists) // (LINE_WINDOW + SOURCE)
+        self.quoted_of_long = max(QUOTED_OF_LONG, per_list)
+        lines: list[str] = []
+        for section_key, listed in sections.items():
+            heading = SECTION_HEADINGS[section_key]
+            what = ADVICE if section_key in advice_sections() else NAMES
+            said = f"Mục “{heading}” của {len(listed)} thuốc {what}"
+            if len(listed) <= LONG_LIST:
+                lines += [f"{said}:", *(self.line(d) or f"- {self.name(d)}" for d in listed)]
+                self.replies += [f"{heading} của {self.name(d)}" for d in listed]
+            else:
+                lines += self.grouped(said, heading, listed)
+        if any(key in advice_sections() for key in sections):
+            lines.append(ADVICE_CAVEAT)
+        return lines
+
+    def grouped(self, said: str, heading: str, listed: Sequence[RankedDrug]) -> list[str]:
+        ordered = by_class(listed, self.classes, self.titles)
+        lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:", *class_lines(ordered)]
+        first = [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))][: self.quoted_of_long]
+        if first:
+            lines += [f"Câu trong mục “{heading}” của các thuốc đầu danh sách:", *first]
+        asked = self.narrowing()
+        if asked:
+            self.replies += [
+                f"{group} nào {asked}?" for group, _ in ordered[:CLASS_REPLIES] if group != OTHER_CLASS
+            ]
+        return lines
+
+    def narrowing(self) -> str | None:
+        """What the question asks of each drug, for a quick reply asking it of one class ("gây
+        buồn nôn", "chống chỉ định ở phụ nữ có thai"); None without a known finding or population."""
+        frame = self.plan.frame
+        condition = frame.condition.normalized if frame.condition is not None else None
+        relation = frame.condition_relation or ""
+        if condition:
+            asked = {"adverse_effect": "gây {}", "contraindication": "chống chỉ định trong {}"}.get(relation)
+            return asked.format(condition) if asked else None
+        who = POPULATION_NAMES.get(frame.population or "")
+        return f"chống chỉ định ở {who}" if who and relation == "contraindication" else None
+
+    def wider(self) -> list[str]:
+        """The drugs whose section names only a wider finding, with the words it uses."""
+        drugs = self.bundle.wider_drugs
+        if not drugs:
+            return []
+        named = [f"{self.name(d)} (“{d.wider_finding}”)" for d in drugs]
+        more = f" và {len(named) - LONG_LIST} thuốc khác" if len(named) > LONG_LIST else ""
+        lines = [
+            "Các thuốc sau ghi một tình trạng rộng hơn, bao gồm tình trạng bạn hỏi: "
+            f"{', '.join(named[:LONG_LIST])}{more}."
+        ]
+        for drug in drugs[:QUOTED_OF_LONG]:
+            found = self.line(drug, (drug.wider_finding,) if drug.wider_finding else ())
+            lines += [found] if found else []
+        return lines
+
+    def has_evidence(self, drug: RankedDrug) -> bool:
+        return any(i in self.by_id for i in drug.evidence_ids)
+
+    def line(
+        self, drug: RankedDrug, wordings: Sequence[str] | None = None, window: int | None = None
+    ) -> str | None:
+        """The drug's sentence naming what was searched, with its page; None when none is quoted."""
+        items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
+        quote = _naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
+        return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
+
+
+def by_class(
+    drugs: Sequence[RankedDrug], classes: Mapping[str, str], titles: Mapping[str, str]
+) -> list[tuple[str, list[str]]]:
+    """The drugs' names by the head of their "Loại thuốc", the largest group first."""
+    groups: dict[str, list[str]] = {}
+    for drug in drugs:
+        groups.setdefault(classes.get(drug.drug_id) or OTHER_CLASS, []).append(
+            titles.get(drug.drug_id, drug.display_name)
+        )
+    return sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
+
+
+def class_lines(ordered: Sequence[tuple[str, list[str]]]) -> list[str]:
+    """One line per leading class (its count and first names), then how many drugs the rest hold."""
+    lines = []
+    for group, names in ordered[:CLASSES_SHOWN]:
+        more = f" và {len(names) - NAMES_PER_CLASS} thuốc khác" if len(names) > NAMES_PER_CLASS else ""
+        lines.append(f"- {group} ({len(names)}): {', '.join(names[:NAMES_PER_CLASS])}{more}")
+    rest = ordered[CLASSES_SHOWN:]
+    if rest:
+        lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
+    return lines
+
+
+def _naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:
+    """The first sentence of the parts that names one of the wordings, clipped around it."""
+    for item in items:
+        for sentence in split_sentences(item.text.split("】 ", 1)[-1]):
+            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
+                return clip(sentence, wordings, window)
+    return None
+
+
+def _in_class(drug_class: str | None, asked: str) -> bool:
+    """Whether a drug's "Loại thuốc" head holds the class asked, as whole words, marks aside."""
+    return drug_class is not None and contains_phrase(drug_class, asked)

@@ -1,0 +1,66 @@
+"""The book at its real size for benchmarks: the sample's monographs copied until there are N,
+each copy renamed after a drug of the kit's ATC table (its title, its brand names as aliases, its
+name written where the original's title stood). Every copy keeps the sample's sections, so the
+text each turn reads has the formulary's own wording and length, not the ATC table's condensed
+prose. Test data only: never shipped, never ingested by default.
+
+At N = 700: about 21,700 parts and 10,500 aliases, the size the latency targets are stated for.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from duocthu.core.text import fold
+from duocthu.ingest.source import load_source, sample_formulary_path
+from duocthu.models.source import Block, Monograph, slugify
+from duocthu.tools.bench.resolver import name_variants
+from duocthu.tools.scale_source import convert_rows, read_atc_csv
+
+
+def _renamed(record: Monograph, title: str, aliases: list[str], drug_id: str) -> Monograph:
+    """The record under another drug's name: the original's names replaced in its text."""
+    names = sorted({record.title, *record.aliases}, key=len, reverse=True)
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.IGNORECASE)
+
+    def text(block: Block) -> Block:
+        return block.model_copy(update={"text": pattern.sub(title, block.text)})
+
+    sections = tuple(
+        s.model_copy(update={"blocks": tuple(text(b) for b in s.blocks)}) for s in record.sections
+    )
+    return record.model_copy(
+        update={
+            "drug_id": drug_id,
+            "title": title,
+            "aliases": tuple(a for a in aliases if fold(a) != fold(title)),
+            "brands": (),
+            "sections": sections,
+        }
+    )
+
+
+def scaled_book(size: int, atc_csv: Path) -> list[Monograph]:
+    """The sample's 40 monographs, then renamed copies of them in turn until `size` records."""
+    sample = load_source(sample_formulary_path())
+    if size <= len(sample):
+        return sample[:size]
+    taken = {fold(n) for r in sample for n in (r.title, *r.aliases)}
+    used = {r.drug_id for r in sample}
+    book = list(sample)
+    for n, atc in enumerate(r for r in convert_rows(read_atc_csv(atc_csv)) if fold(r["title"]) not in taken):
+        if len(book) >= size:
+            break
+        drug_id = slugify(atc["title"])
+        if not drug_id or drug_id in used:
+            continue
+        used.add(drug_id)
+        # the ATC table's brands, and the other spelling, a salt and a maker's brand of the name,
+        # as many names per drug as the printed book's index gives
+        variants = [v for k in range(3) for v in name_variants(atc["title"], n + k)]
+        aliases = list(dict.fromkeys([*atc["aliases"], *variants]))
+        book.append(_renamed(sample[n % len(sample)], atc["title"], aliases, drug_id))
+    if len(book) < size:
+        raise SystemExit(f"the ATC table names only {len(book)} distinct drugs (< {size})")
+    return book
