@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from duocthu.store.base import StoreUnavailable
+from duocthu.store.edge import EdgeStore
 from duocthu.tools.cli import main
 
 from tests.conftest import SAMPLE_TSV, kit_rows
@@ -125,3 +127,16 @@ def test_if_stale_rebuilds_only_an_outdated_sample_index(tmp_path: Path) -> None
     manifest.write_text(json.dumps(other))  # another source's index is never replaced by the sample
     assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0
     assert json.loads(manifest.read_text())["source"] == "/srv/formulary"
+
+
+def test_an_index_of_an_older_layout_is_rebuilt_or_refused_with_the_fix(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0
+    manifest = data / "manifest.json"
+    older = dict(json.loads(manifest.read_text()), layout=1)  # built by code before sentence points
+    manifest.write_text(json.dumps(older))
+    assert main(["ingest", "--quiet", "--if-stale", "--data-dir", str(data)]) == 0  # the sample: rebuilt
+    assert json.loads(manifest.read_text())["layout"] != 1
+    manifest.write_text(json.dumps(dict(older, source="/srv/formulary")))  # another source: refused
+    with pytest.raises(StoreUnavailable, match="duocthu ingest"):
+        EdgeStore(data).probe()

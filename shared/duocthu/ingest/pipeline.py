@@ -26,7 +26,7 @@ from duocthu.models.source import Monograph
 from duocthu.providers.embeddings import get_embedder
 from duocthu.settings import Settings
 from duocthu.store import Manifest, VectorStore
-from duocthu.store.base import dense_size
+from duocthu.store.base import INDEX_LAYOUT, dense_size
 from duocthu.store.catalog import catalog_path
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,7 @@ def _ingest(
         dense_dim=dense_size(dense) if calibration else None,
         dense_threshold=calibration.threshold if calibration else None,
         source=source_label,
+        layout=INDEX_LAYOUT,
     )
     store.activate(manifest)
     log.info("activated index version %s (%d drugs, %d points)", version, len(records), len(chunks))
@@ -145,10 +146,12 @@ def ingest_path(
 
 def sample_index_is_stale(manifest: Manifest | None) -> bool:
     """True when there is no index, or the active one was built from the bundled sample formulary
-    and the sample has changed since (a developer pulled new monographs). An index built from any
-    other source is never replaced by the sample."""
+    and the sample or the index layout has changed since (a developer pulled new monographs or new
+    code). An index built from any other source is never replaced by the sample."""
     if manifest is None:
         return True
     if manifest.source != SAMPLE_SOURCE:
         return False
+    if manifest.layout != INDEX_LAYOUT:
+        return True
     return manifest.corpus_hash != corpus_hash(load_source(sample_formulary_path()))

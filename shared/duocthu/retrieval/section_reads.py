@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from duocthu.models.chunk import Chunk
-from duocthu.models.evidence import EvidenceItem
+from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import Progress, part_order
 
@@ -78,6 +78,12 @@ class SectionReads:
         limit: int = 10,
     ) -> list[EvidenceItem]:
         return self.store.search_dense(vector, section_key=section_key, chunk_kind=chunk_kind, limit=limit)
+
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str, limit: int) -> list[RankedLine]:
+        return self.store.search_lines(tokens, drug_id=drug_id, limit=limit)
+
+    def probe(self) -> None:
+        self.store.probe()
 
     def build_version(
         self,

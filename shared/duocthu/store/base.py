@@ -47,6 +47,11 @@ class NoIndex(RuntimeError):
     """No index version has been activated yet (run `duocthu ingest`)."""
 
 
+# What the index holds and how: bumped when a build writes points older code cannot read, or lacks
+# points newer code reads (2: a point per sentence beside the parts, for the answering lines).
+INDEX_LAYOUT = 2
+
+
 class Manifest(BaseModel):
     """What the active index version is: the pointer readers follow."""
 
@@ -61,6 +66,15 @@ class Manifest(BaseModel):
     dense_dim: int | None = None
     dense_threshold: float | None = None
     source: str | None = None  # "sample" for the bundled sample formulary, else the source path
+    layout: int = 1  # INDEX_LAYOUT of the build; manifests from before the field are layout 1
+
+    def readable_layout(self) -> None:
+        """Raises StoreUnavailable for an index this code cannot read, naming the fix."""
+        if self.layout != INDEX_LAYOUT:
+            raise StoreUnavailable(
+                f"index {self.version} has layout {self.layout}, this code reads layout "
+                f"{INDEX_LAYOUT}: rebuild it with `duocthu ingest`"
+            )
 
     @staticmethod
     def now() -> str:

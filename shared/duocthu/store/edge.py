@@ -239,6 +239,9 @@ class EdgeStore(FilteredReads):
     def probe(self) -> None:
         """Opens the shard and decodes one part with its payload: a start or a health check that
         reads nothing would call a zeroed payload file healthy and fail every question."""
+        manifest = self.active_manifest()
+        if manifest is not None:
+            manifest.readable_layout()
         self.count()
         shard = self._open()
         with _engine_reads(self._shard_version):
