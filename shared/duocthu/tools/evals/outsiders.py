@@ -19,6 +19,9 @@ neither a heading "【…】", a line of the reply's own ending in ":", nor a no
 Held-out rows are never printed.
 
     duocthu eval outsiders [--split dev|held-out] [--failures]   (--failures: dev rows only)
+
+Each file is a column: the held-out split holds the first held-out set and the one written after
+the work it judges.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from pathlib import Path
 
 from duocthu.core.text import nfc
 from duocthu.tools.evals.answers import run_turns
-from duocthu.tools.evals.common import rate, split_files
+from duocthu.tools.evals.common import rate
+from duocthu.tools.evals.manifest import Row as ManifestRow
+from duocthu.tools.evals.manifest import gold_dir, read_manifest
 
 # What a reply says when it has nothing on a name or a question (answer.wording, answer.replies)
 _NOT_FOUND = re.compile(r"không tìm thấy|không có thông tin|nằm ngoài nội dung", re.IGNORECASE)
@@ -174,6 +179,12 @@ def _pass_rate_of(kind: str) -> Callable[[list[Outcome]], str]:
     return cell
 
 
+def outsider_files() -> list[ManifestRow]:
+    """The manifest's files of tests/gold/outsiders, dev first (never a row of a held-out one)."""
+    rows = [r for r in read_manifest() if r.folder == "outsiders"]
+    return sorted(rows, key=lambda r: r.split != "dev")
+
+
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="duocthu eval outsiders", description=__doc__)
     parser.add_argument("--split", choices=("dev", "held-out"))
@@ -181,15 +192,17 @@ def main(argv: Sequence[str]) -> int:
         "--failures", action="store_true", help="list the dev rows that fail (never held-out)"
     )
     args = parser.parse_args(argv)
-    files = split_files("outsiders")
     chosen = [args.split] if args.split else ["dev", "held-out"]
+    # a column per file: a held-out set written later (to judge the work) is read beside the first
+    files = {Path(r.file).stem: gold_dir() / r.file for r in outsider_files() if r.split in chosen}
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-outsiders-") as tmp:
-        by_split = {split: run(load_rows(files[split]), Path(tmp) / split) for split in chosen}
+        by_split = {name: run(load_rows(path), Path(tmp) / name) for name, path in files.items()}
     total = sum(len(v) for v in by_split.values())
     print(f"replies to outsiders' questions, {total} rows\n")
     print("\n".join(table(by_split)))
-    if args.failures and "dev" in by_split:
-        for o in by_split["dev"]:
+    dev = [o for name, outcomes in by_split.items() if name.startswith("dev") for o in outcomes]
+    if args.failures:
+        for o in dev:
             if not o.passed:
                 why = [
                     f"missing {list(o.missing)}" if o.missing else "",
