@@ -15,7 +15,7 @@ from tests.browser.conftest import OUTPUT, SIZE_IDS, SIZES
 from tests.browser.test_chat_page import DOSE_TABLE_QUESTION, SECTION_QUESTION, ask, chat_bodies
 
 PATIENT_QUESTION = "Phụ nữ có thai bị đau đầu dùng thuốc gì?"
-MANY_SECTIONS_QUESTION = "Thuốc nào chống chỉ định trong suy gan nặng?"
+MANY_SECTIONS_QUESTION = "Chống chỉ định của ibuprofen, meloxicam, diclofenac và acid acetylsalicylic?"
 both_sizes = pytest.mark.parametrize("page", SIZES, indirect=True, ids=SIZE_IDS)
 
 
@@ -105,7 +105,7 @@ def test_long_sections_after_the_first_start_collapsed_and_a_chip_opens_its_bloc
     reply = page.locator(".reply").last
     sections = reply.locator("details.section")
     expect(sections.first).to_have_attribute("open", "")
-    assert sections.count() > 3
+    assert sections.count() >= 3
     expect(sections.nth(2)).not_to_have_attribute("open", "")
     chip = reply.locator(".chip").nth(2)
     expect(chip).to_contain_text("Chống chỉ định")

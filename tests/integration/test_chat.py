@@ -659,3 +659,13 @@ def test_a_long_list_of_drugs_is_grouped_by_class_within_the_reply_target(servic
     turn = service.turn("Thuốc nào gây buồn nôn?")
     assert "theo nhóm ở mục “Loại thuốc”" in turn.answer and len(turn.answer) <= 3000
     assert any(reply.endswith("nào gây buồn nôn?") for reply in turn.quick_replies)
+
+
+def test_a_request_not_done_says_so_before_the_lines_that_help(service: ChatService) -> None:
+    """Writing a document is not done; the drug's lines that help follow the sentence that says
+    so, never in its place. A missed dose, which a monograph may answer, is answered."""
+    turn = service.turn("Viết giúp tờ hướng dẫn xuất viện cho BN đang dùng warfarin, khoảng 1 trang A4.")
+    assert turn.reply is not None and turn.reply.blocks[0].type == "notice"
+    assert "nằm ngoài nội dung" in turn.answer.splitlines()[0] and "【Warfarin】" in turn.answer
+    missed = service.turn("Bn quên uống Plavix lúc 7h sáng, 4h chiều mới nhớ ra. Uống bù luôn hay bỏ?")
+    assert "nằm ngoài nội dung" not in missed.answer and "quá 12 giờ thì bỏ qua" in missed.answer

@@ -29,6 +29,9 @@ class TurnReading(BaseModel):
     # Asks to compute or convert a dose, a volume or a rate (data/understanding_cues.tsv,
     # not_covered/compute): the reply declines the arithmetic in one sentence, then quotes.
     asks_computation: bool = False
+    # The kinds of request read that the formulary does not serve as asked (core.vocabulary
+    # NOT_COVERED_REQUESTS): whether a decline reads the drug's lines, and says why before them.
+    not_covered: tuple[str, ...] = ()
     # Every section the words point to, strongest first (understanding.cue_readings).
     candidate_sections: tuple[str, ...] = ()
     # Shorthand read as a catalogue drug ("amox" -> amoxicilin), as (written, drug_id): the reply

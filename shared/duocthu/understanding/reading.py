@@ -21,6 +21,7 @@ _MAX_JOINER_WORDS = 2
 def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`."""
     wording = formulary_wording(text)
+    not_covered = tuple(sorted({c.value for c in scan_cues(wording).all("not_covered") if c.value}))
     return TurnReading(
         text=text,
         yes_or_no=asks_yes_or_no(text),
@@ -28,7 +29,8 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         outside_together=tuple(name for name in joined if world_drug(name)),
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
-        asks_computation=any(c.value == "compute" for c in scan_cues(wording).all("not_covered")),
+        asks_computation="compute" in not_covered,
+        not_covered=not_covered,
         candidate_sections=section_candidates(wording),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),

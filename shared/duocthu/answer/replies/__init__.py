@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from duocthu.answer.replies.beside_medicines import beside_medicines
 from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
-from duocthu.answer.replies.declined import abstained, declined, unavailable
+from duocthu.answer.replies.declined import abstained, declined, said_first, unavailable
 from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
 from duocthu.answer.replies.relation_list import relation_list
 from duocthu.answer.replies.sections import sections
+from duocthu.core.vocabulary import requests_of
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan
 
@@ -33,7 +34,10 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
         return pairs(composer, plan, evidence, bundle)
     if plan.reply == "beside_medicines":
         return beside_medicines(composer, plan, evidence, bundle)
-    return sections(composer, plan, evidence, bundle)
+    composed = sections(composer, plan, evidence, bundle)
+    if plan.reply == "decline" and requests_of(plan.reading.not_covered, "related"):
+        return said_first(composed)  # read before saying no found lines beside what is not done
+    return composed
 
 
 __all__ = ["Composed", "Composer", "Generator", "abstain", "compose", "unavailable"]

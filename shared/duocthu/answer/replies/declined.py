@@ -3,6 +3,8 @@ abstention after retrieval found nothing to answer from. Never "safe", never a g
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from duocthu.answer.blocks import notice
 from duocthu.answer.replies.context import Composed, Composer, abstain, quick_replies
 from duocthu.answer.wording import ABSTAIN_REPLIES, SMALLTALK_REPLY
@@ -12,6 +14,10 @@ from duocthu.models.plan import Plan
 from duocthu.models.reply import Reply
 
 _DEFAULT = "Không đủ bằng chứng từ Dược thư để trả lời."
+_NOT_DONE_THEN_QUOTED = (
+    "Việc này (soạn văn bản, chẩn đoán, tính hay quy đổi liều) nằm ngoài nội dung Dược thư Quốc gia "
+    "Việt Nam nên tôi không làm thay; dưới đây là những câu liên quan trong chuyên luận."
+)
 _CLARIFY = "Bạn có thể nói rõ hơn câu hỏi không?"
 
 
@@ -33,6 +39,13 @@ def declined(composer: Composer, plan: Plan) -> Composed:
         text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
         return _said(plan, bundle, text)
     return abstained(composer, plan, bundle)
+
+
+def said_first(composed: Composed) -> Composed:
+    """A request the assistant does not do, about a drug whose monograph has lines that help: why
+    it is not done, first, then the quotes (never the quotes as if they were what was asked)."""
+    blocks = (notice("decline", _NOT_DONE_THEN_QUOTED), *composed.reply.blocks)
+    return replace(composed, reply=composed.reply.model_copy(update={"blocks": blocks}))
 
 
 def abstained(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
