@@ -110,8 +110,9 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         typed: tuple[str, ...] = ()
         if understood:
             plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
-            bundle = service.gather(plan, resolver).main
-            returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))
+            if plan.needs_evidence:  # declined or asked back: it returns no drug
+                bundle = service.gather(plan, resolver).main
+                returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))
             lay = (frame.condition.text,) if frame.condition and frame.condition.normalized else ()
             typed = as_typed(store, lay or relation_phrases(frame), RELATION_SECTIONS[row.relation])
         results += [Result(row, "product", returned), Result(row, "as typed", typed)]

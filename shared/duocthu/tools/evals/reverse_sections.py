@@ -95,6 +95,9 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         returned: dict[str, str] = {}
         if frame.turn_type == "condition_relation" and frame.condition_relation == row.relation:
             plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
+            if not plan.needs_evidence:  # declined or asked back: it returns no drug
+                results.append(Result(row, returned))
+                continue
             bundle = service.gather(plan, resolver).main
             for drug in (*bundle.ranked_drugs, *bundle.unlisted_drugs):
                 returned.setdefault(drug.drug_id, drug.section_key or "")
