@@ -6,10 +6,11 @@ ward writes them, requests that are no formulary question, and an ask's candidat
 from __future__ import annotations
 
 import pytest
-from duocthu.catalog.ordinary_words import ordinary_word
+from duocthu.catalog.ordinary_words import WORDS_FILE, derive_words, ordinary_word
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import spelling_key, world_drug
 from duocthu.core.measures import extract_age
+from duocthu.core.tables import data_lines
 from duocthu.understanding.cue_readings import section_candidates
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
@@ -78,3 +79,9 @@ def test_an_ask_carries_every_section_its_words_point_to() -> None:
     assert (
         section_candidates("dấu hiệu ngộ độc digoxin là gì và khi nào dùng Fab?")[-1] == "qua_lieu_va_xu_tri"
     )
+
+
+def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:
+    """The committed list is the derivation's output: rerun `python -m
+    duocthu.catalog.ordinary_words` after changing the thresholds or wordfreq's version."""
+    assert data_lines(WORDS_FILE) == tuple(derive_words())
