@@ -669,3 +669,14 @@ def test_a_request_not_done_says_so_before_the_lines_that_help(service: ChatServ
     assert "nằm ngoài nội dung" in turn.answer.splitlines()[0] and "【Warfarin】" in turn.answer
     missed = service.turn("Bn quên uống Plavix lúc 7h sáng, 4h chiều mới nhớ ra. Uống bù luôn hay bỏ?")
     assert "nằm ngoài nội dung" not in missed.answer and "quá 12 giờ thì bỏ qua" in missed.answer
+
+
+def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(service: ChatService) -> None:
+    """No relation is read and the drug it names is outside the catalogue: the book's sentences
+    that answer it are quoted, each with its drug, section and page, never "not found"."""
+    turn = service.turn("Những thuốc nào có nguy cơ tiêu cơ vân nếu phối hợp với clarithromycin?")
+    assert turn.reply is not None and turn.reply.blocks[0].type in {"answer_lines", "notice"}
+    assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.lower()
+    assert "Atorvastatin, mục “Tương tác thuốc”" in turn.answer
+    # a question that is no which-drug question is still asked back
+    assert "Bạn muốn hỏi về thuốc nào" in service.turn("Liều dùng bao nhiêu?").answer

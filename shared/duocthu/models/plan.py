@@ -36,6 +36,7 @@ AskKind = Literal[
     "uses",  # one drug's indications, read for the condition asked
     "whole_sections",  # sections a composer quotes beside the asked one (contraindications, …)
     "lines",  # one named drug's sentences read for the question before a decline says no
+    "book_lines",  # every sentence of the book read for a which-drug question no list answers
 ]
 
 

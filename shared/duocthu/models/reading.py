@@ -32,6 +32,9 @@ class TurnReading(BaseModel):
     # The kinds of request read that the formulary does not serve as asked (core.vocabulary
     # NOT_COVERED_REQUESTS): whether a decline reads the drug's lines, and says why before them.
     not_covered: tuple[str, ...] = ()
+    # Asks which drugs ("thuốc nào …", "những thuốc … nào"): with no list read, the book's own
+    # sentences are read for it before a decline or a question back.
+    asks_which_drug: bool = False
     # Every section the words point to, strongest first (understanding.cue_readings).
     candidate_sections: tuple[str, ...] = ()
     # Shorthand read as a catalogue drug ("amox" -> amoxicilin), as (written, drug_id): the reply

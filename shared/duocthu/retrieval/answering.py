@@ -100,3 +100,30 @@ def answering_lines(
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+
+
+# A which-drug question read across the book: the lines kept, and how many of them one drug may
+# hold (the question asks for drugs, so one long monograph must not fill the list)
+BOOK_LINES = 6
+PER_DRUG = 2
+
+
+def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
+    """The sentences of the whole book that answer a which-drug question best, found as a drug's
+    are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug."""
+    tokens = question_tokens(question, ())
+    if len(tokens) < 2:  # one word read across 40 to 700 monographs is no question
+        return ()
+    hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
+    kept = [line for line in hits if found(line, tokens)]
+    if not kept:
+        return ()
+    best = kept[0].score
+    per_drug: dict[str, int] = {}
+    chosen: list[RankedLine] = []
+    for line in kept:
+        if line.score < FOLLOWER_SHARE * best or per_drug.get(line.drug_id, 0) >= PER_DRUG:
+            continue
+        per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
+        chosen.append(line)
+    return tuple(chosen[:BOOK_LINES])

@@ -40,7 +40,7 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
-from duocthu.retrieval.answering import answering_lines
+from duocthu.retrieval.answering import answering_lines, book_lines
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import interaction_evidence
@@ -231,6 +231,8 @@ class RetrievalService:
     def _lines(self, ask: Ask, plan: Plan, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
         """An ask about named catalogue drugs: their sentences that answer the question best,
         from their whole monographs, the routed section (or the ask's candidates) a prior."""
+        if ask.kind == "book_lines":
+            return book_lines(self.store, ask.query or plan.reading.text)
         drugs = [d for d in ask.drugs if d in resolver.by_id]
         if ask.kind not in LINE_ASKS or not drugs:
             return ()
@@ -250,6 +252,8 @@ class RetrievalService:
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None
     ) -> EvidenceBundle:
         """One ask's evidence. The frame is read only for the patient and the finding asked."""
+        if ask.kind == "book_lines":  # its lines are its evidence (`_lines`), or there is none
+            return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
         if ask.kind == "together":
             return interaction_evidence(self.store, resolver, ask.drugs, ask.unknown_names)
         if ask.kind == "condition":

@@ -35,6 +35,9 @@ PAIRS_FROM = 3
 _BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
 _BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
 _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")
+# Declines a which-drug question is read for before they are said (never a non-human subject, a
+# failed provider or small talk)
+_READ_THE_BOOK = frozenset({"needs_clarification", "unknown_drug", "out_of_scope"})
 
 
 def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Plan:
@@ -48,6 +51,14 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         if declined[1] == "out_of_scope" and frame.drugs and frame.drugs[0] in resolver.by_id:
             # read before saying no: the named drug's monograph is searched for the question
             return plan("decline", reason="out_of_scope", asks=(Ask(kind="lines", drugs=frame.drugs[:1]),))
+        if (
+            declined[1] in _READ_THE_BOOK
+            and reading.asks_which_drug
+            and not _catalogue_drugs(frame, resolver)
+        ):
+            # a which-drug question read as no list (a drug outside the catalogue named, no
+            # relation read): the book's sentences are read for it before asking back or saying no
+            return plan(declined[0], reason=declined[1], asks=(Ask(kind="book_lines"),))
         return plan(declined[0], reason=declined[1])
 
     together = interacting_drugs(frame, resolver)
@@ -133,6 +144,10 @@ def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple
     if not named and frame.turn_type not in DRUGLESS_TURNS:
         return "decline", "unknown_drug"
     return None
+
+
+def _catalogue_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> bool:
+    return any(drug in resolver.by_id for drug in frame.drugs)
 
 
 def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:

@@ -3,6 +3,8 @@ read once, here, and handed on with the frame."""
 
 from __future__ import annotations
 
+import re
+
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import find_phrase
@@ -31,11 +33,16 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         read_as=shorthand_read(text, resolver),
         asks_computation="compute" in not_covered,
         not_covered=not_covered,
+        asks_which_drug=bool(_WHICH_DRUG.search(text)),
         candidate_sections=section_candidates(wording),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
     )
 
+
+# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
+# "những thuốc giảm đau nào", "kháng sinh nào"); "gì" asks it too ("dùng thuốc gì")
+_WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\b(?:nào|gì)\b", re.IGNORECASE)
 
 # A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
 _TAKEN_WITHIN = 2

@@ -7,6 +7,7 @@ the plan and the evidence alone: no store, no resolver, no retrieval service (a 
 from __future__ import annotations
 
 from duocthu.answer.replies.beside_medicines import beside_medicines
+from duocthu.answer.replies.book_lines import book_lines
 from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
 from duocthu.answer.replies.declined import abstained, declined, said_first, unavailable
 from duocthu.answer.replies.drug_list import drug_list, patient_table
@@ -22,6 +23,8 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     if not plan.needs_evidence or evidence is None or not evidence.answers:
         return declined(composer, plan)
     bundle = evidence.main
+    if plan.asks_kind("book_lines"):  # the book's lines, or the decline they were read for
+        return book_lines(composer, plan, evidence) if evidence.lines_of(0) else declined(composer, plan)
     if bundle.decision == "ABSTAIN":
         return abstained(composer, plan, bundle)
     if bundle.candidate_statuses:  # a patient case: the compact table, never every part in full
