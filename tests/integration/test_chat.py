@@ -678,5 +678,9 @@ def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(s
     assert turn.reply is not None and turn.reply.blocks[0].type in {"answer_lines", "notice"}
     assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.lower()
     assert "Atorvastatin, mục “Tương tác thuốc”" in turn.answer
-    # a question that is no which-drug question is still asked back
+    # a question that is no which-drug question is still asked back; a made-up name is not found,
+    # never answered with other drugs' lines that share the words naming a section
     assert "Bạn muốn hỏi về thuốc nào" in service.turn("Liều dùng bao nhiêu?").answer
+    for made_up in ("Chống chỉ định của thuốc xyzabc là gì?", "Thuốc nào tương tác với xyzabc?"):
+        reply = service.turn(made_up).answer
+        assert "xyzabc" in reply and "danh sách thuốc" not in reply and "【" not in reply, made_up

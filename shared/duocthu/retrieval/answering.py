@@ -18,7 +18,9 @@ answers nothing, and a decline must never rest on it either way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 
+from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.store import VectorStore
@@ -108,14 +110,22 @@ BOOK_LINES = 6
 PER_DRUG = 2
 
 
+@cache
+def _heading_words() -> frozenset[str]:
+    return frozenset(w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
+
+
 def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
     """The sentences of the whole book that answer a which-drug question best, found as a drug's
     are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug."""
     tokens = question_tokens(question, ())
-    if len(tokens) < 2:  # one word read across 40 to 700 monographs is no question
+    # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
+    # rank, but a line must hold two of the question's other words to say which drugs
+    content = [t for t in tokens if t not in _heading_words()]
+    if len(content) < 2:  # one word read across 40 to 700 monographs is no question
         return ()
     hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
-    kept = [line for line in hits if found(line, tokens)]
+    kept = [line for line in hits if found(line, tokens) and _holds(line, content) >= 2]
     if not kept:
         return ()
     best = kept[0].score

@@ -41,8 +41,8 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
 
 
 # Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
-# "những thuốc giảm đau nào", "kháng sinh nào"); "gì" asks it too ("dùng thuốc gì")
-_WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\b(?:nào|gì)\b", re.IGNORECASE)
+# "những thuốc giảm đau nào", "kháng sinh nào"). Not "gì": "thuốc X là gì" asks about drug X.
+_WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
 
 # A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
 _TAKEN_WITHIN = 2
