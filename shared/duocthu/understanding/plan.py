@@ -48,18 +48,8 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
 
     declined = _without_evidence(frame, resolver)
     if declined is not None:
-        if declined[1] == "out_of_scope" and frame.drugs and frame.drugs[0] in resolver.by_id:
-            # read before saying no: the named drug's monograph is searched for the question
-            return plan("decline", reason="out_of_scope", asks=(Ask(kind="lines", drugs=frame.drugs[:1]),))
-        if (
-            declined[1] in _READ_THE_BOOK
-            and reading.asks_which_drug
-            and not _catalogue_drugs(frame, resolver)
-        ):
-            # a which-drug question read as no list (a drug outside the catalogue named, no
-            # relation read): the book's sentences are read for it before asking back or saying no
-            return plan(declined[0], reason=declined[1], asks=(Ask(kind="book_lines"),))
-        return plan(declined[0], reason=declined[1])
+        reply, reason = declined
+        return plan(reply, reason=reason, asks=_read_before_no(reason, frame, reading, resolver))
 
     together = interacting_drugs(frame, resolver)
     unknown = reading.joined_unknown_names
@@ -146,8 +136,18 @@ def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple
     return None
 
 
-def _catalogue_drugs(frame: QueryFrame, resolver: CatalogDrugResolver) -> bool:
-    return any(drug in resolver.by_id for drug in frame.drugs)
+def _read_before_no(
+    reason: str, frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver
+) -> tuple[Ask, ...]:
+    """What a decline or a question back reads before it is said: a named catalogue drug's own
+    lines for an out-of-scope question; the whole book's for a which-drug question read as no
+    list (a drug outside the catalogue named, no relation read); else nothing."""
+    if reason == "out_of_scope" and frame.drugs and frame.drugs[0] in resolver.by_id:
+        return (Ask(kind="lines", drugs=frame.drugs[:1]),)
+    catalogue_drugs = any(drug in resolver.by_id for drug in frame.drugs)
+    if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
+        return (Ask(kind="book_lines"),)
+    return ()
 
 
 def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:
