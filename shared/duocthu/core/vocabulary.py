@@ -5,7 +5,6 @@ Adding a value is a deliberate change here and in every consumer (prompt, schema
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal, get_args
 
 TurnType = Literal[
@@ -76,29 +75,10 @@ CONDITION_RELATIONS: frozenset[str] = frozenset(get_args(ConditionRelation))
 DECISIONS: frozenset[str] = frozenset(get_args(Decision))
 REASONS: frozenset[str] = frozenset(get_args(Reason))
 SYSTEM_ERRORS: frozenset[str] = frozenset(get_args(SystemError))
-# What the formulary holds for each kind of request understanding reads as not covered (the
-# `not_covered` cues), by what a monograph can contribute: "answers" (a monograph may say it, so its
-# lines are the answer), "related" (the assistant does not do it, but the drug's sections help the
-# clinician: the reply says so, then quotes), "nothing" (no monograph speaks to it: a plain decline).
-NOT_COVERED_REQUESTS: dict[str, str] = {
-    "missed_dose": "answers",
-    "herbal": "answers",
-    "disposal": "answers",
-    "compute": "related",
-    "write": "related",
-    "diagnose": "related",
-    "price": "nothing",
-    "purchase": "nothing",
-    "maker": "nothing",
-    "delivery": "nothing",
-    "insurance": "nothing",
-    "opening_hours": "nothing",
-}
-
-
-def requests_of(kinds: Iterable[str], holds: str) -> set[str]:
-    """The kinds of request among `kinds` for which the formulary holds `holds`."""
-    return {k for k in kinds if NOT_COVERED_REQUESTS.get(k) == holds}
+# Requests read as not covered (understanding's `not_covered` cues) that the assistant does not do
+# but on which a named drug's sections still help the clinician: a decline says so, then quotes.
+# Any other kind (a missed dose, a price) is answered by the lines found, or declined plainly.
+NOT_DONE_BUT_QUOTED: frozenset[str] = frozenset({"compute", "write", "diagnose"})
 
 
 # Which-drug questions for a condition: answered by the reverse lookup, with the safety facets of

@@ -26,11 +26,8 @@ class TurnReading(BaseModel):
     outside_formulary: tuple[str, ...] = ()
     # Of the joined names, those that are real drugs (the ATC table), wherever they stand.
     outside_together: tuple[str, ...] = ()
-    # Asks to compute or convert a dose, a volume or a rate (data/understanding_cues.tsv,
-    # not_covered/compute): the reply declines the arithmetic in one sentence, then quotes.
-    asks_computation: bool = False
-    # The kinds of request read that the formulary does not serve as asked (core.vocabulary
-    # NOT_COVERED_REQUESTS): whether a decline reads the drug's lines, and says why before them.
+    # The kinds of request read that the formulary does not serve as asked (price, missed_dose,
+    # compute, write, …): whether a decline says why before the lines it quotes.
     not_covered: tuple[str, ...] = ()
     # Asks which drugs ("thuốc nào …", "những thuốc … nào"): with no list read, the book's own
     # sentences are read for it before a decline or a question back.
@@ -45,3 +42,8 @@ class TurnReading(BaseModel):
     # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the
     # answering line (duocthu.answer.lines, data/answer_focus.tsv).
     asks_maximum: bool = False
+
+    @property
+    def asks_computation(self) -> bool:
+        """A dose, volume or rate to compute or convert: declined in one sentence, then quoted."""
+        return "compute" in self.not_covered

@@ -79,9 +79,7 @@ class SectionReads:
     ) -> list[EvidenceItem]:
         return self.store.search_dense(vector, section_key=section_key, chunk_kind=chunk_kind, limit=limit)
 
-    def search_lines(
-        self, tokens: Sequence[str], *, drug_id: str | None, limit: int
-    ) -> list[RankedLine]:
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str | None, limit: int) -> list[RankedLine]:
         return self.store.search_lines(tokens, drug_id=drug_id, limit=limit)
 
     def probe(self) -> None:

@@ -141,9 +141,7 @@ class VectorStore(Protocol):
         """The parts nearest to `vector` by cosine (the score), best first, among the parts that
         carry a dense vector."""
 
-    def search_lines(
-        self, tokens: Sequence[str], *, drug_id: str | None, limit: int
-    ) -> list[RankedLine]:
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str | None, limit: int) -> list[RankedLine]:
         """One drug's sentences (every drug's, with None) scored by BM25 for the folded query
         tokens (a token given twice weighs twice), with the IDF of the whole book's sentences,
         best first; only scores > 0."""
@@ -342,9 +340,7 @@ class FilteredReads(ABC):
         where = conditions(section_key=section_key, chunk_kind=chunk_kind)
         return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))
 
-    def search_lines(
-        self, tokens: Sequence[str], *, drug_id: str | None, limit: int
-    ) -> list[RankedLine]:
+    def search_lines(self, tokens: Sequence[str], *, drug_id: str | None, limit: int) -> list[RankedLine]:
         weights: dict[int, float] = {}
         for token in tokens:  # a token given n times weighs n
             weights[token_index(token)] = weights.get(token_index(token), 0.0) + 1.0

@@ -31,7 +31,6 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         outside_together=tuple(name for name in joined if world_drug(name)),
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
-        asks_computation="compute" in not_covered,
         not_covered=not_covered,
         asks_which_drug=bool(_WHICH_DRUG.search(text)),
         candidate_sections=section_candidates(wording),

@@ -14,7 +14,7 @@ from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
 from duocthu.answer.replies.relation_list import relation_list
 from duocthu.answer.replies.sections import sections
-from duocthu.core.vocabulary import requests_of
+from duocthu.core.vocabulary import NOT_DONE_BUT_QUOTED
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan
 
@@ -38,7 +38,7 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     if plan.reply == "beside_medicines":
         return beside_medicines(composer, plan, evidence, bundle)
     composed = sections(composer, plan, evidence, bundle)
-    if plan.reply == "decline" and requests_of(plan.reading.not_covered, "related"):
+    if plan.reply == "decline" and NOT_DONE_BUT_QUOTED.intersection(plan.reading.not_covered):
         return said_first(composed)  # read before saying no found lines beside what is not done
     return composed
 
