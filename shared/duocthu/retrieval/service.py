@@ -238,7 +238,7 @@ class RetrievalService:
             return ()
         # the ask's candidate sections when the plan names them, else the section routed to (and
         # the contraindications, for a question whether this patient may take the drug)
-        candidates = getattr(ask, "candidate_sections", None) or (
+        candidates = ask.candidate_sections or (
             *((ask.section_key,) if ask.section_key else ()),
             *((CONTRAINDICATION_SECTION,) if ask.with_patient else ()),
             *((INTERACTION_SECTION,) if ask.kind == "together" else ()),
