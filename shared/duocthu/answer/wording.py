@@ -18,6 +18,7 @@ from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import relation_searches
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 
 POPULATION_NAMES = {
@@ -102,6 +103,10 @@ class ReplyWording:
                 f"Mục Tương tác thuốc của {self.names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
                 "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
             )
+        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind("relation"):
+            read = self.relation_read(plan)
+            if read:
+                return read
         if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_ACROSS_DRUGS):
             return (
                 "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
@@ -117,6 +122,27 @@ class ReplyWording:
         if bundle.reason == "needs_clarification":
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
+
+    def relation_read(self, plan: Plan) -> str | None:
+        """What a which-drugs lookup that found nothing read: the sections, across every drug of
+        the book, and the words searched; a name without a monograph said so first. Never a bare
+        "no information": the reader sees what was read."""
+        ask = plan.main_ask
+        if ask is None:
+            return None
+        searches = relation_searches(plan.frame, candidates=ask.candidate_sections, names=ask.unknown_names)
+        if not searches:
+            return None
+        headings = ", ".join(dict.fromkeys(f"“{SECTION_HEADINGS[s.section_key]}”" for s in searches))
+        phrases = self.quoted(list(dict.fromkeys(p for s in searches if not s.advice for p in s.phrases)))
+        names = self.quoted(ask.unknown_names)
+        lead = f"Dược thư không có chuyên luận {names}. " if names else ""
+        what = f"nhắc đến {phrases}" if phrases else "có lời khuyên tránh dùng cho nhóm người này"
+        return (
+            f"{lead}Tôi đã đọc mục {headings} của cả {len(self.titles)} thuốc trong Dược thư: không mục "
+            f"nào {what}. Điều đó không có nghĩa là không có thuốc liên quan hay thuốc nào cũng an toàn; "
+            "hãy tra cứu thêm."
+        )
 
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         return [line for part in self.preface_parts(plan, bundle) for line in part]

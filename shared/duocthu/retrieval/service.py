@@ -260,7 +260,14 @@ class RetrievalService:
             found = self.by_indication(ask.query, deadline)
             return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
         if ask.kind == "relation":
-            return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
+            return retrieve_for_relation(
+                self.store,
+                frame,
+                self.policy,
+                rerank=self.rerank,
+                candidates=ask.candidate_sections,
+                names=ask.unknown_names,
+            )
         if ask.kind == "each_drug":
             if ask.query is None:
                 return self.for_each_drug(ask.drugs, resolver, self.overview)
