@@ -684,3 +684,21 @@ def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(s
     for made_up in ("Chống chỉ định của thuốc xyzabc là gì?", "Thuốc nào tương tác với xyzabc?"):
         reply = service.turn(made_up).answer
         assert "xyzabc" in reply and "danh sách thuốc" not in reply and "【" not in reply, made_up
+
+
+def test_which_drugs_need_caution_or_interact_are_read_in_that_section_across_the_book(
+    service: ChatService,
+) -> None:
+    # the section named is the relation: Thận trọng, across every drug
+    caution = service.turn("Thuốc nào cần thận trọng ở người bệnh hen?")
+    assert {"ibuprofen", "diclofenac"} <= {d.drug_id for d in caution.bundle.ranked_drugs}
+    assert "Mục “Thận trọng” của" in caution.answer and "không tìm thấy" not in caution.answer.casefold()
+    # a name without a monograph, named in other drugs' interaction sections, is never "not found"
+    named = service.turn("Những thuốc nào có tương tác với clarithromycin?")
+    assert "colchicin" in {d.drug_id for d in named.bundle.ranked_drugs}
+    assert "Dược thư không có chuyên luận “clarithromycin”" in named.answer
+    assert "không tìm thấy" not in named.answer.casefold()
+    # nothing found says what was read
+    none = service.turn("Thuốc nào tương tác với thuốc xyzabc?")
+    assert none.bundle.decision == "ABSTAIN"
+    assert "Tôi đã đọc mục “Tương tác thuốc” của cả 40 thuốc" in none.answer
