@@ -85,8 +85,8 @@ class RelationList:
         self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
         self.replies: list[str] = []
         # what a section says of the finding, or of a name asked that has no monograph
-        names = ", ".join(f"“{name}”" for name in (plan.main_ask.unknown_names if plan.main_ask else ()))
-        self.names_what = f"nhắc đến {names}" if names else NAMES
+        quoted = ", ".join(f"“{name}”" for name in names)
+        self.names_what = f"nhắc đến {quoted}" if quoted else NAMES
         self.window = LINE_WINDOW
         self.quoted_of_long = QUOTED_OF_LONG
 
@@ -96,11 +96,11 @@ class RelationList:
     def no_monograph(self) -> list[str]:
         """A name asked of the sections that has no monograph of its own: said, then the drugs
         whose section names it (never "not found" when the book names it)."""
-        names = self.plan.main_ask.unknown_names if self.plan.main_ask else ()
-        if not names:
+        if self.names_what == NAMES:
             return []
-        quoted = ", ".join(f"“{name}”" for name in names)
-        return [f"Dược thư không có chuyên luận {quoted}; các thuốc dưới đây có mục nhắc đến tên này."]
+        return [
+            f"Dược thư không có chuyên luận riêng cho tên này; các thuốc dưới đây có mục {self.names_what}."
+        ]
 
     def class_asked(self) -> list[str]:
         """The list is by section text, never filtered by class: a drug of the class asked is put

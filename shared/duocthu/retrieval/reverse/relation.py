@@ -75,6 +75,7 @@ def _population_advice() -> dict[str, RelationSearch]:
 
 # -- what a relation question searches for ----------------------------------------------------
 
+
 def relation_section(frame: QueryFrame, candidates: Sequence[str] = ()) -> str | None:
     """The section a relation question is answered from: its relation's own, or, when its words
     name no relation (cause, exclude, treat), the first safety section they point to
@@ -83,7 +84,6 @@ def relation_section(frame: QueryFrame, candidates: Sequence[str] = ()) -> str |
     if section is not None:
         return section
     return next((key for key in candidates if key in SAFETY_SECTIONS), None)
-
 
 
 def _narrowing(frame: QueryFrame) -> str | None:
