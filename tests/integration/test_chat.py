@@ -702,3 +702,19 @@ def test_which_drugs_need_caution_or_interact_are_read_in_that_section_across_th
     none = service.turn("Thuốc nào tương tác với thuốc xyzabc?")
     assert none.bundle.decision == "ABSTAIN"
     assert "Tôi đã đọc mục “Tương tác thuốc” của cả 40 thuốc" in none.answer
+
+
+def test_a_condition_no_indication_names_reads_the_book_unless_a_patient_is_described(
+    service: ChatService,
+) -> None:
+    # no chỉ định names the lay words: the book's sentences holding them are quoted, not "not found"
+    turn = service.turn("Sổ mũi, hắt hơi liên tục mỗi lần trở trời thì xài thuốc gì cho đỡ?")
+    assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.casefold()
+    assert "(Loratadin, mục “Chỉ định”" in turn.answer
+    # with a patient described, the book's lines (never checked against them) are not offered:
+    # the reply says what was read
+    allergic = service.turn("Mẹ tôi dị ứng với Flagyl, bị viêm âm đạo do trichomonas thì chữa bằng thuốc gì?")
+    assert (
+        allergic.bundle.decision == "ABSTAIN"
+        and "Tôi đã đọc mục “Chỉ định” của cả 40 thuốc" in allergic.answer
+    )

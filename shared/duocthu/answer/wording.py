@@ -103,8 +103,8 @@ class ReplyWording:
                 f"Mục Tương tác thuốc của {self.names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
                 "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
             )
-        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind("relation"):
-            read = self.relation_read(plan)
+        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_WHICH_DRUGS):
+            read = self.lookup_read(plan)
             if read:
                 return read
         if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_ACROSS_DRUGS):
@@ -123,25 +123,34 @@ class ReplyWording:
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
 
-    def relation_read(self, plan: Plan) -> str | None:
-        """What a which-drugs lookup that found nothing read: the sections, across every drug of
-        the book, and the words searched; a name without a monograph said so first. Never a bare
-        "no information": the reader sees what was read."""
+    def lookup_read(self, plan: Plan) -> str | None:
+        """What a which-drugs lookup that found nothing read (its sections, across every drug of
+        the book, then the book's sentences) and the words searched; a name without a monograph
+        said so first. Never a bare "no information": the reader sees what was read."""
         ask = plan.main_ask
         if ask is None:
             return None
-        searches = relation_searches(plan.frame, candidates=ask.candidate_sections, names=ask.unknown_names)
-        if not searches:
+        if ask.kind == "condition":
+            sections, phrases = [INDICATION_SECTION], [ask.query] if ask.query else []
+        else:
+            searches = relation_searches(
+                plan.frame, candidates=ask.candidate_sections, names=ask.unknown_names
+            )
+            sections = [s.section_key for s in searches]
+            phrases = [p for s in searches if not s.advice for p in s.phrases]
+        if not sections:
             return None
-        headings = ", ".join(dict.fromkeys(f"“{SECTION_HEADINGS[s.section_key]}”" for s in searches))
-        phrases = self.quoted(list(dict.fromkeys(p for s in searches if not s.advice for p in s.phrases)))
+        headings = ", ".join(dict.fromkeys(f"“{SECTION_HEADINGS[key]}”" for key in sections))
+        searched = self.quoted(list(dict.fromkeys(phrases)))
         names = self.quoted(ask.unknown_names)
         lead = f"Dược thư không có chuyên luận {names}. " if names else ""
-        what = f"nhắc đến {phrases}" if phrases else "có lời khuyên tránh dùng cho nhóm người này"
+        what = f"nhắc đến {searched}" if searched else "có lời khuyên tránh dùng cho nhóm người này"
+        # the whole book's sentences are read too, unless a patient is described (retrieval.service)
+        book = ", và không câu nào của các chuyên luận trả lời được câu hỏi"
         return (
             f"{lead}Tôi đã đọc mục {headings} của cả {len(self.titles)} thuốc trong Dược thư: không mục "
-            f"nào {what}. Điều đó không có nghĩa là không có thuốc liên quan hay thuốc nào cũng an toàn; "
-            "hãy tra cứu thêm."
+            f"nào {what}{book if plan.frame.patient_context.is_empty() else ''}. Điều đó không có nghĩa là "
+            "không có thuốc liên quan hay thuốc nào cũng an toàn; hãy tra cứu thêm."
         )
 
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
