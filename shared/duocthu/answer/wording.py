@@ -116,7 +116,8 @@ class ReplyWording:
             # "thuốc nào cần chỉnh liều ở người suy thận": no section lists drugs that way
             return (
                 "Tôi chỉ tra được theo một tình trạng các thuốc mà Dược thư nêu trong mục Chỉ định, "
-                "Tác dụng không mong muốn hoặc Chống chỉ định; câu hỏi này cần đọc từng chuyên luận. "
+                "Tác dụng không mong muốn, Chống chỉ định, Thận trọng hoặc Tương tác thuốc; câu hỏi này "
+                "cần đọc từng chuyên luận. "
                 f"Hãy hỏi về một thuốc cụ thể, ví dụ: “{self.ask_about_one_drug(frame)}”."
             )
         if bundle.reason == "needs_clarification":

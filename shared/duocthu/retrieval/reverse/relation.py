@@ -76,12 +76,13 @@ def _population_advice() -> dict[str, RelationSearch]:
 # -- what a relation question searches for ----------------------------------------------------
 
 
-def relation_section(frame: QueryFrame, candidates: Sequence[str] = ()) -> str | None:
+def relation_section(frame: QueryFrame, candidates: Sequence[str] = (), named: bool = False) -> str | None:
     """The section a relation question is answered from: its relation's own, or, when its words
-    name no relation (cause, exclude, treat), the first safety section they point to
-    (`candidates`, strongest first: the plan's reading of the question)."""
+    name no relation (cause, exclude, treat) but a finding (or a name, `named`), the first safety
+    section they point to (`candidates`, strongest first: the plan's reading of the question).
+    Without a finding ("thuốc nào an toàn cho phụ nữ có thai") no section lists what is asked."""
     section = RELATION_SECTIONS.get(frame.condition_relation or "")
-    if section is not None:
+    if section is not None or not (named or frame.condition is not None):
         return section
     return next((key for key in candidates if key in SAFETY_SECTIONS), None)
 
@@ -138,7 +139,7 @@ def relation_searches(
     list. A question asked of a population's own section reads it for those wordings. `names`:
     names the catalogue lacks, asked as what the section names ("thuốc nào tương tác với
     clarithromycin"): they are the phrases."""
-    section = relation_section(frame, candidates)
+    section = relation_section(frame, candidates, named=bool(names))
     phrases = tuple(names) or relation_phrases(frame, narrowed)
     if section is None or not phrases:
         return ()

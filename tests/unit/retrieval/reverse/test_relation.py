@@ -303,6 +303,9 @@ def test_a_which_drugs_question_naming_a_safety_section_is_read_in_that_section(
     assert [s.section_key for s in relation_searches(unknown, candidates=("chi_dinh", "than_trong"))] == [
         "than_trong"
     ]
+    # no finding, no name ("thuốc nào an toàn cho phụ nữ có thai"): no section lists what is asked
+    safe_list = unknown.model_copy(update={"condition": None, "population": "phu_nu_co_thai"})
+    assert relation_searches(safe_list, candidates=("thoi_ky_mang_thai",)) == ()
     unnamed = avoid_question("ở người nhược cơ", None)
     assert relation_phrases(unnamed) == ("nhược cơ",)
     named_drug = QueryFrame(turn_type="drug_attribute", attribute="tuong_tac_thuoc")
