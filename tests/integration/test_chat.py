@@ -684,3 +684,37 @@ def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(s
     for made_up in ("Chống chỉ định của thuốc xyzabc là gì?", "Thuốc nào tương tác với xyzabc?"):
         reply = service.turn(made_up).answer
         assert "xyzabc" in reply and "danh sách thuốc" not in reply and "【" not in reply, made_up
+
+
+def test_which_drugs_need_caution_or_interact_are_read_in_that_section_across_the_book(
+    service: ChatService,
+) -> None:
+    # the section named is the relation: Thận trọng, across every drug
+    caution = service.turn("Thuốc nào cần thận trọng ở người bệnh hen?")
+    assert {"ibuprofen", "diclofenac"} <= {d.drug_id for d in caution.bundle.ranked_drugs}
+    assert "Mục “Thận trọng” của" in caution.answer and "không tìm thấy" not in caution.answer.casefold()
+    # a name without a monograph, named in other drugs' interaction sections, is never "not found"
+    named = service.turn("Những thuốc nào có tương tác với clarithromycin?")
+    assert "colchicin" in {d.drug_id for d in named.bundle.ranked_drugs}
+    assert "các thuốc dưới đây có mục nhắc đến “clarithromycin”" in named.answer
+    assert "không tìm thấy" not in named.answer.casefold()
+    # nothing found says what was read
+    none = service.turn("Thuốc nào tương tác với thuốc xyzabc?")
+    assert none.bundle.decision == "ABSTAIN"
+    assert "Tôi đã đọc mục “Tương tác thuốc” của cả 40 thuốc" in none.answer
+
+
+def test_a_condition_no_indication_names_reads_the_book_unless_a_patient_is_described(
+    service: ChatService,
+) -> None:
+    # no chỉ định names the lay words: the book's sentences holding them are quoted, not "not found"
+    turn = service.turn("Sổ mũi, hắt hơi liên tục mỗi lần trở trời thì xài thuốc gì cho đỡ?")
+    assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.casefold()
+    assert "(Loratadin, mục “Chỉ định”" in turn.answer
+    # with a patient described, the book's lines (never checked against them) are not offered:
+    # the reply says what was read
+    allergic = service.turn("Mẹ tôi dị ứng với Flagyl, bị viêm âm đạo do trichomonas thì chữa bằng thuốc gì?")
+    assert (
+        allergic.bundle.decision == "ABSTAIN"
+        and "Tôi đã đọc mục “Chỉ định” của cả 40 thuốc" in allergic.answer
+    )

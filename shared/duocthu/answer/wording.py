@@ -18,6 +18,7 @@ from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
+from duocthu.retrieval.reverse.relation import relation_searches
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 
 POPULATION_NAMES = {
@@ -102,6 +103,10 @@ class ReplyWording:
                 f"Mục Tương tác thuốc của {self.names(frame.drugs)} trong Dược thư không nhắc đến nhau. "
                 "Điều đó KHÔNG có nghĩa là không có tương tác; hãy tra cứu thêm trước khi phối hợp."
             )
+        if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_WHICH_DRUGS):
+            read = self.lookup_read(plan)
+            if read:
+                return read
         if bundle.reason == "insufficient_retrieval_score" and plan.asks_kind(*_ACROSS_DRUGS):
             return (
                 "Không tìm thấy thuốc nào trong Dược thư ghi đúng tình trạng này. Điều đó không có nghĩa "
@@ -111,12 +116,43 @@ class ReplyWording:
             # "thuốc nào cần chỉnh liều ở người suy thận": no section lists drugs that way
             return (
                 "Tôi chỉ tra được theo một tình trạng các thuốc mà Dược thư nêu trong mục Chỉ định, "
-                "Tác dụng không mong muốn hoặc Chống chỉ định; câu hỏi này cần đọc từng chuyên luận. "
+                "Tác dụng không mong muốn, Chống chỉ định, Thận trọng hoặc Tương tác thuốc; câu hỏi này "
+                "cần đọc từng chuyên luận. "
                 f"Hãy hỏi về một thuốc cụ thể, ví dụ: “{self.ask_about_one_drug(frame)}”."
             )
         if bundle.reason == "needs_clarification":
             return "Bạn có thể nói rõ tình trạng (bệnh, triệu chứng) hoặc các thuốc cần tra không?"
         return None
+
+    def lookup_read(self, plan: Plan) -> str | None:
+        """What a which-drugs lookup that found nothing read (its sections, across every drug of
+        the book, then the book's sentences) and the words searched; a name without a monograph
+        said so first. Never a bare "no information": the reader sees what was read."""
+        ask = plan.main_ask
+        if ask is None:
+            return None
+        if ask.kind == "condition":
+            sections, phrases = [INDICATION_SECTION], [ask.query] if ask.query else []
+        else:
+            searches = relation_searches(
+                plan.frame, candidates=ask.candidate_sections, names=ask.unknown_names
+            )
+            sections = [s.section_key for s in searches]
+            phrases = [p for s in searches if not s.advice for p in s.phrases]
+        if not sections:
+            return None
+        headings = ", ".join(dict.fromkeys(f"“{SECTION_HEADINGS[key]}”" for key in sections))
+        searched = self.quoted(list(dict.fromkeys(phrases)))
+        names = self.quoted(ask.unknown_names)
+        lead = f"Dược thư không có chuyên luận {names}. " if names else ""
+        what = f"nhắc đến {searched}" if searched else "có lời khuyên tránh dùng cho nhóm người này"
+        # the whole book's sentences are read too, unless a patient is described (retrieval.service)
+        book = ", và không câu nào của các chuyên luận trả lời được câu hỏi"
+        return (
+            f"{lead}Tôi đã đọc mục {headings} của cả {len(self.titles)} thuốc trong Dược thư: không mục "
+            f"nào {what}{book if plan.frame.patient_context.is_empty() else ''}. Điều đó không có nghĩa là "
+            "không có thuốc liên quan hay thuốc nào cũng an toàn; hãy tra cứu thêm."
+        )
 
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         return [line for part in self.preface_parts(plan, bundle) for line in part]

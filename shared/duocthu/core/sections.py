@@ -51,6 +51,15 @@ RELATION_SECTIONS: dict[str, str] = {
     "contraindication": CONTRAINDICATION_SECTION,
     "indication": INDICATION_SECTION,
 }
+# The safety sections a which-drugs question may name instead of a relation ("thuốc nào cần thận
+# trọng ở X", "… tương tác với X"): read across drugs, the section is the relation.
+SAFETY_SECTIONS: tuple[str, ...] = (
+    CONTRAINDICATION_SECTION,
+    CAUTION_SECTION,
+    INTERACTION_SECTION,
+    PREGNANCY_SECTION,
+    BREASTFEEDING_SECTION,
+)
 
 
 def _load_phrases() -> PhraseIndex[str]:

@@ -70,6 +70,8 @@ def label_sections(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
 LINE_ASKS = frozenset({"section", "monograph", "uses", "lines", "each_drug", "together"})
 # The abstentions that would say "no information" about a named drug
 READ_BEFORE_NO = frozenset({"section_absent", "insufficient_retrieval_score", "out_of_scope"})
+# Asks answered by a list of drugs whose section names a finding (their lines are never read)
+WHICH_DRUG_ASKS = frozenset({"condition", "relation"})
 
 
 class RetrievalService:
@@ -216,10 +218,24 @@ class RetrievalService:
             else:
                 bundle = self._answer(ask, plan.frame, resolver, deadline)
                 lines = self._lines(ask, plan, resolver)
-                if lines and bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO:
+                if self._reads_the_book(ask, plan, bundle):
+                    lines = book_lines(self.store, plan.reading.text)
+                said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
+                if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
                 answers.append(AskEvidence(ask=index, bundle=bundle, lines=lines))
         return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
+
+    @staticmethod
+    def _reads_the_book(ask: Ask, plan: Plan, bundle: EvidenceBundle) -> bool:
+        """A which-drug list that no drug's section names: the whole book is read before the reply
+        says so. A name without a monograph asked with more words ("nguy cơ tiêu cơ vân nếu phối
+        hợp với clarithromycin"): the sentences holding them all are read first, since its list
+        names every drug whose section names it, whatever the finding. Never for a patient: the
+        book's lines are not checked against them (a drug they are allergic to must not come back
+        as a line)."""
+        no_list = bundle.reason == "insufficient_retrieval_score" or bool(ask.unknown_names)
+        return ask.kind in WHICH_DRUG_ASKS and no_list and plan.frame.patient_context.is_empty()
 
     def _parts_of(self, lines: Sequence[RankedLine]) -> EvidenceBundle:
         """The parts the lines stand in, in the lines' order."""
@@ -260,7 +276,14 @@ class RetrievalService:
             found = self.by_indication(ask.query, deadline)
             return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
         if ask.kind == "relation":
-            return retrieve_for_relation(self.store, frame, self.policy, rerank=self.rerank)
+            return retrieve_for_relation(
+                self.store,
+                frame,
+                self.policy,
+                rerank=self.rerank,
+                candidates=ask.candidate_sections,
+                names=ask.unknown_names,
+            )
         if ask.kind == "each_drug":
             if ask.query is None:
                 return self.for_each_drug(ask.drugs, resolver, self.overview)

@@ -19,6 +19,7 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     PHARMACOLOGY_SECTION,
     RELATION_SECTIONS,
+    SAFETY_SECTIONS,
 )
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
@@ -70,7 +71,9 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         ask = Ask(kind="condition", query=indication_of(frame), patient_check=True)
         return plan("drug_list", asks=(ask,), **fields)
     if frame.turn_type == "condition_relation":
-        return plan("sections", asks=(Ask(kind="relation"),), **fields)
+        return plan(
+            "sections", asks=(Ask(kind="relation", candidate_sections=reading.candidate_sections),), **fields
+        )
 
     drug = frame.drugs[0]
     if frame.turn_type in ("drug_attribute", "drug_overview") and len(frame.drugs) > 1:
@@ -140,11 +143,17 @@ def _read_before_no(
     reason: str, frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver
 ) -> tuple[Ask, ...]:
     """What a decline or a question back reads before it is said: a named catalogue drug's own
-    lines for an out-of-scope question; the whole book's for a which-drug question read as no
-    list (a drug outside the catalogue named, no relation read); else nothing."""
+    lines for an out-of-scope question; for a which-drug question naming a name the catalogue
+    lacks and a safety section, the drugs whose section names it; the whole book's lines for a
+    which-drug question read as no list (a drug outside the catalogue named, no relation read);
+    else nothing."""
     if reason == "out_of_scope" and frame.drugs and frame.drugs[0] in resolver.by_id:
         return (Ask(kind="lines", drugs=frame.drugs[:1]),)
     catalogue_drugs = any(drug in resolver.by_id for drug in frame.drugs)
+    safety = [key for key in reading.candidate_sections if key in SAFETY_SECTIONS]
+    if reason == "unknown_drug" and reading.asks_which_drug and not catalogue_drugs and safety:
+        # "thuốc nào tương tác với clarithromycin": no monograph, but other drugs' sections name it
+        return (Ask(kind="relation", unknown_names=frame.unknown_drugs, candidate_sections=tuple(safety)),)
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
         return (Ask(kind="book_lines"),)
     return ()

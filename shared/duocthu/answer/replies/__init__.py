@@ -23,7 +23,7 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     if not plan.needs_evidence or evidence is None or not evidence.answers:
         return declined(composer, plan)
     bundle = evidence.main
-    if plan.asks_kind("book_lines"):  # the book's lines, or the decline they were read for
+    if plan.asks_kind("book_lines") or (plan.asks_kind("condition", "relation") and evidence.lines_of(0)):
         return book_lines(composer, plan, evidence) if evidence.lines_of(0) else declined(composer, plan)
     if bundle.decision == "ABSTAIN":
         return abstained(composer, plan, bundle)

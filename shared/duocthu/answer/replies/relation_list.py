@@ -47,7 +47,13 @@ ADVICE_CAVEAT = (
 
 def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
     listing = RelationList(composer, plan, bundle)
-    lines = [*listing.class_asked(), *listing.by_section(), *listing.wider(), *CAVEATS]
+    lines = [
+        *listing.no_monograph(),
+        *listing.class_asked(),
+        *listing.by_section(),
+        *listing.wider(),
+        *CAVEATS,
+    ]
     listed = tuple(
         ListedDrug(
             drug_id=d.drug_id,
@@ -69,15 +75,32 @@ class RelationList:
         self.by_id = {item.id: item for item in bundle.evidence}
         # what the lookup searched: narrowed first, then (as retrieval falls back) the finding alone
         frame = plan.frame
-        searches = (*relation_searches(frame), *relation_searches(frame, narrowed=False))
+        ask = plan.main_ask
+        asked, names = (ask.candidate_sections, ask.unknown_names) if ask else ((), ())
+        searches = (
+            *relation_searches(frame, candidates=asked, names=names),
+            *relation_searches(frame, narrowed=False, candidates=asked, names=names),
+        )
         phrases = [p for search in searches for p in search.phrases]
         self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
         self.replies: list[str] = []
+        # what a section says of the finding, or of a name asked that has no monograph
+        quoted = ", ".join(f"“{name}”" for name in names)
+        self.names_what = f"nhắc đến {quoted}" if quoted else NAMES
         self.window = LINE_WINDOW
         self.quoted_of_long = QUOTED_OF_LONG
 
     def name(self, drug: RankedDrug) -> str:
         return self.titles.get(drug.drug_id, drug.display_name)
+
+    def no_monograph(self) -> list[str]:
+        """A name asked of the sections that has no monograph of its own: said, then the drugs
+        whose section names it (never "not found" when the book names it)."""
+        if self.names_what == NAMES:
+            return []
+        return [
+            f"Dược thư không có chuyên luận riêng cho tên này; các thuốc dưới đây có mục {self.names_what}."
+        ]
 
     def class_asked(self) -> list[str]:
         """The list is by section text, never filtered by class: a drug of the class asked is put
@@ -115,7 +138,7 @@ class RelationList:
         lines: list[str] = []
         for section_key, listed in sections.items():
             heading = SECTION_HEADINGS[section_key]
-            what = ADVICE if section_key in advice_sections() else NAMES
+            what = ADVICE if section_key in advice_sections() else self.names_what
             said = f"Mục “{heading}” của {len(listed)} thuốc {what}"
             if len(listed) <= LONG_LIST:
                 lines += [f"{said}:", *(self.line(d) or f"- {self.name(d)}" for d in listed)]

@@ -12,13 +12,16 @@ from functools import lru_cache
 
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
+    ADR_SECTION,
     CAUTION_SECTION,
+    CONTRAINDICATION_SECTION,
     INDICATION_SECTION,
     PHARMACOLOGY_SECTION,
     RELATION_SECTIONS,
+    SAFETY_SECTIONS,
     SECTION_ORDER,
 )
-from duocthu.core.text import words
+from duocthu.core.text import stop_words, words
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame, indication_of
@@ -73,6 +76,17 @@ def _population_advice() -> dict[str, RelationSearch]:
 # -- what a relation question searches for ----------------------------------------------------
 
 
+def relation_section(frame: QueryFrame, candidates: Sequence[str] = (), named: bool = False) -> str | None:
+    """The section a relation question is answered from: its relation's own, or, when its words
+    name no relation (cause, exclude, treat) but a finding (or a name, `named`), the first safety
+    section they point to (`candidates`, strongest first: the plan's reading of the question).
+    Without a finding ("thuốc nào an toàn cho phụ nữ có thai") no section lists what is asked."""
+    section = RELATION_SECTIONS.get(frame.condition_relation or "")
+    if section is not None or not (named or frame.condition is not None):
+        return section
+    return next((key for key in candidates if key in SAFETY_SECTIONS), None)
+
+
 def _narrowing(frame: QueryFrame) -> str | None:
     return frame.condition.subtype if frame.condition is not None else None
 
@@ -90,7 +104,19 @@ def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...
     subtype = _narrowing(frame) if narrowed else None
     if condition and subtype:
         return (f"{condition} {subtype}",)
+    if condition and not known:
+        condition = _from_first_content_word(condition)
     return (condition,) if condition else ()
+
+
+def _from_first_content_word(finding: str) -> str:
+    """A finding no condition table names, as the question wrote it, from its first word that is
+    not a stop word: the words that say who has it ("ở người", "bệnh") are never in the book's
+    phrase ("Người bệnh nhược cơ" for "ở người nhược cơ")."""
+    tokens = words(finding)
+    stops = stop_words()
+    start = next((i for i, t in enumerate(tokens) if t not in stops), len(tokens))
+    return " ".join(tokens[start:])
 
 
 def _wider_of(frame: QueryFrame, phrases: Sequence[str], narrowed: bool) -> tuple[str, ...]:
@@ -103,27 +129,35 @@ def _wider_of(frame: QueryFrame, phrases: Sequence[str], narrowed: bool) -> tupl
     return tuple(dict.fromkeys(wider))
 
 
-def relation_searches(frame: QueryFrame, narrowed: bool = True) -> tuple[RelationSearch, ...]:
-    """The relation's own section for its phrases; for a contraindication question about a
-    population that has a section of its own (pregnancy, breastfeeding), that section too, for
-    its avoidance wordings (data/population_advice.tsv): a drug whose "Thời kỳ mang thai" says
-    "không nên dùng" while its chống chỉ định is silent must not drop out of the list."""
-    section = RELATION_SECTIONS.get(frame.condition_relation or "")
-    phrases = relation_phrases(frame, narrowed)
+def relation_searches(
+    frame: QueryFrame, narrowed: bool = True, candidates: Sequence[str] = (), names: Sequence[str] = ()
+) -> tuple[RelationSearch, ...]:
+    """The relation's own section (`relation_section`) for its phrases; for a contraindication
+    question about a population that has a section of its own (pregnancy, breastfeeding), that
+    section too, for its avoidance wordings (data/population_advice.tsv): a drug whose "Thời kỳ
+    mang thai" says "không nên dùng" while its chống chỉ định is silent must not drop out of the
+    list. A question asked of a population's own section reads it for those wordings. `names`:
+    names the catalogue lacks, asked as what the section names ("thuốc nào tương tác với
+    clarithromycin"): they are the phrases."""
+    section = relation_section(frame, candidates, named=bool(names))
+    phrases = tuple(names) or relation_phrases(frame, narrowed)
     if section is None or not phrases:
         return ()
-    wider = _wider_of(frame, phrases, narrowed)
-    searches = [RelationSearch(section, phrases, wider=wider)]
     known = frame.condition is not None and frame.condition.normalized
     advice = _population_advice().get(frame.population or "")
-    if frame.condition_relation == "contraindication" and not known and advice is not None:
+    if advice is not None and advice.section_key == section and not known:
+        return (advice,)
+    wider = _wider_of(frame, phrases, narrowed)
+    searches = [RelationSearch(section, phrases, wider=wider)]
+    contraindication = section == CONTRAINDICATION_SECTION
+    if contraindication and not known and advice is not None:
         searches.append(advice)
-    if frame.condition_relation == "contraindication" and (known or advice is None):
+    if contraindication and (known or advice is None):
         # "người bị gút nên tránh thuốc nào": a drug that names gout only under "Thận trọng"
         # (furosemid) is listed too, after the contraindicated ones and under its own heading;
         # so for a population with no section of its own ("người cao tuổi")
         searches.append(RelationSearch(CAUTION_SECTION, phrases, wider=wider))
-    if frame.condition_relation == "adverse_effect":
+    if section == ADR_SECTION:
         searches += [RelationSearch(key, phrases, effect=True) for key in EFFECT_SECTIONS]
     return tuple(searches)
 
@@ -213,14 +247,19 @@ def retrieve_for_relation(
     policy: EvidencePolicy | None = None,
     *,
     rerank: Rerank | None = None,
+    candidates: Sequence[str] = (),
+    names: Sequence[str] = (),
 ) -> EvidenceBundle:
     """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
     the finding alone listed apart as wider. When no section writes the narrowed form, the words
     were no narrowing the formulary knows ("suy thận hoài"), and the finding alone is searched as
-    the one asked."""
-    bundle = retrieve_by_relation(store, relation_searches(frame), policy, rerank=rerank)
-    if _narrowing(frame) and not bundle.ranked_drugs:
-        return retrieve_by_relation(store, relation_searches(frame, narrowed=False), policy, rerank=rerank)
+    the one asked. `candidates`: the sections the question's words point to (`relation_section`);
+    `names`: names the catalogue lacks, searched as the finding."""
+    searches = relation_searches(frame, candidates=candidates, names=names)
+    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank)
+    if _narrowing(frame) and not names and not bundle.ranked_drugs:
+        searches = relation_searches(frame, narrowed=False, candidates=candidates)
+        return retrieve_by_relation(store, searches, policy, rerank=rerank)
     return bundle
 
 

@@ -63,6 +63,11 @@ QUESTIONS: dict[str, list[str]] = {
         "Phụ nữ có thai phải tránh thuốc nào?",
         "Thuốc nào chống chỉ định trong suy gan nặng?",
     ],
+    "which-drug list (safety section named)": [
+        "Thuốc nào cần thận trọng ở người suy gan?",
+        "Thuốc nào tương tác với rượu?",
+        "Những thuốc nào có tương tác với clarithromycin?",
+    ],
     "smalltalk": ["xin chào"],
     "unknown_drug": ["Chống chỉ định của aspirinol?"],
 }

@@ -283,3 +283,37 @@ def test_a_which_drugs_cause_lookup_lists_a_drug_under_the_section_that_states_t
     found = {d.drug_id: d.section_key for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs)}
     # each drug once, under the first section stating it: the ADR list, then Thận trọng, then Dược lý
     assert found == {"thuoc_a": adr, "thuoc_b": caution, "thuoc_c": pharmacology}
+
+
+def test_a_which_drugs_question_naming_a_safety_section_is_read_in_that_section(tmp_path: Path) -> None:
+    """ "thuốc nào cần thận trọng / tương tác với X": no relation word, the section named is the
+    relation; a name without a monograph is the finding; who has an unnamed finding is not part
+    of the phrase searched."""
+    parts = [
+        chunk("thuoc_a", 0, "Người bệnh nhược cơ không nên dùng thuốc này.", "chong_chi_dinh"),
+        chunk("thuoc_b", 0, "Thận trọng ở người suy gan.", "than_trong"),
+        chunk("thuoc_c", 0, "Clarithromycin làm tăng nồng độ thuốc.", "tuong_tac_thuoc"),
+    ]
+    unknown = QueryFrame(
+        turn_type="condition_relation",
+        condition=ConditionQuery(text="suy gan", normalized="suy gan"),
+        condition_relation="unknown",
+    )
+    assert [s.section_key for s in relation_searches(unknown)] == []
+    assert [s.section_key for s in relation_searches(unknown, candidates=("chi_dinh", "than_trong"))] == [
+        "than_trong"
+    ]
+    # no finding, no name ("thuốc nào an toàn cho phụ nữ có thai"): no section lists what is asked
+    safe_list = unknown.model_copy(update={"condition": None, "population": "phu_nu_co_thai"})
+    assert relation_searches(safe_list, candidates=("thoi_ky_mang_thai",)) == ()
+    unnamed = avoid_question("ở người nhược cơ", None)
+    assert relation_phrases(unnamed) == ("nhược cơ",)
+    named_drug = QueryFrame(turn_type="drug_attribute", attribute="tuong_tac_thuoc")
+    with shard(tmp_path, parts) as edge:
+        caution = retrieve_for_relation(edge, unknown, candidates=("than_trong",))
+        assert [d.drug_id for d in caution.ranked_drugs] == ["thuoc_b"]
+        assert [d.drug_id for d in retrieve_for_relation(edge, unnamed).ranked_drugs] == ["thuoc_a"]
+        bundle = retrieve_for_relation(
+            edge, named_drug, candidates=("tuong_tac_thuoc",), names=("clarithromycin",)
+        )
+        assert [(d.drug_id, d.section_key) for d in bundle.ranked_drugs] == [("thuoc_c", "tuong_tac_thuoc")]
