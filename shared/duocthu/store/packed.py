@@ -1,12 +1,12 @@
 """An Edge index version packed for shipping (a Lambda layer, an S3 object), and unpacked where
 Edge can open it.
 
-Edge preallocates sparse files: the sample index is ~6 MB of data in ~211 MB of apparent size,
+Edge preallocates sparse files: the sample index is ~8 MB of data in ~181 MB of apparent size,
 and a zip (a layer) stores the apparent size. The pack is a GNU tar with sparse members (`tar
 --sparse`, at build time), zstd-compressed: only the data extents travel. Python's `tarfile`
 restores the holes when it extracts, so the runtime needs no tar binary. zstd (Python 3.14's
-stdlib codec, backported), not gzip: at 700 monographs it unpacks in about two thirds of gzip's
-CPU time and packs a third smaller; an uncompressed tar would not fit the layers
+stdlib codec, backported), not gzip: at 700 monographs it unpacks in 60 % of gzip's CPU time
+and packs to 55 % of its size; an uncompressed tar would not fit the layers
 (docs/performance.md, "Layers and the packed index").
 
 Edge cannot open a shard on a read-only mount (/opt), so the runtime unpacks into a writable
