@@ -135,10 +135,12 @@ checkov: $(CHECKOV)
 test: checkov
 
 # Every gold message (with its history) through the state machine's steps, compared with the chat
-# service's reply, and the largest state under 200 KB (tests/parity; `make test` runs every 40th).
+# service's reply, and the largest state under 200 KB (tests/parity; `make test` runs every 40th);
+# then the largest state at 700 monographs (the `book_size` marker, which `make test` leaves out).
 .PHONY: parity
 parity: $(STAMP)
 	DUOCTHU_PARITY_STRIDE=1 $(BIN)/pytest -q -p no:cacheprovider tests/parity
+	$(BIN)/pytest -q -s -p no:cacheprovider -m book_size tests/parity
 
 # The page's development JavaScript, from package-lock.json (never in a layer): axe-core for the
 # browser tests, and oidc-client-ts, whose built file is committed as the page's

@@ -32,7 +32,7 @@ RUNTIME_TAG = "cpython-312"  # template.yaml's Runtime: python3.12
 # Tighter than the limit: the core is what every cold start loads (issue 23: at most 90 MB).
 LAYER_TARGETS_MB = {"SharedLayer": 90, "DataLayer": 50, "QdrantLayer": 100, "CohereLayer": 80}
 INDEX_INFO = Path("duocthu") / "index.json"  # the data layer's PackInfo (duocthu.store.packed)
-TMP_HEADROOM_MB = 64  # /tmp beyond the unpacked index: the S3 download beside it, logs, scratch
+TMP_HEADROOM_MB = 64  # /tmp beyond the unpacked index: sessions, logs, scratch
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -241,7 +241,7 @@ def _tmp_fit(function: str, build: Path, layers: list[str], tmp_mb: int, lines: 
     if not infos:
         return []
     info = json.loads(infos[0].read_text(encoding="utf-8"))
-    need = (info["apparent_bytes"] + info["packed_bytes"]) / MB + TMP_HEADROOM_MB
+    need = info["apparent_bytes"] / MB + TMP_HEADROOM_MB  # the pack is read as a stream, never saved
     lines.append(
         f"{function}: index {info['version']} ({info['drugs']} drugs) unpacks to "
         f"{info['apparent_bytes'] / MB:.0f} MB apparent ({info['disk_bytes'] / MB:.1f} MB of data); "

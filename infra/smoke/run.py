@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backports.zstd import ZstdFile
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "infra"))
 from check_build import read_template  # noqa: E402
@@ -72,7 +74,7 @@ SAMPLE_PROBE = Probe("amoxicilin", "Amoxicilin")
 def pack_probe(pack: Path) -> Probe:
     """A drug of the pack's catalogue with a contraindication section and a one-word title (a
     title naming two drugs would make /v1/drugs answer both): the sample's amoxicilin when there."""
-    with tarfile.open(pack, "r|gz") as stream:
+    with ZstdFile(pack) as raw, tarfile.open(fileobj=raw, mode="r|") as stream:
         for member in stream:
             if member.name.endswith("/catalog.json"):
                 handle = stream.extractfile(member)
@@ -358,7 +360,7 @@ def main(argv: list[str]) -> int:
     (work / "home").mkdir(parents=True)
     source = str(Path(args.source).resolve()) if args.source else ""
     opt, tasks = build(work, args.python, source)
-    probe = pack_probe(opt / "duocthu" / "index.tar.gz")
+    probe = pack_probe(opt / "duocthu" / "index.tar.zst")
     print(f"smoke: {source or 'the sample'}; asking about {probe.drug_id}: {probe.question}")
     built = time.perf_counter() - started
     jailed = not args.no_namespace and can_jail()

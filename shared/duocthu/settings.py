@@ -40,7 +40,7 @@ class Settings(BaseModel):
     packed_index: str | None = Field(
         default=None,
         description="DUOCTHU_PACKED_INDEX: a packed index version (a path, e.g. the data layer's "
-        "/opt/duocthu/index.tar.gz, or s3://bucket/key) unpacked into data_dir at start",
+        "/opt/duocthu/index.tar.zst, or s3://bucket/key) unpacked into data_dir at start",
     )
     conversation_table: str | None = Field(
         default=None,

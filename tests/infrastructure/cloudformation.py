@@ -9,6 +9,7 @@ import json
 import subprocess
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT
@@ -25,13 +26,13 @@ PSEUDO = {
 _NO_VALUE = object()
 
 
-@lru_cache(maxsize=1)
-def translated_template() -> dict[str, Any]:
+@lru_cache(maxsize=2)
+def translated_template(template: Path = ROOT / "template.yaml") -> dict[str, Any]:
     if not TOOL_PYTHON.exists():
         raise RuntimeError(f"{TOOL_PYTHON} is missing: `make validate` (or `make test`) installs the SAM CLI")
     script = ROOT / "tests" / "infrastructure" / "sam_translate.py"
     out = subprocess.run(
-        [str(TOOL_PYTHON), str(script), str(ROOT / "template.yaml")],
+        [str(TOOL_PYTHON), str(script), str(template)],
         capture_output=True,
         text=True,
         check=True,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 from duocthu.core.vocabulary import SystemError
 
 from tests.conftest import ROOT
-from tests.infrastructure.cloudformation import Deployed
+from tests.infrastructure.cloudformation import Deployed, translated_template
 
 FUNCTIONS = ("UnderstandFunction", "RetrieveFunction", "ChatFunction")
 
@@ -110,6 +111,21 @@ def test_each_function_deploys_through_its_alias_with_a_canary_and_alarm_rollbac
     assert "Canary10Percent5Minutes" in json.dumps(groups["ChatFunctionDeploymentGroup"])
 
 
+def test_a_function_added_later_deploys_through_an_alias_with_the_canary(tmp_path: Path) -> None:
+    """The alias and the deployment preference are Globals: a new function needs no line of them."""
+    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    later = "  LaterFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n"
+    later += "      CodeUri: functions/chat/\n      Handler: app.handler\n\n"
+    (tmp_path / "template.yaml").write_text(text.replace("\nResources:\n", f"\nResources:\n{later}", 1))
+    (tmp_path / "infra").symlink_to(ROOT / "infra")  # the state machine's DefinitionUri
+    resources = translated_template(tmp_path / "template.yaml")["Resources"]
+    assert "LaterFunctionAliaslive" in resources
+    group = resources["LaterFunctionDeploymentGroup"]["Properties"]
+    assert group["AutoRollbackConfiguration"]["Enabled"] is True
+    assert {"Name": {"Ref": "InternalErrorAlarm"}} in group["AlarmConfiguration"]["Alarms"]
+    assert "Canary10Percent5Minutes" in json.dumps(group["DeploymentConfigName"])  # DeploymentType
+
+
 def test_the_api_and_the_state_machine_call_the_aliases() -> None:
     stack = Deployed()
     assert stack.resources["ChatIntegration"]["Properties"]["IntegrationUri"] == "<ChatFunctionAliaslive>"
@@ -198,8 +214,8 @@ ISSUER = {"JwtIssuer": "https://cognito-idp.ap-southeast-1.amazonaws.com/pool", 
         ({"Environment": "prod"}, ["ProdRequiresJwtIssuer"]),
         ({"Environment": "prod", **ISSUER}, []),
         ({"Environment": "staging"}, []),
-        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.gz"}, ["PackedIndexNeedsCatalogBucket"]),
-        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.gz", "CatalogBucket": "b"}, []),
+        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.zst"}, ["PackedIndexNeedsCatalogBucket"]),
+        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.zst", "CatalogBucket": "b"}, []),
         ({"RerankProvider": "bedrock"}, ["BedrockRerankWhereOffered"]),
         ({"RerankProvider": "bedrock", "BedrockRegion": "ap-southeast-1"}, ["BedrockRerankWhereOffered"]),
         ({"RerankProvider": "bedrock", "BedrockRegion": "ap-northeast-1"}, []),
@@ -219,3 +235,45 @@ def test_samconfig_has_the_three_environments() -> None:
         assert config[env]["global"]["parameters"]["stack_name"] == f"duocthu-{env}"
     assert "DeploymentType=AllAtOnce" in config["dev"]["deploy"]["parameters"]["parameter_overrides"]
     assert "JwtIssuer=" in config["prod"]["deploy"]["parameters"]["parameter_overrides"]
+
+
+def _overrides(env: str) -> dict[str, str]:
+    import shlex
+    import tomllib
+
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    pairs = shlex.split(config[env]["deploy"]["parameters"]["parameter_overrides"])
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def _accepted(spec: dict[str, Any], value: str) -> bool:
+    """Whether CloudFormation takes the value (AllowedValues, AllowedPattern per list item)."""
+    items = value.split(",") if spec.get("Type") == "CommaDelimitedList" else [value]
+    pattern = spec.get("AllowedPattern")
+    allowed = [str(v) for v in spec.get("AllowedValues", ())]
+    return all(
+        (not pattern or re.fullmatch(pattern, item)) and (not allowed or item in allowed) for item in items
+    )
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_samconfig_placeholders_are_refused_at_deploy_and_real_values_pass(env: str) -> None:
+    """A value only the operator knows is a <placeholder> that its parameter's pattern refuses (the
+    deploy fails before a change set), never a plausible value that would deploy."""
+    parameters = translated_template()["Parameters"]
+    overrides = _overrides(env)
+    assert set(overrides) <= set(parameters)
+    for name, value in overrides.items():
+        placeholder = value.startswith("<") and value.endswith(">")
+        assert _accepted(parameters[name], value) is not placeholder, (name, value)
+    if env == "prod":
+        for name in ("JwtIssuer", "JwtAudience", "PageClientId", "AlarmEmail"):
+            assert overrides[name].startswith("<"), f"prod's {name} is the operator's to fill"
+    real = {
+        "JwtIssuer": "https://cognito-idp.ap-southeast-1.amazonaws.com/ap-southeast-1_AbC123xyz",
+        "JwtAudience": "4f3k2j1h0g9f8e7d6c5b4a3z2y,second",
+        "PageClientId": "4f3k2j1h0g9f8e7d6c5b4a3z2y",
+        "PageAuthorizeUrl": "https://duocthu.auth.ap-southeast-1.amazoncognito.com/oauth2/authorize",
+        "AlarmEmail": "truc-ban@benhvien.vn",
+    }
+    assert all(_accepted(parameters[name], value) for name, value in real.items())

@@ -29,7 +29,7 @@ def _with_defaults(**defaults: str) -> dict[str, Any]:
 def test_a_default_deploy_unpacks_the_data_layers_index_into_tmp() -> None:
     env = smoke.template_environment(TEMPLATE)
     assert env["DUOCTHU_DATA_DIR"] == "/tmp/duocthu"
-    assert env["DUOCTHU_PACKED_INDEX"] == "/opt/duocthu/index.tar.gz"
+    assert env["DUOCTHU_PACKED_INDEX"] == "/opt/duocthu/index.tar.zst"
     assert (env["QDRANT_URL"], env["CATALOG_S3_URI"], env["RERANK_PROVIDER"]) == ("", "", "off")
 
 
@@ -37,7 +37,7 @@ def test_a_default_deploy_unpacks_the_data_layers_index_into_tmp() -> None:
     ("defaults", "packed"),
     [
         ({"QdrantUrl": "https://qdrant.example"}, ""),  # a server holds the index: nothing to unpack
-        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.gz"}, "s3://b/duocthu/v1/index.tar.gz"),
+        ({"PackedIndexS3Uri": "s3://b/duocthu/v1/index.tar.zst"}, "s3://b/duocthu/v1/index.tar.zst"),
     ],
 )
 def test_the_index_source_follows_the_parameters(defaults: dict[str, str], packed: str) -> None:
@@ -111,7 +111,9 @@ def _pack(path: Path, drugs: list[dict[str, Any]]) -> Path:
     import io
     import tarfile
 
-    with tarfile.open(path, "w:gz") as tar:
+    from backports.zstd import ZstdFile
+
+    with ZstdFile(path, "w") as raw, tarfile.open(fileobj=raw, mode="w|") as tar:
         for name, data in (
             ("manifest.json", b"{}"),
             ("versions/v1/shard/segment.dat", b"\0" * 64),

@@ -48,8 +48,9 @@ class NoIndex(RuntimeError):
 
 
 # What the index holds and how: bumped when a build writes points older code cannot read, or lacks
-# points newer code reads (2: a point per sentence beside the parts, for the answering lines).
-INDEX_LAYOUT = 2
+# points newer code reads (2: a point per sentence beside the parts, for the answering lines;
+# 3: a sentence point holds its span in its part, not the sentence and the part's citation).
+INDEX_LAYOUT = 3
 
 
 class Manifest(BaseModel):
@@ -154,20 +155,19 @@ class VectorStore(Protocol):
     def close(self) -> None: ...
 
 
-def line_from_payload(payload: Mapping[str, Any], score: float) -> RankedLine:
+def line_from_payload(line: Mapping[str, Any], part: Mapping[str, Any], score: float) -> RankedLine:
+    """A sentence point read with its part: the sentence is the part's text at the point's span."""
     return RankedLine(
-        text=payload["text"],
-        drug_id=payload["drug_id"],
-        display_name=payload["display_name"],
-        section_key=payload["section_key"],
-        part_id=payload["part_id"],
-        part_index=payload["part_index"],
-        line_index=payload["line_index"],
+        text=part["text"][line["start"] : line["end"]],
+        drug_id=part["drug_id"],
+        display_name=part["display_name"],
+        section_key=part["section_key"],
+        part_id=line["part_id"],
+        part_index=part["part_index"],
+        line_index=line["line_index"],
         score=score,
-        source_refs=tuple(SourceRef.model_validate(ref) for ref in payload.get("source_refs") or ()),
-        needs_visual_check=bool(
-            payload.get("requires_visual_check") or payload.get("has_quarantined_content")
-        ),
+        source_refs=tuple(SourceRef.model_validate(ref) for ref in part.get("source_refs") or ()),
+        needs_visual_check=bool(part.get("requires_visual_check") or part.get("has_quarantined_content")),
     )
 
 
@@ -287,6 +287,10 @@ class FilteredReads(ABC):
     def _count(self, where: Conditions | None) -> int:
         """The backend primitive."""
 
+    @abstractmethod
+    def _payloads(self, point_ids: Collection[str]) -> dict[str, Mapping[str, Any]]:
+        """The backend primitive: the payload of each of these points, by id."""
+
     def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
         return part_order(self._scroll(conditions(drug_id=drug_id, section_key=section_key)))
 
@@ -348,12 +352,21 @@ class FilteredReads(ABC):
             return []
         terms = SparseTerms(tuple(sorted(weights)), tuple(weights[i] for i in sorted(weights)))
         where = conditions(drug_id=drug_id, chunk_kind=LINE_KIND)
-        hits = self._query(LINES_VECTOR, terms, where, limit, None)
-        lines = [line_from_payload(payload, score) for _, payload, score in hits if score > 0]
-        # equal scores in book order (Qdrant leaves their order open)
+        hits = [
+            (payload, score) for _, payload, score in self._query(LINES_VECTOR, terms, where, limit, None)
+        ]
+        parts = self._payloads({payload["part_id"] for payload, score in hits if score > 0})
+        lines = [line_from_payload(p, parts[p["part_id"]], score) for p, score in hits if score > 0]
+        # equal scores in book order, drug by drug (Qdrant leaves their order open)
         return sorted(
             lines,
-            key=lambda x: (-x.score, SECTION_ORDER.get(x.section_key, 99), x.part_index, x.line_index),
+            key=lambda x: (
+                -x.score,
+                x.drug_id,
+                SECTION_ORDER.get(x.section_key, 99),
+                x.part_index,
+                x.line_index,
+            ),
         )
 
     def count(self, drug_id: str | None = None) -> int:

@@ -1,7 +1,7 @@
 """Loading the catalogue artifact a process serves: from the index version's folder, or from S3
 when the layer does not ship it, and checked against the active index (a catalogue built from
 another corpus is an error, never served). In S3 every artifact lives under its index version's
-own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.gz`), written once and
+own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.zst`), written once and
 never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
 the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
 the data layer's file, or an S3 object) is unpacked into the data folder first
@@ -18,7 +18,7 @@ from typing import Any
 from duocthu.catalog.artifact import Catalog
 from duocthu.settings import Settings
 from duocthu.store.base import Manifest, VectorStore
-from duocthu.store.packed import CATALOG_FILE, PACKED_FILE, unpack
+from duocthu.store.packed import CATALOG_FILE, file_opener, unpack
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +70,12 @@ def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifes
 
 
 def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
-    """The pack at a path (the data layer) or an s3://bucket/key, unpacked into data_dir."""
+    """The pack at a path (the data layer) or an s3://bucket/key, unpacked into data_dir. An S3
+    pack is read as it arrives, never saved beside the index: /tmp holds the index alone."""
     if not source.startswith("s3://"):
-        return unpack(Path(source), data_dir)
+        return unpack(file_opener(Path(source)), data_dir, source)
     bucket, key = bucket_key(source)
-    download = data_dir / ".download" / PACKED_FILE
-    download.parent.mkdir(parents=True, exist_ok=True)
-    _s3_client().download_file(bucket, key, str(download))
-    try:
-        return unpack(download, data_dir)
-    finally:
-        download.unlink(missing_ok=True)
+    return unpack(lambda: _s3_client().get_object(Bucket=bucket, Key=key)["Body"], data_dir, source)
 
 
 def version_uri(prefix_uri: str, version: str, name: str) -> str:

@@ -75,18 +75,37 @@ def line_terms(tokens: Sequence[str]) -> list[str]:
     return [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each of the one splitter's sentences stands in `text` (start, end): a sentence point
+    stores these, not the sentence, whose words its part already holds."""
+    spans, cursor = [], 0
+    for sentence in split_sentences(text):
+        start = text.index(sentence, cursor)  # the splitter returns stripped slices, in order
+        cursor = start + len(sentence)
+        spans.append((start, cursor))
+    return spans
+
+
 def line_points(chunks: Sequence[Chunk]) -> list[LinePoint]:
-    """One point per sentence of every part (the one splitter), carrying its part's id and
-    citation; its text is the sentence as the part writes it."""
-    lines = [(chunk, i, s) for chunk in chunks for i, s in enumerate(split_sentences(chunk.text))]
+    """One point per sentence of every part (the one splitter). Its payload is what a filter
+    needs (drug, kind) and where the sentence stands in its part; the text, section and
+    citation are read from the part (a sentence point copying them multiplied the index ~5x)."""
+    lines = [(chunk, i, span) for chunk in chunks for i, span in enumerate(sentence_spans(chunk.text))]
     tokens = [
-        line_terms(folded_words(f"{chunk.section_heading}. {sentence}")) for chunk, _, sentence in lines
+        line_terms(folded_words(f"{chunk.section_heading}. {chunk.text[start:end]}"))
+        for chunk, _, (start, end) in lines
     ]
     average = sum(map(len, tokens)) / len(tokens) if tokens else 0.0
     points = []
-    for (chunk, index, sentence), own in zip(lines, tokens, strict=True):
-        payload = {k: v for k, v in chunk.payload().items() if k not in ("text_norm", "atc_codes")}
-        payload |= {"chunk_kind": LINE_KIND, "text": sentence, "part_id": chunk.id, "line_index": index}
+    for (chunk, index, (start, end)), own in zip(lines, tokens, strict=True):
+        payload = {
+            "drug_id": chunk.drug_id,
+            "chunk_kind": LINE_KIND,
+            "part_id": chunk.id,
+            "line_index": index,
+            "start": start,
+            "end": end,
+        }
         line_id = str(uuid.uuid5(_LINE_NAMESPACE, f"{chunk.id}/{index}"))
         points.append(LinePoint(line_id, payload, bm25_terms(own, average)))
     return points

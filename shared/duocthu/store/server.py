@@ -7,7 +7,7 @@ Tests run this class against the client's local mode, which executes the same cl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient, models
@@ -221,6 +221,14 @@ class ServerStore(FilteredReads):
         return self._read(
             lambda collection: int(self.client.count(collection, count_filter=flt, exact=True).count)
         )
+
+    def _payloads(self, point_ids: Collection[str]) -> dict[str, Mapping[str, Any]]:
+        if not point_ids:
+            return {}
+        records = self._read(
+            lambda collection: self.client.retrieve(collection, list(point_ids), with_payload=True)
+        )
+        return {str(r.id): r.payload or {} for r in records}
 
     def close(self) -> None:
         self.client.close()

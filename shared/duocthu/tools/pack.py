@@ -1,7 +1,7 @@
 """`duocthu pack`: a formulary source -> a fresh Edge index version with its catalogue -> one
 sparse-aware pack (duocthu.store.packed), for the data layer or an S3 object.
 
-    duocthu pack --out build/duocthu/index.tar.gz [--source book.jsonl] [--s3 s3://bucket/prefix]
+    duocthu pack --out build/duocthu/index.tar.zst [--source book.jsonl] [--s3 s3://bucket/prefix]
 
 Ingests into a scratch folder (never the developer's .duocthu), so the pack holds exactly one
 version. With --s3, the pack and the catalogue are also published under the version's own keys

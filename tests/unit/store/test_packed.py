@@ -10,6 +10,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from backports.zstd import ZstdFile
 from duocthu.api.models import ChatRequest
 from duocthu.api.runtime import Runtime, build_runtime
 from duocthu.api.services.chat import chat
@@ -17,7 +18,16 @@ from duocthu.catalog.artifact import Catalog
 from duocthu.settings import Settings
 from duocthu.store import catalog as catalog_module
 from duocthu.store.edge import EdgeStore
-from duocthu.store.packed import INFO_FILE, PackError, pack, packed_manifest, read_info, tree_bytes, unpack
+from duocthu.store.packed import (
+    INFO_FILE,
+    PackError,
+    file_opener,
+    pack,
+    packed_manifest,
+    read_info,
+    tree_bytes,
+    unpack,
+)
 from moto import mock_aws
 
 
@@ -26,7 +36,7 @@ def packed(
     tmp_path_factory: pytest.TempPathFactory, sample_index: tuple[EdgeStore, Catalog, Settings]
 ) -> Path:
     _, _, settings = sample_index
-    out = tmp_path_factory.mktemp("layer") / "duocthu" / "index.tar.gz"
+    out = tmp_path_factory.mktemp("layer") / "duocthu" / "index.tar.zst"
     pack(settings.data_dir, out)
     return out
 
@@ -65,12 +75,12 @@ def test_unpacked_index_opens_and_answers_with_its_citation(packed: Path, tmp_pa
 
 
 def test_a_second_start_reuses_the_version_already_unpacked(packed: Path, tmp_path: Path) -> None:
-    first = unpack(packed, tmp_path)
+    first = unpack(file_opener(packed), tmp_path)
     shard = tmp_path / "versions" / first.version / "shard"
     marker = shard / "edge_config.json"
     before = marker.stat().st_mtime_ns
     os.utime(marker, ns=(before - 10**9, before - 10**9))  # any rewrite would move it on again
-    again = unpack(packed, tmp_path)
+    again = unpack(file_opener(packed), tmp_path)
     assert again == first and marker.stat().st_mtime_ns == before - 10**9
 
 
@@ -79,13 +89,13 @@ def test_a_half_unpacked_version_is_replaced_not_served(packed: Path, tmp_path: 
     leftover = tmp_path / "versions" / version / "shard"
     leftover.mkdir(parents=True)  # an earlier start killed mid-way: no manifest points here yet
     (leftover / "junk").write_text("x")
-    unpack(packed, tmp_path)
+    unpack(file_opener(packed), tmp_path)
     assert not (leftover / "junk").exists() and (leftover / "edge_config.json").is_file()
     assert not list(tmp_path.glob(".unpack-*")), "the scratch folder is left behind"
 
 
 def _tar(path: Path, members: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
+    with ZstdFile(path, "w") as raw, tarfile.open(fileobj=raw, mode="w|") as tar:
         for name, body in members.items():
             member = tarfile.TarInfo(name)
             member.size = len(body)
@@ -98,19 +108,19 @@ def test_a_pack_that_is_no_index_version_is_refused(packed: Path, tmp_path: Path
     stray = _tar(tmp_path / "stray.tar.gz", {"manifest.json": manifest, "../etc/passwd": b"x"})
     headless = _tar(tmp_path / "headless.tar.gz", {"versions/x/catalog.json": b"{}"})
     with pytest.raises(PackError, match="outside its version"):
-        unpack(stray, tmp_path / "a")
+        unpack(file_opener(stray), tmp_path / "a")
     with pytest.raises(PackError, match="not an index pack"):
-        unpack(headless, tmp_path / "b")
+        unpack(file_opener(headless), tmp_path / "b")
     with pytest.raises(PackError, match="no index"):
         pack(tmp_path / "empty", tmp_path / "out.tar.gz")
     assert not (tmp_path / "a" / "manifest.json").exists()
 
 
 def test_a_broken_pack_is_a_reason_on_health_not_a_crash(tmp_path: Path) -> None:
-    broken = tmp_path / "index.tar.gz"
+    broken = tmp_path / "index.tar.zst"
     broken.write_bytes(b"not a tar")
     runtime = build_runtime(Settings(data_dir=tmp_path / "data", packed_index=str(broken)))
-    assert runtime.problem is not None and "ReadError" in runtime.problem
+    assert runtime.problem is not None and "[PackError]" in runtime.problem
 
 
 @mock_aws
@@ -122,15 +132,15 @@ def test_the_pack_from_s3_is_unpacked_the_same_way(
     version = read_info(packed.parent).version
     s3 = boto3.client("s3")
     s3.create_bucket(Bucket="art", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"})
-    s3.upload_file(str(packed), "art", f"index/{version}/index.tar.gz")
-    settings = Settings(data_dir=tmp_path / "data", packed_index=f"s3://art/index/{version}/index.tar.gz")
+    s3.upload_file(str(packed), "art", f"index/{version}/index.tar.zst")
+    settings = Settings(data_dir=tmp_path / "data", packed_index=f"s3://art/index/{version}/index.tar.zst")
     runtime = build_runtime(settings)
     try:
         assert _answer(runtime)[0] == "ANSWERABLE"
     finally:
         runtime.store.close()
         catalog_module._s3_client.cache_clear()
-    assert not (settings.data_dir / ".download" / "index.tar.gz").exists()
+    assert not (settings.data_dir / ".download" / "index.tar.zst").exists()
     assert (packed.parent / INFO_FILE).is_file()
 
 
@@ -146,7 +156,7 @@ def test_duocthu_pack_builds_packs_and_publishes_one_version(
     boto3.client("s3").create_bucket(
         Bucket="art", CreateBucketConfiguration={"LocationConstraint": "ap-southeast-1"}
     )
-    out = tmp_path / "layer" / "duocthu" / "index.tar.gz"
+    out = tmp_path / "layer" / "duocthu" / "index.tar.zst"
     try:
         assert main(["pack", "--out", str(out), "--s3", "s3://art/duocthu"]) == 0
     finally:
@@ -154,7 +164,7 @@ def test_duocthu_pack_builds_packs_and_publishes_one_version(
     info = read_info(out.parent)
     printed = capsys.readouterr().out
     assert f"packed version {info.version} (40 drugs" in printed
-    assert f"published s3://art/duocthu/{info.version}/index.tar.gz" in printed
+    assert f"published s3://art/duocthu/{info.version}/index.tar.zst" in printed
     assert packed_manifest(out).version == info.version and not (tmp_path / "developer").exists()
 
 
@@ -165,6 +175,6 @@ def test_duocthu_pack_refuses_an_invalid_source_and_writes_nothing(
 
     bad = tmp_path / "book.jsonl"
     bad.write_text('{"not": "a monograph"}\n', encoding="utf-8")
-    out = tmp_path / "layer" / "index.tar.gz"
+    out = tmp_path / "layer" / "index.tar.zst"
     assert main(["pack", "--out", str(out), "--source", str(bad)]) == 2
     assert "drug_id: Field required" in capsys.readouterr().err and not out.parent.exists()

@@ -58,7 +58,7 @@ def test_each_version_is_published_under_its_own_keys(
     old_v, new_v = (EdgeStore(s.data_dir).active_manifest().version for s in (old, new))  # type: ignore[union-attr]
     assert first == [
         f"s3://{BUCKET}/duocthu/{old_v}/catalog.json",
-        f"s3://{BUCKET}/duocthu/{old_v}/index.tar.gz",
+        f"s3://{BUCKET}/duocthu/{old_v}/index.tar.zst",
     ]
     assert second == [f"s3://{BUCKET}/duocthu/{new_v}/catalog.json"]
     assert _keys(s3) == sorted(u.removeprefix(f"s3://{BUCKET}/") for u in first + second)

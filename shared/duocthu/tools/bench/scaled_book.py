@@ -4,6 +4,8 @@ name written where the original's title stood). Every copy keeps the sample's se
 text each turn reads has the formulary's own wording and length, not the ATC table's condensed
 prose. Test data only: never shipped, never ingested by default.
 
+    duocthu bench scaled_book --size 700 --out book700.jsonl
+
 At N = 700: about 21,700 parts and 10,500 aliases, the size the latency targets are stated for.
 """
 
@@ -64,3 +66,21 @@ def scaled_book(size: int, atc_csv: Path) -> list[Monograph]:
     if len(book) < size:
         raise SystemExit(f"the ATC table names only {len(book)} distinct drugs (< {size})")
     return book
+
+
+def main(argv: list[str]) -> int:
+    """`duocthu bench scaled_book --size 700 --out book.jsonl`: the book as a source file, for
+    `DUOCTHU_SOURCE=book.jsonl make build` / `make smoke` and `duocthu bench unpack --source`."""
+    import argparse
+
+    from duocthu.tools.bench import atc_csv
+    from duocthu.tools.scale_source import iter_jsonl
+
+    parser = argparse.ArgumentParser(prog="duocthu bench scaled_book", description=main.__doc__)
+    parser.add_argument("--size", type=int, default=700)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    records = scaled_book(args.size, atc_csv())
+    args.out.write_text("".join(f"{line}\n" for line in iter_jsonl(records)), encoding="utf-8")
+    print(f"wrote {len(records)} monographs to {args.out} (test data only: never ship)")
+    return 0
