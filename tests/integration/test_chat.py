@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from duocthu.answer.generation import ExtractiveGenerator
 from duocthu.api.chat_turn import ChatService
+from duocthu.api.services.chat import chat_response
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.vocabulary import SubjectScope
@@ -322,6 +323,10 @@ def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatServic
     assert turn.reply is not None
     listed = {d.drug_id for b in turn.reply.blocks if b.type == "drug_list" for d in b.drugs}
     assert everyone <= listed
+    # the response (and the state machine's state) names each drug once: in the block, not again
+    # among the bundle's unshown drugs
+    response = chat_response(turn)
+    assert response.bundle.unlisted_drugs == () and response.bundle.ranked_drugs == turn.bundle.ranked_drugs
     # chống chỉ định silent, "Thời kỳ mang thai" says "không nên dùng": still named, under its section
     by_section = {d.drug_id: d.section_key for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert by_section["clopidogrel"] == by_section["loperamid"] == "thoi_ky_mang_thai"

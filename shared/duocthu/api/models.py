@@ -77,6 +77,7 @@ class ChatResponse(BaseModel):
     frame: QueryFrame | None = None
     quick_replies: list[str] = Field(default_factory=list)
     system_error: SystemError | None = None
+    # What was retrieved; the unshown drugs a drug_list block names are not repeated here.
     bundle: EvidenceBundle
     # A section question's answering sentences, each with its citation, or that the section does
     # not say (duocthu.answer.lines.AnswerLines); null for every other turn. Additive, optional.

@@ -24,7 +24,9 @@ from duocthu.api.services.retrieve import retrieval_service
 from duocthu.api.turn_limits import within_limits
 from duocthu.core.deadline import Deadline, LambdaContextLike, turn_deadline
 from duocthu.core.vocabulary import SubjectScope
+from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.models.reply import DrugListBlock
 from duocthu.store.sessions import (
     ConversationState,
     ConversationStore,
@@ -145,6 +147,19 @@ def not_ready_response(session_id: str) -> ChatResponse:
     return chat_response(replace(turn, system_error="store_unavailable"))
 
 
+def _named_once(turn: ChatTurn) -> EvidenceBundle:
+    """The turn's bundle without the unshown drugs a drug-list block already names: a list grows
+    with the book (hundreds of drugs at its real size), and a response, like the state machine's
+    state it travels in (256 KB at most), carries each drug once."""
+    bundle = turn.bundle
+    blocks = turn.reply.blocks if turn.reply else ()
+    listed = {d.drug_id for b in blocks if isinstance(b, DrugListBlock) for d in b.drugs}
+    if not listed or not bundle.unlisted_drugs:
+        return bundle
+    unlisted = tuple(d for d in bundle.unlisted_drugs if d.drug_id not in listed)
+    return bundle.model_copy(update={"unlisted_drugs": unlisted})
+
+
 def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
     frame = turn.frame
     if frame is not None and not debug_frame:  # the patient's facts stay on the server
@@ -158,7 +173,7 @@ def chat_response(turn: ChatTurn, debug_frame: bool = False) -> ChatResponse:
         frame=frame,
         quick_replies=list(turn.quick_replies),
         system_error=turn.system_error,
-        bundle=turn.bundle,
+        bundle=_named_once(turn),
         answer_lines=turn.answer_lines,
         blocks=list(turn.reply.blocks) if turn.reply else [],
         source=turn.reply.source if turn.reply else None,
