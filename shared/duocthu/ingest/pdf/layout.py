@@ -10,7 +10,9 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 
 from __future__ import annotations
 
+import itertools
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -142,6 +144,11 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
     if len(filled) < 2:
         return None, None
     body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
+    # A margin row stands further from the body than the body's lines stand from each other: with
+    # generous leading, a column's last line ending in a number is no foot.
+    extents = [(min(c["top"] for c in _letters(r)), max(c["bottom"] for c in _letters(r))) for r in filled]
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(extents)]
+    usual = statistics.median(gaps) if len(gaps) >= 4 else 0.0  # too few lines to tell
 
     def is_margin(row: list[Char], neighbour: list[Char], top: bool) -> bool:
         letters = _letters(row)
@@ -155,7 +162,7 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
             return False
         numbers, romans = folio_candidates(line_text(row).split())
         small = max(float(c["size"]) for c in letters) < body_size - 0.5
-        return near >= 0.5 * (y1 - y0) and (small or bool(numbers or romans))
+        return near >= max(0.5 * (y1 - y0), 1.5 * usual) and (small or bool(numbers or romans))
 
     head = filled[0] if is_margin(filled[0], filled[1], True) else None
     foot = filled[-1] if is_margin(filled[-1], filled[-2], False) and filled[-1] is not head else None

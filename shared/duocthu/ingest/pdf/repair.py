@@ -104,6 +104,7 @@ def rejoin_syllables(text: str) -> str:
 
 
 _LINE_END_HYPHEN = re.compile(r"(\w+)-$")
+_LINE_END_NUMBER_HYPHEN = re.compile(r"(^|\W)\d+-$")  # a locant or a range, never hyphenation
 _LINE_END_DASH = re.compile(r"\w[–—]$")  # "25–" / "90%": a range broken after its dash
 BREAK = "\u00ad"  # a line-end hyphen before a lower-case continuation, until the book decides
 _BROKEN = re.compile(rf"([\w-]*\w){BREAK}(\w[\w-]*)")
@@ -118,6 +119,8 @@ def join_lines(previous: str, line: str) -> str:
     """
     if previous.endswith(("\u2010", "\u00ad")):  # the typographic hyphen, a soft one drawn
         previous = previous[:-1] + "-"
+    if _LINE_END_NUMBER_HYPHEN.search(previous):  # "4-" "hydroxy…": a typesetter breaks words between letters
+        return previous + line
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
         return previous[:-1] + BREAK + line
     if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):

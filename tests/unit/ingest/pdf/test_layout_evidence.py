@@ -135,6 +135,8 @@ def test_hard_hyphen_at_line_end_is_kept() -> None:
     joined = join_lines("nhóm beta-", "lactam và amoxi-") + " "
     joined = join_lines(joined.strip(), "cilin")
     assert resolve_breaks(joined, {"beta-lactam"}) == "nhóm beta-lactam và amoxicilin"
+    # after a number the hyphen is a locant's: typesetters hyphenate between letters only
+    assert join_lines("dẫn chất 4-", "hydroxycoumarin") == "dẫn chất 4-hydroxycoumarin"
 
 
 def _page(index: int, numbers: list[int], romans: list[str] = []) -> PageRead:  # noqa: B006
