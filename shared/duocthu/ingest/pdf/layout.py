@@ -10,7 +10,6 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 
 from __future__ import annotations
 
-import itertools
 import re
 import statistics
 from collections import Counter
@@ -39,6 +38,7 @@ class Line:
     indent: float = 0.0  # x0 minus the column's left edge on this page
     rows: list[list[str]] | None = None  # a table's cells
     figure: bool = False  # an image on the page
+    bold_lead: str = ""  # the line's leading bold words: a run-in heading's label ("Chỉ định: …")
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
 
     def provenance(self) -> dict[str, object]:
@@ -105,7 +105,21 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         line_text(chars),
         bold,
         size,
+        bold_lead=_bold_lead(chars),
     )
+
+
+def _bold_lead(chars: list[Char]) -> str:
+    """The text up to the first plain Latin letter in a regular font (accents and punctuation may
+    come from any font: weight is decided by the letters)."""
+    lead: list[Char] = []
+    for char in sorted(chars, key=lambda c: c["x0"]):
+        text = str(char["text"])
+        plain = text.isascii() and text.isalpha()
+        if plain and not _is_bold(str(char["fontname"])):
+            break
+        lead.append(char)
+    return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
@@ -144,28 +158,42 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
     if len(filled) < 2:
         return None, None
     body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
-    # A margin row stands further from the body than the body's lines stand from each other: with
-    # generous leading, a column's last line ending in a number is no foot.
-    extents = [(min(c["top"] for c in _letters(r)), max(c["bottom"] for c in _letters(r))) for r in filled]
-    gaps = [b[0] - a[1] for a, b in itertools.pairwise(extents)]
+    # A margin row stands further from the body than a column's lines stand from each other (with
+    # generous leading, a column's last line ending in a number is no foot). Gaps are measured to
+    # the nearest row that shares some width: two columns' rows interleave when their baselines differ.
+    boxes = [
+        (
+            min(c["top"] for c in r),
+            max(c["bottom"] for c in r),
+            min(c["x0"] for c in r),
+            max(c["x1"] for c in r),
+        )
+        for r in map(_letters, filled)
+    ]
+
+    def gap(i: int, step: int) -> float | None:
+        j = i + step
+        while 0 <= j < len(boxes):
+            if boxes[j][2] < boxes[i][3] and boxes[i][2] < boxes[j][3]:
+                return float(boxes[j][0] - boxes[i][1] if step > 0 else boxes[i][0] - boxes[j][1])
+            j += step
+        return None
+
+    gaps = [g for i in range(len(boxes) - 1) if (g := gap(i, 1)) is not None]
     usual = statistics.median(gaps) if len(gaps) >= 4 else 0.0  # too few lines to tell
 
-    def is_margin(row: list[Char], neighbour: list[Char], top: bool) -> bool:
-        letters = _letters(row)
-        y0, y1 = min(c["top"] for c in letters), max(c["bottom"] for c in letters)
-        near = (
-            min(c["top"] for c in _letters(neighbour)) - y1
-            if top
-            else y0 - max(c["bottom"] for c in _letters(neighbour))
-        )
+    def is_margin(i: int, top: bool) -> bool:
+        y0, y1 = boxes[i][0], boxes[i][1]
         if (y1 > height / 8) if top else (y0 < height * 7 / 8):
             return False
-        numbers, romans = folio_candidates(line_text(row).split())
-        small = max(float(c["size"]) for c in letters) < body_size - 0.5
-        return near >= max(0.5 * (y1 - y0), 1.5 * usual) and (small or bool(numbers or romans))
+        near = gap(i, 1 if top else -1)
+        numbers, romans = folio_candidates(line_text(filled[i]).split())
+        small = max(float(c["size"]) for c in _letters(filled[i])) < body_size - 0.5
+        apart = near is None or near >= max(0.5 * (y1 - y0), 1.5 * usual)
+        return apart and (small or bool(numbers or romans))
 
-    head = filled[0] if is_margin(filled[0], filled[1], True) else None
-    foot = filled[-1] if is_margin(filled[-1], filled[-2], False) and filled[-1] is not head else None
+    head = filled[0] if is_margin(0, True) else None
+    foot = filled[-1] if is_margin(len(filled) - 1, False) and filled[-1] is not head else None
     return head, foot
 
 

@@ -6,7 +6,8 @@ and colons, synonyms, bold captions, tables, brand index) in the printed book's 
 front matter, then two page columns on mirrored margins, running heads "90 TITLE … DTQGVN 2" /
 "DTQGVN 2 … TITLE 91" (LibreOffice's chapter field), printed page = PDF page + `OFFSET`, justified
 text, soft hyphens in long Latin names, tables inside a column with their header row repeated.
-Every third monograph sets its headings run-in ("Chỉ định: text…" on one line).
+Every third monograph sets its headings run-in ("Chỉ định: text…" on one line); with the
+`table_break` defect the first table breaks inside a column across a page, its header repeated.
 The words are written through `render_text` with the chosen defects, so this book carries the
 printed book's text-layer defects from an engine other than the project's own: split syllables,
 TCVN3 pieces in a font named `.VnTime`, Symbol private-use code points in `SymbolMT`, NFD.
@@ -35,10 +36,11 @@ from duocthu.models.source import Monograph
 
 SOFFICE = shutil.which("soffice") or "/usr/bin/soffice"
 FRONT_PAGES = 2  # i and ii: the first body page is printed FRONT_PAGES + 1 + OFFSET
-RUN_IN_EVERY = 0  # every Nth monograph sets its headings run-in (0: none)
+RUN_IN_EVERY = 3  # every third monograph sets its headings run-in
 # The font families the .fodt names, each a file made from Noto Serif (`_fonts`).
 FAMILIES = {fonts.REGULAR: "DTSerif", fonts.TCVN3: ".VnTime", fonts.SYMBOL: "SymbolMT", "mark": "DTMark"}
 SOFT = "\u00ad"
+COLUMN_BOTTOM = 841.89 - 56.69  # the body pages' text block ends 2 cm above the A4 page's foot
 
 
 def available() -> bool:
@@ -178,6 +180,8 @@ STYLES = """
  </style:style>
  <style:style style:name="PBody" style:family="paragraph" style:parent-style-name="Title"
   style:master-page-name="Body"><style:paragraph-properties style:page-number="PAGE"/></style:style>
+ <style:style style:name="Push" style:family="paragraph" style:parent-style-name="Caption">
+  <style:paragraph-properties PUSH/></style:style>
  <style:style style:name="PIndex" style:family="paragraph" style:parent-style-name="IndexTitle">
   <style:paragraph-properties fo:break-before="page"/>
  </style:style>
@@ -230,6 +234,8 @@ class _Writer:
     def __init__(self, defects: Defects) -> None:
         self.defects = defects
         self.anchors: list[str] = []
+        self.push: str | None = None
+        self.tables = 0
 
     def mark(self, name: str, word: str) -> str:
         self.anchors.append(name)
@@ -267,8 +273,13 @@ def _p(style: str, content: str) -> str:
     return f'<text:p text:style-name="{style}">{content}</text:p>'
 
 
-def _body(data: dict[str, Any], defects: Defects, pages: dict[str, int]) -> tuple[str, list[str]]:
+def _body(
+    data: dict[str, Any], defects: Defects, pages: dict[str, int], push: str | None = None
+) -> tuple[str, list[str]]:
+    """The body's XML and its marks; `push` is the first table caption's extra paragraph properties
+    (`_break_first_table`)."""
     w = _Writer(defects)
+    w.push = push
     out = [f'<text:p text:style-name="PFront">{escape(data["front"][0])}</text:p>']
     out += [f'<text:p text:style-name="Flat">{escape(p)}</text:p>' for p in data["front"][1:]]
     out += [f'<text:p text:style-name="PBreak">{escape(data["abbreviations"][0])}</text:p>']
@@ -307,6 +318,7 @@ def _body(data: dict[str, Any], defects: Defects, pages: dict[str, int]) -> tupl
 
 def _table(w: _Writer, block: dict[str, Any], end: str | None) -> str:
     head, *rows = block["rows"]
+    w.tables += 1
 
     def row(cells: list[str], mark: str | None) -> str:
         tds = []
@@ -321,16 +333,16 @@ def _table(w: _Writer, block: dict[str, Any], end: str | None) -> str:
     columns = f'<table:table-column table:number-columns-repeated="{len(head)}"/>'
     body = "".join(row(r, end if i == len(rows) - 1 else None) for i, r in enumerate(rows))
     return (
-        f'<text:p text:style-name="Caption">{escape(block["caption"])}</text:p>'
-        f'<table:table table:name="T{len(w.anchors)}" table:style-name="Tbl">{columns}'
+        _p("Push" if w.tables == 1 and w.push else "Caption", escape(block["caption"]))
+        + f'<table:table table:name="T{len(w.anchors)}" table:style-name="Tbl">{columns}'
         f"<table:table-header-rows>{row(head, None)}</table:table-header-rows>{body}</table:table>"
     )
 
 
-def _document(data: dict[str, Any], body: str) -> str:
+def _document(data: dict[str, Any], body: str, push: str | None = None) -> str:
     title, subject = escape(data["title"]), escape(data["subject"])
     meta = f"<office:meta><dc:title>{title}</dc:title><dc:subject>{subject}</dc:subject></office:meta>"
-    styles = STYLES.replace("PAGE", str(FRONT_PAGES + 1 + OFFSET))
+    styles = STYLES.replace("PAGE", str(FRONT_PAGES + 1 + OFFSET)).replace("PUSH", push or "")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<office:document {NS} xmlns:dc="http://purl.org/dc/elements/1.1/" '
@@ -381,19 +393,59 @@ def _marked_words(pdf_path: Path) -> list[int]:
     return out
 
 
+def _table_spot(pdf_path: Path, number: int) -> tuple[str, float | None] | None:
+    """Where table N landed: its column ("L" or "R") and the bottom of its first body row when the
+    table starts on that page (None when it is already broken)."""
+    import pdfplumber
+
+    with pdfplumber.open(str(pdf_path)) as pdf:
+        for page in pdf.pages:
+            words = page.extract_words()
+            for k, word in enumerate(words[:-1]):
+                if word["text"] == "Bảng" and words[k + 1]["text"] == f"{number}:":
+                    side = "R" if word["x0"] > page.width / 3 else "L"
+                    grids = [t for t in page.find_tables() if t.bbox[1] > word["top"]]
+                    rows = grids[0].rows if grids else []
+                    return side, (float(rows[1].bbox[3]) if len(rows) > 2 else None)
+    return None
+
+
+def _break_first_table(data: dict[str, Any], defects: Defects, folder: Path) -> str | None:
+    """The `table_break` defect in a word processor's book: the first table moved to the foot of
+    a right-hand column, so that it breaks onto the next page after one row, its header repeated
+    by LibreOffice. Found by printing: a column break puts it in a right column, then a top margin
+    leaves room for its caption, header and first row only."""
+    push: str | None = None
+    for _ in range(3):
+        pdf = folder / "probe.pdf"
+        _print(_document(data, _body(data, Defects(on=defects.on), {}, push)[0], push), pdf, folder)
+        spot = _table_spot(pdf, 1)
+        if spot is None or (push and "margin-top" in push):
+            return push
+        side, row_bottom = spot
+        if side == "L":
+            push = 'fo:break-before="column"'
+        elif row_bottom is not None:
+            room = COLUMN_BOTTOM - row_bottom - 4.0  # the second row (over 4 pt high) no longer fits
+            push = f'{push or ""} fo:margin-top="{4.25 + room:.1f}pt"'
+    return push
+
+
 def render_libreoffice(records: list[Monograph], out: Path, defects: Defects | None = None) -> Truth:
     """Print the records' book with LibreOffice into `out`; the truth comes from the marked words."""
     data = book_data(records)
     data["title"] = data["title"].replace("typst", "LibreOffice")
+    on = Defects(on=(defects or Defects()).on)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _fonts(folder)
-        body, anchors = _body(data, Defects(on=(defects or Defects()).on), {})
-        _print(_document(data, body), folder / "first.pdf", folder)
+        push = _break_first_table(data, on, folder) if "table_break" in on.on else None
+        body, anchors = _body(data, Defects(on=on.on), {}, push)
+        _print(_document(data, body, push), folder / "first.pdf", folder)
         spots = _spots(anchors, _marked_words(folder / "first.pdf"))
         starts = {drug: spots[a] + OFFSET for a, (_, drug, key) in _parts(anchors) if key == "_title"}
-        body, anchors = _body(data, Defects(on=(defects or Defects()).on), starts)
-        _print(_document(data, body), folder / "book.pdf", folder)
+        body, anchors = _body(data, Defects(on=on.on), starts, push)
+        _print(_document(data, body, push), folder / "book.pdf", folder)
         spots = _spots(anchors, _marked_words(folder / "book.pdf"))
         shutil.copyfile(folder / "book.pdf", out)
     truth = Truth()

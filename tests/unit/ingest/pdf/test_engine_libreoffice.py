@@ -16,7 +16,8 @@ from duocthu.models.source import Monograph
 
 from tests.unit.ingest.pdf.conftest import assert_reads_back_whole
 
-# A table (loperamid, paracetamol), a synonym title, ≤ in ADR bands (Symbol code points), long
+# A table (loperamid, paracetamol; the first broken across a page inside a column), run-in
+# headings (every third monograph), a synonym title, ≤ in ADR bands (Symbol code points), long
 # INN names (soft hyphens), enough words for every defect to fire.
 SOME = ("acid_acetylsalicylic", "amoxicilin", "carbamazepin", "cefuroxim", "loperamid", "paracetamol")
 
@@ -30,6 +31,9 @@ def test_libreoffice_book_with_the_text_layer_defects_reads_back_whole(
     truth = render_libreoffice(records, tmp_path / "book.pdf")
     with pdfplumber.open(str(tmp_path / "book.pdf")) as pdf:
         chars = [c for p in pdf.pages for c in p.chars]
+        heads = [(p.page_number, t.extract()[0][0]) for p in pdf.pages for t in p.find_tables()]
+    # the first table broken inside a column across a page, its header row repeated
+    assert heads[1] == (heads[0][0] + 1, heads[0][1])
     fonts = {str(c["fontname"]).split("+")[-1] for c in chars}
     assert {".VnTime", "SymbolMT", "DTSerif-Bold"} <= fonts  # the defects are really in the PDF
     assert any("\uf000" <= c["text"] <= "\uf0ff" for c in chars)
