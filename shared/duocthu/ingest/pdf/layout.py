@@ -96,30 +96,30 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
     plain = [c for c in letters if str(c["text"]).isascii() and str(c["text"]).isalpha()] or letters
     bold = sum(_is_bold(str(c["fontname"])) for c in plain) * 2 > len(plain)
     size = Counter(round(float(c["size"]), 1) for c in letters).most_common(1)[0][0]
+    text = line_text(chars)
     return Line(
         page,
         printed,
         column,
         min(c["x0"] for c in chars),
         min(c["top"] for c in chars),
-        line_text(chars),
+        text,
         bold,
         size,
-        bold_lead=_bold_lead(chars),
+        bold_lead=_bold_lead(chars, text),
     )
 
 
-def _bold_lead(chars: list[Char]) -> str:
+def _bold_lead(chars: list[Char], whole: str) -> str:
     """The text up to the first plain Latin letter in a regular font (accents and punctuation may
-    come from any font: weight is decided by the letters)."""
-    lead: list[Char] = []
-    for char in sorted(chars, key=lambda c: c["x0"]):
+    come from any font: weight is decided by the letters); `whole` is the line's text."""
+    ordered = sorted(chars, key=lambda c: c["x0"])
+    for n, char in enumerate(ordered):
         text = str(char["text"])
-        plain = text.isascii() and text.isalpha()
-        if plain and not _is_bold(str(char["fontname"])):
-            break
-        lead.append(char)
-    return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
+        if text.isascii() and text.isalpha() and not _is_bold(str(char["fontname"])):
+            lead = ordered[:n]
+            return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
+    return whole if any(_is_bold(str(c["fontname"])) for c in chars) else ""
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
@@ -283,6 +283,60 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
     )
 
 
+def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
+    """pdfminer's page aggregator that keeps each horizontal character as the small dict used
+    here instead of a layout object: building LTChar objects (their bounding-box matrix products,
+    colour spaces and graphic states) was a fifth of the reading time."""
+    from pdfminer.converter import PDFPageAggregator
+
+    class Collector(PDFPageAggregator):
+        chars: list[Char]
+        page_height: float
+
+        def render_char(
+            self, matrix: Any, font: Any, fontsize: float, scaling: float, rise: float, cid: int, *rest: Any
+        ) -> float:
+            if font.is_vertical():
+                return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
+            try:
+                text = font.to_unichr(cid)
+            except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
+                text = self.handle_undefined_char(font, cid)
+            adv = font.char_width(cid) * fontsize * scaling
+            y0 = font.get_descent() * fontsize + rise
+            a, b, c, d, e, f = matrix
+            xs = (
+                e + c * y0,
+                e + a * adv + c * y0,
+                e + c * (y0 + fontsize),
+                e + a * adv + c * (y0 + fontsize),
+            )
+            ys = (
+                f + d * y0,
+                f + b * adv + d * y0,
+                f + d * (y0 + fontsize),
+                f + b * adv + d * (y0 + fontsize),
+            )
+            low, high = min(ys), max(ys)
+            self.chars.append(
+                {
+                    "text": text,
+                    "fontname": font.fontname,
+                    "size": high - low,
+                    "x0": min(xs),
+                    "x1": max(xs),
+                    "top": self.page_height - high,
+                    "bottom": self.page_height - low,
+                    "matrix": matrix,
+                }
+            )
+            return float(adv)
+
+    device = Collector(rsrcmgr, pageno=pageno)
+    device.chars, device.page_height = [], height
+    return device
+
+
 def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     """The page's characters and images from pdfminer's layout objects, with the fields used here,
     and how many rules it draws that could make a table's grid (rectangles, vertical lines).
@@ -291,23 +345,22 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     attribute of every object, most of the conversion's time on a dense page; this reads the
     same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
-    from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
     from pdfminer.pdfinterp import PDFPageInterpreter
 
-    # pdfminer's own aggregator, not pdfplumber's: that one also records each character's colours
-    # and marked content, a quarter of the reading time, and nothing here uses them
-    device = PDFPageAggregator(page.pdf.rsrcmgr, pageno=page.page_number)
-    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
+    # not pdfplumber's aggregator: that one also records each character's colours and marked
+    # content, a quarter of the reading time, and nothing here uses them
     height = float(page.height)
-    out: list[Char] = []
+    device = _collector(page.pdf.rsrcmgr, page.page_number, height)
+    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
+    out: list[Char] = device.chars
     images: list[Char] = []
     rules = 0
     stack: list[Any] = [device.get_result()]
     while stack:
         node = stack.pop()
         for obj in node:
-            if isinstance(obj, LTChar):
+            if isinstance(obj, LTChar):  # vertical writing only: the collector keeps the rest
                 out.append(
                     {
                         "text": obj.get_text(),
