@@ -91,14 +91,15 @@ def _fonts(folder: Path) -> None:
     extra = "".join(tcvn3_table()) + "".join(chr(c) for c in symbol_table()) + "≤≥×°→↓↑"
     cache = Path(tempfile.gettempdir()) / "duocthu-render-lo-fonts-2"
     if not cache.exists():
-        work = cache.with_suffix(".tmp")
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
+        work = Path(tempfile.mkdtemp(prefix=cache.name, dir=cache.parent))
         for family in FAMILIES.values():
             for bold in (False, True):
                 name = f"{family.lstrip('.')}{'-Bold' if bold else ''}.ttf"
                 _instance(source, family, bold, extra, work / name)
-        work.replace(cache)
+        try:
+            work.replace(cache)
+        except OSError:  # another process made it first
+            shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(cache, folder / ".fonts", dirs_exist_ok=True)
 
 
