@@ -11,6 +11,7 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 from __future__ import annotations
 
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,6 +38,7 @@ class Line:
     indent: float = 0.0  # x0 minus the column's left edge on this page
     rows: list[list[str]] | None = None  # a table's cells
     figure: bool = False  # an image on the page
+    bold_lead: str = ""  # the line's leading bold words: a run-in heading's label ("Chỉ định: …")
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
 
     def provenance(self) -> dict[str, object]:
@@ -94,16 +96,30 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
     plain = [c for c in letters if str(c["text"]).isascii() and str(c["text"]).isalpha()] or letters
     bold = sum(_is_bold(str(c["fontname"])) for c in plain) * 2 > len(plain)
     size = Counter(round(float(c["size"]), 1) for c in letters).most_common(1)[0][0]
+    text = line_text(chars)
     return Line(
         page,
         printed,
         column,
         min(c["x0"] for c in chars),
         min(c["top"] for c in chars),
-        line_text(chars),
+        text,
         bold,
         size,
+        bold_lead=_bold_lead(chars, text),
     )
+
+
+def _bold_lead(chars: list[Char], whole: str) -> str:
+    """The text up to the first plain Latin letter in a regular font (accents and punctuation may
+    come from any font: weight is decided by the letters); `whole` is the line's text."""
+    ordered = sorted(chars, key=lambda c: c["x0"])
+    for n, char in enumerate(ordered):
+        text = str(char["text"])
+        if text.isascii() and text.isalpha() and not _is_bold(str(char["fontname"])):
+            lead = ordered[:n]
+            return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
+    return whole if any(_is_bold(str(c["fontname"])) for c in chars) else ""
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
@@ -142,23 +158,42 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
     if len(filled) < 2:
         return None, None
     body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
-
-    def is_margin(row: list[Char], neighbour: list[Char], top: bool) -> bool:
-        letters = _letters(row)
-        y0, y1 = min(c["top"] for c in letters), max(c["bottom"] for c in letters)
-        near = (
-            min(c["top"] for c in _letters(neighbour)) - y1
-            if top
-            else y0 - max(c["bottom"] for c in _letters(neighbour))
+    # A margin row stands further from the body than a column's lines stand from each other (with
+    # generous leading, a column's last line ending in a number is no foot). Gaps are measured to
+    # the nearest row that shares some width: two columns' rows interleave when their baselines differ.
+    boxes = [
+        (
+            min(c["top"] for c in r),
+            max(c["bottom"] for c in r),
+            min(c["x0"] for c in r),
+            max(c["x1"] for c in r),
         )
+        for r in map(_letters, filled)
+    ]
+
+    def gap(i: int, step: int) -> float | None:
+        j = i + step
+        while 0 <= j < len(boxes):
+            if boxes[j][2] < boxes[i][3] and boxes[i][2] < boxes[j][3]:
+                return float(boxes[j][0] - boxes[i][1] if step > 0 else boxes[i][0] - boxes[j][1])
+            j += step
+        return None
+
+    gaps = [g for i in range(len(boxes) - 1) if (g := gap(i, 1)) is not None]
+    usual = statistics.median(gaps) if len(gaps) >= 4 else 0.0  # too few lines to tell
+
+    def is_margin(i: int, top: bool) -> bool:
+        y0, y1 = boxes[i][0], boxes[i][1]
         if (y1 > height / 8) if top else (y0 < height * 7 / 8):
             return False
-        numbers, romans = folio_candidates(line_text(row).split())
-        small = max(float(c["size"]) for c in letters) < body_size - 0.5
-        return near >= 0.5 * (y1 - y0) and (small or bool(numbers or romans))
+        near = gap(i, 1 if top else -1)
+        numbers, romans = folio_candidates(line_text(filled[i]).split())
+        small = max(float(c["size"]) for c in _letters(filled[i])) < body_size - 0.5
+        apart = near is None or near >= max(0.5 * (y1 - y0), 1.5 * usual)
+        return apart and (small or bool(numbers or romans))
 
-    head = filled[0] if is_margin(filled[0], filled[1], True) else None
-    foot = filled[-1] if is_margin(filled[-1], filled[-2], False) and filled[-1] is not head else None
+    head = filled[0] if is_margin(0, True) else None
+    foot = filled[-1] if is_margin(len(filled) - 1, False) and filled[-1] is not head else None
     return head, foot
 
 
@@ -248,6 +283,60 @@ def _inside(char: Char, box: tuple[float, float, float, float]) -> bool:
     )
 
 
+def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
+    """pdfminer's page aggregator that keeps each horizontal character as the small dict used
+    here instead of a layout object: building LTChar objects (their bounding-box matrix products,
+    colour spaces and graphic states) was a fifth of the reading time."""
+    from pdfminer.converter import PDFPageAggregator
+
+    class Collector(PDFPageAggregator):
+        chars: list[Char]
+        page_height: float
+
+        def render_char(
+            self, matrix: Any, font: Any, fontsize: float, scaling: float, rise: float, cid: int, *rest: Any
+        ) -> float:
+            if font.is_vertical():
+                return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
+            try:
+                text = font.to_unichr(cid)
+            except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
+                text = self.handle_undefined_char(font, cid)
+            adv = font.char_width(cid) * fontsize * scaling
+            y0 = font.get_descent() * fontsize + rise
+            a, b, c, d, e, f = matrix
+            xs = (
+                e + c * y0,
+                e + a * adv + c * y0,
+                e + c * (y0 + fontsize),
+                e + a * adv + c * (y0 + fontsize),
+            )
+            ys = (
+                f + d * y0,
+                f + b * adv + d * y0,
+                f + d * (y0 + fontsize),
+                f + b * adv + d * (y0 + fontsize),
+            )
+            low, high = min(ys), max(ys)
+            self.chars.append(
+                {
+                    "text": text,
+                    "fontname": font.fontname,
+                    "size": high - low,
+                    "x0": min(xs),
+                    "x1": max(xs),
+                    "top": self.page_height - high,
+                    "bottom": self.page_height - low,
+                    "matrix": matrix,
+                }
+            )
+            return float(adv)
+
+    device = Collector(rsrcmgr, pageno=pageno)
+    device.chars, device.page_height = [], height
+    return device
+
+
 def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     """The page's characters and images from pdfminer's layout objects, with the fields used here,
     and how many rules it draws that could make a table's grid (rectangles, vertical lines).
@@ -256,23 +345,22 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     attribute of every object, most of the conversion's time on a dense page; this reads the
     same layout once, and pdfplumber's table finder runs only on a page with a grid to find.
     """
-    from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LTChar, LTContainer, LTCurve, LTImage, LTLine, LTRect
     from pdfminer.pdfinterp import PDFPageInterpreter
 
-    # pdfminer's own aggregator, not pdfplumber's: that one also records each character's colours
-    # and marked content, a quarter of the reading time, and nothing here uses them
-    device = PDFPageAggregator(page.pdf.rsrcmgr, pageno=page.page_number)
-    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
+    # not pdfplumber's aggregator: that one also records each character's colours and marked
+    # content, a quarter of the reading time, and nothing here uses them
     height = float(page.height)
-    out: list[Char] = []
+    device = _collector(page.pdf.rsrcmgr, page.page_number, height)
+    PDFPageInterpreter(page.pdf.rsrcmgr, device).process_page(page.page_obj)
+    out: list[Char] = device.chars
     images: list[Char] = []
     rules = 0
     stack: list[Any] = [device.get_result()]
     while stack:
         node = stack.pop()
         for obj in node:
-            if isinstance(obj, LTChar):
+            if isinstance(obj, LTChar):  # vertical writing only: the collector keeps the rest
                 out.append(
                     {
                         "text": obj.get_text(),

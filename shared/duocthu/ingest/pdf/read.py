@@ -121,8 +121,15 @@ class Reader:
         return self.section
 
     def _identity(self, line: Line) -> bool:
+        """A label and its text on one line: an identity line ("Mã ATC: …"), or a run-in heading,
+        a label the heading vocabulary places, set bold, then a colon and the section's first text
+        ("Chỉ định: Nhiễm …"). A bold label is evidence the plain words of running text lack."""
         match = _LABEL.match(line.text)
-        key = IDENTITY_LABELS.get(_key_text(match.group(1))) if match else None
+        label = _key_text(match.group(1)) if match else ""
+        key = IDENTITY_LABELS.get(label)
+        if match is not None and key is None and line.text[match.end() :].strip():
+            run_in = heading_keys().get(label)
+            key = run_in if run_in and _key_text(line.bold_lead).startswith(label) else None
         if match is None or key is None:
             return False
         section = self._open(key, match.group(1).strip(), line)

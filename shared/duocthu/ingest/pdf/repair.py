@@ -71,6 +71,8 @@ def split_piece_kind(head: str, tail: str) -> bool:
     # "S ở" (protein S), "D ước tính" (vitamin D) are two words: a lone capital cut off is mended
     # only before a piece that is no syllable, so "D ược" stays as printed.
     alone = len(head) == 1 and head.isupper() and is_syllable(tail)
+    if not (head.islower() or head.isupper() or head.istitle()):
+        return False  # "pH", "mEq": a syllable is never cased inside
     onset = not has_vowel(head) and not alone
     rhyme = tail[:1].lower() in _VOWEL_STARTS and not is_syllable(tail)
     return (onset or rhyme) and is_syllable(head + tail)
@@ -104,6 +106,7 @@ def rejoin_syllables(text: str) -> str:
 
 
 _LINE_END_HYPHEN = re.compile(r"(\w+)-$")
+_LINE_END_NUMBER_HYPHEN = re.compile(r"\d-$")  # "4-", "beta2-": a locant or a range, never hyphenation
 _LINE_END_DASH = re.compile(r"\w[–—]$")  # "25–" / "90%": a range broken after its dash
 BREAK = "\u00ad"  # a line-end hyphen before a lower-case continuation, until the book decides
 _BROKEN = re.compile(rf"([\w-]*\w){BREAK}(\w[\w-]*)")
@@ -118,6 +121,8 @@ def join_lines(previous: str, line: str) -> str:
     """
     if previous.endswith(("\u2010", "\u00ad")):  # the typographic hyphen, a soft one drawn
         previous = previous[:-1] + "-"
+    if _LINE_END_NUMBER_HYPHEN.search(previous):  # "4-" "hydroxy…": a typesetter breaks words between letters
+        return previous + line
     if _LINE_END_HYPHEN.search(previous) and line[:1].islower():
         return previous[:-1] + BREAK + line
     if _LINE_END_HYPHEN.search(previous) and (line[:1].isupper() or line[:1].isdigit()):

@@ -34,7 +34,7 @@ _CAPTION = re.compile(r"^B[aả]ng\s+\d+[a-z]?\s*[:.\-–]\s*", re.IGNORECASE)
 _FIGURE_CAPTION = re.compile(r"^Hình\s+\d+\s*[:.]\s*")
 # A heading's number: "3. Chỉ định", "III. …", "a) …".
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXivx]{1,4}\.|[a-zđ]\))\s+")
-_LABEL = re.compile(r"^([^:]{2,30}):\s*")
+_LABEL = re.compile(r"^([^:]{2,60}):\s*")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ trade-name and brand-index aliases. `--each` runs every defect on, then each one
 `--engines reportlab,typst` measures books typeset by each engine (the project's reportlab renderer
 with the chosen defects; typst in the printed book's layout, `ingest/pdf/render_typst.py`, and
 typst-1col, the same in one column on centred margins; chromium, an HTML layout printed by
-Debian's Chromium, `ingest/pdf/render_chromium.py`): every
+Debian's Chromium, `ingest/pdf/render_chromium.py`; libreoffice, a .fodt in the printed book's
+layout printed by LibreOffice headless with the chosen text-layer defects,
+`ingest/pdf/render_libreoffice.py`): every
 measure per engine; an engine that is not installed is skipped with a message.
 Targets (every defect on): 40/40 monographs, no extra; 760/760 sections; ratio mean
 >= 0.995, min >= 0.98; pages exact >= 99 %; every table and every figure flagged; every alias present.
@@ -124,7 +126,7 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
     }
 
 
-ENGINES = ("reportlab", "typst", "typst-1col", "chromium")
+ENGINES = ("reportlab", "typst", "typst-1col", "chromium", "libreoffice")
 
 
 def engine_missing(engine: str) -> str | None:
@@ -144,6 +146,11 @@ def engine_missing(engine: str) -> str | None:
         from duocthu.ingest.pdf.render_chromium import available as chromium_available
 
         return None if chromium_available() else f"{CHROMIUM} is not installed (apt-get install chromium)"
+    if engine == "libreoffice":
+        from duocthu.ingest.pdf.render_libreoffice import available as libreoffice_available
+
+        missing = "soffice is not installed (apt-get install libreoffice-writer-nogui)"
+        return None if libreoffice_available() else missing
     return f"unknown engine {engine!r} (known: {', '.join(ENGINES)})"
 
 
@@ -155,6 +162,10 @@ def run_once(
         from duocthu.ingest.pdf.render_chromium import render_chromium
 
         truth = render_chromium(records, pdf)
+    elif engine == "libreoffice":
+        from duocthu.ingest.pdf.render_libreoffice import render_libreoffice
+
+        truth = render_libreoffice(records, pdf, defects)
     elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst
 
@@ -247,6 +258,7 @@ def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], k
                 "typst": "typst (printed-book layout)",
                 "typst-1col": "typst (one column, centred margins)",
                 "chromium": "chromium (HTML, CSS columns, mirrored margins)",
+                "libreoffice": f"libreoffice (printed-book layout, defects {named})",
             }.get(engine, f"{engine} (defects {named})")
             score = run_once(records, Defects(on=on), label, workdir, engine)
             print(score.row(), flush=True)

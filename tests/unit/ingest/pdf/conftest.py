@@ -47,3 +47,18 @@ def few_records(sample_records: list[Monograph]) -> list[Monograph]:
 def sample_book(tmp_path_factory: pytest.TempPathFactory, sample_records: list[Monograph]) -> Book:
     """The whole sample, every defect on."""
     return render_and_convert(sample_records, tmp_path_factory.mktemp("sample-book"))
+
+
+def assert_reads_back_whole(expected: list[dict[str, Any]], result: Conversion, monographs: int) -> None:
+    """An engine's book converted back: no problem, every monograph, section and printed page, the
+    text within 1 %, both tables flagged, every alias."""
+    from duocthu.tools.evals.pdf import _compare
+
+    c = _compare(expected, result.records)
+    assert not [str(p) for p in result.problems]
+    assert c["monographs"] == (monographs, monographs, 0)
+    assert c["sections"][0] == c["sections"][1]
+    assert c["pages"][0] == c["pages"][1]
+    assert min(r for r, _ in c["ratios"]) >= 0.99
+    assert c["tables"][0] == c["tables"][1] == 2
+    assert c["aliases"][0] == c["aliases"][1]

@@ -88,6 +88,29 @@ def test_heading_placed_by_vocabulary_without_bold_but_prose_is_not() -> None:
     assert not reader.problems
 
 
+def test_run_in_heading_is_a_bold_label_the_vocabulary_places() -> None:
+    # Given headings set run-in ("Chỉ định: text" on one line), the label bold, the text regular
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        Line(
+            1, None, "L", 50.0, 100.0, "3. Chỉ định: Nhiễm khuẩn đường", False, 9.0, bold_lead="3. Chỉ định:"
+        ),
+        _line("hô hấp. Thận trọng: xem dưới."),  # a plain label in running text stays text
+        Line(
+            1, None, "L", 50.0, 100.0, "Tác dụng không mong muốn (ADR): Ban", False, 9.0, bold_lead="Tác dụng"
+        ),
+    ):
+        reader.feed(line)
+    # Then each bold label opened its section with the rest of the line as its first text
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == ["ten_chung_quoc_te", "chi_dinh"]
+    assert mono.sections[-1].paragraph.startswith("Nhiễm khuẩn đường hô hấp. Thận trọng: xem dưới.")
+    # a label only partly bold is no run-in heading: its line stays text
+    assert "Tác dụng không mong muốn (ADR): Ban" in mono.sections[-1].paragraph
+
+
 def test_title_by_prominence_with_synonym_in_parentheses() -> None:
     # Given a title not bold, set larger than the 9 pt body, with a synonym
     title = _line("ACID ACETYLSALICYLIC (Aspirin)", size=12.0)
@@ -135,6 +158,9 @@ def test_hard_hyphen_at_line_end_is_kept() -> None:
     joined = join_lines("nhóm beta-", "lactam và amoxi-") + " "
     joined = join_lines(joined.strip(), "cilin")
     assert resolve_breaks(joined, {"beta-lactam"}) == "nhóm beta-lactam và amoxicilin"
+    # after a number the hyphen is a locant's: typesetters hyphenate between letters only
+    assert join_lines("dẫn chất 4-", "hydroxycoumarin") == "dẫn chất 4-hydroxycoumarin"
+    assert join_lines("thụ thể beta2-", "adrenergic") == "thụ thể beta2-adrenergic"
 
 
 def _page(index: int, numbers: list[int], romans: list[str] = []) -> PageRead:  # noqa: B006

@@ -42,6 +42,7 @@ def test_words_are_never_glued() -> None:
         "ngày 3 lần",
     ):
         assert rejoin_syllables(text) == text
+    assert rejoin_syllables("pH ac id") == "pH acid"  # a piece cased inside ("pH") is no onset
 
 
 def test_symbol_private_use_code_points() -> None:
