@@ -1,0 +1,120 @@
+"""Several asks in one message: each part answered as its own turn would be, in the message's order,
+each under a line saying which question it answers. The reply names its book once and quotes a
+section once (a later part that needs it again says where it stands above). A reply longer than
+`REPLY_CHARS` keeps each part's answering lines and leaves a whole section it would paste one quick
+reply away, said so; never a contraindication section, which is quoted whole or not at all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import reduce
+
+from duocthu.answer.blocks import notice, sample_notice, source_notice, text_block, verify_notice
+from duocthu.answer.replies.context import Composed, Composer, quick_replies
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.models.evidence import GatheredEvidence
+from duocthu.models.plan import Plan, part_evidence
+from duocthu.models.reply import AnswerLinesBlock, Block, Reply, SectionBlock, TableBlock
+from duocthu.retrieval.decision import merge_bundles
+
+ComposeOne = Callable[[Composer, Plan, GatheredEvidence | None], Composed]
+# A reply a clinician reads at the bedside: past this, whole sections wait behind a quick reply
+REPLY_CHARS = 3000
+# Notices said once for the whole reply, after (or, the print check, before) every part
+_ONCE = frozenset({"source", "sample_data", "verify_pdf"})
+
+
+def several_asks(
+    composer: Composer, plan: Plan, evidence: GatheredEvidence | None, compose_one: ComposeOne
+) -> Composed:
+    found = evidence or GatheredEvidence()
+    answers = [
+        compose_one(composer, part, part_evidence(plan, found, i)) for i, part in enumerate(plan.parts)
+    ]
+    parts = [_part_blocks(i, part, answer) for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))]
+    parts = _quoted_once(parts)
+    replies = [r for answer in answers for r in answer.reply.quick_replies]
+    parts, left = _within_length(parts, composer)
+    kinds = {b.kind for answer in answers for b in answer.reply.blocks if b.type == "notice"}
+    bundle = reduce(merge_bundles, [answer.bundle for answer in answers])
+    source = next((s for s in (source_notice(a.bundle) for a in answers) if s is not None), None)
+    blocks: list[Block] = [verify_notice()] if "verify_pdf" in kinds else []
+    blocks += [block for part in parts for block in part]
+    blocks += [source] if source is not None else []
+    blocks += [sample_notice()] if "sample_data" in kinds else []
+    reply = Reply(
+        blocks=tuple(blocks),
+        quick_replies=quick_replies(plan, [*left, *replies]),
+        source=next((a.reply.source for a in answers if a.reply.source), None),
+    )
+    citations = tuple(dict.fromkeys(c for answer in answers for c in answer.citations))
+    error = next((a.system_error for a in answers if a.system_error), None)
+    return Composed(reply, bundle, citations, error, answer_lines=answers[0].answer_lines)
+
+
+def _part_blocks(index: int, part: Plan, answer: Composed) -> list[Block]:
+    """A part's reply under the line naming its question, without the notices said once."""
+    head = text_block([*([""] if index else []), f"▸ Câu hỏi {index + 1}: {part.clause or ''}".rstrip()])
+    body = [b for b in answer.reply.blocks if not (b.type == "notice" and b.kind in _ONCE)]
+    while body and body[0].lines and not body[0].lines[0]:  # the part's own opening blank line
+        body[0] = body[0].model_copy(update={"lines": body[0].lines[1:]})
+        if not body[0].lines and body[0].type == "text":
+            body.pop(0)
+    return [head, *body]
+
+
+def _section_key(block: Block) -> tuple[str, str] | None:
+    if isinstance(block, SectionBlock | TableBlock):
+        return block.drug_id, block.citation.section_key
+    return None
+
+
+def _quoted_once(parts: Sequence[list[Block]]) -> list[list[Block]]:
+    """Each section quoted by the first part that needs it; a later part says it stands above."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[list[Block]] = []
+    for part in parts:
+        mine: set[tuple[str, str]] = set()
+        blocks: list[Block] = []
+        for block in part:
+            key = _section_key(block)
+            if key is None or key not in seen:
+                blocks.append(block)
+                mine |= {key} if key else set()
+            elif key not in mine:
+                mine.add(key)
+                heading = SECTION_HEADINGS.get(key[1], key[1])
+                name = block.display_name if isinstance(block, SectionBlock) else key[0]
+                blocks.append(text_block(["", f"(Mục {heading} của {name}: đã trích ở trên.)"]))
+        seen |= mine
+        kept.append(blocks)
+    return kept
+
+
+def _length(parts: Sequence[list[Block]]) -> int:
+    return sum(len(line) + 1 for part in parts for block in part for line in block.lines)
+
+
+def _within_length(parts: list[list[Block]], composer: Composer) -> tuple[list[list[Block]], list[str]]:
+    """Parts that answer by their quoted lines leave the whole sections they would paste one quick
+    reply away, the last part first, until the reply fits (a contraindication section stays)."""
+    left: list[str] = []
+    for index in reversed(range(len(parts))):
+        if _length(parts) <= REPLY_CHARS:
+            break
+        part = parts[index]
+        if not any(isinstance(block, AnswerLinesBlock) and block.quotes for block in part):
+            continue
+        kept: list[Block] = []
+        for block in part:
+            key = _section_key(block)
+            if key is None or key[1] == CONTRAINDICATION_SECTION:
+                kept.append(block)
+                continue
+            heading = SECTION_HEADINGS.get(key[1], key[1])
+            reply = f"{heading} của {composer.wording.names([key[0]])}"
+            if reply not in left:
+                left.append(reply)
+                kept.append(notice("omitted", f"(Toàn văn mục {reply}: bấm gợi ý bên dưới.)", spaced=True))
+        parts[index] = kept
+    return parts, left

@@ -1,0 +1,99 @@
+"""A message -> its plan, one part per ask when a clinician wrote several questions in it.
+
+Each ask clause (`understanding.clauses`) is understood as a short conversation: the clauses before
+it are its history and the frame of the one before is its prior frame, so a later clause keeps the
+drug and the patient an earlier one named, as a follow-up turn does. Each clause is planned on its
+own (`plan_turn`): its own frame, section and asks. A message whose clauses come to one ask (the
+same drug and section asked twice, a clause that asks nothing answerable) is understood whole, as
+it always was: several asks never change the reply to one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.models.frame import QueryFrame
+from duocthu.models.plan import Plan
+from duocthu.understanding.clauses import ask_clauses
+from duocthu.understanding.plan import plan_turn
+from duocthu.understanding.reading import turn_reading
+
+# (message, history of user turns, prior frame) -> frame
+Understand = Callable[[str, Sequence[str], QueryFrame | None], QueryFrame]
+# A clause planned as one of these adds no ask of its own: it only repeats the context
+_NO_ASK = frozenset({"clarify", "smalltalk"})
+# Declines a clause read alone may give for words it shares with the clause before it
+_LOST_ALONE = frozenset({"out_of_scope", "needs_clarification"})
+
+
+def plan_message(
+    message: str,
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    resolver: CatalogDrugResolver,
+) -> Plan:
+    """The plan of a message: one ask as today, or one part per ask clause, in the message's order."""
+    clauses = ask_clauses(message)
+    parts = _clause_plans(clauses, history, prior, understand, resolver) if len(clauses) > 1 else ()
+    if len(parts) < 2:
+        frame = understand(message, history, prior)
+        return plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+    last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on
+    return Plan(
+        reply="several_asks",
+        frame=last,
+        reading=turn_reading(message, last, resolver),
+        asks=tuple(ask for part in parts for ask in part.asks),
+        parts=parts,
+    )
+
+
+def _clause_plans(
+    clauses: Sequence[str],
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    resolver: CatalogDrugResolver,
+) -> tuple[Plan, ...]:
+    """One plan per clause that asks something of its own, each with the clauses it stands for
+    (a clause that asks nothing answerable on its own goes with the part before it, or the first
+    part: its words are answered there, never dropped); () when a clause failed to be understood
+    (the whole message then goes as one turn, and says what failed)."""
+    read: list[tuple[str, Plan | None]] = []
+    told = list(history)
+    frame = prior
+    for clause in clauses:
+        frame = understand(clause, told, frame)
+        if frame.system_error:
+            return ()
+        told.append(clause)
+        plan = plan_turn(frame, turn_reading(clause, frame, resolver), resolver)
+        read.append((clause, None if _asks_nothing_of_its_own(plan) else plan))
+    parts: dict[tuple[object, ...], Plan] = {}
+    pending: list[str] = []  # clauses before the first part that asks something
+    last: tuple[object, ...] | None = None
+    for clause, plan in read:
+        if plan is None and last is None:
+            pending.append(clause)
+            continue
+        key = last if plan is None else _what_it_asks(plan)
+        assert key is not None
+        base = parts.get(key) or plan
+        assert base is not None
+        said = " ".join(filter(None, (base.clause if key in parts else None, *pending, clause)))
+        parts[key], pending, last = base.model_copy(update={"clause": said}), [], key
+    return tuple(parts.values())
+
+
+def _asks_nothing_of_its_own(plan: Plan) -> bool:
+    """A clause read as small talk or a question back, or declined as outside the formulary:
+    read alone it lost what the message asks, so it is not an ask of its own."""
+    return plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE)
+
+
+def _what_it_asks(plan: Plan) -> tuple[object, ...]:
+    """Two clauses asking this of the same drugs are one ask (their wording aside)."""
+    asks = tuple((a.kind, a.drugs, a.section_key, a.sections, a.unknown_names) for a in plan.asks)
+    return (plan.reply, plan.reason, asks)
