@@ -6,12 +6,13 @@ reply away, said so; never a contraindication section, which is quoted whole or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import reduce
 
 from duocthu.answer.blocks import notice, sample_notice, source_notice, text_block, verify_notice
 from duocthu.answer.replies.context import Composed, Composer, quick_replies
-from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan, part_evidence
 from duocthu.models.reply import AnswerLinesBlock, Block, Reply, SectionBlock, TableBlock
@@ -22,6 +23,9 @@ ComposeOne = Callable[[Composer, Plan, GatheredEvidence | None], Composed]
 REPLY_CHARS = 3000
 # Notices said once for the whole reply, after (or, the print check, before) every part
 _ONCE = frozenset({"source", "sample_data", "verify_pdf"})
+_QUOTED_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
+# the line an answering block closes with when the whole section is quoted below it
+_FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
 
 
 def several_asks(
@@ -96,25 +100,39 @@ def _length(parts: Sequence[list[Block]]) -> int:
 
 
 def _within_length(parts: list[list[Block]], composer: Composer) -> tuple[list[list[Block]], list[str]]:
-    """Parts that answer by their quoted lines leave the whole sections they would paste one quick
-    reply away, the last part first, until the reply fits (a contraindication section stays)."""
+    """A part that quotes the sentences of a section that answer it leaves that whole section one
+    quick reply away, said so, the last part first, until the reply fits. A contraindication or an
+    interaction section stays whole: a list cut short would read as complete."""
     left: list[str] = []
     for index in reversed(range(len(parts))):
         if _length(parts) <= REPLY_CHARS:
             break
         part = parts[index]
-        if not any(isinstance(block, AnswerLinesBlock) and block.quotes for block in part):
-            continue
+        answered = {
+            (quote.drug_id, quote.section_key)
+            for block in part
+            if isinstance(block, AnswerLinesBlock) and not block.not_said
+            for quote in block.quotes
+        }
         kept: list[Block] = []
         for block in part:
             key = _section_key(block)
-            if key is None or key[1] == CONTRAINDICATION_SECTION:
+            if key is None or key not in answered or key[1] in _QUOTED_WHOLE:
                 kept.append(block)
                 continue
-            heading = SECTION_HEADINGS.get(key[1], key[1])
-            reply = f"{heading} của {composer.wording.names([key[0]])}"
+            reply = f"{SECTION_HEADINGS.get(key[1], key[1])} của {composer.wording.names([key[0]])}"
             if reply not in left:
                 left.append(reply)
                 kept.append(notice("omitted", f"(Toàn văn mục {reply}: bấm gợi ý bên dưới.)", spaced=True))
+        if len(kept) != len(part):
+            kept = [_without_follows(block) for block in kept]
         parts[index] = kept
     return parts, left
+
+
+def _without_follows(block: Block) -> Block:
+    """An answering block no longer followed by its whole section says no more that it is."""
+    if not isinstance(block, AnswerLinesBlock):
+        return block
+    lines = tuple(line for line in block.lines if not _FOLLOWS.fullmatch(line))
+    return block.model_copy(update={"lines": lines})
