@@ -69,7 +69,8 @@ def _clause_plans(
         if frame.system_error:
             return ()
         told.append(clause)
-        plan = plan_turn(frame, turn_reading(clause, frame, resolver), resolver)
+        asked = _asked_beside_taken(frame, read, resolver)
+        plan = plan_turn(asked, turn_reading(clause, asked, resolver), resolver)
         read.append((clause, None if _asks_nothing_of_its_own(plan) else plan))
     parts: dict[tuple[object, ...], Plan] = {}
     pending: list[str] = []  # clauses before the first part that asks something
@@ -85,6 +86,20 @@ def _clause_plans(
         said = " ".join(filter(None, (base.clause if key in parts else None, *pending, clause)))
         parts[key], pending, last = base.model_copy(update={"clause": said}), [], key
     return tuple(parts.values())
+
+
+def _asked_beside_taken(
+    frame: QueryFrame, before: Sequence[tuple[str, Plan | None]], resolver: CatalogDrugResolver
+) -> QueryFrame:
+    """A clause whose drugs are only medicines the patient takes ("đang dùng X thì cần lưu ý
+    gì?") asks about the drug an earlier clause asked, beside them: a medicine taken is a fact to
+    check against, never the drug asked."""
+    taken = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    if not frame.drugs or not set(frame.drugs) <= taken:
+        return frame
+    earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
+    asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in taken), None)
+    return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
 
 
 def _asks_nothing_of_its_own(plan: Plan) -> bool:
