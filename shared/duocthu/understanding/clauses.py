@@ -22,11 +22,15 @@ _BOUNDARY = re.compile(
 
 # "không" in its chat spellings closing a question ("được ko?"); not "k", a word of its own ("vitamin K")
 _CLOSING_NO = NO_WORDS - {"k"}
+# Words that close a question besides those `asks_something` reads: "(bao) nhiêu", "không" in chat
+_CLOSERS = _CLOSING_NO | {"nhieu"}
 
 
 def _closes_question(text: str) -> bool:
-    """The words close a question: a question mark, or a question word as the last word."""
-    return text.rstrip().endswith("?") or asks_something(text.rstrip(" ,;"))
+    """The words close a question: a question mark, or a question word as the last word ("bao
+    nhiêu" among them, and "không" in its chat spellings)."""
+    last = {fold(word) for word in words(text)[-1:]}
+    return text.rstrip().endswith("?") or asks_something(text.rstrip(" ,;")) or bool(last & _CLOSERS)
 
 
 def _asks_by_words(text: str) -> bool:
