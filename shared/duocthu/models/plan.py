@@ -135,5 +135,7 @@ def part_evidence(plan: Plan, evidence: GatheredEvidence, index: int) -> Gathere
     if not part.needs_evidence:
         return None
     end = start + len(part.asks)
-    answers = tuple(a.model_copy(update={"ask": a.ask - start}) for a in evidence.answers if start <= a.ask < end)
+    answers = tuple(
+        a.model_copy(update={"ask": a.ask - start}) for a in evidence.answers if start <= a.ask < end
+    )
     return GatheredEvidence(answers=answers, sections=evidence.sections)

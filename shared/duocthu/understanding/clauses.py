@@ -58,4 +58,3 @@ def ask_clauses(message: str) -> tuple[str, ...]:
         else:
             clauses.append(current)
     return tuple(clauses) if len(clauses) > 1 else (text,)
-

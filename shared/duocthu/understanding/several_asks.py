@@ -75,16 +75,16 @@ def _clause_plans(
     parts: dict[tuple[object, ...], Plan] = {}
     pending: list[str] = []  # clauses before the first part that asks something
     last: tuple[object, ...] | None = None
-    for clause, plan in read:
-        if plan is None and last is None:
+    for clause, clause_plan in read:
+        if clause_plan is not None:
+            last = _what_it_asks(clause_plan)
+            parts.setdefault(last, clause_plan)
+        elif last is None:
             pending.append(clause)
             continue
-        key = last if plan is None else _what_it_asks(plan)
-        assert key is not None
-        base = parts.get(key) or plan
-        assert base is not None
-        said = " ".join(filter(None, (base.clause if key in parts else None, *pending, clause)))
-        parts[key], pending, last = base.model_copy(update={"clause": said}), [], key
+        joined = parts[last]
+        said = " ".join(filter(None, (joined.clause, *pending, clause)))
+        parts[last], pending = joined.model_copy(update={"clause": said}), []
     return tuple(parts.values())
 
 

@@ -10,12 +10,12 @@ import re
 from collections.abc import Callable, Sequence
 from functools import reduce
 
-from duocthu.answer.blocks import notice, sample_notice, source_notice, text_block, verify_notice
+from duocthu.answer.blocks import notice, sample_notice, text_block, verify_notice
 from duocthu.answer.replies.context import Composed, Composer, quick_replies
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan, part_evidence
-from duocthu.models.reply import AnswerLinesBlock, Block, Reply, SectionBlock, TableBlock
+from duocthu.models.reply import AnswerLinesBlock, Block, NoticeBlock, Reply, SectionBlock, TableBlock
 from duocthu.retrieval.decision import merge_bundles
 
 ComposeOne = Callable[[Composer, Plan, GatheredEvidence | None], Composed]
@@ -35,13 +35,17 @@ def several_asks(
     answers = [
         compose_one(composer, part, part_evidence(plan, found, i)) for i, part in enumerate(plan.parts)
     ]
-    parts = [_part_blocks(i, part, answer) for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))]
+    parts = [
+        _part_blocks(i, part, answer)
+        for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))
+    ]
     parts = _quoted_once(parts)
     replies = [r for answer in answers for r in answer.reply.quick_replies]
     parts, left = _within_length(parts, composer)
-    kinds = {b.kind for answer in answers for b in answer.reply.blocks if b.type == "notice"}
     bundle = reduce(merge_bundles, [answer.bundle for answer in answers])
-    source = next((s for s in (source_notice(a.bundle) for a in answers) if s is not None), None)
+    notices = [b for a in answers for b in a.reply.blocks if isinstance(b, NoticeBlock)]
+    source = next((b for b in notices if b.kind == "source"), None)
+    kinds = {b.kind for b in notices}
     blocks: list[Block] = [verify_notice()] if "verify_pdf" in kinds else []
     blocks += [block for part in parts for block in part]
     blocks += [source] if source is not None else []
@@ -59,7 +63,7 @@ def several_asks(
 def _part_blocks(index: int, part: Plan, answer: Composed) -> list[Block]:
     """A part's reply under the line naming its question, without the notices said once."""
     head = text_block([*([""] if index else []), f"▸ Câu hỏi {index + 1}: {part.clause or ''}".rstrip()])
-    body = [b for b in answer.reply.blocks if not (b.type == "notice" and b.kind in _ONCE)]
+    body = [b for b in answer.reply.blocks if not (isinstance(b, NoticeBlock) and b.kind in _ONCE)]
     while body and body[0].lines and not body[0].lines[0]:  # the part's own opening blank line
         body[0] = body[0].model_copy(update={"lines": body[0].lines[1:]})
         if not body[0].lines and body[0].type == "text":
@@ -115,16 +119,18 @@ def _within_length(parts: list[list[Block]], composer: Composer) -> tuple[list[l
             for quote in block.quotes
         }
         kept: list[Block] = []
+        dropped = False
         for block in part:
             key = _section_key(block)
             if key is None or key not in answered or key[1] in _QUOTED_WHOLE:
                 kept.append(block)
                 continue
+            dropped = True
             reply = f"{SECTION_HEADINGS.get(key[1], key[1])} của {composer.wording.names([key[0]])}"
             if reply not in left:
                 left.append(reply)
                 kept.append(notice("omitted", f"(Toàn văn mục {reply}: bấm gợi ý bên dưới.)", spaced=True))
-        if len(kept) != len(part):
+        if dropped:
             kept = [_without_follows(block) for block in kept]
         parts[index] = kept
     return parts, left
