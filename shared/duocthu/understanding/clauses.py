@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from duocthu.core.text import NO_WORDS, asks_something, fold, nfc, tells_only, words
+from duocthu.core.text import nfc, raw_words, tells_only, token_matches
 
 # Where a clause may end: after a question mark, at a semicolon or a line break, at a comma, or
 # before a coordinating conjunction that may open a clause ("và", "còn", "với lại", "ngoài ra").
@@ -20,24 +20,25 @@ _BOUNDARY = re.compile(
     r"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?=(?:và|còn|với lại|ngoài ra|thêm nữa)\b)", re.IGNORECASE
 )
 
-# "không" in its chat spellings closing a question ("được ko?"); not "k", a word of its own ("vitamin K")
-_CLOSING_NO = NO_WORDS - {"k"}
-# Words that close a question besides those `asks_something` reads: "(bao) nhiêu", "không" in chat
-_CLOSERS = _CLOSING_NO | {"nhieu"}
+# Words that close a question when they end it, as written: a word typed with marks matches only
+# the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
+# folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
+_CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
+
+
+def _closing(word: str) -> bool:
+    return any(token_matches(word, closer) for closer in _CLOSERS)
 
 
 def _closes_question(text: str) -> bool:
-    """The words close a question: a question mark, or a question word as the last word ("bao
-    nhiêu" among them, and "không" in its chat spellings)."""
-    last = {fold(word) for word in words(text)[-1:]}
-    return text.rstrip().endswith("?") or asks_something(text.rstrip(" ,;")) or bool(last & _CLOSERS)
+    """The words close a question: a question mark, or a question word as the last word."""
+    last = raw_words(text)[-1:]
+    return text.rstrip().endswith("?") or any(_closing(word) for word in last)
 
 
 def _asks_by_words(text: str) -> bool:
-    """The words ask a question of their own: a question word (or a chat spelling of "không"
-    closing them), not a question mark alone."""
-    closing = {fold(word) for word in words(text)[-3:]}
-    return not tells_only(text.replace("?", " ")) or bool(closing & _CLOSING_NO)
+    """The words ask a question of their own: a question word, not a question mark alone."""
+    return any(_closing(word) for word in raw_words(text)) or not tells_only(text.replace("?", " "))
 
 
 def ask_clauses(message: str) -> tuple[str, ...]:

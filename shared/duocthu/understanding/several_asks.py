@@ -64,6 +64,7 @@ def _clause_plans(
     read: list[tuple[str, Plan | None]] = []
     told = list(history)
     frame = prior
+    pointed: set[str] = set()  # the sections the earlier clauses' words pointed to
     for clause in clauses:
         frame = understand(clause, told, frame)
         if frame.system_error:
@@ -71,7 +72,9 @@ def _clause_plans(
         told.append(clause)
         asked = _asked_beside_taken(frame, read, resolver)
         plan = plan_turn(asked, turn_reading(clause, asked, resolver), resolver)
-        read.append((clause, None if _asks_nothing_of_its_own(plan) else plan))
+        own = _asks_of_its_own(clause, plan, pointed if read else None, resolver)
+        read.append((clause, plan if own else None))
+        pointed |= {*plan.reading.candidate_sections, *(a.section_key for a in plan.asks if a.section_key)}
     parts: dict[tuple[object, ...], Plan] = {}
     pending: list[str] = []  # clauses before the first part that asks something
     last: tuple[object, ...] | None = None
@@ -85,7 +88,26 @@ def _clause_plans(
         joined = parts[last]
         said = " ".join(filter(None, (joined.clause, *pending, clause)))
         parts[last], pending = joined.model_copy(update={"clause": said}), []
-    return tuple(parts.values())
+    return _unsure_joined(list(parts.values()))
+
+
+def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:
+    """A part that commits to no section (its drug's monograph ranked for the words) beside a part
+    that does, about the same drug, is that part's question in other words: joined to it."""
+    for part in [p for p in parts if _unsure(p)]:
+        about = part.frame.drugs[:1]
+        sure = next((p for p in parts if p.frame.drugs[:1] == about and not _unsure(p)), None)
+        if sure is None:
+            continue
+        first, then = (part, sure) if parts.index(part) < parts.index(sure) else (sure, part)
+        said = " ".join(filter(None, (first.clause, then.clause)))
+        parts[parts.index(sure)] = sure.model_copy(update={"clause": said})
+        parts.remove(part)
+    return tuple(parts)
+
+
+def _unsure(plan: Plan) -> bool:
+    return all(ask.kind == "monograph" for ask in plan.asks if ask.kind != "whole_sections")
 
 
 def _asked_beside_taken(
@@ -102,13 +124,32 @@ def _asked_beside_taken(
     return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
 
 
-def _asks_nothing_of_its_own(plan: Plan) -> bool:
-    """A clause read as small talk or a question back, or declined as outside the formulary:
-    read alone it lost what the message asks, so it is not an ask of its own."""
-    return plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE)
+def _asks_of_its_own(
+    clause: str, plan: Plan, pointed: set[str] | None, resolver: CatalogDrugResolver
+) -> bool:
+    """Whether a clause asks something the clauses before it did not (`pointed`: the sections
+    their words pointed to; None for the first clause). Read alone, a clause may lose what the
+    message asks: small talk, a question back, a decline of a request or of a word it read as a
+    drug name. A later clause is an ask of its own when it names a drug in its own words, asks
+    which drugs (not closed by "không": a yes-or-no question asks for no list), or points to a
+    section the earlier clauses did not; else it continues the question before it."""
+    if plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE):
+        return False
+    names = bool(resolver.resolve(clause)) or bool(plan.reading.outside_formulary)
+    if plan.reply == "decline":
+        return names
+    # which drugs, asked by its words or by a list that no yes-or-no question asks for
+    which = plan.reading.asks_which_drug or (plan.reply == "drug_list" and not plan.reading.yes_or_no)
+    if pointed is None or names or which:
+        return True
+    main = plan.main_ask
+    section = (main.section_key if main else None) or next(iter(plan.reading.candidate_sections), None)
+    return section is not None and section not in pointed
 
 
 def _what_it_asks(plan: Plan) -> tuple[object, ...]:
     """Two clauses asking this of the same drugs are one ask (their wording aside)."""
-    asks = tuple((a.kind, a.drugs, a.section_key, a.sections, a.unknown_names) for a in plan.asks)
+    asks = tuple(
+        (a.kind, a.drugs, a.section_key, a.unknown_names) for a in plan.asks if a.kind != "whole_sections"
+    )  # the sections quoted beside the asked one follow from it
     return (plan.reply, plan.reason, asks)
