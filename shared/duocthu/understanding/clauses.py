@@ -4,8 +4,9 @@ A clause ends where the words before a boundary close a question (a question mar
 word closing them) and the words after it ask a question of their own (a question word, not a
 question mark alone: "…, nếu bé 2 tuổi?" is a condition of the question before it). Boundaries
 are question marks, semicolons, line breaks, commas, and the coordinating conjunctions that may
-open a clause. Words that ask nothing (the patient told first, a closing remark) stay with the
-clause they stand beside: before the first question they open it, after the last they close it.
+open a clause; never "hay"/"hoặc" (or), which offer an alternative within the same question.
+Words that ask nothing (the patient told first, a closing remark) stay with the clause they stand
+beside: before the first question they open it, after the last they close it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ _BOUNDARY = re.compile(
 # folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
 _CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
 
+# The disjunctions: words that open an alternative within one question
+_OR = ("hay", "hoặc")
+
 
 def _closing(word: str) -> bool:
     return any(token_matches(word, closer) for closer in _CLOSERS)
@@ -41,6 +45,13 @@ def _asks_by_words(text: str) -> bool:
     return any(_closing(word) for word in raw_words(text)) or not tells_only(text.replace("?", " "))
 
 
+def _offers_alternative(text: str) -> bool:
+    """Words opened by "hay"/"hoặc" (or) offer another answer to the question before them ("dùng
+    X được không, hay thuốc nào khác?"): one question with its alternatives, not a new one."""
+    first = raw_words(text)[:1]
+    return any(token_matches(word, alternative) for word in first for alternative in _OR)
+
+
 def ask_clauses(message: str) -> tuple[str, ...]:
     """The message's ask clauses in order, each as written (a message of one question: itself)."""
     text = nfc(message).strip()
@@ -50,7 +61,7 @@ def ask_clauses(message: str) -> tuple[str, ...]:
     for i, piece in enumerate(pieces):
         current = f"{current} {piece}".strip() if current else piece.strip()
         rest = " ".join(pieces[i + 1 :])
-        if rest and _closes_question(current) and _asks_by_words(rest):
+        if rest and _closes_question(current) and _asks_by_words(rest) and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
     if current:
