@@ -30,6 +30,10 @@ from duocthu.understanding.several_asks import plan_message
         # the patient told first opens the question; drugs joined by "và" are one question
         ("BN 70 tuổi, suy thận. Amlodipin liều bao nhiêu?", 1),
         ("Amoxicilin và ibuprofen có dùng cùng được không?", 1),
+        # "hay" (or) offers another answer to the same question
+        ("Dùng omeprazol được không, hay thuốc nào khác tốt hơn?", 1),
+        # a word typed with marks is no question word of another spelling ("nhiều" is no "nhiêu")
+        ("Bé sốt nhiều, có dùng paracetamol được không?", 1),
         # a closing remark stays with the question
         ("Liều metformin bao nhiêu? cảm ơn bác sĩ", 1),
     ],
