@@ -131,8 +131,9 @@ def _asks_of_its_own(
     their words pointed to; None for the first clause). Read alone, a clause may lose what the
     message asks: small talk, a question back, a decline of a request or of a word it read as a
     drug name. A later clause is an ask of its own when it names a drug in its own words, asks
-    which drugs (not closed by "không": a yes-or-no question asks for no list), or points to a
-    section the earlier clauses did not; else it continues the question before it."""
+    which drugs (not closed by "không": a yes-or-no question asks for no list), or its own words
+    point first to a section the earlier clauses did not (not the section a follow-up's rules
+    gave it); else it continues the question before it."""
     if plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE):
         return False
     names = bool(resolver.resolve(clause)) or bool(plan.reading.outside_formulary)
@@ -142,9 +143,7 @@ def _asks_of_its_own(
     which = plan.reading.asks_which_drug or (plan.reply == "drug_list" and not plan.reading.yes_or_no)
     if pointed is None or names or which:
         return True
-    main = plan.main_ask
-    section = (main.section_key if main else None) or next(iter(plan.reading.candidate_sections), None)
-    return section is not None and section not in pointed
+    return any(section not in pointed for section in plan.reading.candidate_sections[:1])
 
 
 def _what_it_asks(plan: Plan) -> tuple[object, ...]:
