@@ -24,6 +24,15 @@ REPLY_CHARS = 3000
 # Notices said once for the whole reply, after (or, the print check, before) every part
 _ONCE = frozenset({"source", "sample_data", "verify_pdf"})
 _QUOTED_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
+# What an ask that names no section asks, as its question's line says it
+_ASKED = {
+    "overview": "tổng quan",
+    "monograph": "các đoạn trả lời trong chuyên luận",
+    "together": "dùng cùng nhau",
+    "condition": "thuốc nào",
+    "relation": "thuốc nào",
+    "uses": "chỉ định",
+}
 # the line an answering block closes with when the whole section is quoted below it
 _FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
 
@@ -36,7 +45,7 @@ def several_asks(
         compose_one(composer, part, part_evidence(plan, found, i)) for i, part in enumerate(plan.parts)
     ]
     parts = [
-        _part_blocks(i, part, answer)
+        _part_blocks(i, part, answer, composer)
         for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))
     ]
     parts = _quoted_once(parts)
@@ -60,9 +69,20 @@ def several_asks(
     return Composed(reply, bundle, citations, error, answer_lines=answers[0].answer_lines)
 
 
-def _part_blocks(index: int, part: Plan, answer: Composed) -> list[Block]:
+def _question_line(index: int, part: Plan, composer: Composer) -> str:
+    """Which question a part answers, in the reply's own words: the drugs and what is asked of
+    them. Never the clause as written: a reply does not repeat what it was told to say."""
+    ask = part.main_ask
+    drugs = composer.wording.names(ask.drugs if ask and ask.drugs else part.frame.drugs)
+    asked = (ask.section_key or ask.reads_section) if ask else None
+    what = SECTION_HEADINGS.get(asked, asked) if asked else _ASKED.get(ask.kind if ask else "", "")
+    said = " — ".join(x for x in (drugs, what) if x)
+    return f"▸ Câu hỏi {index + 1}" + (f" ({said})" if said else "")
+
+
+def _part_blocks(index: int, part: Plan, answer: Composed, composer: Composer) -> list[Block]:
     """A part's reply under the line naming its question, without the notices said once."""
-    head = text_block([*([""] if index else []), f"▸ Câu hỏi {index + 1}: {part.clause or ''}".rstrip()])
+    head = text_block([*([""] if index else []), _question_line(index, part, composer)])
     body = [b for b in answer.reply.blocks if not (isinstance(b, NoticeBlock) and b.kind in _ONCE)]
     while body and body[0].lines and not body[0].lines[0]:  # the part's own opening blank line
         body[0] = body[0].model_copy(update={"lines": body[0].lines[1:]})
