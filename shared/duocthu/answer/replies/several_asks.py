@@ -1,8 +1,9 @@
 """Several asks in one message: each part answered as its own turn would be, in the message's order,
 each under a line saying which question it answers. The reply names its book once and quotes a
 section once (a later part that needs it again says where it stands above). A reply longer than
-`REPLY_CHARS` keeps each part's answering lines and leaves a whole section it would paste one quick
-reply away, said so; never a contraindication section, which is quoted whole or not at all."""
+`REPLY_CHARS` keeps each part's answering lines and leaves a whole section they quote from one
+quick reply away, said so; never a contraindication or interaction section: a list is quoted
+whole, as one cut short would read as complete."""
 
 from __future__ import annotations
 
