@@ -6,6 +6,7 @@ Direct invoke (Step Functions): the same body as the event; a provider fault rai
 DependencyUnavailable (its reason is the frame's system_error) so the state machine can retry it.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -77,13 +78,17 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if is_http_event(event):
         return resolve_http(app, event, context)
     request = validated(UnderstandRequest, event)  # a bad direct input is a program error
+
+    def clause(text: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
+        # a message of several asks is understood clause by clause, as chat does
+        asked = request.model_copy(update={"message": text, "history": list(history), "prior_frame": prior})
+        return _understand(asked, context)
+
     try:
-        frame = _understand(request, context)
+        # the plan is made once, here, at the end of understanding: the later states read it
+        plan = service.plan(get_runtime(), request, clause)
     except NotReady as err:
         raise DependencyUnavailable("store_unavailable", str(err)) from err
-    if frame.system_error:
-        raise DependencyUnavailable(frame.system_error)
-    # the plan is made once, here, at the end of understanding: the later states read it
-    return UnderstoodTurn(frame=frame, plan=service.plan(get_runtime(), request, frame)).model_dump(
-        mode="json"
-    )
+    if plan.frame.system_error:
+        raise DependencyUnavailable(plan.frame.system_error)
+    return UnderstoodTurn(frame=plan.frame, plan=plan).model_dump(mode="json")

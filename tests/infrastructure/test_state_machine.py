@@ -132,7 +132,8 @@ def test_each_frame_the_answer_needs_no_evidence_for_skips_retrieve(
     sfn, functions = aws
     drug_frame = {"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"}
     injected = QueryFrame.model_validate({**drug_frame, **frame})
-    plan = understand_service.plan(get_runtime(), UnderstandRequest(message=DRUG_QUESTION), injected)
+    request = UnderstandRequest(message=DRUG_QUESTION)
+    plan = understand_service.plan(get_runtime(), request, lambda *_: injected)
     functions.inject("understand", UnderstoodTurn(frame=injected, plan=plan).model_dump(mode="json"))
     status, output = sfn.run({"message": DRUG_QUESTION})
     assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", reason)
@@ -145,7 +146,7 @@ def test_a_decline_about_a_catalogue_drug_reads_its_monograph_before_saying_no(
     sfn, functions = aws
     injected = QueryFrame.model_validate({"turn_type": "out_of_scope", "drugs": ["ibuprofen"]})
     message = "Giá một hộp ibuprofen ở nhà thuốc bây giờ khoảng bao nhiêu?"
-    plan = understand_service.plan(get_runtime(), UnderstandRequest(message=message), injected)
+    plan = understand_service.plan(get_runtime(), UnderstandRequest(message=message), lambda *_: injected)
     functions.inject("understand", UnderstoodTurn(frame=injected, plan=plan).model_dump(mode="json"))
     status, output = sfn.run({"message": message})
     assert status == "SUCCEEDED" and (output["decision"], output["reason"]) == ("ABSTAIN", "out_of_scope")

@@ -1,4 +1,5 @@
-"""One chat turn end to end: session -> frame -> reading -> plan -> evidence -> reply -> session.
+"""One chat turn end to end: session -> frame -> reading -> plan -> evidence -> reply -> session
+(a message of several asks: a frame, reading and plan per ask clause, one plan of parts).
 Everything runs in-process (the chat function never calls the other Lambdas). The plan decides
 what the turn needs (`duocthu.understanding.plan`), retrieval gathers it in one call, and one
 composer per reply kind words it (`duocthu.answer.replies`).
@@ -21,7 +22,7 @@ from duocthu.core.deadline import Deadline
 from duocthu.core.vocabulary import SubjectScope, SystemError
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.frame import QueryFrame
-from duocthu.models.plan import Plan
+from duocthu.models.plan import Plan, gathered_by_part
 from duocthu.models.reply import Reply
 from duocthu.retrieval.service import RetrievalService
 from duocthu.store import NoIndex, StoreUnavailable
@@ -32,8 +33,7 @@ from duocthu.store.sessions import (
     new_session_id,
     valid_session_id,
 )
-from duocthu.understanding.plan import plan_turn
-from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.several_asks import plan_message
 
 log = logging.getLogger(__name__)
 
@@ -150,13 +150,13 @@ class ChatService:
             if history is not None
             else self._load(session_id)
         )
-        frame = self.understand(
-            message,
-            list(history if history is not None else state.history()),
-            state.prior_frame,
-            subject_scope,
-        )
-        plan = plan_turn(frame, turn_reading(message, frame, self.resolver), self.resolver)
+        told = list(history if history is not None else state.history())
+
+        def understand(text: str, before: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
+            return self.understand(text, before, prior, subject_scope)
+
+        plan = plan_message(message, told, state.prior_frame, understand, self.resolver)
+        frame = plan.frame
         result = chat_turn(session_id, frame, self.answer(plan, self.gather(plan)))
         if history is None:
             save_error = self._save(state.with_turn(message, result.answer, frame))
@@ -169,7 +169,7 @@ class ChatService:
         if not plan.needs_evidence:
             return None
         try:
-            return self.retrieval.gather(plan, self.resolver, self.deadline)
+            return gathered_by_part(plan, lambda p: self.retrieval.gather(p, self.resolver, self.deadline))
         except (StoreUnavailable, NoIndex) as err:
             log.error("store unavailable: %s", err)
             return GatheredEvidence()

@@ -9,19 +9,22 @@ composers' dispatch only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.vocabulary import Reason
+from duocthu.models.evidence import AskEvidence, GatheredEvidence, WholeSection
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 
 # What the reply is: a decline or a question back (no evidence), the quoted sections of one or
 # more drugs, a which-drug list (a patient table when the patient is checked), the pairs of drugs
-# asked together, or one drug checked beside the medicines the patient takes.
+# asked together, one drug checked beside the medicines the patient takes, or several asks written
+# in one message (each part answered as its own turn would be, in the message's order).
 ReplyKind = Literal[
-    "decline", "clarify", "smalltalk", "sections", "drug_list", "pairs", "beside_medicines"
+    "decline", "clarify", "smalltalk", "sections", "drug_list", "pairs", "beside_medicines", "several_asks"
 ]  # fmt: skip
 
 # What one ask needs from the formulary.
@@ -83,6 +86,11 @@ class Plan(_Model):
     names: dict[str, tuple[str, ...]] = {}
     # the question asks for a dose the assistant does not compute: the reply says so, then quotes
     dose_calculation: bool = False
+    # several asks in one message: one plan per ask clause, in the message's order; the turn's
+    # asks are theirs, part after part (`understanding.several_asks`)
+    parts: tuple[Plan, ...] = ()
+    # a part's clause, as written: the question it answers
+    clause: str | None = None
 
     @property
     def main_ask(self) -> Ask | None:
@@ -95,3 +103,39 @@ class Plan(_Model):
     @property
     def needs_evidence(self) -> bool:
         return bool(self.asks)
+
+    def part_offsets(self) -> tuple[int, ...]:
+        """Where each part's asks start among the turn's asks."""
+        starts, at = [], 0
+        for part in self.parts:
+            starts.append(at)
+            at += len(part.asks)
+        return tuple(starts)
+
+
+def gathered_by_part(plan: Plan, gather: Callable[[Plan], GatheredEvidence]) -> GatheredEvidence:
+    """A plan's evidence: gathered for the plan itself, or for each of its parts with its own frame
+    and reading, the asks numbered as the turn's (part after part) and each section read once."""
+    if not plan.parts:
+        return gather(plan)
+    answers: list[AskEvidence] = []
+    sections: dict[tuple[str, str], WholeSection] = {}
+    for part, start in zip(plan.parts, plan.part_offsets(), strict=True):
+        if not part.needs_evidence:
+            continue
+        found = gather(part)
+        answers += [a.model_copy(update={"ask": a.ask + start}) for a in found.answers]
+        sections.update({(s.drug_id, s.section_key): s for s in found.sections})
+    return GatheredEvidence(answers=tuple(answers), sections=tuple(sections.values()))
+
+
+def part_evidence(plan: Plan, evidence: GatheredEvidence, index: int) -> GatheredEvidence | None:
+    """What was gathered for one part, its asks numbered as the part's own (None: it needs none)."""
+    part, start = plan.parts[index], plan.part_offsets()[index]
+    if not part.needs_evidence:
+        return None
+    end = start + len(part.asks)
+    answers = tuple(
+        a.model_copy(update={"ask": a.ask - start}) for a in evidence.answers if start <= a.ask < end
+    )
+    return GatheredEvidence(answers=answers, sections=evidence.sections)

@@ -14,12 +14,15 @@ from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
 from duocthu.answer.replies.relation_list import relation_list
 from duocthu.answer.replies.sections import sections
+from duocthu.answer.replies.several_asks import several_asks
 from duocthu.core.vocabulary import NOT_DONE_BUT_QUOTED
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan
 
 
 def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
+    if plan.parts:  # several asks: each part composed as its own turn
+        return several_asks(composer, plan, evidence, compose)
     if not plan.needs_evidence or evidence is None or not evidence.answers:
         return declined(composer, plan)
     bundle = evidence.main

@@ -7,7 +7,7 @@ from duocthu.api.runtime import Runtime
 from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
-from duocthu.models.plan import Plan
+from duocthu.models.plan import Plan, gathered_by_part
 from duocthu.providers.embeddings import get_embedder
 from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval.service import RetrievalService
@@ -70,7 +70,8 @@ def gather(runtime: Runtime, plan: Plan, context: LambdaContextLike | None = Non
     deadline = Deadline.for_invocation(
         context, settings.retrieve_deadline_margin_ms, settings.understanding_timeout_s
     )
-    evidence = retrieval_service(runtime).gather(plan, resolver, deadline)
+    service = retrieval_service(runtime)
+    evidence = gathered_by_part(plan, lambda part: service.gather(part, resolver, deadline))
     failed = next((a.bundle for a in evidence.answers if a.bundle.reason == "dependency_unavailable"), None)
     if failed is not None:
         raise DependencyUnavailable(failed.system_error or "dependency_unavailable")

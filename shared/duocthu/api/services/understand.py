@@ -9,9 +9,8 @@ from duocthu.core.deadline import Deadline, LambdaContextLike
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.understanding import pipeline as understanding
-from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.providers import get_frame_provider
-from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.several_asks import Understand, plan_message
 
 
 def understand(
@@ -37,7 +36,9 @@ def understand(
     return within_limits(frame)
 
 
-def plan(runtime: Runtime, request: UnderstandRequest, frame: QueryFrame) -> Plan:
-    """The turn's plan: its words read once against its frame, and what it needs."""
+def plan(runtime: Runtime, request: UnderstandRequest, understand_clause: Understand) -> Plan:
+    """The turn's plan: its words read once against its frame, and what it needs; a message of
+    several asks, one part per ask clause (`understanding.several_asks`), each clause understood by
+    `understand_clause`."""
     _, resolver = runtime.ready()
-    return plan_turn(frame, turn_reading(request.message, frame, resolver), resolver)
+    return plan_message(request.message, request.history, request.prior_frame, understand_clause, resolver)

@@ -1,0 +1,165 @@
+"""Several asks in one message: each part answered as its own turn would be, in the message's order,
+each under a line saying which question it answers. The reply names its book once and quotes a
+section once (a later part that needs it again says where it stands above). A reply longer than
+`REPLY_CHARS` keeps each part's answering lines and leaves a whole section they quote from one
+quick reply away, said so; never a contraindication or interaction section: a list is quoted
+whole, as one cut short would read as complete."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import reduce
+
+from duocthu.answer.blocks import notice, sample_notice, text_block, verify_notice
+from duocthu.answer.replies.context import Composed, Composer, quick_replies
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.models.evidence import GatheredEvidence
+from duocthu.models.plan import Plan, part_evidence
+from duocthu.models.reply import AnswerLinesBlock, Block, NoticeBlock, Reply, SectionBlock, TableBlock
+from duocthu.retrieval.decision import merge_bundles
+
+ComposeOne = Callable[[Composer, Plan, GatheredEvidence | None], Composed]
+# A reply a clinician reads at the bedside: past this, whole sections wait behind a quick reply
+REPLY_CHARS = 3000
+# Notices said once for the whole reply, after (or, the print check, before) every part
+_ONCE = frozenset({"source", "sample_data", "verify_pdf"})
+_QUOTED_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
+# What an ask that names no section asks, as its question's line says it
+_ASKED = {
+    "overview": "tổng quan",
+    "monograph": "các đoạn trả lời trong chuyên luận",
+    "together": "dùng cùng nhau",
+    "condition": "thuốc nào",
+    "relation": "thuốc nào",
+    "uses": "chỉ định",
+}
+# the line an answering block closes with when the whole section is quoted below it
+_FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
+
+
+def several_asks(
+    composer: Composer, plan: Plan, evidence: GatheredEvidence | None, compose_one: ComposeOne
+) -> Composed:
+    found = evidence or GatheredEvidence()
+    answers = [
+        compose_one(composer, part, part_evidence(plan, found, i)) for i, part in enumerate(plan.parts)
+    ]
+    parts = [
+        _part_blocks(i, part, answer, composer)
+        for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))
+    ]
+    parts = _quoted_once(parts)
+    replies = [r for answer in answers for r in answer.reply.quick_replies]
+    parts, left = _within_length(parts, composer)
+    bundle = reduce(merge_bundles, [answer.bundle for answer in answers])
+    notices = [b for a in answers for b in a.reply.blocks if isinstance(b, NoticeBlock)]
+    source = next((b for b in notices if b.kind == "source"), None)
+    kinds = {b.kind for b in notices}
+    blocks: list[Block] = [verify_notice()] if "verify_pdf" in kinds else []
+    blocks += [block for part in parts for block in part]
+    blocks += [source] if source is not None else []
+    blocks += [sample_notice()] if "sample_data" in kinds else []
+    reply = Reply(
+        blocks=tuple(blocks),
+        quick_replies=quick_replies(plan, [*left, *replies]),
+        source=next((a.reply.source for a in answers if a.reply.source), None),
+    )
+    citations = tuple(dict.fromkeys(c for answer in answers for c in answer.citations))
+    error = next((a.system_error for a in answers if a.system_error), None)
+    return Composed(reply, bundle, citations, error, answer_lines=answers[0].answer_lines)
+
+
+def _question_line(index: int, part: Plan, composer: Composer) -> str:
+    """Which question a part answers, in the reply's own words: the drugs and what is asked of
+    them. Never the clause as written: a reply does not repeat what it was told to say."""
+    ask = part.main_ask
+    drugs = composer.wording.names(ask.drugs if ask and ask.drugs else part.frame.drugs)
+    asked = (ask.section_key or ask.reads_section) if ask else None
+    what = SECTION_HEADINGS.get(asked, asked) if asked else _ASKED.get(ask.kind if ask else "", "")
+    said = " — ".join(x for x in (drugs, what) if x)
+    return f"▸ Câu hỏi {index + 1}" + (f" ({said})" if said else "")
+
+
+def _part_blocks(index: int, part: Plan, answer: Composed, composer: Composer) -> list[Block]:
+    """A part's reply under the line naming its question, without the notices said once."""
+    head = text_block([*([""] if index else []), _question_line(index, part, composer)])
+    body = [b for b in answer.reply.blocks if not (isinstance(b, NoticeBlock) and b.kind in _ONCE)]
+    while body and body[0].lines and not body[0].lines[0]:  # the part's own opening blank line
+        body[0] = body[0].model_copy(update={"lines": body[0].lines[1:]})
+        if not body[0].lines and body[0].type == "text":
+            body.pop(0)
+    return [head, *body]
+
+
+def _section_key(block: Block) -> tuple[str, str] | None:
+    if isinstance(block, SectionBlock | TableBlock):
+        return block.drug_id, block.citation.section_key
+    return None
+
+
+def _quoted_once(parts: Sequence[list[Block]]) -> list[list[Block]]:
+    """Each section quoted by the first part that needs it; a later part says it stands above."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[list[Block]] = []
+    for part in parts:
+        mine: set[tuple[str, str]] = set()
+        blocks: list[Block] = []
+        for block in part:
+            key = _section_key(block)
+            if key is None or key not in seen:
+                blocks.append(block)
+                mine |= {key} if key else set()
+            elif key not in mine:
+                mine.add(key)
+                heading = SECTION_HEADINGS.get(key[1], key[1])
+                name = block.display_name if isinstance(block, SectionBlock) else key[0]
+                blocks.append(text_block(["", f"(Mục {heading} của {name}: đã trích ở trên.)"]))
+        seen |= mine
+        kept.append(blocks)
+    return kept
+
+
+def _length(parts: Sequence[list[Block]]) -> int:
+    return sum(len(line) + 1 for part in parts for block in part for line in block.lines)
+
+
+def _within_length(parts: list[list[Block]], composer: Composer) -> tuple[list[list[Block]], list[str]]:
+    """A part that quotes the sentences of a section that answer it leaves that whole section one
+    quick reply away, said so, the last part first, until the reply fits. A contraindication or an
+    interaction section stays whole: a list cut short would read as complete."""
+    left: list[str] = []
+    for index in reversed(range(len(parts))):
+        if _length(parts) <= REPLY_CHARS:
+            break
+        part = parts[index]
+        answered = {
+            (quote.drug_id, quote.section_key)
+            for block in part
+            if isinstance(block, AnswerLinesBlock) and not block.not_said
+            for quote in block.quotes
+        }
+        kept: list[Block] = []
+        dropped = False
+        for block in part:
+            key = _section_key(block)
+            if key is None or key not in answered or key[1] in _QUOTED_WHOLE:
+                kept.append(block)
+                continue
+            dropped = True
+            reply = f"{SECTION_HEADINGS.get(key[1], key[1])} của {composer.wording.names([key[0]])}"
+            if reply not in left:
+                left.append(reply)
+                kept.append(notice("omitted", f"(Toàn văn mục {reply}: bấm gợi ý bên dưới.)", spaced=True))
+        if dropped:
+            kept = [_without_follows(block) for block in kept]
+        parts[index] = kept
+    return parts, left
+
+
+def _without_follows(block: Block) -> Block:
+    """An answering block no longer followed by its whole section says no more that it is."""
+    if not isinstance(block, AnswerLinesBlock):
+        return block
+    lines = tuple(line for line in block.lines if not _FOLLOWS.fullmatch(line))
+    return block.model_copy(update={"lines": lines})

@@ -1,0 +1,72 @@
+"""A message -> its ask clauses: the questions a clinician wrote one after another in one message.
+
+A clause ends where the words before a boundary close a question (a question mark, or a question
+word closing them) and the words after it ask a question of their own (a question word, not a
+question mark alone: "…, nếu bé 2 tuổi?" is a condition of the question before it). Boundaries
+are question marks, semicolons, line breaks, commas, and the coordinating conjunctions that may
+open a clause; never "hay"/"hoặc" (or), which offer an alternative within the same question.
+Words that ask nothing (the patient told first, a closing remark) stay with the clause they stand
+beside: before the first question they open it, after the last they close it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu.core.text import nfc, raw_words, tells_only, token_matches
+
+# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma, or
+# before a coordinating conjunction that may open a clause ("và", "còn", "với lại", "ngoài ra").
+_BOUNDARY = re.compile(
+    r"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?=(?:và|còn|với lại|ngoài ra|thêm nữa)\b)", re.IGNORECASE
+)
+
+# Words that close a question when they end it, as written: a word typed with marks matches only
+# the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
+# folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
+_CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
+
+# The disjunctions: words that open an alternative within one question
+_OR = ("hay", "hoặc")
+
+
+def _closing(word: str) -> bool:
+    return any(token_matches(word, closer) for closer in _CLOSERS)
+
+
+def _closes_question(text: str) -> bool:
+    """The words close a question: a question mark, or a question word as the last word."""
+    last = raw_words(text)[-1:]
+    return text.rstrip().endswith("?") or any(_closing(word) for word in last)
+
+
+def _asks_by_words(text: str) -> bool:
+    """The words ask a question of their own: a question word, not a question mark alone."""
+    return any(_closing(word) for word in raw_words(text)) or not tells_only(text.replace("?", " "))
+
+
+def _offers_alternative(text: str) -> bool:
+    """Words opened by "hay"/"hoặc" (or) offer another answer to the question before them ("dùng
+    X được không, hay thuốc nào khác?"): one question with its alternatives, not a new one."""
+    first = raw_words(text)[:1]
+    return any(token_matches(word, alternative) for word in first for alternative in _OR)
+
+
+def ask_clauses(message: str) -> tuple[str, ...]:
+    """The message's ask clauses in order, each as written (a message of one question: itself)."""
+    text = nfc(message).strip()
+    pieces = [p for p in _BOUNDARY.split(text) if p and p.strip()]
+    clauses: list[str] = []
+    current = ""
+    for i, piece in enumerate(pieces):
+        current = f"{current} {piece}".strip() if current else piece.strip()
+        rest = " ".join(pieces[i + 1 :])
+        if rest and _closes_question(current) and _asks_by_words(rest) and not _offers_alternative(rest):
+            clauses.append(current)
+            current = ""
+    if current:
+        if clauses and not _asks_by_words(current) and "?" not in current:
+            clauses[-1] = f"{clauses[-1]} {current}"  # a closing remark stays with the last question
+        else:
+            clauses.append(current)
+    return tuple(clauses) if len(clauses) > 1 else (text,)

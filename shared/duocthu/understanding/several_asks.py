@@ -1,0 +1,154 @@
+"""A message -> its plan, one part per ask when a clinician wrote several questions in it.
+
+Each ask clause (`understanding.clauses`) is understood as a short conversation: the clauses before
+it are its history and the frame of the one before is its prior frame, so a later clause keeps the
+drug and the patient an earlier one named, as a follow-up turn does. Each clause is planned on its
+own (`plan_turn`): its own frame, section and asks. A message whose clauses come to one ask (the
+same drug and section asked twice, a clause that asks nothing answerable) is understood whole, as
+it always was: several asks never change the reply to one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.models.frame import QueryFrame
+from duocthu.models.plan import Plan
+from duocthu.understanding.clauses import ask_clauses
+from duocthu.understanding.plan import plan_turn
+from duocthu.understanding.reading import turn_reading
+
+# (message, history of user turns, prior frame) -> frame
+Understand = Callable[[str, Sequence[str], QueryFrame | None], QueryFrame]
+# A clause planned as one of these adds no ask of its own: it only repeats the context
+_NO_ASK = frozenset({"clarify", "smalltalk"})
+# Declines a clause read alone may give for words it shares with the clause before it
+_LOST_ALONE = frozenset({"out_of_scope", "needs_clarification"})
+
+
+def plan_message(
+    message: str,
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    resolver: CatalogDrugResolver,
+) -> Plan:
+    """The plan of a message: one ask as today, or one part per ask clause, in the message's order."""
+    clauses = ask_clauses(message)
+    parts = _clause_plans(clauses, history, prior, understand, resolver) if len(clauses) > 1 else ()
+    if len(parts) < 2:
+        frame = understand(message, history, prior)
+        return plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+    last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on
+    return Plan(
+        reply="several_asks",
+        frame=last,
+        reading=turn_reading(message, last, resolver),
+        asks=tuple(ask for part in parts for ask in part.asks),
+        parts=parts,
+    )
+
+
+def _clause_plans(
+    clauses: Sequence[str],
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    resolver: CatalogDrugResolver,
+) -> tuple[Plan, ...]:
+    """One plan per clause that asks something of its own, each with the clauses it stands for
+    (a clause that asks nothing answerable on its own goes with the part before it, or the first
+    part: its words are answered there, never dropped); () when a clause failed to be understood
+    (the whole message then goes as one turn, and says what failed)."""
+    read: list[tuple[str, Plan | None]] = []
+    told = list(history)
+    frame = prior
+    pointed: set[str] = set()  # the sections the earlier clauses' words pointed to
+    for clause in clauses:
+        frame = understand(clause, told, frame)
+        if frame.system_error:
+            return ()
+        told.append(clause)
+        asked = _asked_beside_taken(frame, read, resolver)
+        plan = plan_turn(asked, turn_reading(clause, asked, resolver), resolver)
+        own = _asks_of_its_own(clause, plan, pointed if read else None, resolver)
+        read.append((clause, plan if own else None))
+        pointed |= {*plan.reading.candidate_sections, *(a.section_key for a in plan.asks if a.section_key)}
+    parts: dict[tuple[object, ...], Plan] = {}
+    pending: list[str] = []  # clauses before the first part that asks something
+    last: tuple[object, ...] | None = None
+    for clause, clause_plan in read:
+        if clause_plan is not None:
+            last = _what_it_asks(clause_plan)
+            parts.setdefault(last, clause_plan)
+        elif last is None:
+            pending.append(clause)
+            continue
+        joined = parts[last]
+        said = " ".join(filter(None, (joined.clause, *pending, clause)))
+        parts[last], pending = joined.model_copy(update={"clause": said}), []
+    return _unsure_joined(list(parts.values()))
+
+
+def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:
+    """A part that commits to no section (its drug's monograph ranked for the words) beside a part
+    that does, about the same drug, is that part's question in other words: joined to it."""
+    for part in [p for p in parts if _unsure(p)]:
+        about = part.frame.drugs[:1]
+        sure = next((p for p in parts if p.frame.drugs[:1] == about and not _unsure(p)), None)
+        if sure is None:
+            continue
+        first, then = (part, sure) if parts.index(part) < parts.index(sure) else (sure, part)
+        said = " ".join(filter(None, (first.clause, then.clause)))
+        parts[parts.index(sure)] = sure.model_copy(update={"clause": said})
+        parts.remove(part)
+    return tuple(parts)
+
+
+def _unsure(plan: Plan) -> bool:
+    return all(ask.kind == "monograph" for ask in plan.asks if ask.kind != "whole_sections")
+
+
+def _asked_beside_taken(
+    frame: QueryFrame, before: Sequence[tuple[str, Plan | None]], resolver: CatalogDrugResolver
+) -> QueryFrame:
+    """A clause whose drugs are only medicines the patient takes ("đang dùng X thì cần lưu ý
+    gì?") asks about the drug an earlier clause asked, beside them: a medicine taken is a fact to
+    check against, never the drug asked."""
+    taken = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    if not frame.drugs or not set(frame.drugs) <= taken:
+        return frame
+    earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
+    asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in taken), None)
+    return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
+
+
+def _asks_of_its_own(
+    clause: str, plan: Plan, pointed: set[str] | None, resolver: CatalogDrugResolver
+) -> bool:
+    """Whether a clause asks something the clauses before it did not (`pointed`: the sections
+    their words pointed to; None for the first clause). Read alone, a clause may lose what the
+    message asks: small talk, a question back, a decline of a request or of a word it read as a
+    drug name. A later clause is an ask of its own when it names a drug in its own words, asks
+    which drugs (not closed by "không": a yes-or-no question asks for no list), or its own words
+    point first to a section the earlier clauses did not (not the section a follow-up's rules
+    gave it); else it continues the question before it."""
+    if plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE):
+        return False
+    names = bool(resolver.resolve(clause)) or bool(plan.reading.outside_formulary)
+    if plan.reply == "decline":
+        return names
+    # which drugs, asked by its words or by a list that no yes-or-no question asks for
+    which = plan.reading.asks_which_drug or (plan.reply == "drug_list" and not plan.reading.yes_or_no)
+    if pointed is None or names or which:
+        return True
+    return any(section not in pointed for section in plan.reading.candidate_sections[:1])
+
+
+def _what_it_asks(plan: Plan) -> tuple[object, ...]:
+    """Two clauses asking this of the same drugs are one ask (their wording aside)."""
+    asks = tuple(
+        (a.kind, a.drugs, a.section_key, a.unknown_names) for a in plan.asks if a.kind != "whole_sections"
+    )  # the sections quoted beside the asked one follow from it
+    return (plan.reply, plan.reason, asks)

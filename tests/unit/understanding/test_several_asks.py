@@ -1,0 +1,105 @@
+"""Several asks in one message: the ask clauses, each understood with the clauses before it as its
+conversation, one plan part per distinct ask; a message of one ask is planned as it always was."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.text import words
+from duocthu.models.evidence import AskEvidence, EvidenceBundle, GatheredEvidence, WholeSection
+from duocthu.models.frame import QueryFrame
+from duocthu.models.plan import Plan, gathered_by_part, part_evidence
+from duocthu.understanding.clauses import ask_clauses
+from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.plan import plan_turn
+from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.several_asks import plan_message
+
+
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        # two questions, each closed by its own question word
+        ("CCĐ của ibuprofen là gì? có dùng cho PNCT được không?", 2),
+        ("Warfarin liều bao nhiêu, và có tương tác với aspirin không?", 2),
+        ("Liều amlodipin bao nhiêu; bà bầu dùng được ko?", 2),
+        # a question mark alone does not make a condition of the question a question of its own
+        ("Paracetamol có dùng được không, nếu bé 2 tuổi?", 1),
+        # the patient told first opens the question; drugs joined by "và" are one question
+        ("BN 70 tuổi, suy thận. Amlodipin liều bao nhiêu?", 1),
+        ("Amoxicilin và ibuprofen có dùng cùng được không?", 1),
+        # "hay" (or) offers another answer to the same question
+        ("Dùng omeprazol được không, hay thuốc nào khác tốt hơn?", 1),
+        # a word typed with marks is no question word of another spelling ("nhiều" is no "nhiêu")
+        ("Bé sốt nhiều, có dùng paracetamol được không?", 1),
+        # a closing remark stays with the question
+        ("Liều metformin bao nhiêu? cảm ơn bác sĩ", 1),
+    ],
+)
+def test_a_message_is_cut_where_one_question_closes_and_another_asks(message: str, clauses: int) -> None:
+    found = ask_clauses(message)
+    assert len(found) == clauses
+    assert words(" ".join(found)) == words(message)  # every word kept, in order
+
+
+def _understand(resolver: CatalogDrugResolver):  # type: ignore[no-untyped-def]
+    def understand(text: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
+        return understand_offline(text, resolver, history, prior)
+
+    return understand
+
+
+def test_a_message_of_one_ask_is_planned_as_it_always_was(resolver: CatalogDrugResolver) -> None:
+    message = "Chống chỉ định của ibuprofen là gì?"
+    frame = understand_offline(message, resolver)
+    assert plan_message(message, (), None, _understand(resolver), resolver) == plan_turn(
+        frame, turn_reading(message, frame, resolver), resolver
+    )
+
+
+def test_each_ask_clause_is_a_part_that_keeps_the_drug_of_the_clause_before(
+    resolver: CatalogDrugResolver,
+) -> None:
+    message = "Chống chỉ định của ibuprofen là gì? có dùng cho phụ nữ có thai được không?"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert plan.reply == "several_asks" and len(plan.parts) == 2
+    first, second = plan.parts
+    assert first.frame.drugs[0] == second.frame.drugs[0] == "ibuprofen"
+    assert first.frame.attribute != second.frame.attribute
+    assert plan.asks == (*first.asks, *second.asks)
+    assert [p.clause for p in plan.parts] == list(ask_clauses(message))
+
+
+def test_a_clause_naming_only_a_medicine_taken_asks_about_the_earlier_drug_beside_it(
+    resolver: CatalogDrugResolver,
+) -> None:
+    message = "Ciprofloxacin liều bao nhiêu? Đang dùng prednisolon thì cần lưu ý gì?"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [p.frame.drugs[0] for p in plan.parts] == ["ciprofloxacin", "ciprofloxacin"]
+
+
+def test_two_clauses_asking_the_same_are_one_ask(resolver: CatalogDrugResolver) -> None:
+    message = "Liều paracetamol cho người lớn bao nhiêu? Liều paracetamol người lớn là gì?"
+    assert not plan_message(message, (), None, _understand(resolver), resolver).parts
+
+
+def test_evidence_is_gathered_part_by_part_and_read_back_per_part(resolver: CatalogDrugResolver) -> None:
+    message = "Chống chỉ định của ibuprofen là gì? có dùng cho phụ nữ có thai được không?"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    seen: list[Plan] = []
+
+    def gather(part: Plan) -> GatheredEvidence:
+        seen.append(part)
+        bundle = EvidenceBundle(decision="ABSTAIN", reason="section_absent")
+        answers = tuple(AskEvidence(ask=i, bundle=bundle) for i in range(len(part.asks)))
+        return GatheredEvidence(answers=answers, sections=(WholeSection(drug_id="x", section_key="y"),))
+
+    evidence = gathered_by_part(plan, gather)
+    assert seen == list(plan.parts)
+    assert [a.ask for a in evidence.answers] == list(range(len(plan.asks)))
+    assert len(evidence.sections) == 1  # a section two parts read is kept once
+    for index, part in enumerate(plan.parts):
+        own = part_evidence(plan, evidence, index)
+        assert own is not None and [a.ask for a in own.answers] == list(range(len(part.asks)))
