@@ -15,7 +15,8 @@ A row passes when its key terms are present, its forbidden terms absent, its dec
 nothing in it unsafe.
 Figures by split and kind, with reply length (p50 / p90 / max) and "answering line first": of the
 answered replies to rows with key terms, the share whose first quoted line (the first line that is
-neither a heading "【…】", a line of the reply's own ending in ":", nor a notice) holds one of them.
+neither a heading "【…】", a line of the reply's own ending in ":" or naming the ask a part answers
+("▸ Câu hỏi 2 …"), nor a notice) holds one of them.
 Held-out rows are never printed.
 
     duocthu eval outsiders [--split dev|held-out] [--failures]   (--failures: dev rows only)
@@ -46,8 +47,9 @@ from duocthu.tools.evals.manifest import gold_dir, read_manifest
 _NOT_FOUND = re.compile(r"không tìm thấy|không có thông tin|nằm ngoài nội dung", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 LONG_REPLY = 3000
-# Lines of a reply that quote nothing: section heads, notices
-_NOT_QUOTED = ("【", "Nguồn:", "Lưu ý:", "⚠")
+# Lines of a reply that quote nothing: section heads, notices, the line naming which of several
+# asks a part answers (answer.replies.several_asks)
+_NOT_QUOTED = ("【", "Nguồn:", "Lưu ý:", "⚠", "▸")
 
 
 @dataclass(frozen=True)
