@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import logging
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -50,6 +50,14 @@ class DrugMatch:
     def end(self) -> int:
         """The token position after the match."""
         return self.start + len(words(self.matched_text))
+
+
+def first_of_each(mentions: Sequence[DrugMatch]) -> tuple[DrugMatch, ...]:
+    """Each drug once, at its first mention."""
+    out: dict[str, DrugMatch] = {}
+    for match in mentions:
+        out.setdefault(match.drug_id, match)
+    return tuple(out.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,15 +122,19 @@ class CatalogDrugResolver:
         whatever the catalogue's size. Word boundaries always (whole tokens only); a name shared
         by several drugs yields all of them.
         """
+        return first_of_each(self.mentions(text))
+
+    def mentions(self, text: str) -> tuple[DrugMatch, ...]:
+        """Every span of `text` naming a catalogue drug, in query order: a drug named twice
+        ("esomeprazol … Nexium") at each place, so no name of it is ever read as another."""
         tokens = words(text)
         found = self._exact_matches(tokens)
         if self._index.acronyms:
             found.extend(self._acronym_matches(text, len(tokens)))
-        out: dict[str, DrugMatch] = {}
-        for match in longest_spans(found):
-            span = " ".join(tokens[match.start : match.start + match.length])
-            out.setdefault(match.value, DrugMatch(match.value, span, match.start))
-        return tuple(out.values())
+        spans = longest_spans(found)
+        return tuple(
+            DrugMatch(m.value, " ".join(tokens[m.start : m.start + m.length]), m.start) for m in spans
+        )
 
     def _exact_matches(self, tokens: list[str]) -> list[PhraseMatch[str]]:
         """Every (span, drug) whose name matches the span under the diacritics rule: the lookup of

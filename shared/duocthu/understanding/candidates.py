@@ -14,14 +14,15 @@ any real drug. A name that fuzzy-matches nothing never enters the set, so it can
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion
+from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion, first_of_each
 from duocthu.models.frame import QueryFrame
 
 SUGGEST_K = 5
 SUGGEST_MIN_SCORE = 0.55
 NAMES_SHOWN = 4
+ATC_SUBGROUP = 5  # an ATC code's chemical subgroup: its first five characters
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class LineCandidates:
     text: str
     matches: tuple[DrugMatch, ...]  # exact names in the line
     suggestions: tuple[Suggestion, ...]  # fuzzy candidates, only when the line names no drug
+    mentions: tuple[DrugMatch, ...] = ()  # every span naming a catalogue drug (a drug named twice: both)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,14 @@ class CandidateSet:
     history: tuple[LineCandidates, ...]  # oldest first
     prior_ids: tuple[str, ...]  # catalogue drugs of the prior frame
     names: dict[str, tuple[str, ...]]  # drug_id -> display names, its own name form first
+    # drug_id -> its ATC chemical subgroups (the code's first five characters: A02BC, the proton
+    # pump inhibitors): which drugs are alternatives within one class
+    subgroups: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def alike(self, drug_id: str, others: Sequence[str]) -> tuple[str, ...]:
+        """Of `others`, those in a chemical subgroup of `drug_id`."""
+        own = self.subgroups.get(drug_id, frozenset())
+        return tuple(d for d in others if own & self.subgroups.get(d, frozenset()))
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -63,9 +73,10 @@ class CandidateSet:
 
 
 def _line(resolver: CatalogDrugResolver, text: str) -> LineCandidates:
-    matches = resolver.resolve(text)
+    mentions = resolver.mentions(text)
+    matches = first_of_each(mentions)
     suggestions = () if matches else resolver.suggest(text, k=SUGGEST_K, min_score=SUGGEST_MIN_SCORE)
-    return LineCandidates(text, matches, suggestions)
+    return LineCandidates(text, matches, suggestions, mentions)
 
 
 def bound_candidates(
@@ -80,7 +91,12 @@ def bound_candidates(
         ids.update((s.drug_id, None) for s in line.suggestions)
     ids.update((d, None) for d in prior_ids)
     names = {d: resolver.catalog_names(d, limit=NAMES_SHOWN) for d in ids}
-    return CandidateSet(turn, lines, prior_ids, names)
+    subgroups = {
+        d: frozenset(code[:ATC_SUBGROUP] for code in resolver.by_id[d].atc_codes if len(code) >= ATC_SUBGROUP)
+        for d in ids
+        if d in resolver.by_id
+    }
+    return CandidateSet(turn, lines, prior_ids, names, subgroups)
 
 
 @dataclass(frozen=True)

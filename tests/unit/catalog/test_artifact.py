@@ -38,6 +38,15 @@ def test_exact_alias_lookup(resolver: CatalogDrugResolver, text: str, expected: 
     assert resolved_ids(resolver, text) == expected
 
 
+def test_a_drug_named_twice_is_resolved_once_and_mentioned_twice(resolver: CatalogDrugResolver) -> None:
+    text = "Còn esomeprazol thì sao, đổi sang Nexium có được không?"
+    assert [m.drug_id for m in resolver.resolve(text)] == ["esomeprazol"]
+    assert [(m.drug_id, m.matched_text) for m in resolver.mentions(text)] == [
+        ("esomeprazol", "esomeprazol"),
+        ("esomeprazol", "nexium"),
+    ]
+
+
 def test_catalog_round_trip(tmp_path: Path, sample_records: list[Monograph]) -> None:
     catalog = Catalog.from_records(sample_records, "abc")
     path = tmp_path / "catalog.json"

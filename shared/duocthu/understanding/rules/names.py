@@ -20,8 +20,10 @@ from duocthu.understanding.rules.reading import Reading, product_spans, reverse_
 
 def unknown_products(reading: Reading) -> Reading:
     """The product names the catalogue does not know (`facts.unknown_names`)."""
-    suggestions = reading.turn.candidates.turn.suggestions
-    found = unknown_names(reading.text, reading.named, suggestions, reading.facts)
+    line = reading.turn.candidates.turn
+    # every name of a catalogue drug is one, also where the drug was already named
+    again = [m for m in line.mentions if line.text == reading.text and m not in reading.named]
+    found = unknown_names(reading.text, [*reading.named, *again], line.suggestions, reading.facts)
     return replace(reading, unknown=_without_ingredients(reading.cues.folded, reading.named, list(found)))
 
 

@@ -137,8 +137,10 @@ def _interaction_kept(
 ) -> list[str]:
     """ "Còn fluconazol thì sao?" after an interaction question: the same question with one drug
     swapped. Kept are the patient's own medicines of the prior pair ("đang dùng warfarin, kê thêm
-    ciprofloxacin được không?"), else its first drug, the subject ("warfarin có tương tác với aspirin
-    không?", then "còn ibuprofen?"). Empty when the turn is no such follow-up."""
+    ciprofloxacin được không?"), else the drugs other than one of the new drug's own class (its ATC
+    chemical subgroup: an alternative takes the place of its class-mate), else its first drug, the
+    subject ("warfarin có tương tác với aspirin không?", then "còn ibuprofen?"). Empty when the
+    turn is no such follow-up."""
     prior = turn.prior
     if (
         prior is None
@@ -151,4 +153,8 @@ def _interaction_kept(
     ):
         return []
     own = [d for d in _patient_medicine_ids(turn) if d in prior.drugs]
-    return own or list(prior.drugs[:1])
+    if own:
+        return own
+    alike = turn.candidates.alike(named[0].drug_id, prior.drugs)
+    unlike = [d for d in prior.drugs if d not in alike]
+    return unlike if alike and unlike else list(prior.drugs[:1])

@@ -119,3 +119,19 @@ def test_an_elliptical_turn_after_an_interaction_swaps_one_drug(resolver: Catalo
     # a new question of its own about the new drug is not the interaction
     own = understand_offline("Liều fluconazol?", resolver, (first,), prior)
     assert (own.drugs, own.attribute) == (("fluconazol",), "lieu_luong_va_cach_dung")
+
+
+def test_a_drug_of_the_same_class_takes_its_class_mates_place(resolver: CatalogDrugResolver) -> None:
+    # an alternative within a class (one ATC chemical subgroup) asked after an interaction question
+    # replaces the drug of its class, whichever place it held; the other drug stays
+    asked = "Omeprazol có tương tác gì với clopidogrel không?"
+    pair = understand_offline(asked, resolver)
+    assert pair.drugs == ("omeprazol", "clopidogrel")
+    for then in ("Còn esomeprazol thì sao?", "Còn esomeprazol thì sao, đổi sang Nexium có được không?"):
+        swapped = understand_offline(then, resolver, (asked,), pair)
+        # a drug named twice (its name and its brand) is one drug, never an unknown name
+        assert (swapped.turn_type, swapped.drugs, swapped.unknown_drugs) == (
+            "interaction",
+            ("esomeprazol", "clopidogrel"),
+            (),
+        ), then
