@@ -126,6 +126,16 @@ def test_a_function_added_later_deploys_through_an_alias_with_the_canary(tmp_pat
     assert "Canary10Percent5Minutes" in json.dumps(group["DeploymentConfigName"])  # DeploymentType
 
 
+def test_snapstart_is_a_parameter_every_function_takes() -> None:
+    # a published version is snapshotted after init (its /tmp too: the unpacked index comes with it)
+    for applies in ("None", "PublishedVersions"):
+        stack = Deployed(SnapStart=applies)
+        for function in FUNCTIONS:
+            assert stack.resources[function]["Properties"]["SnapStart"] == {"ApplyOn": applies}
+    overrides = {env: _overrides(env).get("SnapStart", "None") for env in ("dev", "staging", "prod")}
+    assert overrides == {"dev": "None", "staging": "PublishedVersions", "prod": "PublishedVersions"}
+
+
 def test_the_api_and_the_state_machine_call_the_aliases() -> None:
     stack = Deployed()
     assert stack.resources["ChatIntegration"]["Properties"]["IntegrationUri"] == "<ChatFunctionAliaslive>"
@@ -181,7 +191,7 @@ def _holds(expr: Any, params: dict[str, str]) -> Any:
             return params[args]
         values = [_holds(a, params) for a in args]
         return {
-            "Fn::Equals": lambda: values[0] == values[1],
+            "Fn::Equals": lambda: str(values[0]) == str(values[1]),  # parameters are strings
             "Fn::Not": lambda: not values[0],
             "Fn::Contains": lambda: values[1] in values[0],
         }[fn]()
@@ -219,6 +229,9 @@ ISSUER = {"JwtIssuer": "https://cognito-idp.ap-southeast-1.amazonaws.com/pool", 
         ({"RerankProvider": "bedrock"}, ["BedrockRerankWhereOffered"]),
         ({"RerankProvider": "bedrock", "BedrockRegion": "ap-southeast-1"}, ["BedrockRerankWhereOffered"]),
         ({"RerankProvider": "bedrock", "BedrockRegion": "ap-northeast-1"}, []),
+        ({"SnapStart": "PublishedVersions"}, []),
+        ({"SnapStart": "PublishedVersions", "EphemeralStorageMiB": "1024"}, ["SnapStartWithinItsStorage"]),
+        ({"EphemeralStorageMiB": "1024"}, []),
     ],
 )
 def test_the_rules_refuse_what_cannot_work(parameters: dict[str, str], rules: list[str]) -> None:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from duocthu.api import snapstart
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.settings import Settings, get_settings
@@ -119,3 +120,4 @@ class RetriedStart:
 
 
 get_runtime = RetriedStart()
+snapstart.register()  # under SnapStart, a restored container builds its AWS clients again
