@@ -294,6 +294,9 @@ WHICH_WORDS = frozenset({"nao", "gi", "j"})  # folded: "nào", "gì" (and chat's
 # "với" and "chung" join it only to a class the cue tables name right after them ("với các thuốc
 # lợi tiểu"): "với" alone joins too much else ("với liều").
 TOGETHER_WORDS = frozenset({"cung", "kem"})
+# "thêm" right before a medicine adds it to what is taken ("kê thêm X", "cho thêm X", "nếu phải thêm
+# X"): beside the conversation's drug, the question is the two together.
+ADD_WORD = "them"
 JOINER_WORDS = TOGETHER_WORDS | {"voi", "chung"}
 # Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too ("paracetamol và
 # tramadol"): a name the catalogue lacks, so joined, is asked about beside the catalogue drug.

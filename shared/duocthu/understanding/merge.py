@@ -20,7 +20,8 @@ from duocthu.understanding.postconditions import lowering_question
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
 
 
-def _merge_context(own: PatientContext, prior: PatientContext) -> PatientContext:
+def merged_context(own: PatientContext, prior: PatientContext) -> PatientContext:
+    """The patient as this turn and the conversation before it describe them."""
     update: dict[str, Any] = {}
     for name, value in prior:
         mine = getattr(own, name)
@@ -39,7 +40,7 @@ def _same_patient(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     says which facts it checked."""
     if frame.turn_type not in WHICH_DRUG_TURNS:
         return frame
-    context = _merge_context(frame.patient_context, prior.patient_context)
+    context = merged_context(frame.patient_context, prior.patient_context)
     if context == frame.patient_context:
         return frame
     return frame.model_copy(update={"patient_context": context})
@@ -54,7 +55,7 @@ def _patient_kept(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         for name in ("population", "weight_kg", "age_text")
         if getattr(frame, name) is None and getattr(prior, name) is not None
     }
-    context = _merge_context(frame.patient_context, prior.patient_context)
+    context = merged_context(frame.patient_context, prior.patient_context)
     if context != frame.patient_context:
         update["patient_context"] = context
     return frame.model_copy(update=update) if update else frame
@@ -94,7 +95,7 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
     ):
         if getattr(frame, name) is None and getattr(prior, name) is not None:
             update[name] = getattr(prior, name)
-    context = _merge_context(frame.patient_context, prior.patient_context)
+    context = merged_context(frame.patient_context, prior.patient_context)
     if context != frame.patient_context:
         update["patient_context"] = context
     if update.get("attribute") and frame.turn_type == "drug_overview":

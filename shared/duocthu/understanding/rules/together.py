@@ -13,8 +13,9 @@ from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cues import JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS, TurnCues
+from duocthu.understanding.cues import ADD_WORD, JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS, TurnCues
 from duocthu.understanding.facts import Facts, only_current_medications
+from duocthu.understanding.merge import merged_context
 from duocthu.understanding.rules.follow_up import refers_back
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
 
@@ -33,6 +34,9 @@ def taken_together(reading: Reading) -> dict[str, Any] | None:
     turn, cues, named, attribute = reading.turn, reading.cues, reading.named, reading.attribute
     unknown, prior = reading.unknown, reading.prior
     with_prior = _with_conversation_drug(cues, reading.facts, named, unknown, attribute, prior)
+    added = _added_beside_conversation(cues, named, unknown, attribute, prior)
+    if added and prior is not None:
+        return _beside_what_is_taken(reading, prior, added)
     taken = _with_patient_medicines(turn, cues, named, attribute) or _interaction_kept(
         turn, cues, named, attribute
     )
@@ -101,6 +105,45 @@ def _with_conversation_drug(
     if not only_current_medications(facts, named) or set(prior.drugs) & {m.drug_id for m in named}:
         return []
     return list(prior.drugs[:1])
+
+
+def _added_beside_conversation(
+    cues: TurnCues,
+    named: Sequence[DrugMatch],
+    unknown: Sequence[str],
+    attribute: str | None,
+    prior: QueryFrame | None,
+) -> list[str]:
+    """The conversation's drugs, when a turn adds one other drug to them and asks nothing else of it
+    ("Nếu phải thêm Cordarone nữa thì sao?" after questions on digoxin; "cho thêm loratadin được
+    không?" after cetirizin): the question is the drugs together. Empty otherwise."""
+    if prior is None or not prior.drugs or attribute or unknown or len(named) != 1 or reverse_lookup(cues):
+        return []
+    added = named[0]
+    if added.drug_id in prior.drugs or added.start == 0 or cues.folded[added.start - 1] != ADD_WORD:
+        return []
+    return list(prior.drugs)
+
+
+def _beside_what_is_taken(reading: Reading, prior: QueryFrame, taken: Sequence[str]) -> dict[str, Any]:
+    """The added drug asked about for the conversation's patient, who now takes the conversation's
+    drugs: its own lines about them and its pairs with each drug taken (the plan's
+    beside-medicines reply)."""
+    names = reading.turn.candidates.names
+    context = merged_context(reading.facts.patient_context(), prior.patient_context)
+    medicines = (*context.current_medications, *(names.get(d, (d,))[0] for d in taken))
+    context = context.model_copy(update={"current_medications": tuple(dict.fromkeys(medicines))})
+    frame = reading.frame()
+    for name in ("population", "weight_kg", "age_text", "route"):
+        frame[name] = frame[name] if frame[name] is not None else getattr(prior, name)
+    return {
+        **frame,
+        "patient_context": context.model_dump(),
+        "turn_type": "drug_attribute",
+        "attribute": None,
+        "context_action": "continue",
+        "depends_on_previous_turn": True,
+    }
 
 
 def _patient_medicine_ids(turn: Turn) -> list[str]:

@@ -135,3 +135,17 @@ def test_a_drug_of_the_same_class_takes_its_class_mates_place(resolver: CatalogD
             ("esomeprazol", "clopidogrel"),
             (),
         ), then
+
+
+def test_a_drug_added_to_the_conversations_is_asked_beside_it(resolver: CatalogDrugResolver) -> None:
+    # "thêm X" adds X to what the patient takes: X for the same patient, beside the drug taken
+    first, second = "Digoxin liều duy trì người lớn?", "BN 82 tuổi ClCr 35 thì dùng bao nhiêu?"
+    prior = understand_offline(first, resolver)
+    prior = understand_offline(second, resolver, (first,), prior)
+    added = understand_offline("Nếu phải thêm Cordarone nữa thì sao?", resolver, (first, second), prior)
+    assert (added.turn_type, added.drugs, added.attribute) == ("drug_attribute", ("amiodaron",), None)
+    assert added.patient_context.current_medications == ("Digoxin",)
+    assert added.age_text == prior.age_text and added.patient_context.labs == prior.patient_context.labs
+    # a section asked of the added drug is that section, not the pair
+    dose = understand_offline("Thêm amiodaron thì liều bao nhiêu?", resolver, (first,), prior)
+    assert (dose.drugs, dose.attribute) == (("amiodaron",), "lieu_luong_va_cach_dung")
