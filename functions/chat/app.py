@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu.api import snapstart
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import ChatRequest, ChatResponse, FeedbackRequest, FeedbackStored
 from duocthu.api.runtime import get_runtime
@@ -30,6 +31,7 @@ metrics = Metrics()
 app = create_app(logger)
 app.include_router(page_router)  # the clinicians' page: GET /, /app.js, /app.css
 get_runtime()  # cold start
+snapstart.register()  # under SnapStart, a container restored from the snapshot builds its AWS clients again
 
 
 @app.exception_handler(service.SessionNotFound)

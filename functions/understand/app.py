@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from duocthu.api import snapstart
 from duocthu.api.body import validated
 from duocthu.api.http import create_app, error_response, is_http_event, resolve_http, traced_libraries
 from duocthu.api.models import UnderstandRequest, UnderstoodTurn
@@ -28,6 +29,7 @@ tracer = Tracer(patch_modules=traced_libraries(get_settings()))
 metrics = Metrics()
 app = create_app(logger)
 get_runtime()  # cold start: the resolver and its alias index are built once per container
+snapstart.register()  # under SnapStart, a container restored from the snapshot builds its AWS clients again
 
 
 class MalformedProviderOutput(DependencyUnavailable):

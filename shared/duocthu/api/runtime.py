@@ -14,7 +14,6 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from duocthu.api import snapstart
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.settings import Settings, get_settings
@@ -120,4 +119,3 @@ class RetriedStart:
 
 
 get_runtime = RetriedStart()
-snapstart.register()  # under SnapStart, a restored container builds its AWS clients again
