@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from duocthu.answer.blocks import verify_notice
 from duocthu.answer.generation import citations_of
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
@@ -232,9 +233,17 @@ def named_by_others(
         return lines_block([f"Tôi đã đọc {read} trong Dược thư: không mục nào {listing.names_what}."]), []
     lines = [OTHERS_LEAD, *listing.by_section(), OTHERS_CAVEAT]
     listed = tuple(
-        ListedDrug(drug_id=d.drug_id, name=listing.name(d), section_key=d.section_key) for d in listing.drugs
+        ListedDrug(
+            drug_id=d.drug_id,
+            name=listing.name(d),
+            section_key=d.section_key,
+            drug_class=listing.classes.get(d.drug_id),
+        )
+        for d in listing.drugs
     )
-    return [DrugListBlock(drugs=listed, lines=tuple(lines))], list(citations_of(bundle.evidence))
+    # a quoted part held for a check against the printed page says so where it is quoted
+    verify: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
+    return [*verify, DrugListBlock(drugs=listed, lines=tuple(lines))], list(citations_of(bundle.evidence))
 
 
 def with_named_by_others(
@@ -245,6 +254,7 @@ def with_named_by_others(
     if not blocks:
         return composed
     reply = composed.reply
+    blocks = [b for b in blocks if b not in reply.blocks]  # a notice the reply already gives, once
     end = len(reply.blocks)
     while end and isinstance(reply.blocks[end - 1], NoticeBlock):
         end -= 1
