@@ -709,6 +709,48 @@ def test_which_drugs_need_caution_or_interact_are_read_in_that_section_across_th
     assert "Tôi đã đọc mục “Tương tác thuốc” của cả 40 thuốc" in none.answer
 
 
+def test_which_drugs_interact_with_a_catalogue_drug_lists_the_drugs_whose_section_names_it(
+    service: ChatService,
+) -> None:
+    """The formulary writes an interaction under either drug: after the drug's own interaction
+    section (whole, first), the other drugs whose interaction section names it, each with its
+    sentence, section and page; every one of them in the list block, never the drug itself."""
+    for question in ("Thuốc nào tương tác với warfarin?", "warfarin tương tác với những thuốc nào"):
+        turn = service.turn(question)
+        assert turn.reply is not None, question
+        types = [block.type for block in turn.reply.blocks]
+        listed = next(block for block in turn.reply.blocks if block.type == "drug_list")
+        assert types.index("drug_list") > max(
+            i for i, t in enumerate(types) if t in {"answer_lines", "section", "generated"}
+        ), question
+        assert turn.answer.index("【Warfarin】 Tương tác thuốc") < turn.answer.index(
+            "Mục “Tương tác thuốc” của"
+        )
+        drugs = {drug.drug_id for drug in listed.drugs}
+        # amiodaron, clopidogrel and allopurinol each name warfarin on their own page
+        assert {"amiodaron", "clopidogrel", "allopurinol", "ibuprofen"} <= drugs and "warfarin" not in drugs
+        assert {drug.section_key for drug in listed.drugs} == {"tuong_tac_thuoc"}
+        assert "- Ibuprofen (tr. 134): “Thuốc chống đông (warfarin" in turn.answer
+        assert any("tr. 134" in c for c in turn.citations), "\n".join(turn.citations)
+    # a brand or other name the catalogue gives counts as the drug's name ("aspirin")
+    aspirin = service.turn("Thuốc nào tương tác với aspirin?")
+    named = (
+        next(block for block in aspirin.reply.blocks if block.type == "drug_list") if aspirin.reply else None
+    )
+    assert named is not None and "warfarin" in {drug.drug_id for drug in named.drugs}
+    # no other drug's section names it: what was read is said, after its own section
+    alone = service.turn("Thuốc nào tương tác với aciclovir?")
+    assert "Tôi đã đọc mục “Tương tác thuốc” của 39 thuốc khác trong Dược thư" in alone.answer
+    assert alone.bundle.decision != "ABSTAIN" and "【Aciclovir】 Tương tác thuốc" in alone.answer
+
+
+def test_what_a_drug_interacts_with_answers_from_its_own_section(service: ChatService) -> None:
+    """A question about the drug alone ("X tương tác gì?") quotes its section, no list."""
+    turn = service.turn("warfarin tương tác gì?")
+    assert turn.reply is not None and "drug_list" not in [block.type for block in turn.reply.blocks]
+    assert "【Warfarin】 Tương tác thuốc" in turn.answer
+
+
 def test_a_condition_no_indication_names_reads_the_book_unless_a_patient_is_described(
     service: ChatService,
 ) -> None:

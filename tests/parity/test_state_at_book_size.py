@@ -29,6 +29,8 @@ from tests.parity import test_steps_and_chat as parity
 BOOK_SIZE = 700
 STRIDE = int(os.environ.get("DUOCTHU_BOOK_STATE_STRIDE", "1"))
 WIDE = ("which-drug", "reverse", "reverse-sections")  # folders whose questions list many drugs
+# a catalogue drug's section and the drugs whose section names it (hundreds at the book's size)
+NAMED_BY_OTHERS = ("Thuốc nào tương tác với warfarin?",)
 
 
 def _rows() -> list[tuple[str, str, list[str]]]:
@@ -47,7 +49,7 @@ def _rows() -> list[tuple[str, str, list[str]]]:
                 message, turns = turns[-1], turns[:-1]
             if message and ("turns" in row or wide):
                 rows.append((f"{path.relative_to(gold_dir())}:{number}", message, turns))
-    return rows[::STRIDE]
+    return [*rows[::STRIDE], *((f"named-by-others:{q}", q, []) for q in NAMED_BY_OTHERS)]
 
 
 @pytest.fixture(scope="module")

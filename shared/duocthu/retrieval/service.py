@@ -233,9 +233,11 @@ class RetrievalService:
         hợp với clarithromycin"): the sentences holding them all are read first, since its list
         names every drug whose section names it, whatever the finding. Never for a patient: the
         book's lines are not checked against them (a drug they are allergic to must not come back
-        as a line)."""
+        as a line). Nor for a catalogue drug's reverse lookup: its own section is the answer
+        quoted first, and the reply says which sections were read when none names it."""
         no_list = bundle.reason == "insufficient_retrieval_score" or bool(ask.unknown_names)
-        return ask.kind in WHICH_DRUG_ASKS and no_list and plan.frame.patient_context.is_empty()
+        own = bool(ask.drugs)
+        return ask.kind in WHICH_DRUG_ASKS and no_list and not own and plan.frame.patient_context.is_empty()
 
     def _parts_of(self, lines: Sequence[RankedLine]) -> EvidenceBundle:
         """The parts the lines stand in, in the lines' order."""
@@ -276,13 +278,16 @@ class RetrievalService:
             found = self.by_indication(ask.query, deadline)
             return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
         if ask.kind == "relation":
+            # a catalogue drug asked ("thuốc nào tương tác với warfarin") is searched by its names
+            named = [name for drug in ask.drugs for name in drug_names(resolver, drug)]
             return retrieve_for_relation(
                 self.store,
                 frame,
                 self.policy,
                 rerank=self.rerank,
                 candidates=ask.candidate_sections,
-                names=ask.unknown_names,
+                names=(*ask.unknown_names, *dict.fromkeys(named)),
+                skip_drugs=ask.drugs,
             )
         if ask.kind == "each_drug":
             if ask.query is None:

@@ -65,7 +65,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
             return plan("pairs" if pairs else "sections", asks=(ask, *supports), **fields)
         if together:  # one drug named: its whole interaction section
             ask = Ask(kind="section", drugs=together[:1], section_key=INTERACTION_SECTION)
-            return plan("sections", asks=(ask,))
+            return plan("sections", asks=(ask, *_named_by_others(together[0], reading)), **fields)
         return plan("decline", reason="needs_clarification", **fields)
     if frame.turn_type in WHICH_DRUG_TURNS:
         ask = Ask(kind="condition", query=indication_of(frame), patient_check=True)
@@ -118,7 +118,8 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         pooled = Ask(kind="together", drugs=together, unknown_names=unknown)
         supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
-    return plan("sections", asks=(own, *_one_drug_support(frame)), **fields)
+    named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
+    return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
 
 
 def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:
@@ -157,6 +158,16 @@ def _read_before_no(
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
         return (Ask(kind="book_lines"),)
     return ()
+
+
+def _named_by_others(drug: str, reading: TurnReading) -> tuple[Ask, ...]:
+    """A which-drug question about one drug's interactions ("thuốc nào tương tác với X"): the
+    formulary writes an interaction under either drug, so after X's own section the drugs whose
+    interaction section names X are listed; a question about X alone ("X tương tác gì?") reads
+    X's section only."""
+    if not reading.asks_which_drug:
+        return ()
+    return (Ask(kind="relation", drugs=(drug,), candidate_sections=(INTERACTION_SECTION,)),)
 
 
 def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:

@@ -12,7 +12,7 @@ from duocthu.answer.replies.context import Composed, Composer, Generator, abstai
 from duocthu.answer.replies.declined import abstained, declined, said_first, unavailable
 from duocthu.answer.replies.drug_list import drug_list, patient_table
 from duocthu.answer.replies.pairs import pairs
-from duocthu.answer.replies.relation_list import relation_list
+from duocthu.answer.replies.relation_list import relation_list, with_named_by_others
 from duocthu.answer.replies.sections import sections
 from duocthu.answer.replies.several_asks import several_asks
 from duocthu.core.vocabulary import NOT_DONE_BUT_QUOTED
@@ -40,7 +40,7 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
         return pairs(composer, plan, evidence, bundle)
     if plan.reply == "beside_medicines":
         return beside_medicines(composer, plan, evidence, bundle)
-    composed = sections(composer, plan, evidence, bundle)
+    composed = with_named_by_others(composer, plan, evidence, sections(composer, plan, evidence, bundle))
     if plan.reply == "decline" and NOT_DONE_BUT_QUOTED.intersection(plan.reading.not_covered):
         return said_first(composed)  # read before saying no found lines beside what is not done
     return composed

@@ -9,17 +9,20 @@ block (a list is never cut short in silence), and the reply stays within the rep
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
+from duocthu.answer.blocks import verify_notice
+from duocthu.answer.generation import citations_of
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
-from duocthu.answer.replies.context import Composed, Composer, compact
+from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
 from duocthu.answer.wording import POPULATION_NAMES
 from duocthu.core.phrases import contains_phrase
-from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import INDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
-from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
-from duocthu.models.plan import Plan
-from duocthu.models.reply import Block, DrugListBlock, ListedDrug
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, GatheredEvidence, RankedDrug
+from duocthu.models.plan import Ask, Plan
+from duocthu.models.reply import Block, DrugListBlock, ListedDrug, NoticeBlock
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
@@ -38,6 +41,14 @@ CAVEATS = (
     "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể không có ở "
     "đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF.",
     "Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.",
+)
+OTHERS_LEAD = (
+    "Dược thư ghi một tương tác ở chuyên luận của một trong hai thuốc, nên dưới đây là các thuốc khác "
+    "có mục Tương tác thuốc nhắc đến thuốc bạn hỏi."
+)
+OTHERS_CAVEAT = (
+    "Danh sách tìm theo tên của thuốc bạn hỏi; mục chỉ ghi nhóm của thuốc này (ví dụ “thuốc chống đông”) "
+    "có thể không có ở đây, nên hãy đọc mục Tương tác thuốc của thuốc bạn quan tâm hoặc tra bản PDF."
 )
 ADVICE_CAVEAT = (
     "Lời khuyên trong mục về một nhóm người bệnh có khi chỉ áp dụng cho một liều hay một giai đoạn; "
@@ -68,25 +79,28 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
 
 
 class RelationList:
-    def __init__(self, composer: Composer, plan: Plan, bundle: EvidenceBundle):
+    def __init__(self, composer: Composer, plan: Plan, bundle: EvidenceBundle, ask: Ask | None = None):
         self.titles, self.classes = composer.titles, composer.wording.classes
         self.plan, self.bundle = plan, bundle
         self.drugs = [*bundle.ranked_drugs, *bundle.unlisted_drugs]
         self.by_id = {item.id: item for item in bundle.evidence}
         # what the lookup searched: narrowed first, then (as retrieval falls back) the finding alone
         frame = plan.frame
-        ask = plan.main_ask
+        ask = ask or plan.main_ask
         asked, names = (ask.candidate_sections, ask.unknown_names) if ask else ((), ())
+        owns = ask.drugs if ask else ()  # a catalogue drug asked: its names were searched
+        searched = (*names, *(name for drug in owns for name in plan.names.get(drug, ())))
         searches = (
-            *relation_searches(frame, candidates=asked, names=names),
-            *relation_searches(frame, narrowed=False, candidates=asked, names=names),
+            *relation_searches(frame, candidates=asked, names=searched),
+            *relation_searches(frame, narrowed=False, candidates=asked, names=searched),
         )
         phrases = [p for search in searches for p in search.phrases]
         self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
         self.replies: list[str] = []
         # what a section says of the finding, or of a name asked that has no monograph
-        quoted = ", ".join(f"“{name}”" for name in names)
+        quoted = ", ".join([*(f"“{name}”" for name in names), *(self.titles.get(d, d) for d in owns)])
         self.names_what = f"nhắc đến {quoted}" if quoted else NAMES
+        self.owns = owns
         self.window = LINE_WINDOW
         self.quoted_of_long = QUOTED_OF_LONG
 
@@ -96,7 +110,7 @@ class RelationList:
     def no_monograph(self) -> list[str]:
         """A name asked of the sections that has no monograph of its own: said, then the drugs
         whose section names it (never "not found" when the book names it)."""
-        if self.names_what == NAMES:
+        if self.names_what == NAMES or self.owns:
             return []
         return [
             f"Dược thư không có chuyên luận riêng cho tên này; các thuốc dưới đây có mục {self.names_what}."
@@ -200,6 +214,56 @@ class RelationList:
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
         quote = _naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
         return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
+
+
+def named_by_others(
+    composer: Composer, plan: Plan, evidence: GatheredEvidence
+) -> tuple[list[Block], list[str]]:
+    """After one drug's own interaction section ("thuốc nào tương tác với X"): the other drugs
+    whose section names X, grouped as a relation list, as a block and its citations; when none
+    does, which sections were read. The formulary writes an interaction under either drug, so
+    X's section alone would hide what only the other drug's page says."""
+    found = next((a for a in evidence.answers[1:] if plan.asks[a.ask].kind == "relation"), None)
+    if found is None:
+        return [], []
+    bundle = found.bundle
+    listing = RelationList(composer, plan, bundle, plan.asks[found.ask])
+    if not listing.drugs:
+        read = f"mục “{SECTION_HEADINGS[INTERACTION_SECTION]}” của {len(listing.titles) - 1} thuốc khác"
+        return lines_block([f"Tôi đã đọc {read} trong Dược thư: không mục nào {listing.names_what}."]), []
+    lines = [OTHERS_LEAD, *listing.by_section(), OTHERS_CAVEAT]
+    listed = tuple(
+        ListedDrug(
+            drug_id=d.drug_id,
+            name=listing.name(d),
+            section_key=d.section_key,
+            drug_class=listing.classes.get(d.drug_id),
+        )
+        for d in listing.drugs
+    )
+    # a quoted part held for a check against the printed page says so where it is quoted
+    verify: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
+    return [*verify, DrugListBlock(drugs=listed, lines=tuple(lines))], list(citations_of(bundle.evidence))
+
+
+def with_named_by_others(
+    composer: Composer, plan: Plan, evidence: GatheredEvidence, composed: Composed
+) -> Composed:
+    """The reply with `named_by_others` after what it quotes, before its closing notices."""
+    blocks, citations = named_by_others(composer, plan, evidence)
+    if not blocks:
+        return composed
+    reply = composed.reply
+    blocks = [b for b in blocks if b not in reply.blocks]  # a notice the reply already gives, once
+    end = len(reply.blocks)
+    while end and isinstance(reply.blocks[end - 1], NoticeBlock):
+        end -= 1
+    placed = (*reply.blocks[:end], *blocks, *reply.blocks[end:])
+    return replace(
+        composed,
+        reply=reply.model_copy(update={"blocks": placed}),
+        citations=tuple(dict.fromkeys((*composed.citations, *citations))),
+    )
 
 
 def by_class(

@@ -190,12 +190,14 @@ def retrieve_by_relation(
     policy: EvidencePolicy | None = None,
     *,
     rerank: Rerank | None = None,
+    skip_drugs: Collection[str] = frozenset(),
 ) -> EvidenceBundle:
     """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
     of the reverse lookup over that section. A part counts when it holds any of a search's
     phrases. Searches are answered in order and a drug counts once, under the first section that
-    names it, so every listed drug says which section it comes from. No dense fallback (only chỉ
-    định is embedded)."""
+    names it, so every listed drug says which section it comes from. `skip_drugs` are never
+    listed (the drug whose names are searched: its own section names itself). No dense fallback
+    (only chỉ định is embedded)."""
     policy = policy or EvidencePolicy()
     if not searches:
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
@@ -205,7 +207,7 @@ def retrieve_by_relation(
     reranked, error = False, None
     for search in searches:
         best: dict[str, EvidenceItem] = {}
-        counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+        counted = {*skip_drugs, *(g.drug_id for g in groups), *(i.drug_id for i in found)}
         for phrase in search.phrases:
             hits = (
                 _find_advice(store, phrase, search.section_key, counted)
@@ -224,7 +226,7 @@ def retrieve_by_relation(
         groups.extend(ranked.groups)
         found.extend(hits)
         reranked, error = reranked or ranked.reranked, error or ranked.system_error
-    counted = {g.drug_id for g in groups} | {i.drug_id for i in found}
+    counted = {*skip_drugs, *(g.drug_id for g in groups), *(i.drug_id for i in found)}
     wider = _found_wider(store, searches, counted)
     if not groups and not wider:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
@@ -249,14 +251,16 @@ def retrieve_for_relation(
     rerank: Rerank | None = None,
     candidates: Sequence[str] = (),
     names: Sequence[str] = (),
+    skip_drugs: Collection[str] = frozenset(),
 ) -> EvidenceBundle:
     """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
     the finding alone listed apart as wider. When no section writes the narrowed form, the words
     were no narrowing the formulary knows ("suy thận hoài"), and the finding alone is searched as
     the one asked. `candidates`: the sections the question's words point to (`relation_section`);
-    `names`: names the catalogue lacks, searched as the finding."""
+    `names`: names searched as the finding (a name the catalogue lacks, or a catalogue drug's
+    names, that drug in `skip_drugs`)."""
     searches = relation_searches(frame, candidates=candidates, names=names)
-    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank)
+    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank, skip_drugs=skip_drugs)
     if _narrowing(frame) and not names and not bundle.ranked_drugs:
         searches = relation_searches(frame, narrowed=False, candidates=candidates)
         return retrieve_by_relation(store, searches, policy, rerank=rerank)
