@@ -9,7 +9,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import find_phrase
 from duocthu.core.tables import table_records
-from duocthu.core.text import asks_yes_or_no, folded_words
+from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.understanding.cue_readings import asked_drug_class, section_candidates
@@ -32,7 +32,7 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(text, resolver),
         not_covered=not_covered,
-        asks_which_drug=bool(_WHICH_DRUG.search(text)),
+        asks_which_drug=asks_which_drug(text),
         candidate_sections=section_candidates(wording),
         asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
         asks_maximum=asks_maximum(text),
@@ -42,6 +42,16 @@ def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) ->
 # Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
 # "những thuốc giảm đau nào", "kháng sinh nào"). Not "gì": "thuốc X là gì" asks about drug X.
 _WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
+_WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{0,40}?\bnao\b")
+
+
+def asks_which_drug(text: str) -> bool:
+    """Whether the question asks which drugs; a message typed without marks is read in its folded
+    form, as a word typed without marks matches any marks (core.text.token_matches)."""
+    if _WHICH_DRUG.search(text):
+        return True
+    return not has_diacritics(text) and bool(_WHICH_DRUG_FOLDED.search(fold(text)))
+
 
 # A medicine up to this many words after "đang" ("đang azathioprin", "đang dùng Sintrom") is taken.
 _TAKEN_WITHIN = 2

@@ -50,3 +50,12 @@ def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugRe
     )
     other = QueryFrame(turn_type="drug_attribute", drugs=("halvorin",), attribute="chi_dinh")
     assert turn_reading("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None
+
+
+def test_which_drugs_is_read_as_typed_with_or_without_marks() -> None:
+    from duocthu.understanding.reading import asks_which_drug
+
+    assert asks_which_drug("Những thuốc nào tương tác với warfarin?")
+    assert asks_which_drug("thuoc nao tuong tac voi warfarin")  # typed without marks
+    assert not asks_which_drug("thuốc bổ não có tác dụng gì?")  # "não" (brain) as typed is no "nào"
+    assert not asks_which_drug("warfarin tương tác gì?")
