@@ -6,7 +6,7 @@ import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.reading import joined_unknown_names, turn_reading
+from duocthu.understanding.reading import asks_which_drug, joined_unknown_names, turn_reading
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +53,6 @@ def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugRe
 
 
 def test_which_drugs_is_read_as_typed_with_or_without_marks() -> None:
-    from duocthu.understanding.reading import asks_which_drug
-
     assert asks_which_drug("Những thuốc nào tương tác với warfarin?")
     assert asks_which_drug("thuoc nao tuong tac voi warfarin")  # typed without marks
     assert not asks_which_drug("thuốc bổ não có tác dụng gì?")  # "não" (brain) as typed is no "nào"
