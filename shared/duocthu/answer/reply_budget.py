@@ -116,7 +116,11 @@ def _pages(cited: Citation) -> str:
 
 
 def _left_notice(left: Sequence[Citation], names: Names) -> NoticeBlock:
-    named = "; ".join(f"{heading(c.section_key)} của {names([c.drug_id])} ({_pages(c)})" for c in left)
+    """One line naming every section left out, by drug: "Losartan: Thận trọng (tr. 333–334), …"."""
+    by_drug: dict[str, list[str]] = {}
+    for c in left:
+        by_drug.setdefault(c.drug_id, []).append(f"{heading(c.section_key)} ({_pages(c)})")
+    named = "; ".join(f"{names([drug])}: {', '.join(parts)}" for drug, parts in by_drug.items())
     text = f"Không trích toàn văn để câu trả lời đủ ngắn (mở toàn mục: nút bên dưới): {named}."
     return notice("omitted", text, spaced=True).model_copy(update={"sections": tuple(left)})
 

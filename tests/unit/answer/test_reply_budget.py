@@ -64,7 +64,7 @@ def test_an_answered_section_leaves_named_with_its_pages_and_a_quick_reply_never
     assert "Mẫn cảm" in text and "Người lớn: 500 mg" in text
     assert "Toàn văn mục được trích dưới đây." not in text  # the section no longer follows
     said = left_out(fitted)
-    assert "Liều lượng và cách dùng của Thuoc (tr. 3–4)" in said.text
+    assert "Thuoc: Liều lượng và cách dùng (tr. 3–4)." in said.text
     assert [c.section_key for c in said.sections] == [DOSE]  # the page reads the citation
     assert fitted.quick_replies == ("Khác", "Xem toàn mục Liều lượng và cách dùng của Thuoc")
     assert fitted.blocks[-2].kind == "source"  # type: ignore[union-attr]  # the notice before the closing ones
