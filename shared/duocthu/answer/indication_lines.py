@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from duocthu.answer.reply_budget import REPLY_CHARS
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, words
@@ -19,11 +20,11 @@ from duocthu.retrieval.reverse.wordings import wordings_of
 NOT_FOUND = "–"
 HEADING = SECTION_HEADINGS[INDICATION_SECTION]
 LINE_WINDOW = 90  # characters of the line shown around the condition in a table cell
-# A reply's target length (docs/quality.md), and the room its closing lines take (the book named
-# once, the sample notice). In the
+# A reply's target length (the one reply budget, answer.reply_budget), and the room its closing
+# lines take (the book named once, the sample notice). In the
 # compact which-drug reply a line gets its share of what the lines before it and that notice
 # leave, never less than a table cell's, at most a whole long sentence.
-REPLY_TARGET = 3000
+REPLY_TARGET = REPLY_CHARS
 CLOSING = 200
 LONGEST_LINE = 320
 SOURCE = 60  # a line's drug, section and page

@@ -3,8 +3,8 @@ on the list, each safety facet's status, pages), the alternative a section names
 only the sentences that name this patient, each with its section and page. Every listed drug is
 checked; a quick reply opens any drug's whole contraindication section.
 
-Every part keeps within the one reply target (REPLY_TARGET): the cells narrow when the table and
-the lines before it leave the quotes too little; an alternative's sentence is clipped around the
+Every part keeps within the one reply budget (answer.reply_budget): the cells narrow when the
+table and the lines before it leave the quotes too little; an alternative's sentence is clipped around the
 drug it names (its section a quick reply away); the drugs found beyond the table are named first
 few and counted (`wording.which_drugs`); the quotes get what is left, the contraindications first
 (their rows first too when the budget is tight), and every part not quoted is named by drug,
@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, NOT_FOUND, REPLY_TARGET, indication_line
+from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, NOT_FOUND, indication_line
 from duocthu.answer.indication_lines import clip as clip_around
 from duocthu.answer.indication_lines import pages as _pages
+from duocthu.answer.reply_budget import REPLY_CHARS
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, EvidenceItem, FacetAssessment
 from duocthu.models.frame import QueryFrame
@@ -86,7 +87,7 @@ class PatientTable:
             if any(f == x.facet for c in bundle.candidate_statuses for x in c.facets)
         ]
         alternatives = self.alternatives(bundle, by_id)
-        room = REPLY_TARGET - used - CLOSING - _size(alternatives)
+        room = REPLY_CHARS - used - CLOSING - _size(alternatives)
         # the contraindicated drugs' rows first, as their sentences are: never read as an option
         rows = self._rows(frame, bundle, by_id, facets, LINE_WINDOW, by_severity=True)
         if _size(rows) > room - MIN_QUOTES:  # many drugs or a long head: narrower cells

@@ -54,6 +54,7 @@ class NoticeBlock(_Block):
     type: Literal["notice"] = "notice"
     kind: NoticeKind
     text: str
+    sections: tuple[Citation, ...] = ()  # "omitted": the sections left out, each a quick reply away
 
 
 class QuotedLine(_Model):

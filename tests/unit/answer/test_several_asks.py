@@ -1,12 +1,11 @@
 """Several asks answered in one reply: each part under the question it answers, in order; the book
-named once; a section quoted once; a long reply leaves a whole section it already answered from one
-quick reply away, never a contraindication list."""
+named once; a section quoted once (the reply budget is tests/unit/answer/test_reply_budget.py)."""
 
 from __future__ import annotations
 
 from duocthu.answer.blocks import notice, sample_notice
 from duocthu.answer.replies.context import Composed, Composer
-from duocthu.answer.replies.several_asks import REPLY_CHARS, several_asks
+from duocthu.answer.replies.several_asks import several_asks
 from duocthu.answer.wording import ReplyWording
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.frame import QueryFrame
@@ -81,18 +80,3 @@ def test_a_section_two_parts_need_is_quoted_once() -> None:
     }
     text = several_asks(composer(), plan, GatheredEvidence(), replies(answer)).reply.text
     assert text.count("500 mg") == 1 and "đã trích ở trên" in text
-
-
-def test_a_long_reply_leaves_an_answered_section_a_quick_reply_away_but_never_a_contraindication() -> None:
-    long = "x " * REPLY_CHARS
-    plan = turn(part("Liều bao nhiêu?", DOSE), part("CCĐ là gì?", BARRED))
-    answer = {
-        "Liều bao nhiêu?": [answering("thuoc", DOSE), section("thuoc", DOSE, long)],
-        "CCĐ là gì?": [answering("thuoc", BARRED), section("thuoc", BARRED, "Mẫn cảm " + long)],
-    }
-    composed = several_asks(composer(), plan, GatheredEvidence(), replies(answer))
-    text = composed.reply.text
-    assert "Mẫn cảm" in text  # the contraindication list whole, however long
-    assert text.count(long.strip()) == 1 and "Người lớn: 500 mg" in text
-    assert "Liều lượng và cách dùng của Thuốc" in composed.reply.quick_replies
-    assert text.count("Toàn văn mục được trích dưới đây.") == 1  # said only where the section follows

@@ -6,6 +6,8 @@ the plan and the evidence alone: no store, no resolver, no retrieval service (a 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from duocthu.answer.replies.beside_medicines import beside_medicines
 from duocthu.answer.replies.book_lines import book_lines
 from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
@@ -15,14 +17,30 @@ from duocthu.answer.replies.pairs import pairs
 from duocthu.answer.replies.relation_list import relation_list, with_named_by_others
 from duocthu.answer.replies.sections import sections
 from duocthu.answer.replies.several_asks import several_asks
+from duocthu.answer.reply_budget import within_budget
 from duocthu.core.vocabulary import NOT_DONE_BUT_QUOTED
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan
 
 
 def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
-    if plan.parts:  # several asks: each part composed as its own turn
-        return several_asks(composer, plan, evidence, compose)
+    """The turn's reply, within the one reply budget (answer.reply_budget) whatever its kind."""
+    composed = _composed(composer, plan, evidence)
+    fitted = within_budget(composed.reply, composer.wording.names, routed_sections(plan))
+    return composed if fitted is composed.reply else replace(composed, reply=fitted)
+
+
+def routed_sections(plan: Plan) -> set[tuple[str, str]]:
+    """The sections a one-ask turn routes to: the reply's subject, never left out for length (a
+    turn of several asks may leave each part's, as its answering lines are quoted)."""
+    if plan.parts:
+        return set()
+    return {(d, a.section_key) for a in plan.asks if a.kind == "section" and a.section_key for d in a.drugs}
+
+
+def _composed(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
+    if plan.parts:  # several asks: each part composed as its own turn, the budget on the whole
+        return several_asks(composer, plan, evidence, _composed)
     if not plan.needs_evidence or evidence is None or not evidence.answers:
         return declined(composer, plan)
     bundle = evidence.main

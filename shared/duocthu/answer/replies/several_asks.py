@@ -1,30 +1,25 @@
 """Several asks in one message: each part answered as its own turn would be, in the message's order,
 each under a line saying which question it answers. The reply names its book once and quotes a
-section once (a later part that needs it again says where it stands above). A reply longer than
-`REPLY_CHARS` keeps each part's answering lines and leaves a whole section they quote from one
-quick reply away, said so; never a contraindication or interaction section: a list is quoted
-whole, as one cut short would read as complete."""
+section once (a later part that needs it again says where it stands above). The whole reply keeps
+within the one reply budget (answer.reply_budget), applied to it as to any reply."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from functools import reduce
 
-from duocthu.answer.blocks import notice, sample_notice, text_block, verify_notice
+from duocthu.answer.blocks import sample_notice, text_block, verify_notice
 from duocthu.answer.replies.context import Composed, Composer, quick_replies
-from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.answer.reply_budget import quoted_above, section_of
+from duocthu.core.sections import SECTION_HEADINGS
 from duocthu.models.evidence import GatheredEvidence
 from duocthu.models.plan import Plan, part_evidence
-from duocthu.models.reply import AnswerLinesBlock, Block, NoticeBlock, Reply, SectionBlock, TableBlock
+from duocthu.models.reply import Block, NoticeBlock, Reply, SectionBlock
 from duocthu.retrieval.decision import merge_bundles
 
 ComposeOne = Callable[[Composer, Plan, GatheredEvidence | None], Composed]
-# A reply a clinician reads at the bedside: past this, whole sections wait behind a quick reply
-REPLY_CHARS = 3000
 # Notices said once for the whole reply, after (or, the print check, before) every part
 _ONCE = frozenset({"source", "sample_data", "verify_pdf"})
-_QUOTED_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
 # What an ask that names no section asks, as its question's line says it
 _ASKED = {
     "overview": "tổng quan",
@@ -34,8 +29,6 @@ _ASKED = {
     "relation": "thuốc nào",
     "uses": "chỉ định",
 }
-# the line an answering block closes with when the whole section is quoted below it
-_FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
 
 
 def several_asks(
@@ -51,7 +44,6 @@ def several_asks(
     ]
     parts = _quoted_once(parts)
     replies = [r for answer in answers for r in answer.reply.quick_replies]
-    parts, left = _within_length(parts, composer)
     bundle = reduce(merge_bundles, [answer.bundle for answer in answers])
     notices = [b for a in answers for b in a.reply.blocks if isinstance(b, NoticeBlock)]
     source = next((b for b in notices if b.kind == "source"), None)
@@ -62,7 +54,7 @@ def several_asks(
     blocks += [sample_notice()] if "sample_data" in kinds else []
     reply = Reply(
         blocks=tuple(blocks),
-        quick_replies=quick_replies(plan, [*left, *replies]),
+        quick_replies=quick_replies(plan, replies),
         source=next((a.reply.source for a in answers if a.reply.source), None),
     )
     citations = tuple(dict.fromkeys(c for answer in answers for c in answer.citations))
@@ -92,12 +84,6 @@ def _part_blocks(index: int, part: Plan, answer: Composed, composer: Composer) -
     return [head, *body]
 
 
-def _section_key(block: Block) -> tuple[str, str] | None:
-    if isinstance(block, SectionBlock | TableBlock):
-        return block.drug_id, block.citation.section_key
-    return None
-
-
 def _quoted_once(parts: Sequence[list[Block]]) -> list[list[Block]]:
     """Each section quoted by the first part that needs it; a later part says it stands above."""
     seen: set[tuple[str, str]] = set()
@@ -106,60 +92,14 @@ def _quoted_once(parts: Sequence[list[Block]]) -> list[list[Block]]:
         mine: set[tuple[str, str]] = set()
         blocks: list[Block] = []
         for block in part:
-            key = _section_key(block)
+            key = section_of(block)
             if key is None or key not in seen:
                 blocks.append(block)
                 mine |= {key} if key else set()
             elif key not in mine:
                 mine.add(key)
-                heading = SECTION_HEADINGS.get(key[1], key[1])
                 name = block.display_name if isinstance(block, SectionBlock) else key[0]
-                blocks.append(text_block(["", f"(Mục {heading} của {name}: đã trích ở trên.)"]))
+                blocks.append(text_block(["", quoted_above(key[1], name)]))
         seen |= mine
         kept.append(blocks)
     return kept
-
-
-def _length(parts: Sequence[list[Block]]) -> int:
-    return sum(len(line) + 1 for part in parts for block in part for line in block.lines)
-
-
-def _within_length(parts: list[list[Block]], composer: Composer) -> tuple[list[list[Block]], list[str]]:
-    """A part that quotes the sentences of a section that answer it leaves that whole section one
-    quick reply away, said so, the last part first, until the reply fits. A contraindication or an
-    interaction section stays whole: a list cut short would read as complete."""
-    left: list[str] = []
-    for index in reversed(range(len(parts))):
-        if _length(parts) <= REPLY_CHARS:
-            break
-        part = parts[index]
-        answered = {
-            (quote.drug_id, quote.section_key)
-            for block in part
-            if isinstance(block, AnswerLinesBlock) and not block.not_said
-            for quote in block.quotes
-        }
-        kept: list[Block] = []
-        dropped = False
-        for block in part:
-            key = _section_key(block)
-            if key is None or key not in answered or key[1] in _QUOTED_WHOLE:
-                kept.append(block)
-                continue
-            dropped = True
-            reply = f"{SECTION_HEADINGS.get(key[1], key[1])} của {composer.wording.names([key[0]])}"
-            if reply not in left:
-                left.append(reply)
-                kept.append(notice("omitted", f"(Toàn văn mục {reply}: bấm gợi ý bên dưới.)", spaced=True))
-        if dropped:
-            kept = [_without_follows(block) for block in kept]
-        parts[index] = kept
-    return parts, left
-
-
-def _without_follows(block: Block) -> Block:
-    """An answering block no longer followed by its whole section says no more that it is."""
-    if not isinstance(block, AnswerLinesBlock):
-        return block
-    lines = tuple(line for line in block.lines if not _FOLLOWS.fullmatch(line))
-    return block.model_copy(update={"lines": lines})

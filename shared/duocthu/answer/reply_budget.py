@@ -1,0 +1,170 @@
+"""One reply budget: a reply a clinician reads at the bedside holds at most REPLY_CHARS characters.
+
+Applied once, to every composed reply (`answer.replies.compose`), whatever its kind. Past the
+budget, sections quoted whole leave the reply, whole (never cut inside): background sections
+first, then a section a prescribing decision reads whose answering lines the reply quotes. Each
+section left out is named (drug, section, pages) in one notice that carries their citations for
+the page, and is one quick reply away. A contraindication or interaction section is never left
+out: a list cut short, or missing, would read as complete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+
+from duocthu.answer.blocks import notice
+from duocthu.core.sections import (
+    CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
+    INTERACTION_SECTION,
+    SAFETY_SECTIONS,
+    SECTION_HEADINGS,
+)
+from duocthu.models.reply import (
+    AnswerLinesBlock,
+    Block,
+    Citation,
+    NoticeBlock,
+    Reply,
+    SectionBlock,
+    TableBlock,
+    TextBlock,
+)
+
+REPLY_CHARS = 3000
+KEPT_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
+# What a prescribing decision for a patient reads; the other sections are background
+DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
+# the line an answering block closes with when the whole section is quoted below it
+_FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
+# notices that close a reply; the notice naming what was left out stands before them
+_CLOSING = frozenset({"source", "sample_data"})
+
+Key = tuple[str, str]  # a drug and one of its sections
+Names = Callable[[Sequence[str]], str]
+
+
+def heading(section_key: str) -> str:
+    return SECTION_HEADINGS.get(section_key, section_key)
+
+
+def quoted_above(section_key: str, name: str) -> str:
+    """The line a part says in place of a section an earlier part of the reply quotes."""
+    return f"(Mục {heading(section_key)} của {name}: đã trích ở trên.)"
+
+
+def whole_section_reply(key: Key, names: Names) -> str:
+    """The quick reply that opens a section left out."""
+    return f"Xem toàn mục {heading(key[1])} của {names([key[0]])}"
+
+
+def section_of(block: Block) -> Key | None:
+    if isinstance(block, SectionBlock | TableBlock):
+        return block.drug_id, block.citation.section_key
+    return None
+
+
+def _size(blocks: Sequence[Block]) -> int:
+    return sum(len(line) + 1 for block in blocks for line in block.lines)
+
+
+def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
+    """The sections that may leave the reply, the first to go first, each group the last quoted
+    first: background sections, then a decision section whose answering lines the reply quotes.
+    A decision section no answering line is about stays: the lines picked by tests may have
+    missed the one sentence for this patient (a dose in renal failure), and the section holds it.
+    A section with a part to check against the print stays in view, as the check notice says; so
+    does the section a one-ask turn routes to, the reply's subject (and what "Xem toàn mục" asks)."""
+    answered = {
+        key
+        for block in blocks
+        if isinstance(block, AnswerLinesBlock) and not block.not_said
+        for key in ((q.drug_id, q.section_key) for q in block.quotes)
+    }
+    stay = {*asked, *(section_of(b) for b in blocks if _flagged(b))}
+    keys = [
+        k for k in dict.fromkeys(map(section_of, blocks)) if k and k not in stay and k[1] not in KEPT_WHOLE
+    ]
+    keys.reverse()
+    background = [k for k in keys if k[1] not in DECISION_SECTIONS]
+    return background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered]
+
+
+def _flagged(block: Block) -> bool:
+    """A part to check against the printed page: the reply's check notice points at it."""
+    if isinstance(block, TableBlock):
+        return block.needs_visual_check
+    return isinstance(block, SectionBlock) and any(p.needs_visual_check for p in block.paragraphs)
+
+
+def _left_citation(key: Key, blocks: Sequence[Block]) -> Citation:
+    cited = [b.citation for b in blocks if isinstance(b, SectionBlock | TableBlock) and section_of(b) == key]
+    first = cited[0]
+    return first.model_copy(
+        update={
+            "page_start": min(c.page_start for c in cited),
+            "page_end": max(c.page_end for c in cited),
+        }
+    )
+
+
+def _pages(cited: Citation) -> str:
+    if cited.page_start == cited.page_end:
+        return f"tr. {cited.page_start}"
+    return f"tr. {cited.page_start}–{cited.page_end}"
+
+
+def _left_notice(left: Sequence[Citation], names: Names) -> NoticeBlock:
+    """One line naming every section left out, by drug: "Losartan: Thận trọng (tr. 333–334), …"."""
+    by_drug: dict[str, list[str]] = {}
+    for c in left:
+        by_drug.setdefault(c.drug_id, []).append(f"{heading(c.section_key)} ({_pages(c)})")
+    named = "; ".join(f"{names([drug])}: {', '.join(parts)}" for drug, parts in by_drug.items())
+    text = f"Không trích toàn văn để câu trả lời đủ ngắn (mở toàn mục: nút bên dưới): {named}."
+    return notice("omitted", text, spaced=True).model_copy(update={"sections": tuple(left)})
+
+
+def _without(blocks: Sequence[Block], key: Key, names: Names) -> list[Block]:
+    """The reply without a section: its blocks gone, no line saying it is quoted below or above."""
+    sections = (b for b in blocks if isinstance(b, SectionBlock) and section_of(b) == key)
+    shown = next((b.display_name for b in sections), None)
+    above = quoted_above(key[1], shown or names([key[0]]))
+    kept: list[Block] = []
+    for block in blocks:
+        if section_of(block) == key:
+            continue
+        if isinstance(block, AnswerLinesBlock) and (block.drug_id, block.section_key) == key:
+            said = tuple(x for x in block.lines if not _FOLLOWS.fullmatch(x))
+            block = block.model_copy(update={"lines": said})
+        if isinstance(block, TextBlock) and above in block.lines:
+            block = block.model_copy(update={"lines": tuple(x for x in block.lines if x not in (above, ""))})
+            if not block.lines:
+                continue
+        kept.append(block)
+    return kept
+
+
+def within_budget(reply: Reply, names: Names, asked: Collection[Key] = ()) -> Reply:
+    """The reply at most REPLY_CHARS characters long where leaving out whole sections can make it
+    so; the sections left out named, and each a quick reply. `asked`: the sections the turn
+    routes to, kept."""
+    blocks = list(reply.blocks)
+    if _size(blocks) <= REPLY_CHARS:
+        return reply
+    left: list[Citation] = []
+    for key in _order(blocks, asked):
+        notice_size = _size([_left_notice(left, names)]) if left else 0
+        if _size(blocks) + notice_size <= REPLY_CHARS:
+            break
+        left.append(_left_citation(key, blocks))
+        blocks = _without(blocks, key, names)
+    if not left:
+        return reply
+    at = next(
+        (i for i, b in enumerate(blocks) if isinstance(b, NoticeBlock) and b.kind in _CLOSING), len(blocks)
+    )
+    blocks.insert(at, _left_notice(left, names))
+    opened = [whole_section_reply((c.drug_id, c.section_key), names) for c in left]
+    replies = tuple(dict.fromkeys([*reply.quick_replies, *opened]))
+    return reply.model_copy(update={"blocks": tuple(blocks), "quick_replies": replies})

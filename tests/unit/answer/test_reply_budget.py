@@ -1,0 +1,88 @@
+"""The one reply budget: past REPLY_CHARS whole sections leave the reply, background first, each
+named with its pages in a notice that carries its citation and one quick reply away; never a
+contraindication or interaction section, a decision section no answering line is about, a section
+to check against the print, or the section the turn asked for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from duocthu.answer.blocks import notice, sample_notice, text_block
+from duocthu.answer.reply_budget import REPLY_CHARS, quoted_above, within_budget
+from duocthu.models.reply import (
+    AnswerLinesBlock,
+    Block,
+    Citation,
+    NoticeBlock,
+    Paragraph,
+    QuotedLine,
+    Reply,
+    SectionBlock,
+)
+
+DOSE, BARRED, PAIRS, CAUTION = "lieu_luong_va_cach_dung", "chong_chi_dinh", "tuong_tac_thuoc", "than_trong"
+KINETICS = "duoc_dong_hoc"
+LONG = "x " * (REPLY_CHARS // 2)
+
+
+def names(drug_ids: Sequence[str]) -> str:
+    return ", ".join(d.title() for d in drug_ids)
+
+
+def section(key: str, text: str = LONG, *, drug: str = "thuoc", flagged: bool = False) -> SectionBlock:
+    cite = Citation(drug_id=drug, section_key=key, heading=key, page_start=3, page_end=4)
+    paragraph = Paragraph(text=text, needs_visual_check=flagged)
+    return SectionBlock(
+        drug_id=drug, display_name=drug.title(), citation=cite, paragraphs=(paragraph,), lines=("", text)
+    )
+
+
+def answering(key: str) -> AnswerLinesBlock:
+    quote = QuotedLine(text="Người lớn: 500 mg.", drug_id="thuoc", section_key=key, citation="tr. 3")
+    lines = ("- “Người lớn: 500 mg.”", "Toàn văn mục được trích dưới đây.")
+    return AnswerLinesBlock(drug_id="thuoc", section_key=key, quotes=(quote,), lines=lines)
+
+
+def reply(*blocks: Block) -> Reply:
+    closing = (notice("source", "Nguồn: Dược thư.", spaced=True), sample_notice())
+    return Reply(blocks=(*blocks, *closing), quick_replies=("Khác",))
+
+
+def left_out(fitted: Reply) -> NoticeBlock:
+    return next(b for b in fitted.blocks if isinstance(b, NoticeBlock) and b.kind == "omitted")
+
+
+def test_a_short_reply_is_the_same_reply() -> None:
+    short = reply(answering(DOSE), section(DOSE, "Người lớn: 500 mg."))
+    assert within_budget(short, names) is short
+
+
+def test_an_answered_section_leaves_named_with_its_pages_and_a_quick_reply_never_a_contraindication() -> None:
+    fitted = within_budget(reply(answering(DOSE), section(DOSE), section(BARRED, "Mẫn cảm " + LONG)), names)
+    text = fitted.text
+    assert text.count(LONG.strip()) == 1  # the contraindication list whole, however long
+    assert "Mẫn cảm" in text and "Người lớn: 500 mg" in text
+    assert "Toàn văn mục được trích dưới đây." not in text  # the section no longer follows
+    said = left_out(fitted)
+    assert "Thuoc: Liều lượng và cách dùng (tr. 3–4)." in said.text
+    assert [c.section_key for c in said.sections] == [DOSE]  # the page reads the citation
+    assert fitted.quick_replies == ("Khác", "Xem toàn mục Liều lượng và cách dùng của Thuoc")
+    assert fitted.blocks[-2].kind == "source"  # type: ignore[union-attr]  # the notice before the closing ones
+
+
+def test_background_leaves_first_and_a_decision_section_no_line_is_about_stays() -> None:
+    fitted = within_budget(reply(answering(DOSE), section(CAUTION), section(KINETICS), section(DOSE)), names)
+    assert [c.section_key for c in left_out(fitted).sections] == [KINETICS, DOSE]
+    kept = {b.citation.section_key for b in fitted.blocks if isinstance(b, SectionBlock)}
+    assert CAUTION in kept  # unanswered: it may hold the sentence for this patient
+
+
+def test_interaction_flagged_and_asked_sections_stay_however_long() -> None:
+    long = reply(answering(DOSE), section(DOSE), section(PAIRS), section(KINETICS, flagged=True))
+    assert within_budget(long, names, asked={("thuoc", DOSE)}) == long
+
+
+def test_a_later_part_saying_the_section_stands_above_no_longer_says_so() -> None:
+    above = text_block(["", quoted_above(DOSE, "Thuoc")])
+    fitted = within_budget(reply(answering(DOSE), section(DOSE), section(BARRED), above), names)
+    assert "đã trích ở trên" not in fitted.text
