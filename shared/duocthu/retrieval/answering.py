@@ -78,6 +78,7 @@ def answering_lines(
     so are the other drugs the turn is about `together`), best first: at most MAX_LINES, each
     found, those after the first within FOLLOWER_SHARE of its score; () when none is found."""
     kept: list[RankedLine] = []
+    together_lines: list[RankedLine] = []
     for drug_id, names in drugs:
         # the other drugs by the name their monographs go by: a brand in the question ("Sintrom")
         # is written by its INN in this drug's interactions ("acenocoumarol")
@@ -87,16 +88,22 @@ def answering_lines(
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
-        named = [t for t in question_tokens(others, names) if t in tokens] * (OTHER_DRUG_WEIGHT - 1)
+        other_words = [t for t in question_tokens(others, names) if t in tokens]
+        named = other_words * (OTHER_DRUG_WEIGHT - 1)
         terms = [*tokens, *named, *_pairs(f"{question} {others}", tokens)]
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
-        kept += [
+        mine = [
             line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
             if line.section_key in candidates
             else line
             for line in hits
             if found(line, tokens)
         ]
+        kept += mine
+        together_lines += [line for line in mine if other_words and _holds(line, other_words)]
+    # a question naming drugs together asks about them together: a line naming another of them
+    # answers it before any line on the patient's condition, however many of its words that shares
+    kept = together_lines or kept
     if not kept:
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order

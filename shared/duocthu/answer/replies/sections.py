@@ -32,12 +32,15 @@ def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock
 def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list[AnswerLines]:
     """What the reply quotes first: the sentences that answer the question's focus (a maximum, a
     weight, the patient's state, the finding asked: `answer_lines`); without any, the monograph's
-    best lines for the question (`ranked_lines`), after the line that says the focus is not said."""
+    best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
     if found is not None and (found.lines or found.read_sections):
         return [found]
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    if found is not None and ranked is not None and found.not_said:
+        # the sentences that answer stand first; the note on what the section does not say follows
+        return [ranked, found]
     return [x for x in (found, ranked) if x is not None]
 
 
@@ -60,12 +63,13 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     quoted: list[Block] = [
         answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent)) for x in leads
     ]
-    found = leads[0] if leads else None
+    # the page's answering lines: the focus read (said or not), else the ranked lines
+    found = next((x for x in leads if not x.ranked), leads[0]) if leads else None
     ask = plan.main_ask
     if quoted:
         # said first: a name the formulary lacks (the lines are about the other drug only), and
         # how the section read for a finding names it ("X có trị Y không?": that is the answer)
-        after = frame.unknown_drugs or (ask is not None and ask.reads_section and leads[0].ranked)
+        after = frame.unknown_drugs or (ask is not None and ask.reads_section and all(x.ranked for x in leads))
         preface = [*preface, *quoted] if after else [*quoted, *preface]
     shown = _shown(plan, bundle, leads)
     answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
