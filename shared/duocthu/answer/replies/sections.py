@@ -69,7 +69,8 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     if quoted:
         # said first: a name the formulary lacks (the lines are about the other drug only), and
         # how the section read for a finding names it ("X có trị Y không?": that is the answer)
-        after = frame.unknown_drugs or (ask is not None and ask.reads_section and all(x.ranked for x in leads))
+        only_ranked = all(x.ranked for x in leads)
+        after = frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked)
         preface = [*preface, *quoted] if after else [*quoted, *preface]
     shown = _shown(plan, bundle, leads)
     answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
