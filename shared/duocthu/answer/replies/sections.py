@@ -35,13 +35,37 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    if found is not None and (found.lines or found.read_sections):
-        return [found]
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    if found is not None and found.read_sections:
+        return [found]
+    if found is not None and found.lines:
+        return _ranked_first(found, ranked)
     if found is not None and ranked is not None and found.not_said:
         # the sentences that answer stand first; the note on what the section does not say follows
         return [ranked, found]
     return [x for x in (found, ranked) if x is not None]
+
+
+def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[AnswerLines]:
+    """The focus lines (picked by what they name, in book order) in the order the ranking for
+    the whole question puts them; when its best line is in a section the focus read but names
+    no focus, it answers the question and leads, the focus lines after it."""
+    if ranked is None:
+        return [found]
+    order = [line.text for line in ranked.lines]
+
+    def rank(text: str) -> int:
+        return next((i for i, t in enumerate(order) if t in text or text in t), len(order))
+
+    lines = tuple(sorted(found.lines, key=lambda line: rank(line.text)))  # stable: book order after
+    found = found.model_copy(update={"lines": lines})
+    read = {found.section_key, *(line.section_key for line in found.lines)}
+    top = ranked.lines[0]
+    if top.section_key not in read or any(rank(x.text) == 0 for x in lines):
+        return [found]
+    # the ranked lines of the sections read, those the focus lines do not quote already
+    leading = [x for x in ranked.lines if x.section_key in read and not any(x.text in y.text for y in lines)]
+    return [ranked.model_copy(update={"lines": tuple(leading)}), found]
 
 
 def _drugs_of(found: AnswerLines) -> list[str]:
