@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.store import VectorStore
@@ -51,14 +51,26 @@ def question_tokens(question: str, names: Iterable[str]) -> list[str]:
 def _pairs(question: str, tokens: Sequence[str]) -> list[str]:
     """The question's adjacent pairs of kept words, as the store's `lines` terms pair them."""
     kept = set(tokens)
-    sequence = folded_words(question)
-    pairs = line_terms(sequence)[len(sequence) :]
-    return list(dict.fromkeys(p for p in pairs if all(w in kept for w in p.split(" "))))
+    return list(dict.fromkeys(p for p in _line_pairs(question) if all(w in kept for w in p.split(" "))))
 
 
 def _holds(line: RankedLine, tokens: Sequence[str]) -> int:
     words = set(folded_words(line.text))
     return sum(1 for t in tokens if t in words)
+
+
+def _condition_words(hits: Sequence[RankedLine], tokens: Sequence[str], pairs: Sequence[str]) -> set[str]:
+    """The words of the question's pairs that the drug's indications hold (a condition is named
+    in a phrase; one shared word is as often a function word), when the question has others."""
+    held = {p for line in hits if line.section_key == INDICATION_SECTION for p in _line_pairs(line.text)}
+    condition = {w for p in held.intersection(pairs) for w in p.split(" ")}
+    return condition if set(tokens) - condition else set()
+
+
+def _line_pairs(text: str) -> list[str]:
+    """The text's adjacent pairs of words, as the store's `lines` terms pair them."""
+    sequence = folded_words(text)
+    return line_terms(sequence)[len(sequence) :]
 
 
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
@@ -90,14 +102,30 @@ def answering_lines(
         # question of the two together before a line about the patient's condition
         other_words = [t for t in question_tokens(others, names) if t in tokens]
         named = other_words * (OTHER_DRUG_WEIGHT - 1)
-        terms = [*tokens, *named, *_pairs(f"{question} {others}", tokens)]
+        pairs = _pairs(f"{question} {others}", tokens)
+        terms = [*tokens, *named, *pairs]
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
+        condition = _condition_words(hits, tokens, pairs) if INDICATION_SECTION not in candidates else set()
+        if condition:
+            # the phrases the drug's indications share with the question name what the patient
+            # has (why the drug is given), not what is asked of it: the question's other words
+            # weigh double in the order, so a line on the condition does not outrank the one
+            # answering the ask; what counts as found stays read at the question's own weights
+            kept_ids = {(line.part_id, line.line_index) for line in hits if found(line, tokens)}
+            best = max((line.score for line in hits if found(line, tokens)), default=0.0)
+            asked = [t for t in terms if not condition.intersection(t.split(" "))]
+            hits = store.search_lines([*terms, *asked], drug_id=drug_id, limit=READ_LINES)
+            hits = [line for line in hits if (line.part_id, line.line_index) in kept_ids]
+            # back on the question's scale (its best line's score), beside the other drugs' lines
+            scale = best / hits[0].score if hits else 1.0
+            hits = [line.model_copy(update={"score": line.score * scale}) for line in hits]
+        else:
+            hits = [line for line in hits if found(line, tokens)]
         mine = [
             line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
             if line.section_key in candidates
             else line
             for line in hits
-            if found(line, tokens)
         ]
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
