@@ -84,6 +84,7 @@ def answering_lines(
     question: str,
     candidates: Sequence[str] = (),
     together: Sequence[tuple[str, Sequence[str]]] = (),
+    carried: str = "",
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question among the sentences of each drug (given with its names:
     a drug's own names are no term of its lines, another drug's named in the question is, and
@@ -104,7 +105,14 @@ def answering_lines(
         named = other_words * (OTHER_DRUG_WEIGHT - 1)
         pairs = _pairs(f"{question} {others}", tokens)
         terms = [*tokens, *named, *pairs]
+        # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
+        # a line holding words of either counts, its score read on the turn's own scale
+        go_on = [t for t in question_tokens(carried, names) if t not in tokens]
+        scale = 1.0
+        if go_on:
+            terms, tokens, scale = [*terms, *terms, *go_on], [*tokens, *go_on], 2.0
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
+        hits = [line.model_copy(update={"score": line.score / scale}) for line in hits] if go_on else hits
         condition = _condition_words(hits, tokens, pairs) if INDICATION_SECTION not in candidates else set()
         if condition:
             # the phrases the drug's indications share with the question name what the patient
