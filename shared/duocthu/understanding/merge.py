@@ -129,7 +129,7 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """A follow-up turn's drugs come from earlier turns: say them in the standalone query (unless
-    the provider already rewrote the turn)."""
+    the provider already rewrote the turn), and the question it goes on from."""
     carried = frame.depends_on_previous_turn or frame.context_action == "continue"
     if not carried or not frame.drugs or turn.candidates.named_ids:
         return frame
@@ -138,8 +138,8 @@ def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
     names = ", ".join(turn.candidates.names.get(d, (d,))[0] for d in frame.drugs)
     topic = f"{SECTION_HEADINGS[frame.attribute]} của {names}" if frame.attribute else names
     # the question carried on: a follow-up's words are read with the ask they continue
-    carried = f": {turn.history[-1]}" if turn.history else ""
-    query = f"{turn.message} ({topic}{carried})"[:MAX_FRAME_TEXT]
+    before = f": {turn.history[-1]}" if turn.history else ""
+    query = f"{turn.message} ({topic}{before})"[:MAX_FRAME_TEXT]
     return frame.model_copy(update={"standalone_query": query})
 
 
