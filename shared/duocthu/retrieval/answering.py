@@ -6,7 +6,10 @@ The score is Okapi BM25 computed inside the store over every sentence of the boo
 book), times a prior for the ask's candidate sections (the section the plan routed to). The
 question's words are read as the store's lexical search reads them (stop words out, folded),
 without the drug's own names (every sentence of its monograph is about it) and without numbers
-(a number in a question is the patient's: "80 tuổi", "ClCr 25").
+(a number in a question is the patient's: "80 tuổi", "ClCr 25"). The order keeps the patient's
+words below the ask's: the phrases the drug's chỉ định shares with the question (the condition it
+is given for) weigh half, a turn naming drugs together puts the lines naming another of them first,
+and a follow-up's words weigh double the question it goes on from.
 
 A line counts as found only when it holds two of the question's words (one, for a one-word
 question) and scores at least `MIN_SCORE`: BM25 sums the IDF of the words held, so a sentence
