@@ -48,8 +48,7 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
 
 def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[AnswerLines]:
     """The focus lines (picked by what they name, in book order) in the order the ranking for
-    the whole question puts them; when its best line is in a section the focus read but names
-    no focus, it answers the question and leads, the focus lines after it."""
+    the whole question puts them, those it did not rank after in book order."""
     if ranked is None:
         return [found]
     order = [line.text for line in ranked.lines]
@@ -58,14 +57,7 @@ def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[Answer
         return next((i for i, t in enumerate(order) if t in text or text in t), len(order))
 
     lines = tuple(sorted(found.lines, key=lambda line: rank(line.text)))  # stable: book order after
-    found = found.model_copy(update={"lines": lines})
-    read = {found.section_key, *(line.section_key for line in found.lines)}
-    top = ranked.lines[0]
-    if top.section_key not in read or any(rank(x.text) == 0 for x in lines):
-        return [found]
-    # the ranked lines of the sections read, those the focus lines do not quote already
-    leading = [x for x in ranked.lines if x.section_key in read and not any(x.text in y.text for y in lines)]
-    return [ranked.model_copy(update={"lines": tuple(leading)}), found]
+    return [found.model_copy(update={"lines": lines})]
 
 
 def _drugs_of(found: AnswerLines) -> list[str]:
