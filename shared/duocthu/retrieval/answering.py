@@ -6,7 +6,10 @@ The score is Okapi BM25 computed inside the store over every sentence of the boo
 book), times a prior for the ask's candidate sections (the section the plan routed to). The
 question's words are read as the store's lexical search reads them (stop words out, folded),
 without the drug's own names (every sentence of its monograph is about it) and without numbers
-(a number in a question is the patient's: "80 tuổi", "ClCr 25").
+(a number in a question is the patient's: "80 tuổi", "ClCr 25"). The order keeps the patient's
+words below the ask's: the phrases the drug's chỉ định shares with the question (the condition it
+is given for) weigh half, a turn naming drugs together puts the lines naming another of them first,
+and a follow-up's words weigh double the question it goes on from.
 
 A line counts as found only when it holds two of the question's words (one, for a one-word
 question) and scores at least `MIN_SCORE`: BM25 sums the IDF of the words held, so a sentence
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.store import VectorStore
@@ -51,14 +54,26 @@ def question_tokens(question: str, names: Iterable[str]) -> list[str]:
 def _pairs(question: str, tokens: Sequence[str]) -> list[str]:
     """The question's adjacent pairs of kept words, as the store's `lines` terms pair them."""
     kept = set(tokens)
-    sequence = folded_words(question)
-    pairs = line_terms(sequence)[len(sequence) :]
-    return list(dict.fromkeys(p for p in pairs if all(w in kept for w in p.split(" "))))
+    return list(dict.fromkeys(p for p in _line_pairs(question) if all(w in kept for w in p.split(" "))))
 
 
 def _holds(line: RankedLine, tokens: Sequence[str]) -> int:
     words = set(folded_words(line.text))
     return sum(1 for t in tokens if t in words)
+
+
+def _condition_words(hits: Sequence[RankedLine], tokens: Sequence[str], pairs: Sequence[str]) -> set[str]:
+    """The words of the question's pairs that the drug's indications hold (a condition is named
+    in a phrase; one shared word is as often a function word), when the question has others."""
+    held = {p for line in hits if line.section_key == INDICATION_SECTION for p in _line_pairs(line.text)}
+    condition = {w for p in held.intersection(pairs) for w in p.split(" ")}
+    return condition if set(tokens) - condition else set()
+
+
+def _line_pairs(text: str) -> list[str]:
+    """The text's adjacent pairs of words, as the store's `lines` terms pair them."""
+    sequence = folded_words(text)
+    return line_terms(sequence)[len(sequence) :]
 
 
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
@@ -72,12 +87,14 @@ def answering_lines(
     question: str,
     candidates: Sequence[str] = (),
     together: Sequence[tuple[str, Sequence[str]]] = (),
+    carried: str = "",
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question among the sentences of each drug (given with its names:
     a drug's own names are no term of its lines, another drug's named in the question is, and
     so are the other drugs the turn is about `together`), best first: at most MAX_LINES, each
     found, those after the first within FOLLOWER_SHARE of its score; () when none is found."""
     kept: list[RankedLine] = []
+    together_lines: list[RankedLine] = []
     for drug_id, names in drugs:
         # the other drugs by the name their monographs go by: a brand in the question ("Sintrom")
         # is written by its INN in this drug's interactions ("acenocoumarol")
@@ -87,16 +104,45 @@ def answering_lines(
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
-        named = [t for t in question_tokens(others, names) if t in tokens] * (OTHER_DRUG_WEIGHT - 1)
-        terms = [*tokens, *named, *_pairs(f"{question} {others}", tokens)]
+        other_words = [t for t in question_tokens(others, names) if t in tokens]
+        named = other_words * (OTHER_DRUG_WEIGHT - 1)
+        pairs = _pairs(f"{question} {others}", tokens)
+        terms = [*tokens, *named, *pairs]
+        # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
+        # a line holding words of either counts, its score read on the turn's own scale
+        go_on = [t for t in question_tokens(carried, names) if t not in tokens]
+        scale = 1.0
+        if go_on:
+            terms, tokens, scale = [*terms, *terms, *go_on], [*tokens, *go_on], 2.0
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
-        kept += [
+        hits = [line.model_copy(update={"score": line.score / scale}) for line in hits] if go_on else hits
+        condition = _condition_words(hits, tokens, pairs) if INDICATION_SECTION not in candidates else set()
+        if condition:
+            # the phrases the drug's indications share with the question name what the patient
+            # has (why the drug is given), not what is asked of it: the question's other words
+            # weigh double in the order, so a line on the condition does not outrank the one
+            # answering the ask; what counts as found stays read at the question's own weights
+            kept_ids = {(line.part_id, line.line_index) for line in hits if found(line, tokens)}
+            best = max((line.score for line in hits if found(line, tokens)), default=0.0)
+            asked = [t for t in terms if not condition.intersection(t.split(" "))]
+            hits = store.search_lines([*terms, *asked], drug_id=drug_id, limit=READ_LINES)
+            hits = [line for line in hits if (line.part_id, line.line_index) in kept_ids]
+            # back on the question's scale (its best line's score), beside the other drugs' lines
+            scale = best / hits[0].score if hits else 1.0
+            hits = [line.model_copy(update={"score": line.score * scale}) for line in hits]
+        else:
+            hits = [line for line in hits if found(line, tokens)]
+        mine = [
             line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
             if line.section_key in candidates
             else line
             for line in hits
-            if found(line, tokens)
         ]
+        kept += mine
+        together_lines += [line for line in mine if other_words and _holds(line, other_words)]
+    # a question naming drugs together asks about them together: a line naming another of them
+    # answers it before any line on the patient's condition, however many of its words that shares
+    kept = together_lines or kept
     if not kept:
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order

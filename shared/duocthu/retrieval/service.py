@@ -264,7 +264,12 @@ class RetrievalService:
         question = ask.query or plan.reading.text  # with the formulary's words for the patient
         named = [(d, drug_names(resolver, d)) for d in drugs]
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
-        return answering_lines(self.store, named, question, candidates, together)
+        # a follow-up's standalone query goes on with the ask it continues: its words, weaker
+        frame = plan.frame
+        follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
+        query = (frame.standalone_query or "") if follow_up else ""
+        carried = query[len(question) :] if query.startswith(question) else ""
+        return answering_lines(self.store, named, question, candidates, together, carried)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None

@@ -10,7 +10,7 @@ from typing import Any
 
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
-from duocthu.models.frame import ASK_FOR_DRUG, PatientContext, QueryFrame
+from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import resolve_attribute
 from duocthu.understanding.cues import scan_cues
@@ -130,7 +130,7 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """A follow-up turn's drugs come from earlier turns: say them in the standalone query (unless
-    the provider already rewrote the turn)."""
+    the provider already rewrote the turn), and the question it goes on from."""
     carried = frame.depends_on_previous_turn or frame.context_action == "continue"
     if not carried or not frame.drugs or turn.candidates.named_ids:
         return frame
@@ -138,7 +138,10 @@ def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
         return frame
     names = ", ".join(turn.candidates.names.get(d, (d,))[0] for d in frame.drugs)
     topic = f"{SECTION_HEADINGS[frame.attribute]} của {names}" if frame.attribute else names
-    return frame.model_copy(update={"standalone_query": f"{turn.message} ({topic})"})
+    # the question carried on: a follow-up's words are read with the ask they continue
+    before = f": {turn.history[-1]}" if turn.history else ""
+    query = f"{turn.message} ({topic}{before})"[:MAX_FRAME_TEXT]
+    return frame.model_copy(update={"standalone_query": query})
 
 
 # --- Answers to the question about two readings -------------------------------------------------

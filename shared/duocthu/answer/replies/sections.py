@@ -32,13 +32,32 @@ def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock
 def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list[AnswerLines]:
     """What the reply quotes first: the sentences that answer the question's focus (a maximum, a
     weight, the patient's state, the finding asked: `answer_lines`); without any, the monograph's
-    best lines for the question (`ranked_lines`), after the line that says the focus is not said."""
+    best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    if found is not None and (found.lines or found.read_sections):
-        return [found]
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    if found is not None and found.read_sections:
+        return [found]
+    if found is not None and found.lines:
+        return _ranked_first(found, ranked)
+    if found is not None and ranked is not None and found.not_said:
+        # the sentences that answer stand first; the note on what the section does not say follows
+        return [ranked, found]
     return [x for x in (found, ranked) if x is not None]
+
+
+def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[AnswerLines]:
+    """The focus lines (picked by what they name, in book order) in the order the ranking for
+    the whole question puts them, those it did not rank after in book order."""
+    if ranked is None:
+        return [found]
+    order = [line.text for line in ranked.lines]
+
+    def rank(text: str) -> int:
+        return next((i for i, t in enumerate(order) if t in text or text in t), len(order))
+
+    lines = tuple(sorted(found.lines, key=lambda line: rank(line.text)))  # stable: book order after
+    return [found.model_copy(update={"lines": lines})]
 
 
 def _drugs_of(found: AnswerLines) -> list[str]:
@@ -60,12 +79,14 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     quoted: list[Block] = [
         answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent)) for x in leads
     ]
-    found = leads[0] if leads else None
+    # the page's answering lines: the focus read (said or not), else the ranked lines
+    found = next((x for x in leads if not x.ranked), leads[0]) if leads else None
     ask = plan.main_ask
     if quoted:
         # said first: a name the formulary lacks (the lines are about the other drug only), and
         # how the section read for a finding names it ("X có trị Y không?": that is the answer)
-        after = frame.unknown_drugs or (ask is not None and ask.reads_section and leads[0].ranked)
+        only_ranked = all(x.ranked for x in leads)
+        after = frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked)
         preface = [*preface, *quoted] if after else [*quoted, *preface]
     shown = _shown(plan, bundle, leads)
     answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
