@@ -65,15 +65,7 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
         *listing.wider(),
         *CAVEATS,
     ]
-    listed = tuple(
-        ListedDrug(
-            drug_id=d.drug_id,
-            name=listing.name(d),
-            section_key=d.section_key,
-            drug_class=listing.classes.get(d.drug_id),
-        )
-        for d in (*listing.drugs, *bundle.wider_drugs)
-    )
+    listed = listing.listed((*listing.drugs, *bundle.wider_drugs))
     body: list[Block] = [DrugListBlock(drugs=listed, lines=tuple(lines))]
     return compact(composer, plan, bundle, body, listing.replies)
 
@@ -106,6 +98,18 @@ class RelationList:
 
     def name(self, drug: RankedDrug) -> str:
         return self.titles.get(drug.drug_id, drug.display_name)
+
+    def listed(self, drugs: Sequence[RankedDrug]) -> tuple[ListedDrug, ...]:
+        """The drugs as the list block carries them: name, the section naming them, their class."""
+        return tuple(
+            ListedDrug(
+                drug_id=d.drug_id,
+                name=self.name(d),
+                section_key=d.section_key,
+                drug_class=self.classes.get(d.drug_id),
+            )
+            for d in drugs
+        )
 
     def no_monograph(self) -> list[str]:
         """A name asked of the sections that has no monograph of its own: said, then the drugs
@@ -232,15 +236,7 @@ def named_by_others(
         read = f"mục “{SECTION_HEADINGS[INTERACTION_SECTION]}” của {len(listing.titles) - 1} thuốc khác"
         return lines_block([f"Tôi đã đọc {read} trong Dược thư: không mục nào {listing.names_what}."]), []
     lines = [OTHERS_LEAD, *listing.by_section(), OTHERS_CAVEAT]
-    listed = tuple(
-        ListedDrug(
-            drug_id=d.drug_id,
-            name=listing.name(d),
-            section_key=d.section_key,
-            drug_class=listing.classes.get(d.drug_id),
-        )
-        for d in listing.drugs
-    )
+    listed = listing.listed(listing.drugs)
     # a quoted part held for a check against the printed page says so where it is quoted
     verify: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
     return [*verify, DrugListBlock(drugs=listed, lines=tuple(lines))], list(citations_of(bundle.evidence))
