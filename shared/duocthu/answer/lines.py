@@ -51,6 +51,21 @@ MAX_LINES = 3
 BEDSIDE_CHARS = 800
 RANKED_HEAD_CHARS = 120
 WHOLE_SECTION_FOLLOWS = "Toàn văn mục được trích dưới đây."
+
+
+def section_follows(heading: str) -> str:
+    """The line closing answering lines from another section: the routed one is quoted below."""
+    return f"{_FOLLOWS_OPEN}{heading}{_FOLLOWS_CLOSE}"
+
+
+_FOLLOWS_OPEN, _FOLLOWS_CLOSE = "Toàn văn mục “", "” được trích dưới đây."
+
+
+def says_section_follows(line: str) -> bool:
+    """Whether a line is one of those saying the whole section is quoted below it."""
+    return line == WHOLE_SECTION_FOLLOWS or (line.startswith(_FOLLOWS_OPEN) and line.endswith(_FOLLOWS_CLOSE))
+
+
 _CLAUSE = re.compile(r"(?<=;)\s+")
 # An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
 # the clause that states the finding (the whole section follows it)
@@ -386,7 +401,7 @@ def _ranked_text(found: AnswerLines, drug_name: str, section_absent: bool) -> li
         head = f"Câu trả lời trong chuyên luận {drug_name}:"
     out = [head, *(_ranked_line(line) for line in found.lines)]
     if not section_absent and found.lines[0].section_key != found.section_key:
-        out.append(f"Toàn văn mục “{routed}” được trích dưới đây.")
+        out.append(section_follows(routed))
     return out
 
 

@@ -10,10 +10,10 @@ out: a list cut short, or missing, would read as complete.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 
 from duocthu.answer.blocks import notice
+from duocthu.answer.lines import says_section_follows
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
@@ -36,8 +36,6 @@ REPLY_CHARS = 3000
 KEPT_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
 # What a prescribing decision for a patient reads; the other sections are background
 DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
-# the line an answering block closes with when the whole section is quoted below it
-_FOLLOWS = re.compile(r"Toàn văn mục( “[^”]*”)? được trích dưới đây\.")
 # notices that close a reply; the notice naming what was left out stands before them
 _CLOSING = frozenset({"source", "sample_data"})
 
@@ -135,7 +133,7 @@ def _without(blocks: Sequence[Block], key: Key, names: Names) -> list[Block]:
         if section_of(block) == key:
             continue
         if isinstance(block, AnswerLinesBlock) and (block.drug_id, block.section_key) == key:
-            said = tuple(x for x in block.lines if not _FOLLOWS.fullmatch(x))
+            said = tuple(x for x in block.lines if not says_section_follows(x))
             block = block.model_copy(update={"lines": said})
         if isinstance(block, TextBlock) and above in block.lines:
             block = block.model_copy(update={"lines": tuple(x for x in block.lines if x not in (above, ""))})
