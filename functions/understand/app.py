@@ -23,6 +23,7 @@ from duocthu.api.services import understand as service
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.models.frame import QueryFrame
 from duocthu.settings import get_settings
+from duocthu.understanding.tags import MessageReader
 
 logger = Logger()
 tracer = Tracer(patch_modules=traced_libraries(get_settings()))
@@ -42,8 +43,10 @@ def _malformed(err: MalformedProviderOutput) -> Response[str]:
     return error_response(502, err.reason, "the language model's answer could not be used")
 
 
-def _understand(request: UnderstandRequest, context: LambdaContext | None) -> QueryFrame:
-    frame = service.understand(get_runtime(), request, context)
+def _understand(
+    request: UnderstandRequest, context: LambdaContext | None, reader: MessageReader | None = None
+) -> QueryFrame:
+    frame = service.understand(get_runtime(), request, context, reader)
     metrics.add_metric(name=f"TurnType_{frame.turn_type}", unit=MetricUnit.Count, value=1)
     if frame.needs_clarify:
         metrics.add_metric(name="Clarify", unit=MetricUnit.Count, value=1)
@@ -81,10 +84,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return resolve_http(app, event, context)
     request = validated(UnderstandRequest, event)  # a bad direct input is a program error
 
-    def clause(text: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
+    def clause(
+        text: str, history: Sequence[str], prior: QueryFrame | None, reader: MessageReader
+    ) -> QueryFrame:
         # a message of several asks is understood clause by clause, as chat does
         asked = request.model_copy(update={"message": text, "history": list(history), "prior_frame": prior})
-        return _understand(asked, context)
+        return _understand(asked, context, reader)
 
     try:
         # the plan is made once, here, at the end of understanding: the later states read it

@@ -19,9 +19,10 @@ from duocthu.settings import Settings
 from duocthu.store import StoreUnavailable
 from duocthu.store.server import ServerStore
 from duocthu.store.sessions import ConversationUnavailable, DynamoConversationStore, dynamodb_table
-from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.candidates import tagged_turn
 from duocthu.understanding.pipeline import understand_turn
 from duocthu.understanding.providers import frame_provider
+from duocthu.understanding.tags import MessageReader
 from qdrant_client import QdrantClient
 
 from tests.factories import make_evidence
@@ -54,7 +55,7 @@ def test_hanging_bedrock_understanding_ends_inside_the_deadline(
     hanging_bedrock: Settings, resolver: CatalogDrugResolver
 ) -> None:
     message = "Chống chỉ định của ibuprofen?"
-    turn = Turn(message, (), None, bound_candidates(resolver, message))
+    turn = tagged_turn(MessageReader(resolver), message, (), None)
     provider = frame_provider(hanging_bedrock)
     provider.client_for(2)  # built once per container, as in Lambda (not inside the timed turn)
     started = time.monotonic()

@@ -12,6 +12,7 @@ from duocthu.api.chat_turn import ChatService
 from duocthu.api.services.chat import chat_response
 from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.vocabulary import SubjectScope
 from duocthu.models.frame import QueryFrame
 from duocthu.retrieval.service import RetrievalService
@@ -20,14 +21,27 @@ from duocthu.store import StoreUnavailable
 from duocthu.store.edge import EdgeStore
 from duocthu.store.sessions import ConversationState, ConversationUnavailable, FileConversationStore
 from duocthu.understanding import pipeline as understanding
+from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.tags import MessageReader
 
 
 def offline(resolver: CatalogDrugResolver) -> Any:
     def understand(
-        message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
+        message: str,
+        history: Sequence[str],
+        prior: QueryFrame | None,
+        scope: SubjectScope,
+        reader: MessageReader,
     ) -> QueryFrame:
         return (
-            understanding.understand_offline(message, resolver, history, prior)
+            understanding.understand_read(
+                message,
+                reader,
+                OfflineFrameProvider(),
+                Deadline.after(understanding.OFFLINE_BUDGET_S),
+                history,
+                prior,
+            )
             if scope == "human"
             else (understanding.non_human_frame(message))
         )

@@ -21,6 +21,7 @@ from duocthu.store.edge import EdgeStore
 from duocthu.store.sessions import FileConversationStore
 from duocthu.understanding import pipeline as understanding
 from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.tags import MessageReader
 
 from tests.integration.test_handlers import call, env, http_event, load_function  # noqa: F401
 
@@ -31,10 +32,16 @@ def service(sample_index: tuple[EdgeStore, Catalog, Settings], tmp_path: Path) -
     resolver = CatalogDrugResolver(catalog)
 
     def understand(
-        message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
+        message: str,
+        history: Sequence[str],
+        prior: QueryFrame | None,
+        scope: SubjectScope,
+        reader: MessageReader,
     ) -> QueryFrame:
         provider = OfflineFrameProvider()
-        return understanding.understand(message, resolver, provider, Deadline.after(5), history, prior, scope)
+        return understanding.understand_read(
+            message, reader, provider, Deadline.after(5), history, prior, scope
+        )
 
     return ChatService(
         catalog,

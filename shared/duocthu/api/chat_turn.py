@@ -34,11 +34,13 @@ from duocthu.store.sessions import (
     valid_session_id,
 )
 from duocthu.understanding.several_asks import plan_message
+from duocthu.understanding.tags import MessageReader
 
 log = logging.getLogger(__name__)
 
 # (message, history of user turns, prior frame, caller's subject-scope claim) -> frame
-Understand = Callable[[str, Sequence[str], QueryFrame | None, SubjectScope], QueryFrame]
+# (message, history, prior frame, subject scope, the request's reader) -> frame
+Understand = Callable[[str, Sequence[str], QueryFrame | None, SubjectScope, MessageReader], QueryFrame]
 
 
 @dataclass(frozen=True)
@@ -152,8 +154,10 @@ class ChatService:
         )
         told = list(history if history is not None else state.history())
 
-        def understand(text: str, before: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
-            return self.understand(text, before, prior, subject_scope)
+        def understand(
+            text: str, before: Sequence[str], prior: QueryFrame | None, reader: MessageReader
+        ) -> QueryFrame:
+            return self.understand(text, before, prior, subject_scope, reader)
 
         plan = plan_message(message, told, state.prior_frame, understand, self.resolver)
         frame = plan.frame

@@ -16,27 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion, first_of_each
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
+from duocthu.understanding.tags import MessageReader, MessageTags
 
-SUGGEST_K = 5
-SUGGEST_MIN_SCORE = 0.55
 NAMES_SHOWN = 4
 ATC_SUBGROUP = 5  # an ATC code's chemical subgroup: its first five characters
 
 
 @dataclass(frozen=True)
-class LineCandidates:
-    text: str
-    matches: tuple[DrugMatch, ...]  # exact names in the line
-    suggestions: tuple[Suggestion, ...]  # fuzzy candidates, only when the line names no drug
-    mentions: tuple[DrugMatch, ...] = ()  # every span naming a catalogue drug (a drug named twice: both)
-
-
-@dataclass(frozen=True)
 class CandidateSet:
-    turn: LineCandidates
-    history: tuple[LineCandidates, ...]  # oldest first
+    turn: MessageTags
+    history: tuple[MessageTags, ...]  # oldest first
     prior_ids: tuple[str, ...]  # catalogue drugs of the prior frame
     names: dict[str, tuple[str, ...]]  # drug_id -> display names, its own name form first
     # drug_id -> its ATC chemical subgroups (the code's first five characters: A02BC, the proton
@@ -72,18 +63,13 @@ class CandidateSet:
         return ()
 
 
-def _line(resolver: CatalogDrugResolver, text: str) -> LineCandidates:
-    mentions = resolver.mentions(text)
-    matches = first_of_each(mentions)
-    suggestions = () if matches else resolver.suggest(text, k=SUGGEST_K, min_score=SUGGEST_MIN_SCORE)
-    return LineCandidates(text, matches, suggestions, mentions)
-
-
 def bound_candidates(
-    resolver: CatalogDrugResolver, message: str, history: Sequence[str] = (), prior: QueryFrame | None = None
+    resolver: CatalogDrugResolver,
+    turn: MessageTags,
+    lines: Sequence[MessageTags] = (),
+    prior: QueryFrame | None = None,
 ) -> CandidateSet:
-    turn = _line(resolver, message)
-    lines = tuple(_line(resolver, text) for text in history)
+    """The drugs the turn (`turn`, after the history `lines`, oldest first) may name."""
     prior_ids = tuple(d for d in (prior.drugs if prior else ()) if d in resolver.by_id)
     ids: dict[str, None] = {}
     for line in (turn, *lines):
@@ -96,14 +82,32 @@ def bound_candidates(
         for d in ids
         if d in resolver.by_id
     }
-    return CandidateSet(turn, lines, prior_ids, names, subgroups)
+    return CandidateSet(turn, tuple(lines), prior_ids, names, subgroups)
 
 
 @dataclass(frozen=True)
 class Turn:
     """One turn to understand: the message, what came before, and its bounded candidates."""
 
-    message: str
+    message: str  # in the formulary's words (`tags.text`)
     history: tuple[str, ...]
     prior: QueryFrame | None
     candidates: CandidateSet
+
+    @property
+    def tags(self) -> MessageTags:
+        """The message read once (`understanding.tags`)."""
+        return self.candidates.turn
+
+
+def tagged_turn(
+    reader: MessageReader,
+    message: str,
+    history: Sequence[str] = (),
+    prior: QueryFrame | None = None,
+) -> Turn:
+    """The turn with every line read once by `reader` (the message and history as written)."""
+    tags = reader.tags(message)
+    lines = tuple(reader.tags(line) for line in history)
+    candidates = bound_candidates(reader.resolver, tags, lines, prior)
+    return Turn(tags.text, tuple(line.text for line in lines), prior, candidates)

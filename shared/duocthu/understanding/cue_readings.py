@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from duocthu.core.caching import text_cache
 from duocthu.core.conditions import ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_PHRASES
-from duocthu.core.text import fold, raw_words, words
+from duocthu.core.text import fold, raw_words
 from duocthu.understanding.cues import WHICH_WORDS, Cue, TurnCues, gapped_section_cues, scan_cues
 
 # Words that may stand between "không" and the use it negates: "không được", "không nên",
@@ -31,34 +30,33 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
 
 
-@text_cache(maxsize=4096)
-def resolve_attribute(text: str, gapped: bool = True) -> str | None:
-    """The section a question asks for: the strongest of `section_matches`. As in
-    `sections.resolve_section`, a wrongly marked phrase that folds to a longer phrase of another
-    section ("chông chỉ định") makes the reading ambiguous: None.
-    """
-    ranked = section_matches(text, gapped)
+def resolve_attribute(text: str, gapped: bool = True, cues: TurnCues | None = None) -> str | None:
+    """The section a question asks for: the strongest of `section_matches` (`cues`: the text's,
+    when already scanned)."""
+    cues = cues or scan_cues(text)
+    return strongest_section(cues, section_matches(text, gapped, cues))
+
+
+def strongest_section(cues: TurnCues, ranked: Sequence[PhraseMatch[str]]) -> str | None:
+    """The first of `ranked`. As in `sections.resolve_section`, a wrongly marked phrase that
+    folds to a longer phrase of another section ("chông chỉ định") makes the reading ambiguous:
+    None."""
     if not ranked:
         return None
     best = ranked[0]
-    for loose in SECTION_PHRASES.matches(words(text), folded_only=True):
+    for loose in SECTION_PHRASES.matches(list(cues.tokens), folded_only=True):
         if loose.length > best.length and loose.value != best.value:
             return None
     return best.value
 
 
-def section_candidates(text: str) -> tuple[str, ...]:
-    """Every section the question's words point to, strongest first: what an ask carries when
-    one surface word should not decide alone (`Ask.candidate_sections`)."""
-    return tuple(dict.fromkeys(m.value for m in section_matches(text)))
-
-
-def section_matches(text: str, gapped: bool = True) -> list[PhraseMatch[str]]:
+def section_matches(text: str, gapped: bool = True, cues: TurnCues | None = None) -> list[PhraseMatch[str]]:
     """The phrases across the section names (`sections.SECTION_PHRASES`) and the question-form
     cues of kind `section` ("dùng theo đường nào"), strongest first: the longest; on a tie a
     section name before a question form, then the earliest. Generic caution forms, then gapped
     forms, count only when nothing else names a section."""
-    tokens = words(text)
+    cues = cues or scan_cues(text)
+    tokens = list(cues.tokens)
     # A phrase cut out of a condition's name is not a section: "đường dùng" in "tiểu đường dùng".
     conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
 
@@ -73,7 +71,6 @@ def section_matches(text: str, gapped: bool = True) -> list[PhraseMatch[str]]:
             return PhraseMatch(match.start, match.length, "chong_chi_dinh")
         return match
 
-    cues = scan_cues(text)
     # nor is what an allergy names: "quá mẫn với thành phần của thuốc"
     allergy_objects = {c.end for c in cues.all("allergy")}
 
@@ -93,10 +90,11 @@ def section_matches(text: str, gapped: bool = True) -> list[PhraseMatch[str]]:
     return [match for match, _ in ranked]
 
 
-def asked_drug_class(text: str) -> str | None:
+def asked_drug_class(written: str, cues: TurnCues) -> str | None:
     """The class of drugs a question names, as written ("thuốc giảm đau", "kháng sinh"), or None."""
-    cue = scan_cues(text).first("drug_class")
-    return None if cue is None else " ".join(raw_words(text)[cue.start : cue.end])
+    cue = cues.first("drug_class")
+    raw = raw_words(written)
+    return None if cue is None or len(raw) != len(cues.tokens) else " ".join(raw[cue.start : cue.end])
 
 
 def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
-from duocthu.core.caching import text_cache
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
 from duocthu.core.sections import SECTION_ORDER
@@ -165,7 +164,6 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
 _HOLDS_BACK = frozenset({"cam"})
 
 
-@text_cache(maxsize=4096)
 def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
     tables = _cue_tables()
@@ -245,7 +243,6 @@ class TurnCues:
         )
 
 
-@text_cache(maxsize=4096)
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)

@@ -208,8 +208,9 @@ def _age(text: str) -> tuple[str | None, float | None]:
     return extract_age(f"{match.group(1)} tháng tuổi") if match else (None, None)
 
 
-def extract_facts(text: str, named: Sequence[DrugMatch] = ()) -> Facts:
-    cues = scan_cues(text)
+def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | None = None) -> Facts:
+    """The patient facts `text` states (`cues`: the text's, when already scanned)."""
+    cues = cues or scan_cues(text)
     tokens = cues.tokens
     clauses = clause_ids(text, tokens)
     age_text, years = _age(text)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from duocthu.core.caching import text_cache
 from duocthu.core.tables import table_records
 from duocthu.core.text import nfc
 
@@ -25,7 +24,6 @@ def lexicon_term(token: str) -> bool:
     return nfc(token).casefold() in _lexicon()[1]
 
 
-@text_cache(maxsize=4096)
 def formulary_wording(text: str) -> str:
     """The message in the formulary's words: each lexicon term replaced, a capital kept."""
     pattern, table = _lexicon()

@@ -12,9 +12,8 @@ from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, INTERACTION_S
 from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cue_readings import resolve_attribute
-from duocthu.understanding.cues import scan_cues
 from duocthu.understanding.postconditions import lowering_question
+from duocthu.understanding.tags import MessageTags
 
 # Turn types that carry nothing of the prior frame (a question asked back keeps its patient).
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
@@ -112,7 +111,7 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     prior = turn.prior
     if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
         return frame
-    cues = scan_cues(turn.message)
+    cues = turn.tags.cues
     refers_back = any(cues.has(kind) for kind in ("continue", "continue_lead", "interaction"))
     # a name the catalogue lacks reads as a new topic to the rules; words referring back say it is not
     if frame.turn_type not in DRUG_TURN_TYPES or not refers_back:
@@ -160,12 +159,12 @@ def _asked_two_readings(prior: QueryFrame | None) -> bool:
     return prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}")
 
 
-def both_asked_again(message: str, prior: QueryFrame | None) -> QueryFrame | None:
+def both_asked_again(tags: MessageTags, prior: QueryFrame | None) -> QueryFrame | None:
     """ "cả hai" after `lowering_question`: the same question again, saying why one is picked
     first; never a new question about nothing."""
     if prior is None or prior.condition is None or not _asked_two_readings(prior):
         return None
-    if not scan_cues(message).has("both"):
+    if not tags.cues.has("both"):
         return None
     asked = lowering_question(prior.condition.normalized or prior.condition.text)["clarify_reason"]
     return prior.model_copy(
@@ -177,13 +176,13 @@ def both_asked_again(message: str, prior: QueryFrame | None) -> QueryFrame | Non
     )
 
 
-def reading_picked(message: str, prior: QueryFrame | None) -> str | None:
+def reading_picked(tags: MessageTags, prior: QueryFrame | None) -> str | None:
     """A typed answer to `lowering_question` ("tác dụng phụ", "để điều trị") is read as the quick
     reply it picks, as if that button were pressed: a reaction's words (the ADR section's phrases,
     "gây ra") pick the second reading, a purpose ("để điều trị", "dùng để chữa") the first."""
     if prior is None or not _asked_two_readings(prior):
         return None
-    cues, section = scan_cues(message), resolve_attribute(message)
+    cues, section = tags.cues, tags.attribute
     reaction = section == ADR_SECTION or any(
         c.value.endswith(":adverse_effect") for c in cues.all("named_drug")
     )

@@ -37,8 +37,7 @@ from duocthu.core.errors import MalformedOutput, ProviderUnavailable
 from duocthu.core.text import fold
 from duocthu.core.vocabulary import SubjectScope, SystemError
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.candidates import Turn, bound_candidates
-from duocthu.understanding.lexicon import formulary_wording
+from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.merge import (
     both_asked_again,
     merge_with_prior_frame,
@@ -52,6 +51,7 @@ from duocthu.understanding.pronouns import bind_pronoun
 from duocthu.understanding.providers import FrameProvider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 from duocthu.understanding.scope import conversation_scope, looks_non_human
+from duocthu.understanding.tags import MessageReader
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def understand_turn(
 
 def prior_from_history(
     history: Sequence[str],
-    resolver: CatalogDrugResolver,
+    reader: MessageReader,
     provider: FrameProvider,
     deadline: Deadline,
     claimed_scope: SubjectScope | None = None,
@@ -163,7 +163,7 @@ def prior_from_history(
     turns before it and the frame of the one before, as the chat does."""
     prior: QueryFrame | None = None
     for i, line in enumerate(history):
-        prior = understand(line, resolver, provider, deadline, history[:i], prior, claimed_scope)
+        prior = understand_read(line, reader, provider, deadline, history[:i], prior, claimed_scope)
     return prior
 
 
@@ -176,23 +176,35 @@ def understand(
     prior: QueryFrame | None = None,
     claimed_scope: SubjectScope | None = None,
 ) -> QueryFrame:
-    """One turn with the given provider: bound the candidates, then run the pipeline. History
-    without a prior frame is replayed into one when the provider rebuilds priors."""
-    written = message
-    # the formulary's words for clinicians' abbreviations and chat spellings, once, for every step
-    message, history = formulary_wording(message), tuple(formulary_wording(line) for line in history)
+    """One turn with the given provider, its lines read once (`understand_read`)."""
+    reader = MessageReader(resolver)
+    return understand_read(message, reader, provider, deadline, history, prior, claimed_scope)
+
+
+def understand_read(
+    message: str,
+    reader: MessageReader,
+    provider: FrameProvider,
+    deadline: Deadline,
+    history: Sequence[str] = (),
+    prior: QueryFrame | None = None,
+    claimed_scope: SubjectScope | None = None,
+) -> QueryFrame:
+    """One turn: bound the candidates, then run the pipeline. History without a prior frame is
+    replayed into one when the provider rebuilds priors. Every line is read by `reader`, once for
+    the request, however many steps read it."""
     if prior is None and history and getattr(provider, "rebuilds_prior", False):
-        prior = prior_from_history(history, resolver, provider, deadline, claimed_scope)
-    if (again := both_asked_again(message, prior)) is not None:
+        prior = prior_from_history(history, reader, provider, deadline, claimed_scope)
+    tags = reader.tags(message)
+    if (again := both_asked_again(tags, prior)) is not None:
         return again
-    message = reading_picked(message, prior) or message
-    candidates = bound_candidates(resolver, message, history, prior)
-    turn = Turn(message, tuple(history), prior, candidates)
+    picked = reading_picked(tags, prior)
+    turn = tagged_turn(reader, picked or message, history, prior)
     frame = understand_turn(turn, provider, deadline, claimed_scope)
-    query = frame.standalone_query
-    if query is not None and query.startswith(message) and written != message:
+    query, read = frame.standalone_query, turn.message
+    if query is not None and query.startswith(read) and message != read:
         # the query quotes what the user wrote; the lexicon's words were for reading it
-        frame = frame.model_copy(update={"standalone_query": written + query[len(message) :]})
+        frame = frame.model_copy(update={"standalone_query": message + query[len(read) :]})
     return frame
 
 
@@ -212,5 +224,6 @@ __all__ = [
     "prior_from_history",
     "understand",
     "understand_offline",
+    "understand_read",
     "understand_turn",
 ]

@@ -24,8 +24,8 @@ from duocthu.understanding.cue_readings import (
     patient_qualifiers_only,
     relieved_form,
 )
-from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding, scan_cues
-from duocthu.understanding.facts import extract_facts, only_patient_facts
+from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding
+from duocthu.understanding.facts import only_patient_facts
 
 
 def _condition_after(
@@ -277,10 +277,9 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     if frame.system_error:
         return frame
-    cues = scan_cues(turn.message)
+    cues, facts = turn.tags.cues, turn.tags.facts
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
-    facts = extract_facts(turn.message, matches)
     conditions = facts.complaints  # a past reaction ("từng bị phù mặt khi uống aspirin") is history
     if conditions and only_patient_facts(facts, matches) and not avoids_combining(cues):
         named = ()  # a condition is asked about; the patient's medicines and allergies are context

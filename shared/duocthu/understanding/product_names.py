@@ -22,7 +22,11 @@ _DURATIONS = frozenset({"ngay", "tuan", "thang", "nam", "gio", "phut", "lan"})
 
 
 def unknown_names(
-    text: str, named: Sequence[DrugMatch], suggestions: Sequence[Suggestion], facts: Facts
+    text: str,
+    named: Sequence[DrugMatch],
+    suggestions: Sequence[Suggestion],
+    facts: Facts,
+    cues: TurnCues | None = None,
 ) -> tuple[str, ...]:
     """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
 
@@ -34,7 +38,7 @@ def unknown_names(
     A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
-    cues = scan_cues(text)
+    cues = cues or scan_cues(text)
     suggested = [s.matched_text for s in suggestions]
     if len(raw) != len(cues.tokens):
         return tuple(dict.fromkeys(suggested))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cues import JOINER_WORDS, TurnCues, scan_cues
+from duocthu.understanding.cues import JOINER_WORDS, TurnCues
 
 
 def _together(frame: QueryFrame) -> bool:
@@ -41,7 +41,7 @@ def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
     prior = turn.prior
     if prior is None or not prior.drugs or frame.system_error or frame.subject_scope != "human":
         return frame
-    cues = scan_cues(turn.message)
+    cues = turn.tags.cues
     if not cues.has("drug_pronoun"):
         return frame
     bound = prior.drugs[0]

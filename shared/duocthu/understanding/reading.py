@@ -12,29 +12,31 @@ from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
-from duocthu.understanding.cue_readings import asked_drug_class, section_candidates
-from duocthu.understanding.cues import NAME_JOINER_WORDS, scan_cues
-from duocthu.understanding.lexicon import formulary_wording
+from duocthu.understanding.cue_readings import asked_drug_class
+from duocthu.understanding.cues import NAME_JOINER_WORDS
+from duocthu.understanding.tags import MessageTags
 
 # At most this many joiner words between the two names ("phối hợp với").
 _MAX_JOINER_WORDS = 2
 
 
-def turn_reading(text: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
-    """The reading of a turn whose frame is `frame`."""
-    wording = formulary_wording(text)
-    not_covered = tuple(sorted({c.value for c in scan_cues(wording).all("not_covered") if c.value}))
+def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
+    """The reading of a turn whose frame is `frame`, from its tags (`understanding.tags`)."""
+    text = tags.written
+    not_covered = tuple(sorted({c.value for c in tags.cues.all("not_covered") if c.value}))
     return TurnReading(
         text=text,
         yes_or_no=asks_yes_or_no(text),
-        joined_unknown_names=(joined := joined_unknown_names(text, frame, resolver)),
+        joined_unknown_names=(joined := joined_unknown_names(tags, frame)),
         outside_together=tuple(name for name in joined if world_drug(name)),
         outside_formulary=outside_formulary(text, frame),
-        read_as=shorthand_read(text, resolver),
+        read_as=shorthand_read(tags, resolver),
         not_covered=not_covered,
         asks_which_drug=asks_which_drug(text),
-        candidate_sections=section_candidates(wording),
-        asked_class=asked_drug_class(text) if frame.turn_type == "condition_relation" else None,
+        candidate_sections=tags.candidate_sections,
+        asked_class=asked_drug_class(tags.text, tags.cues)
+        if frame.turn_type == "condition_relation"
+        else None,
         asks_maximum=asks_maximum(text),
     )
 
@@ -57,10 +59,10 @@ def asks_which_drug(text: str) -> bool:
 _TAKEN_WITHIN = 2
 
 
-def shorthand_read(text: str, resolver: CatalogDrugResolver) -> tuple[tuple[str, str], ...]:
+def shorthand_read(tags: MessageTags, resolver: CatalogDrugResolver) -> tuple[tuple[str, str], ...]:
     """(written, drug_id) for each drug named by a shorthand, none of its own names ("amox")."""
     read = []
-    for match in resolver.resolve(text):
+    for match in tags.matches:
         drug = resolver.by_id.get(match.drug_id)
         own = {" ".join(folded_words(name)) for name in drug.names()} if drug else set()
         if " ".join(folded_words(match.matched_text)) not in own:
@@ -90,13 +92,13 @@ def asks_maximum(text: str) -> bool:
     return any(find_phrase(tokens, folded_words(p)) >= 0 for p in asked)
 
 
-def joined_unknown_names(question: str, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
     """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
     và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
     an answer from that drug's text alone must say it does not cover them. An unknown name
     elsewhere in the question (an abbreviation, a place) is left alone."""
-    tokens = folded_words(question)
-    spans = [(m.start, m.end) for m in resolver.resolve(question)]
+    tokens = list(tags.cues.folded)
+    spans = [(m.start, m.end) for m in tags.matches]
     if frame.turn_type == "interaction" and frame.drugs:
         # the words asked the drugs together ("Y có dùng chung với X được không?"), or a follow-up
         # asked them beside the drugs the conversation carries: every name that is a drug (a real

@@ -18,9 +18,10 @@ from duocthu.models.plan import Plan
 from duocthu.understanding.clauses import ask_clauses
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import MessageReader, MessageTags
 
-# (message, history of user turns, prior frame) -> frame
-Understand = Callable[[str, Sequence[str], QueryFrame | None], QueryFrame]
+# (message, history of user turns, prior frame, the request's reader) -> frame
+Understand = Callable[[str, Sequence[str], QueryFrame | None, MessageReader], QueryFrame]
 # A clause planned as one of these adds no ask of its own: it only repeats the context
 _NO_ASK = frozenset({"clarify", "smalltalk"})
 # Declines a clause read alone may give for words it shares with the clause before it
@@ -34,17 +35,19 @@ def plan_message(
     understand: Understand,
     resolver: CatalogDrugResolver,
 ) -> Plan:
-    """The plan of a message: one ask as today, or one part per ask clause, in the message's order."""
+    """The plan of a message: one ask as today, or one part per ask clause, in the message's order.
+    Every line (the message, its clauses, the history) is read once, by one reader."""
+    reader = MessageReader(resolver)
     clauses = ask_clauses(message)
-    parts = _clause_plans(clauses, history, prior, understand, resolver) if len(clauses) > 1 else ()
+    parts = _clause_plans(clauses, history, prior, understand, reader) if len(clauses) > 1 else ()
     if len(parts) < 2:
-        frame = understand(message, history, prior)
-        return plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+        frame = understand(message, history, prior, reader)
+        return plan_turn(frame, turn_reading(reader.tags(message), frame, resolver), resolver)
     last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on
     return Plan(
         reply="several_asks",
         frame=last,
-        reading=turn_reading(message, last, resolver),
+        reading=turn_reading(reader.tags(message), last, resolver),
         asks=tuple(ask for part in parts for ask in part.asks),
         parts=parts,
     )
@@ -55,7 +58,7 @@ def _clause_plans(
     history: Sequence[str],
     prior: QueryFrame | None,
     understand: Understand,
-    resolver: CatalogDrugResolver,
+    reader: MessageReader,
 ) -> tuple[Plan, ...]:
     """One plan per clause that asks something of its own, each with the clauses it stands for
     (a clause that asks nothing answerable on its own goes with the part before it, or the first
@@ -66,13 +69,14 @@ def _clause_plans(
     frame = prior
     pointed: set[str] = set()  # the sections the earlier clauses' words pointed to
     for clause in clauses:
-        frame = understand(clause, told, frame)
+        frame = understand(clause, told, frame, reader)
         if frame.system_error:
             return ()
         told.append(clause)
+        resolver, tags = reader.resolver, reader.tags(clause)
         asked = _asked_beside_taken(frame, read, resolver)
-        plan = plan_turn(asked, turn_reading(clause, asked, resolver), resolver)
-        own = _asks_of_its_own(clause, plan, pointed if read else None, resolver)
+        plan = plan_turn(asked, turn_reading(tags, asked, resolver), resolver)
+        own = _asks_of_its_own(tags, plan, pointed if read else None)
         read.append((clause, plan if own else None))
         pointed |= {*plan.reading.candidate_sections, *(a.section_key for a in plan.asks if a.section_key)}
     parts: dict[tuple[object, ...], Plan] = {}
@@ -124,9 +128,7 @@ def _asked_beside_taken(
     return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
 
 
-def _asks_of_its_own(
-    clause: str, plan: Plan, pointed: set[str] | None, resolver: CatalogDrugResolver
-) -> bool:
+def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) -> bool:
     """Whether a clause asks something the clauses before it did not (`pointed`: the sections
     their words pointed to; None for the first clause). Read alone, a clause may lose what the
     message asks: small talk, a question back, a decline of a request or of a word it read as a
@@ -136,7 +138,7 @@ def _asks_of_its_own(
     gave it); else it continues the question before it."""
     if plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE):
         return False
-    names = bool(resolver.resolve(clause)) or bool(plan.reading.outside_formulary)
+    names = bool(clause.matches) or bool(plan.reading.outside_formulary)
     if plan.reply == "decline":
         return names
     # which drugs, asked by its words or by a list that no yes-or-no question asks for

@@ -23,7 +23,7 @@ from duocthu.providers import bedrock as bedrock_module
 from duocthu.providers.bedrock import DeadlineExceeded, _client
 from duocthu.settings import DEFAULT_UNDERSTANDING_MODEL_ID, Settings
 from duocthu.understanding.bedrock import BedrockFrameProvider, parse_tool_input
-from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.pipeline import understand_turn
 from duocthu.understanding.prompt import (
     SYSTEM_PROMPT,
@@ -36,6 +36,7 @@ from duocthu.understanding.prompt import (
 )
 from duocthu.understanding.providers import frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.tags import MessageReader
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
 
@@ -54,7 +55,7 @@ def _turn(
     history: tuple[str, ...] = (),
     prior: QueryFrame | None = None,
 ) -> Turn:
-    return Turn(message, history, prior, bound_candidates(resolver, message, history, prior))
+    return tagged_turn(MessageReader(resolver), message, history, prior)
 
 
 def _tool_response(data: Any, stop: str = "tool_use") -> dict[str, Any]:

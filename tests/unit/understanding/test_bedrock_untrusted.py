@@ -14,15 +14,16 @@ from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput
 from duocthu.models.frame import ASK_FOR_DRUG
 from duocthu.understanding.bedrock import untrusted_frame
-from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.pipeline import frame_from_output, understand_turn
 from duocthu.understanding.prompt import user_message
+from duocthu.understanding.tags import MessageReader
 
 from tests.factories import make_evidence
 
 
 def _turn(resolver: CatalogDrugResolver, message: str, history: tuple[str, ...] = ()) -> Turn:
-    return Turn(message, history, None, bound_candidates(resolver, message, history))
+    return tagged_turn(MessageReader(resolver), message, history, None)
 
 
 class Replying:

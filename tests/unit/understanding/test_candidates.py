@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.candidates import bound_candidates
+from duocthu.understanding.candidates import CandidateSet, tagged_turn
 from duocthu.understanding.prompt import user_message
+from duocthu.understanding.tags import MessageReader
+
+
+def bound_candidates(resolver, message, history=(), prior=None) -> CandidateSet:  # type: ignore[no-untyped-def]
+    return tagged_turn(MessageReader(resolver), message, history, prior).candidates
 
 
 def test_candidates_come_from_the_turn_history_and_prior_only(resolver: CatalogDrugResolver) -> None:

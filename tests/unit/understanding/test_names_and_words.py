@@ -11,10 +11,11 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import spelling_key, world_drug
 from duocthu.core.measures import extract_age
 from duocthu.core.tables import data_lines
-from duocthu.understanding.cue_readings import section_candidates
+from duocthu.understanding.cue_readings import section_matches
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 
 def test_word_lists_come_from_the_package_and_real_drugs_from_the_atc_table() -> None:
@@ -34,7 +35,7 @@ def test_abbreviations_are_never_unknown_drug_names(resolver: CatalogDrugResolve
 def test_a_real_drug_outside_the_catalogue_is_never_corrected(resolver: CatalogDrugResolver) -> None:
     assert all(s.drug_id != "omeprazol" for s in resolver.suggest("pantoprazole"))
     frame = understand_offline("Lisinopril 10mg đổi sang enalapril thì tương đương bao nhiêu mg?", resolver)
-    reading = turn_reading(frame.standalone_query or "", frame, resolver)
+    reading = turn_reading(tag_message(frame.standalone_query or "", resolver), frame, resolver)
     assert reading.outside_formulary == ("Lisinopril",) and reading.asks_computation
 
 
@@ -50,7 +51,7 @@ def test_a_follow_ups_unknown_name_is_asked_beside_the_carried_drug(
 ) -> None:
     frame = understand_offline(message, resolver, [history])
     assert (frame.turn_type, frame.drugs) == ("interaction", (drug,))
-    plan = plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
     assert plan.asks[0].kind == "together" and plan.asks[0].unknown_names == frame.unknown_drugs
 
 
@@ -76,9 +77,11 @@ def test_a_computation_with_a_drug_quotes_its_dose_section(resolver: CatalogDrug
 
 
 def test_an_ask_carries_every_section_its_words_point_to() -> None:
-    assert (
-        section_candidates("dấu hiệu ngộ độc digoxin là gì và khi nào dùng Fab?")[-1] == "qua_lieu_va_xu_tri"
-    )
+    assert [
+        *dict.fromkeys(
+            m.value for m in section_matches("dấu hiệu ngộ độc digoxin là gì và khi nào dùng Fab?")
+        )
+    ][-1] == "qua_lieu_va_xu_tri"
 
 
 def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import pytest
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
-from duocthu.understanding.candidates import Turn, bound_candidates
+from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.cues import ends_finding
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.postconditions import apply_postconditions
+from duocthu.understanding.tags import MessageReader
 
 from tests.factories import resolved_ids
 
 
 def _turn(resolver: CatalogDrugResolver, message: str, prior: QueryFrame | None = None) -> Turn:
-    return Turn(message, (), prior, bound_candidates(resolver, message, (), prior))
+    return tagged_turn(MessageReader(resolver), message, (), prior)
 
 
 @pytest.mark.parametrize(

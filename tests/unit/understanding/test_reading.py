@@ -7,6 +7,7 @@ from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.reading import asks_which_drug, joined_unknown_names, turn_reading
+from duocthu.understanding.tags import tag_message
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def test_an_unknown_name_counts_beside_a_drug_only_when_the_question_joins_them(
 ) -> None:
     def joined(question: str, *unknown: str) -> tuple[str, ...]:
         frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=unknown)
-        return joined_unknown_names(question, frame, resolver)
+        return joined_unknown_names(tag_message(question, resolver), frame)
 
     assert joined("Halvorin và tramadol có tương tác không?", "tramadol") == ("tramadol",)
     assert joined("tramadol với Halvor dùng chung được không", "tramadol") == ("tramadol",)
@@ -34,7 +35,9 @@ def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogD
     # Given an interaction question that joins a medicine the catalogue lacks to one it has
     frame = QueryFrame(turn_type="interaction", drugs=("halvorin",), unknown_drugs=("tramadol",))
     # When the turn is read
-    reading = turn_reading("Halvorin và tramadol dùng chung được không?", frame, resolver)
+    reading = turn_reading(
+        tag_message("Halvorin và tramadol dùng chung được không?", resolver), frame, resolver
+    )
     # Then the reading holds the text, the yes/no form and the joined name; no class is asked
     assert reading.text == "Halvorin và tramadol dùng chung được không?"
     assert reading.yes_or_no
@@ -45,11 +48,16 @@ def test_a_reading_carries_what_retrieval_and_the_answer_need(resolver: CatalogD
 def test_a_class_is_read_only_for_a_which_drugs_relation(resolver: CatalogDrugResolver) -> None:
     relation = QueryFrame(turn_type="condition_relation", condition_relation="adverse_effect")
     assert (
-        turn_reading("Thuốc giảm đau nào gây loét dạ dày?", relation, resolver).asked_class
+        turn_reading(
+            tag_message("Thuốc giảm đau nào gây loét dạ dày?", resolver), relation, resolver
+        ).asked_class
         == "Thuốc giảm đau"
     )
     other = QueryFrame(turn_type="drug_attribute", drugs=("halvorin",), attribute="chi_dinh")
-    assert turn_reading("Thuốc giảm đau Halvorin trị gì?", other, resolver).asked_class is None
+    assert (
+        turn_reading(tag_message("Thuốc giảm đau Halvorin trị gì?", resolver), other, resolver).asked_class
+        is None
+    )
 
 
 def test_which_drugs_is_read_as_typed_with_or_without_marks() -> None:

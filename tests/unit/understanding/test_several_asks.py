@@ -7,15 +7,18 @@ from collections.abc import Sequence
 
 import pytest
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.deadline import Deadline
 from duocthu.core.text import words
 from duocthu.models.evidence import AskEvidence, EvidenceBundle, GatheredEvidence, WholeSection
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan, gathered_by_part, part_evidence
 from duocthu.understanding.clauses import ask_clauses
-from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.pipeline import understand_offline, understand_read
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.rules.provider import OfflineFrameProvider
 from duocthu.understanding.several_asks import plan_message
+from duocthu.understanding.tags import MessageReader, tag_message
 
 
 @pytest.mark.parametrize(
@@ -45,8 +48,10 @@ def test_a_message_is_cut_where_one_question_closes_and_another_asks(message: st
 
 
 def _understand(resolver: CatalogDrugResolver):  # type: ignore[no-untyped-def]
-    def understand(text: str, history: Sequence[str], prior: QueryFrame | None) -> QueryFrame:
-        return understand_offline(text, resolver, history, prior)
+    def understand(
+        text: str, history: Sequence[str], prior: QueryFrame | None, reader: MessageReader
+    ) -> QueryFrame:
+        return understand_read(text, reader, OfflineFrameProvider(), Deadline.after(5), history, prior)
 
     return understand
 
@@ -55,7 +60,7 @@ def test_a_message_of_one_ask_is_planned_as_it_always_was(resolver: CatalogDrugR
     message = "Chống chỉ định của ibuprofen là gì?"
     frame = understand_offline(message, resolver)
     assert plan_message(message, (), None, _understand(resolver), resolver) == plan_turn(
-        frame, turn_reading(message, frame, resolver), resolver
+        frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver
     )
 
 

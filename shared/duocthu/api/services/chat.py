@@ -36,6 +36,7 @@ from duocthu.store.sessions import (
 )
 from duocthu.understanding import pipeline as understanding
 from duocthu.understanding.providers import get_frame_provider
+from duocthu.understanding.tags import MessageReader
 
 
 def turn_budget(runtime: Runtime, context: LambdaContextLike | None) -> Deadline:
@@ -54,10 +55,14 @@ def chat_service(runtime: Runtime, context: LambdaContextLike | None = None) -> 
     provider = get_frame_provider(settings)
 
     def understand_turn(
-        message: str, history: Sequence[str], prior: QueryFrame | None, scope: SubjectScope
+        message: str,
+        history: Sequence[str],
+        prior: QueryFrame | None,
+        scope: SubjectScope,
+        reader: MessageReader,
     ) -> QueryFrame:
         return within_limits(
-            understanding.understand(message, resolver, provider, deadline, history, prior, scope)
+            understanding.understand_read(message, reader, provider, deadline, history, prior, scope)
         )
 
     return ChatService(

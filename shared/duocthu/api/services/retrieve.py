@@ -13,6 +13,7 @@ from duocthu.providers.rerank import get_reranker
 from duocthu.retrieval.service import RetrievalService
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 
 def retrieval_service(runtime: Runtime) -> RetrievalService:
@@ -42,7 +43,9 @@ def retrieve(
         # Only the frame crossed the wire: the question is read and planned once, here, as chat
         # does; a plan that needs no evidence is answered as chat answers it, without any
         text = request.query or request.frame.standalone_query or ""
-        plan = plan_turn(request.frame, turn_reading(text, request.frame, resolver), resolver)
+        plan = plan_turn(
+            request.frame, turn_reading(tag_message(text, resolver), request.frame, resolver), resolver
+        )
         if not plan.needs_evidence:
             return EvidenceBundle(decision="ABSTAIN", reason=plan.reason or "needs_clarification")
         bundle = service.gather(plan, resolver, deadline).main

@@ -11,10 +11,14 @@ from duocthu.models.plan import Plan
 from duocthu.understanding import pipeline as understanding
 from duocthu.understanding.providers import get_frame_provider
 from duocthu.understanding.several_asks import Understand, plan_message
+from duocthu.understanding.tags import MessageReader
 
 
 def understand(
-    runtime: Runtime, request: UnderstandRequest, context: LambdaContextLike | None = None
+    runtime: Runtime,
+    request: UnderstandRequest,
+    context: LambdaContextLike | None = None,
+    reader: MessageReader | None = None,
 ) -> QueryFrame:
     """The turn's frame, from the provider the settings choose, within the invocation's deadline.
     A provider fault is a frame with system_error; the caller decides what that means (the
@@ -24,9 +28,9 @@ def understand(
     deadline = Deadline.for_invocation(
         context, settings.understanding_deadline_margin_ms, settings.understanding_timeout_s
     )
-    frame = understanding.understand(
+    frame = understanding.understand_read(
         request.message,
-        resolver,
+        reader or MessageReader(resolver),
         get_frame_provider(settings),
         deadline,
         request.history,

@@ -43,6 +43,7 @@ from duocthu.tools.evals.common import evaluation_index, gold_file, rate
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 SPLITS = ("heldout", "dev")
 GOLD = "relation/dev-and-held-out.jsonl"  # in the gold folder; each row names its split
@@ -109,7 +110,9 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         returned: tuple[str, ...] = ()
         typed: tuple[str, ...] = ()
         if understood:
-            plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
+            plan = plan_turn(
+                frame, turn_reading(tag_message(row.question, resolver), frame, resolver), resolver
+            )
             if plan.needs_evidence:  # declined or asked back: it returns no drug
                 bundle = service.gather(plan, resolver).main
                 returned = tuple(d.drug_id for d in (*bundle.ranked_drugs, *bundle.unlisted_drugs))

@@ -35,6 +35,7 @@ from duocthu.tools.evals.common import evaluation_index, gold_file, rate
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 SPLITS = {"dev": "reverse-sections/dev.jsonl", "heldout": "reverse-sections/held-out.jsonl"}
 
@@ -94,7 +95,9 @@ def run(rows: Sequence[GoldRow], store: VectorStore, resolver: CatalogDrugResolv
         frame = understand_offline(row.question, resolver)
         returned: dict[str, str] = {}
         if frame.turn_type == "condition_relation" and frame.condition_relation == row.relation:
-            plan = plan_turn(frame, turn_reading(row.question, frame, resolver), resolver)
+            plan = plan_turn(
+                frame, turn_reading(tag_message(row.question, resolver), frame, resolver), resolver
+            )
             if not plan.needs_evidence:  # declined or asked back: it returns no drug
                 results.append(Result(row, returned))
                 continue

@@ -14,7 +14,7 @@ from duocthu.core.sections import (
     OVERDOSE_SECTION,
 )
 from duocthu.core.text import asks_yes_or_no, fold, words
-from duocthu.understanding.cue_readings import managed_attribute, named_drug_attribute, resolve_attribute
+from duocthu.understanding.cue_readings import managed_attribute, named_drug_attribute
 from duocthu.understanding.cues import WHICH_WORDS, TurnCues
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.rules.complaints import (
@@ -32,7 +32,7 @@ HANDLED_SECTIONS = frozenset({ADR_SECTION, ADR_MANAGEMENT_SECTION, OVERDOSE_SECT
 def asked_section(reading: Reading) -> Reading:
     """The section the words name, else what "có làm … không" asks (`made_to_happen`), with the
     condition asked about; the finding too when the words name the adverse reactions."""
-    attribute = resolve_attribute(reading.text)
+    attribute = reading.turn.tags.attribute
     made, asked = made_to_happen(reading.cues, reading.facts, reading.products, reading.clauses)
     if attribute is None:
         return replace(reading, attribute=made, asked=asked)
@@ -83,7 +83,7 @@ def reaction_section(reading: Reading) -> Reading:
     attribute = reading.attribute
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
-    if reaction and cues.has("manage") and resolve_attribute(reading.text, gapped=False) is None:
+    if reaction and cues.has("manage") and reading.turn.tags.named_attribute is None:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
     if attribute is None and told_reaction:

@@ -23,7 +23,9 @@ def unknown_products(reading: Reading) -> Reading:
     line = reading.turn.candidates.turn
     # every name of a catalogue drug is one, also where the drug was already named
     again = [m for m in line.mentions if line.text == reading.text and m not in reading.named]
-    found = unknown_names(reading.text, [*reading.named, *again], line.suggestions, reading.facts)
+    found = unknown_names(
+        reading.text, [*reading.named, *again], line.suggestions, reading.facts, reading.cues
+    )
     return replace(reading, unknown=_without_ingredients(reading.cues.folded, reading.named, list(found)))
 
 

@@ -12,8 +12,8 @@ from duocthu.core.conditions import ConditionMention
 from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cues import TurnCues, scan_cues
-from duocthu.understanding.facts import Facts, clause_ids, extract_facts
+from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.facts import Facts
 
 Asked = tuple[str, ConditionMention] | None  # (relation, condition) a turn asks of its drug
 
@@ -81,10 +81,8 @@ class Reading:
 
 def read_turn(turn: Turn) -> Reading:
     """The turn's cues, facts and clauses, before any stage: every exact catalogue hit is named."""
-    text = turn.message
-    cues = scan_cues(text)
-    named = turn.candidates.turn.matches
-    return Reading(turn, text, cues, extract_facts(text, named), clause_ids(text, cues.tokens), named)
+    tags = turn.tags
+    return Reading(turn, tags.text, tags.cues, tags.facts, tags.clauses, tags.matches)
 
 
 def reverse_lookup(cues: TurnCues) -> bool:
