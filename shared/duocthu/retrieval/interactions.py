@@ -157,6 +157,16 @@ def _pool(
     return pooled, by_class
 
 
+def _naming_elsewhere(
+    store: VectorStore, drug_id: str, unknown: Mapping[str, Sequence[str]]
+) -> list[EvidenceItem]:
+    """The parts outside the interaction section that name a medicine the catalogue lacks: the
+    formulary may write a forbidden combination under contraindications, or an antidote under
+    overdose, and a name asked beside a drug is looked for in its whole monograph."""
+    parts = store.find_by_drug(drug_id)
+    return [p for p in parts if p.section_key != INTERACTION_SECTION and names_in(p.text, unknown)]
+
+
 def interaction_evidence(
     store: VectorStore,
     resolver: CatalogDrugResolver,
@@ -182,6 +192,9 @@ def interaction_evidence(
             pool.setdefault(part.id, part)
         for mention in mentions:
             by_class.setdefault((mention.evidence_id, mention.drug_id), mention)
+    for drug_id in ids if unknown else ():
+        for part in _naming_elsewhere(store, drug_id, unknown):
+            pool.setdefault(part.id, part)
     if not pool:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     bundle = decide(list(pool.values()))

@@ -105,16 +105,14 @@ def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> Query
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
-    """A follow-up naming only drugs the catalogue lacks ("còn rifampicin thì sao?", "dùng với
-    tramadol được không?") asks about them beside the conversation's drugs: is each named in
-    their interactions? The carried drugs are never replaced by a name with no monograph."""
+    """A follow-up naming only drugs the catalogue lacks ("còn rifampicin thì sao?", "cho X được
+    không?") asks about them beside the conversation's drugs: is each named in their monographs?
+    The carried drugs are never replaced by a name with no monograph, with or without words
+    referring back (a name the catalogue lacks reads as a new topic to the rules)."""
     prior = turn.prior
     if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
         return frame
-    cues = turn.tags.cues
-    refers_back = any(cues.has(kind) for kind in ("continue", "continue_lead", "interaction"))
-    # a name the catalogue lacks reads as a new topic to the rules; words referring back say it is not
-    if frame.turn_type not in DRUG_TURN_TYPES or not refers_back:
+    if frame.turn_type not in DRUG_TURN_TYPES:
         return frame
     return frame.model_copy(
         update={
