@@ -20,9 +20,10 @@ parts, so its name says nothing about which part answers). Two scorings, measure
 other by `duocthu eval free-form` (docs/quality.md, "Free-form ordering"):
 
 - `matches`: the count of distinct question words a part contains, the store's lexical score;
-- `bm25`: Okapi BM25 (k1 1.2, b 0.75) with term frequency and length from the part's text and
-  IDF over the drug's own prose parts: a word in every part of the monograph weighs almost
-  nothing, a word in one section weighs most, which is the choice being made here.
+- `bm25`: the store's Okapi BM25 over the drug's sentences (`store.search_lines`: Qdrant's sparse
+  vectors with the IDF modifier, IDF from the whole book, the section heading's words counted with
+  each sentence); a part scores as its best sentence, so one sentence that answers outranks a long
+  part that mentions the words in passing.
 
 Parts sharing no word with the question are never ordered in: with nothing lexical to go on, the
 route abstains (`insufficient_retrieval_score`) rather than answer from an arbitrary part.
@@ -31,10 +32,7 @@ route abstains (`insufficient_retrieval_score`) rather than answer from an arbit
 from __future__ import annotations
 
 import logging
-import math
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 from duocthu.core.deadline import Deadline
@@ -53,8 +51,8 @@ Scoring = Literal["bm25", "matches"]
 SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
 # Chosen by `duocthu eval free-form` on the dev split (docs/quality.md, "Free-form ordering").
 DEFAULT_SCORING: Scoring = "bm25"  # dev: recall@6 0.978 vs 0.911, hit@1 0.667 vs 0.644
-BM25_K1 = 1.2
-BM25_B = 0.75
+# Sentences read for the ordering: a monograph's sentences that share a word with the question
+LINES_READ = 512
 # Without a request deadline (outside Lambda) the reranker's own timeout is the bound.
 NO_DEADLINE_S = 30.0
 
@@ -74,37 +72,28 @@ def question_terms(query: str, candidates: Sequence[EvidenceItem]) -> list[str]:
     return [term for term in lexical_query_tokens(query) if term not in name and not term.isdigit()]
 
 
-@lru_cache(maxsize=8192)
-def _term_counts(text: str) -> tuple[Mapping[str, int], int]:
-    """A part's folded word counts and length, once per text per process (read-only)."""
-    tokens = folded_words(text)
-    return Counter(tokens), len(tokens)
-
-
-def lexical_scores(terms: Sequence[str], candidates: Sequence[EvidenceItem], scoring: Scoring) -> list[float]:
+def lexical_scores(
+    store: VectorStore, terms: Sequence[str], candidates: Sequence[EvidenceItem], scoring: Scoring
+) -> list[float]:
     """Each candidate's score against the question terms (0 when it contains none of them)."""
-    counts = [_term_counts(scored_text(item)) for item in candidates]
+    if not candidates or not terms:
+        return [0.0] * len(candidates)
     if scoring == "matches":
-        return [float(sum(1 for term in terms if term in tf)) for tf, _ in counts]
-    n = len(counts)
-    avgdl = sum(length for _, length in counts) / n if n else 0.0
-    idf = {}
-    for term in terms:
-        df = sum(1 for tf, _ in counts if term in tf)
-        idf[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    scores = []
-    for tf, length in counts:
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl) if avgdl else BM25_K1
-        scores.append(sum(idf[t] * tf[t] * (BM25_K1 + 1) / (tf[t] + norm) for t in terms if t in tf))
-    return scores
+        return [float(len(set(terms) & set(folded_words(scored_text(item))))) for item in candidates]
+    # the store's BM25 over the drug's sentences (IDF from the whole book, heading words counted):
+    # a part scores as its best sentence
+    best: dict[str, float] = {}
+    for line in store.search_lines(terms, drug_id=candidates[0].drug_id, limit=LINES_READ):
+        best.setdefault(line.part_id, line.score)  # best first
+    return [best.get(item.id, 0.0) for item in candidates]
 
 
 def lexical_order(
-    query: str, candidates: Sequence[EvidenceItem], scoring: Scoring = DEFAULT_SCORING
+    store: VectorStore, query: str, candidates: Sequence[EvidenceItem], scoring: Scoring = DEFAULT_SCORING
 ) -> list[EvidenceItem]:
     """Candidates that share a word with the question, best score first, each carrying its
     lexical score; ties keep the candidates' order (book order, as `find_by_drug` returns them)."""
-    scores = lexical_scores(question_terms(query, candidates), candidates, scoring)
+    scores = lexical_scores(store, question_terms(query, candidates), candidates, scoring)
     ranked = sorted(
         ((score, i) for i, score in enumerate(scores) if score > 0), key=lambda pair: (-pair[0], pair[1])
     )
@@ -153,7 +142,7 @@ def free_form(
             ordering = f"lexical:{scoring}; rerank failed ({type(err).__name__})"
             system_error = "rerank_unavailable"
     if ordered is None:
-        ordered = lexical_order(query, candidates, scoring)[:top_k]
+        ordered = lexical_order(store, query, candidates, scoring)[:top_k]
         if not ordered:
             return EvidenceBundle(
                 decision="ABSTAIN",

@@ -145,20 +145,23 @@ def test_offline_ordering_is_lexical_never_book_order(store: EdgeStore) -> None:
 def test_bm25_weighs_rare_words_where_the_match_count_ties_into_book_order(store: EdgeStore) -> None:
     candidates = store.find_by_drug("beta", chunk_kind="prose")
     # "giảm" + "đau" (pharmacology) and "dạ" + "dày" (contraindications) both match two words
-    matches = lexical_order(BETA_QUESTION, candidates, "matches")
+    matches = lexical_order(store, BETA_QUESTION, candidates, "matches")
     assert [(e.section_key, e.score) for e in matches[:2]] == [
         ("duoc_ly_va_co_che_tac_dung", 2.0),  # the tie goes to book order
         ("chong_chi_dinh", 2.0),
     ]
-    # BM25's IDF over the monograph: "giảm" is in three parts of five, "dạ" and "dày" in one
-    bm25 = lexical_order(BETA_QUESTION, candidates, "bm25")
+    # BM25's IDF over the book's sentences: "giảm" is in many, "dạ" and "dày" in few
+    bm25 = lexical_order(store, BETA_QUESTION, candidates, "bm25")
     assert bm25[0].section_key == "chong_chi_dinh" and bm25[0].score > bm25[1].score
 
 
 def test_the_drug_name_orders_nothing(store: EdgeStore) -> None:
     # "Zeta" is in four parts, but every candidate is zeta's: its name says nothing
     for scoring in ("bm25", "matches"):
-        assert lexical_order("Zeta thì sao?", store.find_by_drug("zeta", chunk_kind="prose"), scoring) == []
+        assert (
+            lexical_order(store, "Zeta thì sao?", store.find_by_drug("zeta", chunk_kind="prose"), scoring)
+            == []
+        )
     bundle = offline(store, question="Zeta thì sao?")
     assert (bundle.decision, bundle.reason) == ("ABSTAIN", "insufficient_retrieval_score")
     assert bundle.ordering == "lexical:bm25; no reranker configured; no part shares a word with the question"
@@ -178,7 +181,7 @@ def test_a_number_in_the_question_orders_nothing(tmp_path: Path) -> None:
         candidates = edge.find_by_drug("eta", chunk_kind="prose")
         question = "Người 80 tuổi dùng eta được không?"
         assert "80" not in question_terms(question, candidates)
-        assert [i.section_key for i in lexical_order(question, candidates, "bm25")] == ["than_trong"]
+        assert [i.section_key for i in lexical_order(edge, question, candidates, "bm25")] == ["than_trong"]
     finally:
         edge.close()
 

@@ -100,13 +100,13 @@ def load_gold(paths: Sequence[Path]) -> list[GoldRow]:
 Order = Callable[[str, list[EvidenceItem]], list[EvidenceItem]]
 
 
-def _lexical(scoring: Scoring) -> Order:
-    return lambda question, candidates: lexical_order(question, candidates, scoring)
+def _lexical(store: VectorStore, scoring: Scoring) -> Order:
+    return lambda question, candidates: lexical_order(store, question, candidates, scoring)
 
 
-def orderings(reranker: Reranker | None, timeout_s: float) -> dict[str, Order]:
+def orderings(store: VectorStore, reranker: Reranker | None, timeout_s: float) -> dict[str, Order]:
     found: dict[str, Order] = {
-        f"lexical {scoring}{' (default)' if scoring == DEFAULT_SCORING else ''}": _lexical(scoring)
+        f"lexical {scoring}{' (default)' if scoring == DEFAULT_SCORING else ''}": _lexical(store, scoring)
         for scoring in SCORINGS
     }
     if reranker is not None:
@@ -174,11 +174,11 @@ def main(argv: Sequence[str] = ()) -> int:
     if args.split != "all":
         rows = [r for r in rows if r.split == args.split]
     settings = Settings.from_env()
-    named = orderings(reranker_from_settings(settings), settings.rerank_timeout_s)
     with tempfile.TemporaryDirectory(prefix="duocthu-eval-free-form-") as tmp:
         store = EdgeStore(Path(tmp))  # a fresh sample index: the run never reads .duocthu
         try:
             ingest_records(load_source(sample_formulary_path()), store, Settings(data_dir=Path(tmp)))
+            named = orderings(store, reranker_from_settings(settings), settings.rerank_timeout_s)
             outcomes = run(rows, store, named)
         finally:
             store.close()
