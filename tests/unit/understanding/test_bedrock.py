@@ -336,7 +336,7 @@ def test_the_tool_schema_is_the_frame_schema_for_the_model() -> None:
     text = str(schema)
     assert "$ref" not in text and "$defs" not in text  # self-contained
     assert "system_error" not in schema["properties"] and "raw" not in schema["properties"]
-    assert set(schema["properties"]) == set(QueryFrame.model_fields) - {"system_error", "raw"}
+    assert set(schema["properties"]) == set(QueryFrame.model_fields) - {"system_error", "raw", "indication"}
     assert schema["properties"]["attribute"]["anyOf"][0]["enum"] == list(SECTION_KEYS)
     assert schema["required"] == ["turn_type"]
     assert tool_config()["toolChoice"] == {"tool": {"name": TOOL_NAME}}
