@@ -49,18 +49,20 @@ drug_id. The block is not the whole formulary.
 - attribute: the one section key the question asks about, from the SECTION KEYS block, or null when \
 the question asks about the drug as a whole or about no section.
 - turn_type: drug_attribute (one section of named drugs); drug_overview (a drug as a whole); \
-interaction (two or more medicines together); symptom_to_drug / condition_to_drug (which drugs for a \
-symptom / a disease); drug_to_condition (what a named drug is used for); condition_relation (which \
-drugs CAUSE a condition, or are CONTRAINDICATED in it - never an indication lookup); dosing_calc \
-(a dose for a stated weight or age); smalltalk; out_of_scope (not about medicines, or a topic the \
+interaction (two or more medicines together; one medicine's interactions with drugs it does not \
+name, "X tương tác với thuốc nào?", are drug_attribute for X with attribute tuong_tac_thuoc); \
+symptom_to_drug / condition_to_drug (which drugs for a symptom / a disease); drug_to_condition \
+(what a named drug is used for); condition_relation (which drugs CAUSE a condition, or are \
+CONTRAINDICATED in it - never an indication lookup); dosing_calc (a dose for a stated weight or \
+age); smalltalk; out_of_scope (not about medicines, or a topic the \
 formulary does not cover such as price, where to buy, or a missed dose).
 - condition_relation: indication, adverse_effect or contraindication when the turn asks about a \
 condition; condition.text: the condition asked, copied as the user wrote it; condition.normalized: \
 the formulary's name for it when the user wrote another ("tiểu đường": "đái tháo đường").
-- The patient the turn describes, only as stated: population, their group from the listed values \
-(tre_em, nguoi_cao_tuoi, phu_nu_co_thai, phu_nu_cho_con_bu, suy_than, suy_gan); age_text, their \
-age copied as written ("2 tuổi"); weight_kg. In patient_context: the medicines they already take \
-("đang uống A, B và C") go to current_medications, not to drugs; a drug named as a past reaction \
+- The patient the turn describes, only as stated: population, their group (a child, the elderly, \
+pregnancy, breastfeeding, kidney or liver failure); age_text, their age copied as written ("2 \
+tuổi"); weight_kg. In patient_context: the medicines they already take ("đang uống A, B và C") go \
+to current_medications, not to drugs; a drug named as a past reaction \
 ("dùng enalapril bị phù mạch") to adverse_reactions; a drug allergy to allergies; their other \
 diseases ("bệnh nhân hen"), never the condition asked, to comorbidities; a kidney or liver state \
 ("suy thận", "ClCr 30 ml/phút") to renal_function or hepatic_function; pregnancy or breastfeeding \

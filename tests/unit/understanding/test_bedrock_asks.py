@@ -9,6 +9,7 @@ cannot get from a model is a gap in the prompt, not in the test."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -17,64 +18,22 @@ import pytest
 from botocore.stub import Stubber
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
-from duocthu.models.frame import QueryFrame
+from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.understanding.bedrock import BedrockFrameProvider
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.pipeline import understand_read
-from duocthu.understanding.prompt import (
-    SYSTEM_PROMPT,
-    TOOL_DESCRIPTION,
-    TOOL_NAME,
-    frame_tool_schema,
-    user_message,
-)
+from duocthu.understanding.prompt import SYSTEM_PROMPT, frame_tool_schema, user_message
 from duocthu.understanding.providers import FrameProvider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 from duocthu.understanding.several_asks import Understand, plan_message
 from duocthu.understanding.tags import MessageReader
 
+from tests.unit.understanding.bedrock_converse import converse_request, tool_use
+
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
 MAX_TOKENS = 700
-
-
-def _tool_use(frame: dict[str, Any]) -> dict[str, Any]:
-    """A Converse response whose one content block is the forced tool's call with this input."""
-    return {
-        "output": {
-            "message": {
-                "role": "assistant",
-                "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": TOOL_NAME, "input": frame}}],
-            }
-        },
-        "stopReason": "tool_use",
-        "usage": {"inputTokens": 1200, "outputTokens": 90, "totalTokens": 1290},
-        "metrics": {"latencyMs": 700},
-    }
-
-
-def _expected_request(turn: Turn) -> dict[str, Any]:
-    """The Converse request a turn must send, written out: nothing but the prompt module's parts."""
-    text = user_message(turn.message, turn.history, turn.prior, turn.candidates)
-    return {
-        "modelId": MODEL,
-        "system": [{"text": SYSTEM_PROMPT}],
-        "messages": [{"role": "user", "content": [{"text": text}]}],
-        "toolConfig": {
-            "tools": [
-                {
-                    "toolSpec": {
-                        "name": TOOL_NAME,
-                        "description": TOOL_DESCRIPTION,
-                        "inputSchema": {"json": frame_tool_schema()},
-                    }
-                }
-            ],
-            "toolChoice": {"tool": {"name": TOOL_NAME}},
-        },
-        "inferenceConfig": {"maxTokens": MAX_TOKENS, "temperature": 0.0},
-    }
 
 
 class _Replaying:
@@ -84,7 +43,7 @@ class _Replaying:
         self.frames = list(frames)
 
     def converse(self, **_: Any) -> dict[str, Any]:
-        return _tool_use(self.frames.pop(0))
+        return tool_use(self.frames.pop(0))
 
 
 class _TurnsKept(BedrockFrameProvider):
@@ -129,7 +88,7 @@ def _bedrock_plan(
     plan_message(message, (), None, _understanding(kept), resolver)
     client, stubber = stubbed
     for turn, frame in zip(kept.turns, frames, strict=True):
-        stubber.add_response("converse", _tool_use(frame), _expected_request(turn))
+        stubber.add_response("converse", tool_use(frame), converse_request(turn, MODEL, MAX_TOKENS))
     stubbed_provider = BedrockFrameProvider(lambda _: client, MODEL, MAX_TOKENS, read_timeout_s=20)
     return plan_message(message, (), None, _understanding(stubbed_provider), resolver), kept.turns
 
@@ -154,103 +113,78 @@ def _contract(plan: Plan) -> tuple[object, ...]:
     )
 
 
+def _one(message: str, reply: str, case: str, **frame: Any) -> Any:
+    """A message asked in one model call, the frame the model gives for it."""
+    return pytest.param(message, reply, [frame], id=case)
+
+
+DRUG_ATTRIBUTE, INTERACTION = "drug_attribute", "interaction"
 # (message, the reply kind, the frames a model following the prompt gives, one per call)
 CASES = [
-    pytest.param(
-        "Ibuprofen cần thận trọng gì?",
-        "sections",
-        [{"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "than_trong"}],
-        id="section",
-    ),
-    pytest.param(
-        "Paracetamol là thuốc gì?",
-        "sections",
-        [{"turn_type": "drug_overview", "drugs": ["paracetamol"], "attribute": None}],
-        id="overview",
-    ),
-    pytest.param(
-        "Bé 2 tuổi tiêu chảy dùng loperamid được không?",
-        "sections",
-        [
-            {
-                "turn_type": "drug_attribute",
-                "drugs": ["loperamid"],
-                "attribute": None,
-                "population": "tre_em",
-                "age_text": "2 tuổi",
-            }
-        ],
-        id="monograph-for-the-patient",
-    ),
-    pytest.param(
-        "Warfarin và aspirin có dùng chung được không?",
-        "sections",
-        [
-            {
-                "turn_type": "interaction",
-                "drugs": ["warfarin", "acid_acetylsalicylic"],
-                "attribute": "tuong_tac_thuoc",
-            }
-        ],
-        id="together",
-    ),
-    pytest.param(
-        "Warfarin, aspirin và ibuprofen dùng chung được không?",
-        "pairs",
-        [
-            {
-                "turn_type": "interaction",
-                "drugs": ["warfarin", "acid_acetylsalicylic", "ibuprofen"],
-                "attribute": "tuong_tac_thuoc",
-            }
-        ],
-        id="pairs",
-    ),
-    pytest.param(
-        "Đang uống warfarin và amiodaron, uống thêm ibuprofen được không?",
-        "beside_medicines",
-        [
-            {
-                "turn_type": "drug_attribute",
-                "drugs": ["ibuprofen"],
-                "patient_context": {"current_medications": ["warfarin", "amiodaron"]},
-            }
-        ],
-        id="beside-medicines",
-    ),
-    pytest.param(
-        "Bệnh nhân suy thận, tăng huyết áp nên dùng thuốc nào?",
-        "drug_list",
-        [
-            {
-                "turn_type": "condition_to_drug",
-                "condition_relation": "indication",
-                "condition": {"text": "tăng huyết áp"},
-                "population": "suy_than",
-                "patient_context": {"renal_function": "suy thận"},
-            }
-        ],
-        id="drug-list-checked-for-the-patient",
-    ),
-    pytest.param(
-        "Thuốc nào gây ho khan?",
-        "sections",
-        [
-            {
-                "turn_type": "condition_relation",
-                "condition_relation": "adverse_effect",
-                "condition": {"text": "ho khan"},
-            }
-        ],
-        id="relation",
-    ),
+    # one drug's section; its interactions, with the drugs whose sections name it
+    _one("Ibuprofen cần thận trọng gì?", "sections", "section",
+         turn_type=DRUG_ATTRIBUTE, drugs=["ibuprofen"], attribute="than_trong"),
+    _one("Ciprofloxacin tương tác với thuốc nào?", "sections", "section-and-drugs-naming-it",
+         turn_type=DRUG_ATTRIBUTE, drugs=["ciprofloxacin"], attribute="tuong_tac_thuoc"),
+    _one("Paracetamol là thuốc gì?", "sections", "overview",
+         turn_type="drug_overview", drugs=["paracetamol"]),
+    # whether this patient may take the drug: the monograph read for the patient
+    _one("Bé 2 tuổi tiêu chảy dùng loperamid được không?", "sections", "monograph-for-the-patient",
+         turn_type=DRUG_ATTRIBUTE, drugs=["loperamid"], population="tre_em", age_text="2 tuổi"),
+    _one("Paracetamol cho trẻ 12 kg liều bao nhiêu?", "sections", "dose",
+         turn_type="dosing_calc", drugs=["paracetamol"], attribute="lieu_luong_va_cach_dung",
+         weight_kg=12, population="tre_em"),
+    _one("Metformin có trị tiểu đường không?", "sections", "uses",
+         turn_type="drug_to_condition", drugs=["metformin"], attribute="chi_dinh",
+         condition_relation="indication", condition={"text": "tiểu đường"}),
+    _one("Amlodipin có gây phù không?", "sections", "section-read-for-an-effect",
+         turn_type=DRUG_ATTRIBUTE, drugs=["amlodipin"], attribute="tac_dung_khong_mong_muon",
+         condition_relation="adverse_effect", condition={"text": "phù"}),
+    # drugs asked together: two, a name the catalogue lacks, three or more (pairs)
+    _one("Warfarin và aspirin có dùng chung được không?", "sections", "together",
+         turn_type=INTERACTION, drugs=["warfarin", "acid_acetylsalicylic"], attribute="tuong_tac_thuoc"),
+    _one("Warfarin và rifampicin dùng chung được không?", "sections", "together-with-a-name-not-in-the-book",
+         turn_type=INTERACTION, drugs=["warfarin"], unknown_drugs=["rifampicin"],
+         attribute="tuong_tac_thuoc"),
+    _one("Warfarin, aspirin và ibuprofen dùng chung được không?", "pairs", "pairs",
+         turn_type=INTERACTION, drugs=["warfarin", "acid_acetylsalicylic", "ibuprofen"],
+         attribute="tuong_tac_thuoc"),
+    _one("Đang uống warfarin và amiodaron, uống thêm ibuprofen được không?", "beside_medicines",
+         "beside-medicines", turn_type=DRUG_ATTRIBUTE, drugs=["ibuprofen"],
+         patient_context={"current_medications": ["warfarin", "amiodaron"]}),
+    # which drugs: a list checked against the patient, a relation
+    _one("Bệnh nhân suy thận, tăng huyết áp nên dùng thuốc nào?", "drug_list", "drug-list-kidney",
+         turn_type="condition_to_drug", condition_relation="indication", condition={"text": "tăng huyết áp"},
+         population="suy_than", patient_context={"renal_function": "suy thận"}),
+    _one("Bệnh nhân hen bị đau đầu nên dùng thuốc nào?", "drug_list", "drug-list-comorbidity",
+         turn_type="symptom_to_drug", condition_relation="indication", condition={"text": "đau đầu"},
+         patient_context={"comorbidities": ["hen"]}),
+    _one("Phụ nữ có thai bị tăng huyết áp nên dùng thuốc gì?", "drug_list", "drug-list-pregnancy",
+         turn_type="condition_to_drug", condition_relation="indication", condition={"text": "tăng huyết áp"},
+         population="phu_nu_co_thai", patient_context={"pregnancy": True}),
+    _one("Thuốc nào trị tiểu đường?", "drug_list", "drug-list-lay-name",
+         turn_type="condition_to_drug", condition_relation="indication",
+         condition={"text": "tiểu đường", "normalized": "đái tháo đường"}),
+    _one("Thuốc nào gây ho khan?", "sections", "relation",
+         turn_type="condition_relation", condition_relation="adverse_effect", condition={"text": "ho khan"}),
+    # no evidence, or read before no: outside the formulary, out of scope, a question back
+    _one("Rosuvastatin có tác dụng phụ gì?", "decline", "decline-outside-the-formulary",
+         turn_type=DRUG_ATTRIBUTE, unknown_drugs=["Rosuvastatin"], attribute="tac_dung_khong_mong_muon"),
+    _one("Thuốc nào tương tác với clarithromycin?", "decline", "decline-read-in-sections-naming-it",
+         turn_type=DRUG_ATTRIBUTE, unknown_drugs=["clarithromycin"], attribute="tuong_tac_thuoc"),
+    _one("Ibuprofen giá bao nhiêu?", "decline", "decline-out-of-scope",
+         turn_type="out_of_scope", drugs=["ibuprofen"]),
+    _one("Thuốc này uống sao?", "clarify", "clarify",
+         turn_type=DRUG_ATTRIBUTE, needs_clarify=True, clarify_reason="Bạn hỏi thuốc nào?"),
+    _one("Xin chào", "smalltalk", "smalltalk", turn_type="smalltalk"),
+    # several asks: one model call per clause, the clause before as its conversation
     pytest.param(
         "Chống chỉ định của ibuprofen là gì? có dùng cho phụ nữ có thai được không?",
         "several_asks",
         [
-            {"turn_type": "drug_attribute", "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"},
+            {"turn_type": DRUG_ATTRIBUTE, "drugs": ["ibuprofen"], "attribute": "chong_chi_dinh"},
             {
-                "turn_type": "drug_attribute",
+                "turn_type": DRUG_ATTRIBUTE,
                 "drugs": ["ibuprofen"],
                 "attribute": "thoi_ky_mang_thai",
                 "population": "phu_nu_co_thai",
@@ -261,92 +195,7 @@ CASES = [
         ],
         id="several-asks",
     ),
-    pytest.param(
-        "Rosuvastatin có tác dụng phụ gì?",
-        "decline",
-        [
-            {
-                "turn_type": "drug_attribute",
-                "unknown_drugs": ["Rosuvastatin"],
-                "attribute": "tac_dung_khong_mong_muon",
-            }
-        ],
-        id="decline-outside-the-formulary",
-    ),
-    pytest.param(
-        "Thuốc này uống sao?",
-        "clarify",
-        [{"turn_type": "drug_attribute", "needs_clarify": True, "clarify_reason": "Bạn hỏi thuốc nào?"}],
-        id="clarify",
-    ),
-    pytest.param(
-        "Thuốc nào trị tiểu đường?",
-        "drug_list",
-        [
-            {
-                "turn_type": "condition_to_drug",
-                "condition_relation": "indication",
-                "condition": {"text": "tiểu đường", "normalized": "đái tháo đường"},
-            }
-        ],
-        id="drug-list-for-a-lay-name",
-    ),
-    pytest.param(
-        "Paracetamol cho trẻ 12 kg liều bao nhiêu?",
-        "sections",
-        [
-            {
-                "turn_type": "dosing_calc",
-                "drugs": ["paracetamol"],
-                "attribute": "lieu_luong_va_cach_dung",
-                "weight_kg": 12,
-                "population": "tre_em",
-            }
-        ],
-        id="dose",
-    ),
-    pytest.param(
-        "Metformin có trị tiểu đường không?",
-        "sections",
-        [
-            {
-                "turn_type": "drug_to_condition",
-                "drugs": ["metformin"],
-                "attribute": "chi_dinh",
-                "condition_relation": "indication",
-                "condition": {"text": "tiểu đường"},
-            }
-        ],
-        id="uses",
-    ),
-    pytest.param(
-        "Bệnh nhân hen bị đau đầu nên dùng thuốc nào?",
-        "drug_list",
-        [
-            {
-                "turn_type": "symptom_to_drug",
-                "condition_relation": "indication",
-                "condition": {"text": "đau đầu"},
-                "patient_context": {"comorbidities": ["hen"]},
-            }
-        ],
-        id="drug-list-for-a-patient-s-disease",
-    ),
-    pytest.param(
-        "Phụ nữ có thai bị tăng huyết áp nên dùng thuốc gì?",
-        "drug_list",
-        [
-            {
-                "turn_type": "condition_to_drug",
-                "condition_relation": "indication",
-                "condition": {"text": "tăng huyết áp"},
-                "population": "phu_nu_co_thai",
-                "patient_context": {"pregnancy": True},
-            }
-        ],
-        id="drug-list-in-pregnancy",
-    ),
-]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("message", "reply", "frames"), CASES)
@@ -367,3 +216,33 @@ def test_the_model_s_frame_plans_what_the_offline_rules_plan(
     # And the plan is the offline rules' plan
     assert plan.reply == reply
     assert _contract(plan) == _contract(_offline_plan(message, resolver))
+
+
+def test_a_price_asked_around_the_drug_s_name_is_declined_as_the_prompt_says(
+    resolver: CatalogDrugResolver, stubbed: tuple[Any, Stubber]
+) -> None:
+    # Where the two differ the monograph decides: no section of a monograph states a price, so
+    # "giá … bao nhiêu" is out of scope whatever stands between its words. The model reads it so;
+    # the rules' price cue is a contiguous phrase, so with the name inside it they quote
+    # ibuprofen's monograph ranked for the words, an answer to a question nobody asked.
+    message = "Giá ibuprofen bao nhiêu?"
+    frames = [{"turn_type": "out_of_scope", "drugs": ["ibuprofen"]}]
+    plan, _ = _bedrock_plan(message, frames, resolver, stubbed)
+    assert (plan.reply, plan.reason) == ("decline", "out_of_scope")
+    assert [(a.kind, a.drugs) for a in plan.asks] == [("lines", ("ibuprofen",))]
+    assert _offline_plan(message, resolver).asks_kind("monograph")  # the rules' reading, for now
+
+
+# What the plan and the patient check read of a frame (`understanding.plan`, `retrieval.facets`).
+_READ_BY_THE_PLAN = (
+    "turn_type", "drugs", "unknown_drugs", "attribute", "population", "age_text", "weight_kg",
+    "condition", "condition_relation", "needs_clarify", "patient_context",
+    *PatientContext.model_fields,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("field", _READ_BY_THE_PLAN)
+def test_every_field_the_plan_reads_is_offered_and_explained_to_the_model(field: str) -> None:
+    properties = frame_tool_schema()["properties"]
+    assert field in properties or field in properties["patient_context"]["properties"]
+    assert re.search(rf"\b{field}\b", SYSTEM_PROMPT), f"the prompt never asks for {field}"
