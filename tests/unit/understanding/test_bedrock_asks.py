@@ -126,6 +126,8 @@ CASES = [
          turn_type=DRUG_ATTRIBUTE, drugs=["ibuprofen"], attribute="than_trong"),
     _one("Ciprofloxacin tương tác với thuốc nào?", "sections", "section-and-drugs-naming-it",
          turn_type=DRUG_ATTRIBUTE, drugs=["ciprofloxacin"], attribute="tuong_tac_thuoc"),
+    _one("Chống chỉ định của ibuprofen và diclofenac là gì?", "sections", "each-drug",
+         turn_type=DRUG_ATTRIBUTE, drugs=["ibuprofen", "diclofenac"], attribute="chong_chi_dinh"),
     _one("Paracetamol là thuốc gì?", "sections", "overview",
          turn_type="drug_overview", drugs=["paracetamol"]),
     # whether this patient may take the drug: the monograph read for the patient
@@ -172,6 +174,8 @@ CASES = [
          turn_type=DRUG_ATTRIBUTE, unknown_drugs=["Rosuvastatin"], attribute="tac_dung_khong_mong_muon"),
     _one("Thuốc nào tương tác với clarithromycin?", "decline", "decline-read-in-sections-naming-it",
          turn_type=DRUG_ATTRIBUTE, unknown_drugs=["clarithromycin"], attribute="tuong_tac_thuoc"),
+    _one("Thuốc nào chứa rosuvastatin?", "decline", "decline-read-in-the-book",
+         turn_type=DRUG_ATTRIBUTE, unknown_drugs=["rosuvastatin"]),
     _one("Ibuprofen giá bao nhiêu?", "decline", "decline-out-of-scope",
          turn_type="out_of_scope", drugs=["ibuprofen"]),
     _one("Thuốc này uống sao?", "clarify", "clarify",
@@ -218,19 +222,58 @@ def test_the_model_s_frame_plans_what_the_offline_rules_plan(
     assert _contract(plan) == _contract(_offline_plan(message, resolver))
 
 
-def test_a_price_asked_around_the_drug_s_name_is_declined_as_the_prompt_says(
-    resolver: CatalogDrugResolver, stubbed: tuple[Any, Stubber]
+# Where the model's plan and the rules' differ, the monographs decide; here the model's is right.
+# (message, the model's frame, its reply, reason and ask kinds, the rules' reply and reason)
+DIFFERENCES = [
+    # No monograph states a price: "giá … bao nhiêu" is out of scope whatever stands between its
+    # words, and the drug's lines are read before the decline. The rules' price cue is a
+    # contiguous phrase, so with the name inside it they rank ibuprofen's monograph for the words.
+    pytest.param(
+        "Giá ibuprofen bao nhiêu?",
+        {"turn_type": "out_of_scope", "drugs": ["ibuprofen"]},
+        ("decline", "out_of_scope", ("lines",)),
+        ("sections", None),
+        id="price-around-the-name",
+    ),
+    # A price again ("rẻ nhất"): the rules, with no price cue, ask which drug is meant, as though
+    # naming one would get a price; the model declines it as out of scope, the book read first.
+    pytest.param(
+        "Thuốc nào rẻ nhất?",
+        {"turn_type": "out_of_scope"},
+        ("decline", "out_of_scope", ("book_lines",)),
+        ("clarify", "needs_clarification"),
+        id="cheapest",
+    ),
+    # Which drugs treat mumps: no monograph's indications name it (prednisolon names it only
+    # among live vaccines it forbids, p. 474), so the list asked for is the answer: none. The
+    # rules, with no table row for the disease, ask back which drug is meant.
+    pytest.param(
+        "Thuốc nào điều trị bệnh quai bị?",
+        {
+            "turn_type": "condition_to_drug",
+            "condition_relation": "indication",
+            "condition": {"text": "quai bị"},
+        },
+        ("drug_list", None, ("condition",)),
+        ("clarify", "needs_clarification"),
+        id="a-disease-no-table-names",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "frame", "bedrock", "offline"), DIFFERENCES)
+def test_where_the_rules_differ_the_model_s_plan_is_the_monograph_s(
+    resolver: CatalogDrugResolver,
+    stubbed: tuple[Any, Stubber],
+    message: str,
+    frame: dict[str, Any],
+    bedrock: tuple[object, ...],
+    offline: tuple[object, ...],
 ) -> None:
-    # Where the two differ the monograph decides: no section of a monograph states a price, so
-    # "giá … bao nhiêu" is out of scope whatever stands between its words. The model reads it so;
-    # the rules' price cue is a contiguous phrase, so with the name inside it they quote
-    # ibuprofen's monograph ranked for the words, an answer to a question nobody asked.
-    message = "Giá ibuprofen bao nhiêu?"
-    frames = [{"turn_type": "out_of_scope", "drugs": ["ibuprofen"]}]
-    plan, _ = _bedrock_plan(message, frames, resolver, stubbed)
-    assert (plan.reply, plan.reason) == ("decline", "out_of_scope")
-    assert [(a.kind, a.drugs) for a in plan.asks] == [("lines", ("ibuprofen",))]
-    assert _offline_plan(message, resolver).asks_kind("monograph")  # the rules' reading, for now
+    plan, _ = _bedrock_plan(message, [frame], resolver, stubbed)
+    assert (plan.reply, plan.reason, tuple(ask.kind for ask in plan.asks)) == bedrock
+    rules = _offline_plan(message, resolver)
+    assert (rules.reply, rules.reason) == offline  # the rules' reading, until they are fixed
 
 
 # What the plan and the patient check read of a frame (`understanding.plan`, `retrieval.facets`).
