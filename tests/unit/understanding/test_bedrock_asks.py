@@ -133,6 +133,12 @@ CASES = [
     # whether this patient may take the drug: the monograph read for the patient
     _one("Bé 2 tuổi tiêu chảy dùng loperamid được không?", "sections", "monograph-for-the-patient",
          turn_type=DRUG_ATTRIBUTE, drugs=["loperamid"], population="tre_em", age_text="2 tuổi"),
+    _one("Người suy thận dùng ibuprofen được không?", "sections", "monograph-for-a-kidney-patient",
+         turn_type=DRUG_ATTRIBUTE, drugs=["ibuprofen"], population="suy_than",
+         patient_context={"renal_function": "suy thận"}),
+    _one("Phụ nữ cho con bú dùng loratadin được không?", "sections", "section-of-the-patient-s-state",
+         turn_type=DRUG_ATTRIBUTE, drugs=["loratadin"], attribute="thoi_ky_cho_con_bu",
+         population="phu_nu_cho_con_bu", patient_context={"breastfeeding": True}),
     _one("Paracetamol cho trẻ 12 kg liều bao nhiêu?", "sections", "dose",
          turn_type="dosing_calc", drugs=["paracetamol"], attribute="lieu_luong_va_cach_dung",
          weight_kg=12, population="tre_em"),
