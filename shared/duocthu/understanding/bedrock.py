@@ -2,14 +2,15 @@
 prompt in `duocthu.understanding.prompt`), its tool input returned as the proposed frame.
 
 What the model writes is untrusted. Before the pipeline validates it:
-- a field whose JSON type is not the tool schema's is dropped (a wrong-typed `turn_type` is
-  malformed output), so no frame validator ever sees a type it does not expect;
+- a field the tool schema does not offer, or whose JSON type is not the schema's, is dropped (a
+  wrong-typed `turn_type` is malformed output), so no frame validator ever sees a type it does not
+  expect and no field the pipeline derives (`indication`) is the model's;
 - `clarify_reason` is replaced by the system's own question (which drug, or "nói rõ hơn");
 - `quick_replies` keep only replies that are a candidate drug's name, written as the catalogue
   writes it;
 - `unknown_drugs` keep only names the user typed (a whole-word span of the turn or its history),
   in the user's spelling; one that is a candidate drug's name is that drug, never "Không tìm thấy";
-- the free texts a reply can quote back (`age_text`, `indication`, a condition's `text`) are kept
+- the free texts a reply can quote back (`age_text`, a condition's `text`) are kept
   only when they are the user's own words (the same whole-word span); otherwise they are dropped,
   never shown as the model wrote them.
 """
@@ -126,14 +127,14 @@ def _well_typed(value: Any, prop: dict[str, Any]) -> bool:
 
 
 def typed_fields(data: dict[str, Any]) -> dict[str, Any]:
-    """The fields whose JSON type is the tool schema's; the others dropped (and logged)."""
+    """The fields the tool schema offers, with its JSON type; the others dropped (and logged)."""
     properties = frame_tool_schema()["properties"]
-    kept = {k: v for k, v in data.items() if k not in properties or _well_typed(v, properties[k])}
+    kept = {k: v for k, v in data.items() if k in properties and _well_typed(v, properties[k])}
     dropped = sorted(set(data) - set(kept))
     if "turn_type" in dropped:
         raise MalformedOutput(f"turn_type is a {type(data['turn_type']).__name__}, not a string")
     if dropped:
-        log.warning("dropping model frame fields of the wrong type: %s", dropped)
+        log.warning("dropping model frame fields not offered or of the wrong type: %s", dropped)
     return kept
 
 
@@ -188,10 +189,9 @@ def untrusted_frame(data: dict[str, Any], turn: Turn) -> dict[str, Any]:
 
 def _keep_users_words(clean: dict[str, Any], texts: Sequence[str]) -> None:
     """Drops the free texts a reply may quote back unless the user wrote them."""
-    for key in ("age_text", "indication"):
-        if isinstance(clean.get(key), str) and not _span(clean[key], texts):
-            log.warning("dropping a model-written %s the user never wrote", key)
-            del clean[key]
+    if isinstance(clean.get("age_text"), str) and not _span(clean["age_text"], texts):
+        log.warning("dropping a model-written age the user never wrote")
+        del clean["age_text"]
     condition = clean.get("condition")
     if isinstance(condition, dict) and not _span(str(condition.get("text") or ""), texts):
         log.warning("dropping a model-written condition the user never wrote")

@@ -34,6 +34,9 @@ TOOL_DESCRIPTION = (
 )
 # Fields the model must not set: `system_error` is ours (a technical failure), `raw` is its own output.
 MODEL_EXCLUDED_FIELDS = ("system_error", "raw")
+# Fields the pipeline derives and the tool does not offer: `indication` is the formulary's name of
+# the condition asked (`condition.normalized`), and free text a model writes must be the user's words.
+DERIVED_FIELDS = ("indication",)
 
 SYSTEM_PROMPT = f"""You read one turn of a conversation with a drug-information assistant for the \
 Vietnamese national drug formulary (Dược thư Quốc gia Việt Nam) and record what the turn asks for by \
@@ -46,20 +49,31 @@ drug_id. The block is not the whole formulary.
 - attribute: the one section key the question asks about, from the SECTION KEYS block, or null when \
 the question asks about the drug as a whole or about no section.
 - turn_type: drug_attribute (one section of named drugs); drug_overview (a drug as a whole); \
-interaction (two or more medicines together); symptom_to_drug / condition_to_drug (which drugs for a \
-symptom / a disease); drug_to_condition (what a named drug is used for); condition_relation (which \
-drugs CAUSE a condition, or are CONTRAINDICATED in it - never an indication lookup); dosing_calc \
-(a dose for a stated weight or age); smalltalk; out_of_scope (not about medicines, or a topic the \
+interaction (two or more medicines together; one medicine's interactions with drugs it does not \
+name, "X tương tác với thuốc nào?", are drug_attribute for X with attribute tuong_tac_thuoc); \
+symptom_to_drug / condition_to_drug (which drugs for a symptom / a disease); drug_to_condition \
+(what a named drug is used for); condition_relation (which drugs CAUSE a condition, or are \
+CONTRAINDICATED in it - never an indication lookup); dosing_calc (a dose for a stated weight or \
+age); smalltalk; out_of_scope (not about medicines, or a topic the \
 formulary does not cover such as price, where to buy, or a missed dose).
 - condition_relation: indication, adverse_effect or contraindication when the turn asks about a \
-condition; condition: the condition as stated.
-- A patient's case (age, conditions, labs, then the question): the medicines the patient already \
-takes ("đang uống A, B và C") go to patient_context.current_medications, not to drugs; a drug named \
-as a past reaction ("dùng enalapril bị phù mạch") to patient_context.adverse_reactions; a stated \
-ClCr or eGFR to patient_context.renal_function. The question's own clause decides the turn: "nên \
-dùng thuốc gì / nào" is symptom_to_drug or condition_to_drug for the condition the case names (also \
-when it also asks "X được không?"); "có dùng được X không?" is drug_attribute for X alone; only \
-"dùng chung / phối hợp / cùng lúc" over the listed medicines is interaction.
+condition; condition.text: the condition asked, copied as the user wrote it; condition.normalized: \
+the formulary's name for it when the user wrote another ("tiểu đường": "đái tháo đường").
+- The patient the turn describes, only as stated: population, their group (a child, the elderly, \
+pregnancy, breastfeeding, kidney or liver failure); age_text, their age copied as written ("2 \
+tuổi"); weight_kg. In patient_context: the medicines they already take ("đang uống A, B và C") go \
+to current_medications, not to drugs; a drug named as a past reaction \
+("dùng enalapril bị phù mạch") to adverse_reactions; a drug allergy to allergies; their other \
+diseases ("bệnh nhân hen"), never the condition asked, to comorbidities; a kidney or liver state \
+("suy thận", "ClCr 30 ml/phút") to renal_function or hepatic_function; pregnancy or breastfeeding \
+true, with pregnancy_stage as written ("3 tháng cuối"); lab results to labs. These facts are what \
+every answer is checked against.
+- The question's own clause decides the turn: "nên dùng thuốc gì / nào" is symptom_to_drug or \
+condition_to_drug for the condition the case names (also when it also asks "X được không?"); "có \
+dùng được X không?" is drug_attribute for X alone, with attribute thoi_ky_mang_thai or \
+thoi_ky_cho_con_bu for a pregnant or breastfeeding patient, else null unless the turn names a \
+section (X's whole text is then read for the patient); only "dùng chung / phối hợp / cùng lúc" \
+over the listed medicines is interaction.
 - context_action: continue when the turn follows up on the earlier turns (set \
 depends_on_previous_turn too), new when it changes the subject, none otherwise. On continue, keep \
 the facts of the KNOWN FACTS block that still apply.
@@ -234,7 +248,7 @@ def _frame_tool_schema() -> dict[str, Any]:
     schema = QueryFrame.model_json_schema()
     inlined: dict[str, Any] = _inline_refs(schema, schema.get("$defs", {}))
     properties = inlined["properties"]
-    for name in MODEL_EXCLUDED_FIELDS:
+    for name in (*MODEL_EXCLUDED_FIELDS, *DERIVED_FIELDS):
         properties.pop(name, None)
     properties["attribute"] = {
         "anyOf": [{"type": "string", "enum": list(SECTION_KEYS)}, {"type": "null"}],

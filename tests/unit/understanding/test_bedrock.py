@@ -26,7 +26,6 @@ from duocthu.understanding.bedrock import BedrockFrameProvider, parse_tool_input
 from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.pipeline import understand_turn
 from duocthu.understanding.prompt import (
-    SYSTEM_PROMPT,
     TOOL_NAME,
     frame_tool_schema,
     known_facts_block,
@@ -37,6 +36,8 @@ from duocthu.understanding.prompt import (
 from duocthu.understanding.providers import frame_provider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
 from duocthu.understanding.tags import MessageReader
+
+from tests.unit.understanding.bedrock_converse import converse_request, tool_use
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
 
@@ -58,20 +59,6 @@ def _turn(
     return tagged_turn(MessageReader(resolver), message, history, prior)
 
 
-def _tool_response(data: Any, stop: str = "tool_use") -> dict[str, Any]:
-    return {
-        "output": {
-            "message": {
-                "role": "assistant",
-                "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": TOOL_NAME, "input": data}}],
-            }
-        },
-        "stopReason": stop,
-        "usage": {"inputTokens": 900, "outputTokens": 80, "totalTokens": 980},
-        "metrics": {"latencyMs": 640},
-    }
-
-
 def _provider(client: Any, timeouts: list[int] | None = None) -> BedrockFrameProvider:
     def client_for(read_timeout_s: int) -> Any:
         if timeouts is not None:
@@ -90,33 +77,14 @@ def test_converse_request_is_pinned_and_the_tool_input_becomes_a_frame(
     client, stubber = stubbed
     # Given a turn about ibuprofen's precautions
     turn = _turn(resolver, "Ibuprofen cần thận trọng gì?")
-    expected = {
-        "modelId": MODEL,
-        "system": [{"text": SYSTEM_PROMPT}],
-        "messages": [
-            {"role": "user", "content": [{"text": user_message(turn.message, (), None, turn.candidates)}]}
-        ],
-        "toolConfig": {
-            "tools": [
-                {
-                    "toolSpec": {
-                        "name": TOOL_NAME,
-                        "description": ANY,
-                        "inputSchema": {"json": frame_tool_schema()},
-                    }
-                }
-            ],
-            "toolChoice": {"tool": {"name": TOOL_NAME}},
-        },
-        "inferenceConfig": {"maxTokens": 700, "temperature": 0.0},
-    }
+    expected = converse_request(turn, MODEL, 700)
     answer = {
         "turn_type": "drug_attribute",
         "drugs": ["ibuprofen"],
         "attribute": "than_trong",
         "section_overview": True,
     }
-    stubber.add_response("converse", _tool_response(answer), expected)
+    stubber.add_response("converse", tool_use(answer), expected)
     # When the provider runs inside the pipeline
     frame = understand_turn(turn, _provider(client), Deadline.after(10))
     # Then the request matched exactly (Stubber also validates it against the service model)
@@ -136,7 +104,7 @@ def test_a_drug_the_model_invents_is_unknown(
     }
     stubber.add_response(
         "converse",
-        _tool_response(answer),
+        tool_use(answer),
         {"modelId": MODEL, **{k: ANY for k in ("system", "messages", "toolConfig", "inferenceConfig")}},
     )
     frame = understand_turn(turn, _provider(client), Deadline.after(10))
@@ -180,8 +148,8 @@ def test_provider_faults_become_provider_unavailable(
             "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
             "metrics": {"latencyMs": 1},
         },
-        _tool_response({"turn_type": "drug_attribute"}, stop="max_tokens"),  # cut off
-        _tool_response(["not", "an", "object"]),
+        tool_use({"turn_type": "drug_attribute"}, stop="max_tokens"),  # cut off
+        tool_use(["not", "an", "object"]),
     ],
 )
 def test_unusable_output_is_malformed(
@@ -217,7 +185,7 @@ def test_the_read_timeout_is_capped_by_the_deadline(
     resolver: CatalogDrugResolver, stubbed: tuple[Any, Stubber]
 ) -> None:
     client, stubber = stubbed
-    stubber.add_response("converse", _tool_response({"turn_type": "smalltalk"}), _any_request())
+    stubber.add_response("converse", tool_use({"turn_type": "smalltalk"}), _any_request())
     timeouts: list[int] = []
     _provider(client, timeouts).propose(_turn(resolver, "Xin chào"), Deadline.after(6.5))
     assert timeouts == [6]  # never the configured 20 s when 6.5 s are left
@@ -293,7 +261,7 @@ def test_provider_selection_in_one_place(
 
 
 def test_parse_tool_input_takes_only_the_forced_tool() -> None:
-    response = _tool_response({"turn_type": "smalltalk"})
+    response = tool_use({"turn_type": "smalltalk"})
     assert parse_tool_input(response) == {"turn_type": "smalltalk"}
     other = copy.deepcopy(response)
     other["output"]["message"]["content"][0]["toolUse"]["name"] = "something_else"
@@ -336,7 +304,7 @@ def test_the_tool_schema_is_the_frame_schema_for_the_model() -> None:
     text = str(schema)
     assert "$ref" not in text and "$defs" not in text  # self-contained
     assert "system_error" not in schema["properties"] and "raw" not in schema["properties"]
-    assert set(schema["properties"]) == set(QueryFrame.model_fields) - {"system_error", "raw"}
+    assert set(schema["properties"]) == set(QueryFrame.model_fields) - {"system_error", "raw", "indication"}
     assert schema["properties"]["attribute"]["anyOf"][0]["enum"] == list(SECTION_KEYS)
     assert schema["required"] == ["turn_type"]
     assert tool_config()["toolChoice"] == {"tool": {"name": TOOL_NAME}}

@@ -142,9 +142,16 @@ def test_free_texts_a_reply_quotes_back_are_kept_only_in_the_users_words(
 ) -> None:
     turn = _turn(resolver, "Thuốc nào trị đau đầu cho bé 3 tuổi?")
     typed = untrusted_frame(
-        {"turn_type": "condition_to_drug", "age_text": "3 tuổi", "condition": {"text": "đau đầu"}}, turn
+        {
+            "turn_type": "condition_to_drug",
+            "age_text": "3 tuổi",
+            "condition": {"text": "đau đầu"},
+            "indication": "đau đầu",
+        },
+        turn,
     )
     assert typed["age_text"] == "3 tuổi" and typed["condition"]["text"] == "đau đầu"
+    assert "indication" not in typed  # derived from the condition, not offered to the model
     written = untrusted_frame(
         {
             "turn_type": "condition_to_drug",
