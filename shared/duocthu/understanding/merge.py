@@ -35,8 +35,9 @@ _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
 # The populations that say who the patient is (the others are a state of the patient: pregnancy,
 # kidney or liver failure, facts the patient accumulates).
 _AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
-# The topic's fields besides its drugs: what the question asked, of which condition, by which route.
-_TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation")
+# The topic's fields besides its drugs: what the question asked, of which condition, by which
+# route, for which population.
+_TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
 
 
 def merged_context(own: PatientContext, prior: PatientContext) -> PatientContext:
@@ -71,13 +72,23 @@ def new_patient(frame: QueryFrame, prior: QueryFrame) -> bool:
     )
 
 
+def _describes_patient(frame: QueryFrame) -> bool:
+    """The frame describes a particular patient (an age, a weight, a fact), whose population is
+    theirs. A population asked about with no patient described ("loperamid cho trẻ em được
+    không?") is the question's, carried with the topic only."""
+    return bool(frame.age_text or frame.weight_kg or not frame.patient_context.is_empty())
+
+
 def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The held patient's facts this turn left empty, unless it states a patient of its own."""
     if new_patient(frame, prior):
         return frame
+    scalars = (
+        ("population", "weight_kg", "age_text") if _describes_patient(prior) else ("weight_kg", "age_text")
+    )
     update: dict[str, Any] = {
         name: getattr(prior, name)
-        for name in ("population", "weight_kg", "age_text")
+        for name in scalars
         if getattr(frame, name) is None and getattr(prior, name) is not None
     }
     context = merged_context(frame.patient_context, prior.patient_context)
@@ -120,9 +131,10 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         return frame
     if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame  # another drug: a new topic (a headache question is not about the omeprazol before)
+    fields = _TOPIC_FIELDS if not _describes_patient(prior) else _TOPIC_FIELDS[:-1]
     update: dict[str, Any] = {
         name: getattr(prior, name)
-        for name in _TOPIC_FIELDS
+        for name in fields
         if getattr(frame, name) is None and getattr(prior, name) is not None
     }
     if not frame.drugs and prior.drugs and frame.turn_type in DRUG_TURN_TYPES:

@@ -26,9 +26,9 @@ def test_the_omeprazol_bleed_is_blocked(resolver: CatalogDrugResolver) -> None:
         history=("Omeprazol dùng để làm gì?",),
         prior=OMEPRAZOL,
     )
-    # Then nothing of omeprazol's topic is inherited; the patient (an adult) is the conversation's
+    # Then nothing of omeprazol's topic is inherited, its population (asked about, no patient) included
     assert frame.drugs == ("paracetamol",)
-    assert frame.attribute is None and frame.population == "nguoi_lon"
+    assert frame.attribute is None and frame.population is None
 
 
 def test_the_headache_question_without_a_drug_inherits_nothing(resolver: CatalogDrugResolver) -> None:
@@ -86,11 +86,8 @@ def test_merge_fills_what_a_continuing_turn_left_empty() -> None:
     ],
 )
 def test_merge_guards(frame: QueryFrame, why: str) -> None:
-    # the topic stays the turn's own; only the patient (an adult) is the conversation's
-    merged = merge_with_prior_frame(frame, OMEPRAZOL)
-    if frame.turn_type != "smalltalk":
-        assert merged.population == "nguoi_lon", why
-    assert merged.model_copy(update={"population": None}) == frame, why
+    # the topic stays the turn's own; a population asked about with no patient is the topic's
+    assert merge_with_prior_frame(frame, OMEPRAZOL) == frame, why
 
 
 def test_a_which_drug_question_on_a_new_topic_keeps_the_patient_only() -> None:
