@@ -146,15 +146,17 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     return frame.model_copy(update=update) if update else frame
 
 
-def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> QueryFrame:
-    """The turn with the conversation's patient (`patient_carried`) and topic (`topic_carried`).
-    Smalltalk and a turn out of scope take neither, but a question asked back keeps its patient
-    for the turn that answers it."""
+def merge_with_prior_frame(
+    frame: QueryFrame, prior: QueryFrame | None, other_patient: bool = False
+) -> QueryFrame:
+    """The turn with the conversation's patient (`patient_carried`; none when the turn says it is
+    about `other_patient`: "BN khác: …") and topic (`topic_carried`). Smalltalk and a turn out of
+    scope take neither, but a question asked back keeps its patient for the turn that answers it."""
     if prior is None or frame.system_error:
         return frame
     if frame.turn_type in _NO_CARRY:
         return patient_carried(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
-    return topic_carried(patient_carried(frame, prior), prior)
+    return topic_carried(frame if other_patient else patient_carried(frame, prior), prior)
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -147,7 +147,8 @@ def understand_turn(
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
-    frame = section_for_patient(unknown_beside_carried(merge_with_prior_frame(frame, turn.prior), turn))
+    frame = merge_with_prior_frame(frame, turn.prior, turn.tags.cues.has("other_patient"))
+    frame = section_for_patient(unknown_beside_carried(frame, turn))
     frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)

@@ -216,3 +216,9 @@ def test_a_turn_stating_its_own_patient_carries_none_of_the_old_one() -> None:
     # a state (kidney failure) is a fact of the same patient
     renal = QueryFrame(turn_type="drug_attribute", drugs=("paracetamol",), population="suy_than")
     assert merge_with_prior_frame(renal, child).weight_kg == 12
+
+
+def test_a_turn_about_another_patient_carries_none_of_the_old_one(resolver: CatalogDrugResolver) -> None:
+    frame = conversation(resolver, "CCĐ ibuprofen?", "còn suy thận?", "ok. BN khác: quá liều digoxin xử trí?")
+    assert frame.drugs == ("digoxin",) and frame.population is None
+    assert frame.patient_context.is_empty()
