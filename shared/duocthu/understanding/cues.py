@@ -41,6 +41,7 @@ CueKind = Literal[
     "continue_lead",
     "continue",
     "new_topic",
+    "other_patient",
     "medicine",
     "dose",
     "current_medication",

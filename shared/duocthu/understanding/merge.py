@@ -1,6 +1,15 @@
-"""The prior-frame merge and the follow-ups: what a turn takes from the conversation, the same for
-every provider. The merge is a backstop for a fact the provider dropped, with its three guards; a
-follow-up turn's carried drugs are said in its standalone query; an answer to the question asked
+"""The conversation's two states, and the follow-ups: what a turn takes from the conversation, the
+same for every provider.
+
+- The patient: facts accumulate over the conversation, whatever the turn asks, until a turn states
+  a patient of its own (an age band, an age or a weight other than the one held): that turn starts
+  a new patient and carries nothing of the old one, so a child's weight never reaches an adult's
+  dose question.
+- The topic (drugs + section): a turn naming another drug replaces it; a turn naming one of a pair
+  asked about together keeps the others when it asks about using them together; a turn naming no
+  drug that goes on about the conversation's takes the topic it left empty.
+
+A follow-up turn's carried drugs are said in its standalone query; an answer to the question asked
 back about two readings ("làm hạ huyết áp") is read as the reply it picks.
 """
 
@@ -8,8 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
-from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
+from duocthu.core.sections import (
+    ADR_SECTION,
+    CAUTION_SECTION,
+    INDICATION_SECTION,
+    INTERACTION_SECTION,
+    SECTION_HEADINGS,
+)
+from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.postconditions import lowering_question
@@ -17,6 +32,12 @@ from duocthu.understanding.tags import MessageTags
 
 # Turn types that carry nothing of the prior frame (a question asked back keeps its patient).
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
+# The populations that say who the patient is (the others are a state of the patient: pregnancy,
+# kidney or liver failure, facts the patient accumulates).
+_AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
+# The topic's fields besides its drugs: what the question asked, of which condition, by which
+# route, for which population.
+_TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
 
 
 def merged_context(own: PatientContext, prior: PatientContext) -> PatientContext:
@@ -31,27 +52,43 @@ def merged_context(own: PatientContext, prior: PatientContext) -> PatientContext
     return own.model_copy(update=update)
 
 
-def _same_patient(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
-    """A which-drug question on a new topic still concerns the patient the conversation described:
-    after "tôi đang dùng warfarin", "bị đau răng thì uống thuốc gì?" must check each candidate
-    against warfarin. Only the patient's facts come along (nothing of the prior question), and only
-    into the stage-2 safety facets, which can add warnings and never remove a candidate; the answer
-    says which facts it checked."""
-    if frame.turn_type not in WHICH_DRUG_TURNS:
-        return frame
-    context = merged_context(frame.patient_context, prior.patient_context)
-    if context == frame.patient_context:
-        return frame
-    return frame.model_copy(update={"patient_context": context})
+# --- The patient ------------------------------------------------------------------------------
 
 
-def _patient_kept(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
-    """A question answered with a question still concerns the patient described before it ("Em
-    đang mang bầu 3 tháng.", then "thuốc này dùng được không?"): the patient's facts stay for the
-    turn that names the drug."""
+def _band(frame: QueryFrame) -> str | None:
+    return frame.population if frame.population in _AGE_BANDS else None
+
+
+def new_patient(frame: QueryFrame, prior: QueryFrame) -> bool:
+    """The turn states a patient of its own: an age band, an age or a weight other than the held
+    patient's. A band said of a patient known only by an age or a weight is another patient too
+    (which band the old one was is unknown)."""
+    band, held_band = _band(frame), _band(prior)
+    if band and band != held_band and (held_band or prior.age_text or prior.weight_kg):
+        return True
+    return any(
+        getattr(frame, name) is not None and getattr(prior, name) not in (None, getattr(frame, name))
+        for name in ("age_text", "weight_kg")
+    )
+
+
+def _describes_patient(frame: QueryFrame) -> bool:
+    """The frame describes a particular patient (an age, a weight, a fact), whose population is
+    theirs. A population asked about with no patient described ("loperamid cho trẻ em được
+    không?") is the question's, carried with the topic only."""
+    return bool(frame.age_text or frame.weight_kg or not frame.patient_context.is_empty())
+
+
+def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
+    """The held patient's facts this turn left empty, unless it states a patient of its own."""
+    if new_patient(frame, prior):
+        return frame
+    scalars = (
+        ("population", "weight_kg", "age_text") if _describes_patient(prior) else ("weight_kg", "age_text")
+    )
     update: dict[str, Any] = {
         name: getattr(prior, name)
-        for name in ("population", "weight_kg", "age_text")
+        for name in scalars
         if getattr(frame, name) is None and getattr(prior, name) is not None
     }
     context = merged_context(frame.patient_context, prior.patient_context)
@@ -60,48 +97,66 @@ def _patient_kept(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     return frame.model_copy(update=update) if update else frame
 
 
-def merge_with_prior_frame(frame: QueryFrame, prior: QueryFrame | None) -> QueryFrame:
-    """Carry forward what the prior frame established and this frame left empty.
+# --- The topic --------------------------------------------------------------------------------
 
-    Guards: (1) the turn continues the case (context_action continue, depends_on_previous_turn,
-    or the prior turn was a clarifying question); (2) context_action is not new; (3) this turn's
-    drugs agree with the prior's (either is empty, or they are the same). A turn naming another
-    drug is a new topic and inherits nothing: without this guard a headache question was answered
-    about the omeprazol of the turn before. When the guards hold it back, a which-drug question
-    still keeps the patient's facts (`_same_patient`).
-    """
-    if prior is None or frame.system_error:
-        return frame
-    if frame.turn_type in _NO_CARRY:
-        return _patient_kept(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
+
+def _asks_together(frame: QueryFrame, prior: QueryFrame) -> bool:
+    """The turn names some of the drugs the turn before asked about together, and asks what a
+    medicine beside them answers (their use, a caution, an interaction: `turn_type.named_turn`'s
+    rule for a drug beside another), so the others stay beside it."""
+    named, held = set(frame.drugs), set(prior.drugs)
+    if not named < held or prior.turn_type != "interaction":
+        return False
+    beside = frame.attribute in (None, CAUTION_SECTION, INTERACTION_SECTION)
+    return frame.turn_type == "interaction" or (frame.turn_type == "drug_attribute" and beside)
+
+
+def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
+    """The topic: kept beside a drug of a pair asked about together, taken where the turn goes on
+    about the conversation's drugs and left them (or its section) empty, else the turn's own."""
+    if frame.drugs and prior.drugs and _asks_together(frame, prior):
+        others = tuple(d for d in prior.drugs if d not in frame.drugs)
+        return frame.model_copy(
+            update={
+                "drugs": (*frame.drugs, *others),
+                "turn_type": "interaction",
+                "attribute": INTERACTION_SECTION,
+                "section_overview": False,
+                "context_action": "continue",
+                "depends_on_previous_turn": True,
+            }
+        )
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
     if not continuing or frame.context_action == "new":
-        return _same_patient(frame, prior)
-    if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame
-    update: dict[str, Any] = {}
+    if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
+        return frame  # another drug: a new topic (a headache question is not about the omeprazol before)
+    fields = _TOPIC_FIELDS if not _describes_patient(prior) else _TOPIC_FIELDS[:-1]
+    update: dict[str, Any] = {
+        name: getattr(prior, name)
+        for name in fields
+        if getattr(frame, name) is None and getattr(prior, name) is not None
+    }
     if not frame.drugs and prior.drugs and frame.turn_type in DRUG_TURN_TYPES:
         update["drugs"] = prior.drugs
-    for name in (
-        "attribute",
-        "population",
-        "weight_kg",
-        "age_text",
-        "route",
-        "indication",
-        "condition",
-        "condition_relation",
-    ):
-        if getattr(frame, name) is None and getattr(prior, name) is not None:
-            update[name] = getattr(prior, name)
-    context = merged_context(frame.patient_context, prior.patient_context)
-    if context != frame.patient_context:
-        update["patient_context"] = context
     if update.get("attribute") and frame.turn_type == "drug_overview":
         update["turn_type"] = "drug_attribute"  # the name answers "which drug?" for a section asked before
     if frame.needs_clarify and update.get("drugs") and frame.clarify_reason in (None, ASK_FOR_DRUG):
         update.update(needs_clarify=False, clarify_reason=None, quick_replies=())
     return frame.model_copy(update=update) if update else frame
+
+
+def merge_with_prior_frame(
+    frame: QueryFrame, prior: QueryFrame | None, other_patient: bool = False
+) -> QueryFrame:
+    """The turn with the conversation's patient (`patient_carried`; none when the turn says it is
+    about `other_patient`: "BN khác: …") and topic (`topic_carried`). Smalltalk and a turn out of
+    scope take neither, but a question asked back keeps its patient for the turn that answers it."""
+    if prior is None or frame.system_error:
+        return frame
+    if frame.turn_type in _NO_CARRY:
+        return patient_carried(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
+    return topic_carried(frame if other_patient else patient_carried(frame, prior), prior)
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -12,8 +12,9 @@ The pipeline, the same for every provider, on the message read through the clini
    frame's own validators drop out-of-vocabulary values;
 5. four deterministic post-conditions (`postconditions`): narrow, knowledge-free rewrites of surface
    forms on which a model reverses the requested relation;
-6. the prior-frame merge (`merge`), a backstop for a dropped fact, with its three guards, and
-   a word for the conversation's drug bound to it (`pronouns`);
+6. the conversation's patient and topic (`merge`), then the section for the merged patient's
+   state (`turn_type.section_for_patient`), and a word for the conversation's drug bound to it
+   (`pronouns`);
 7. `looks_non_human` before any clarifying question.
 
 A conversation sent as `history` without a prior frame (`duocthu batch`, `/v1/understand`, Step
@@ -50,6 +51,7 @@ from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
 from duocthu.understanding.pronouns import bind_pronoun
 from duocthu.understanding.providers import FrameProvider
 from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.rules.turn_type import section_for_patient
 from duocthu.understanding.scope import conversation_scope, looks_non_human
 from duocthu.understanding.tags import MessageReader
 
@@ -145,7 +147,8 @@ def understand_turn(
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
-    frame = unknown_beside_carried(merge_with_prior_frame(frame, turn.prior), turn)
+    frame = merge_with_prior_frame(frame, turn.prior, turn.tags.cues.has("other_patient"))
+    frame = section_for_patient(unknown_beside_carried(frame, turn))
     frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)

@@ -60,6 +60,20 @@ def continues(reading: Reading) -> bool:
         or cues.has("manage")
         or facts.states_patient
         or facts.population
+        or tells_a_measure(reading)
+    )
+
+
+def tells_a_measure(reading: Reading) -> bool:
+    """The turn only tells a value of the case ("kali máu 6,2 mmol/l", "creatinin 180"): a number,
+    no question, no cue and no complaint. It updates the patient and keeps the topic; read alone it
+    would be out of scope and break the conversation's chain."""
+    cues = reading.cues
+    return (
+        "?" not in reading.text
+        and not cues.by_kind
+        and not reading.facts.conditions
+        and any(token.isdigit() for token in cues.tokens)
     )
 
 

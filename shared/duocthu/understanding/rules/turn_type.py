@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from duocthu.core.conditions import condition_kind
 from duocthu.core.sections import (
     ADR_SECTION,
     BREASTFEEDING_SECTION,
@@ -18,7 +19,7 @@ from duocthu.core.sections import (
     PREGNANCY_SECTION,
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
-from duocthu.models.frame import QueryFrame
+from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.understanding.cue_readings import managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
@@ -166,7 +167,8 @@ def named_turn(
     beside: Beside,
 ) -> tuple[str, str | None]:
     """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
-    `beside` another medicine or not (`together.beside_another_medicine`)."""
+    `beside` another medicine or not (`together.beside_another_medicine`). The section for the
+    patient's state is chosen after the merge (`section_for_patient`)."""
     for_someone = bool(facts.population or facts.states_patient)
     if products >= 2 and (
         attribute == INTERACTION_SECTION
@@ -192,15 +194,6 @@ def named_turn(
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
-    if attribute is None and (facts.pregnancy or facts.breastfeeding):
-        # a pregnant or breastfeeding patient: the section the formulary gives that state decides
-        # first (the contraindications go beside it: plan._one_drug_support)
-        return "drug_attribute", PREGNANCY_SECTION if facts.pregnancy else BREASTFEEDING_SECTION
-    if attribute is None and (facts.allergies or any(c.kind == "disease" for c in facts.comorbid)):
-        # "người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?": whether X
-        # may be used at all is the contraindications section first (a decision for this patient;
-        # the patient context goes with it). Cross-allergies are listed there.
-        return "drug_attribute", CONTRAINDICATION_SECTION
     if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
         # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
         # decision for them, answered from the parts that speak to them, never the intro sections.
@@ -230,3 +223,31 @@ def _continued_turn(
     if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
         return prior.turn_type, None
     return "drug_overview", None
+
+
+def state_section(context: PatientContext) -> str | None:
+    """The section the formulary gives the patient's state, if any: a pregnant or breastfeeding
+    patient's (the contraindications go beside it: plan._one_drug_support); for an allergy or a
+    disease ("người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?"),
+    whether the drug may be used at all: the contraindications, where cross-allergies are listed."""
+    if context.pregnancy or context.breastfeeding:
+        return PREGNANCY_SECTION if context.pregnancy else BREASTFEEDING_SECTION
+    if context.allergies or any(condition_kind(c) == "disease" for c in context.comorbidities):
+        return CONTRAINDICATION_SECTION
+    return None
+
+
+def section_for_patient(frame: QueryFrame) -> QueryFrame:
+    """A question about medicines that names no section, for a patient in a state the formulary
+    gives a section: that section decides first. Run after the merge, on the merged patient, for a
+    turn naming its drugs and a turn going on about the conversation's alike (a pregnancy told two
+    turns before the question still decides it)."""
+    if frame.attribute or frame.turn_type not in ("drug_overview", "drug_attribute"):
+        return frame
+    if not (frame.drugs or frame.unknown_drugs):
+        return frame
+    section = state_section(frame.patient_context)
+    if section is None:
+        return frame
+    update = {"turn_type": "drug_attribute", "attribute": section, "section_overview": False}
+    return frame.model_copy(update=update)

@@ -48,7 +48,8 @@ def test_an_elliptical_turn_asks_the_same_section_of_the_new_drug(resolver: Cata
         ("paracetamol",),
         "than_trong",
     )
-    assert frame.weight_kg is None and frame.context_action == "new"  # nothing else carries over
+    # the patient carries (the conversation's state); nothing else of the question before
+    assert frame.weight_kg == 60 and frame.context_action == "new" and frame.route is None
     # a turn that is not elliptical, or asks for the overview, is its own question
     assert understand_offline("paracetamol", resolver, (), prior).turn_type == "drug_overview"
     assert understand_offline("thế còn cho tôi biết về paracetamol", resolver, (), prior).attribute is None
