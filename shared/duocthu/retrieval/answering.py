@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.facets import PatientProfile
@@ -53,6 +54,8 @@ FOLLOWER_SHARE = 0.6
 # scores up to this much more; a line stating only bands the patient is outside answers for another
 # and is weighed down as much (kept: the patient's numbers may be misread)
 BAND_PRIOR = 0.5
+# A band line the words did not rank, after a ranked one in the patient's band
+BAND_RUNNER_UP = 0.95
 # The levels a patient's turn may give as numbers or words the book states bands of
 LEVELED = ("renal", "pregnancy")
 
@@ -171,6 +174,7 @@ def answering_lines(
         mine = [
             line.model_copy(update={"score": line.score * _prior(line, candidates, patient)}) for line in hits
         ]
+        kept += _band_lines(store, drug_id, candidates, patient, mine)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
@@ -181,6 +185,38 @@ def answering_lines(
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+
+
+def _band_lines(
+    store: VectorStore,
+    drug_id: str,
+    candidates: Sequence[str],
+    patient: PatientProfile | None,
+    ranked: Sequence[RankedLine],
+) -> list[RankedLine]:
+    """The sentences of the asked sections stating a band the patient's numbers fall in ("eGFR
+    30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
+    answer for this patient whatever words the question uses: they score as its best line, just
+    under it when that line is in the patient's band too."""
+    if patient is None or patient.is_empty():
+        return []
+    have = {(line.part_id, line.line_index) for line in ranked}
+    top = max(ranked, key=lambda line: line.score, default=None)
+    best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
+    best *= BAND_RUNNER_UP if top and patient_fit(top.text, patient) > 1 else 1.0
+    out = []
+    for section in candidates:
+        for part in store.find_by_section(drug_id, section):
+            for index, sentence in enumerate(split_sentences(part.text)):
+                if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
+                    continue
+                line = RankedLine(
+                    text=sentence, drug_id=drug_id, display_name=part.display_name, section_key=section,
+                    part_id=part.id, part_index=part.part_index, line_index=index, score=best,
+                    source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
+                )  # fmt: skip
+                out.append(line)
+    return out[:MAX_LINES]
 
 
 def _prior(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> float:
