@@ -20,11 +20,15 @@ from duocthu.core.sections import (
     PHARMACOLOGY_SECTION,
     RELATION_SECTIONS,
     SAFETY_SECTIONS,
+    SECTION_PHRASES,
 )
+from duocthu.core.text import fold, stop_words, words
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
+from duocthu.understanding.cues import scan_cues
+from duocthu.understanding.lexicon import formulary_wording
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
 DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
@@ -39,6 +43,9 @@ _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malform
 # Declines a which-drug question is read for before they are said (never a non-human subject, a
 # failed provider or small talk)
 _READ_THE_BOOK = frozenset({"needs_clarification", "unknown_drug", "out_of_scope"})
+# Words asking to read a section whole ("xem toàn văn mục", "đầy đủ"), folded: the reply's own
+# quick reply opening a section left out is one (answer.reply_budget.whole_section_reply)
+READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "het"})
 
 
 def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Plan:
@@ -64,7 +71,10 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
             supports = _whole(together, (INTERACTION_SECTION,)) if pairs else ()
             return plan("pairs" if pairs else "sections", asks=(ask, *supports), **fields)
         if together:  # one drug named: its whole interaction section
-            ask = Ask(kind="section", drugs=together[:1], section_key=INTERACTION_SECTION)
+            whole = asks_whole_section(frame, reading, resolver)
+            ask = Ask(
+                kind="section", drugs=together[:1], section_key=INTERACTION_SECTION, whole_section=whole
+            )
             return plan("sections", asks=(ask, *_named_by_others(together[0], reading)), **fields)
         return plan("decline", reason="needs_clarification", **fields)
     if frame.turn_type in WHICH_DRUG_TURNS:
@@ -104,6 +114,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         query = " ".join((query, *population_wordings(frame.population)))
     own = Ask(
         kind="section" if frame.attribute else "monograph",
+        whole_section=asks_whole_section(frame, reading, resolver),
         drugs=(drug,),
         section_key=frame.attribute,
         query=query,
@@ -120,6 +131,35 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
     return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
+
+
+def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:
+    """Whether the question asks for a section itself: it names the drug and the section, and
+    besides them only words of asking ("là gì", "thế nào") or of reading a section whole ("xem
+    toàn mục"); a maximum, a patient, a finding or any other word makes it a question about
+    something in the section, which its answering lines answer."""
+    if not frame.attribute or reading.asks_maximum or frame.condition is not None:
+        return False
+    context = frame.patient_context
+    # the drug asked may be read as a medicine taken too ("tác dụng phụ của ibuprofen")
+    others = [
+        m
+        for m in context.current_medications
+        if not {d.drug_id for d in resolver.resolve(m)} & {*frame.drugs}
+    ]
+    about_patient = not context.model_copy(update={"current_medications": ()}).is_empty() or others
+    if frame.population is not None or frame.weight_kg is not None or about_patient:
+        return False
+    text = formulary_wording(reading.text)  # "CCĐ" is "chống chỉ định"
+    tokens = words(text)
+    spans = [
+        *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(tokens)),
+        *((c.start, c.end) for c in scan_cues(text).all("section")),
+        *((m.start, m.end) for m in resolver.mentions(text)),
+    ]
+    covered = {i for start, end in spans for i in range(start, end)}
+    stops = stop_words()
+    return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
 def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:
