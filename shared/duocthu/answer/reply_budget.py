@@ -14,13 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from duocthu.answer.blocks import notice
 from duocthu.answer.lines import says_section_follows
-from duocthu.core.sections import (
-    CONTRAINDICATION_SECTION,
-    DOSE_SECTION,
-    INTERACTION_SECTION,
-    SAFETY_SECTIONS,
-    SECTION_HEADINGS,
-)
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.reply import (
     AnswerLinesBlock,
     Block,
@@ -31,11 +25,10 @@ from duocthu.models.reply import (
     TableBlock,
     TextBlock,
 )
+from duocthu.retrieval.answering import DECISION_SECTIONS  # the other sections are background
 
 REPLY_CHARS = 3000
 KEPT_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
-# What a prescribing decision for a patient reads; the other sections are background
-DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
 # notices that close a reply; the notice naming what was left out stands before them
 _CLOSING = frozenset({"source", "sample_data"})
 

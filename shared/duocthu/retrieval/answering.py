@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import DOSE_SECTION, INDICATION_SECTION, SAFETY_SECTIONS, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
@@ -54,6 +54,8 @@ FOLLOWER_SHARE = 0.6
 # scores up to this much more; a line stating only bands the patient is outside answers for another
 # and is weighed down as much (kept: the patient's numbers may be misread)
 BAND_PRIOR = 0.5
+# The sections a prescribing decision for a patient reads
+DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
 # A band line the words did not rank, after a ranked one in the patient's band
 BAND_RUNNER_UP = 0.95
 # The levels a patient's turn may give as numbers or words the book states bands of
@@ -220,7 +222,14 @@ def _band_lines(
 
 
 def _prior(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> float:
-    return (1 + SECTION_PRIOR if line.section_key in candidates else 1.0) * patient_fit(line.text, patient)
+    """The candidate sections' prior, and the patient's band: a line in it answers for them in a
+    section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
+    drug is for, not what to give), one outside every band it states answers for another
+    wherever it stands."""
+    fit = patient_fit(line.text, patient)
+    prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
+    decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
+    return prior * (fit if decides else min(fit, 1.0))
 
 
 # A which-drug question read across the book: the lines kept, and how many of them one drug may

@@ -71,10 +71,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
             supports = _whole(together, (INTERACTION_SECTION,)) if pairs else ()
             return plan("pairs" if pairs else "sections", asks=(ask, *supports), **fields)
         if together:  # one drug named: its whole interaction section
-            whole = asks_whole_section(frame, reading, resolver)
-            ask = Ask(
-                kind="section", drugs=together[:1], section_key=INTERACTION_SECTION, whole_section=whole
-            )
+            ask = Ask(kind="section", drugs=together[:1], section_key=INTERACTION_SECTION)
             return plan("sections", asks=(ask, *_named_by_others(together[0], reading)), **fields)
         return plan("decline", reason="needs_clarification", **fields)
     if frame.turn_type in WHICH_DRUG_TURNS:
@@ -106,8 +103,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
-    population_question = not frame.attribute and frame.population is not None
-    query = reading.text
+    population_question, query = not frame.attribute and frame.population is not None, reading.text
     if population_question and reading.yes_or_no:
         # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
         # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
