@@ -50,7 +50,8 @@ def test_the_patients_numbers_pick_the_band_line(sample_index: tuple[EdgeStore, 
     kidney = patient(renal_function="egfr 38")
     lines = answering_lines(store, [("metformin", ("metformin",))], "tối đa bao nhiêu?", dose, patient=kidney)
     assert lines and lines[0].text.startswith("eGFR 30–44")
-    assert patient_fit("eGFR 45–59: liều tối đa 2 000 mg/ngày.", kidney) < 1 < patient_fit("eGFR 30–44: …", kidney)
+    outside, inside = "eGFR 45–59: tối đa 2 000 mg/ngày.", "eGFR 30–44: tối đa 1 000 mg/ngày."
+    assert patient_fit(outside, kidney) < 1 < patient_fit(inside, kidney)
     assert patient_fit("Trẻ em từ 2 đến 6 tuổi: 2,5 mg.", None) == 1.0
 
 
