@@ -34,6 +34,7 @@ from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedLine
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
+from duocthu.retrieval.answering import patient_fit
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.limits import limits_in, patient_inside
@@ -136,10 +137,13 @@ def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:
 
 def _about_patient(named: Test, frame: QueryFrame) -> Test:
     """A sentence naming the patient's state that is about them: not one whose age or weight
-    limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months)."""
+    limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months), nor one stating
+    only clearance or pregnancy bands their numbers are outside ("eGFR ≥ 60" at eGFR 38)."""
     profile = PatientProfile.from_frame(frame)
     age, weight = profile.age_years, profile.weight_kg
-    return lambda s: named(s) and patient_inside(limits_in(s), age, weight) is not False
+    return lambda s: (
+        named(s) and patient_inside(limits_in(s), age, weight) is not False and patient_fit(s, profile) >= 1
+    )
 
 
 def _in_band(sentence: str, weight: float) -> bool:
