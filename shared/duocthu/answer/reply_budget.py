@@ -2,9 +2,10 @@
 
 Applied once, to every composed reply (`answer.replies.compose`), whatever its kind. Past the
 budget, sections quoted whole leave the reply, whole (never cut inside): background sections
-first, then a section a prescribing decision reads whose answering lines the reply quotes. Each
-section left out is named (drug, section, pages) in one notice that carries their citations for
-the page, and is one quick reply away. A contraindication or interaction section is never left
+first, then a section a prescribing decision reads whose answering lines the reply quotes (or
+that the reply says does not address the question). Each section left out is named (drug,
+section, pages) in one notice that carries their citations for the page, and is one quick reply
+away. A contraindication or interaction section is never left
 out: a list cut short, or missing, would read as complete.
 """
 
@@ -73,6 +74,8 @@ def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
         if isinstance(block, AnswerLinesBlock) and not block.not_said
         for key in ((q.drug_id, q.section_key) for q in block.quotes)
     }
+    # a section read for the focus and said not to address it holds no missed sentence on it
+    answered |= {(b.drug_id, b.section_key) for b in blocks if isinstance(b, AnswerLinesBlock) and b.not_said}
     stay = {*asked, *(section_of(b) for b in blocks if _flagged(b))}
     keys = [
         k for k in dict.fromkeys(map(section_of, blocks)) if k and k not in stay and k[1] not in KEPT_WHOLE
