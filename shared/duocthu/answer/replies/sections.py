@@ -35,7 +35,7 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
     if found is not None and found.read_sections:
         return [found]
     if found is not None and ranked is not None and found.not_said:
