@@ -167,7 +167,7 @@ class ReplyWording:
             # reads as covering the other
             missing, known = self.quoted(joined), self.names(answered)
             covered = (
-                f"là những đoạn trong chuyên luận {known} nhắc đến các thuốc bạn hỏi"
+                f"là những đoạn trong chuyên luận của {known} nhắc đến các thuốc bạn hỏi"
                 if plan.asks_kind("together")
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
