@@ -34,12 +34,14 @@ from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedLine
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
+from duocthu.retrieval.answering import patient_fit
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.limits import limits_in, patient_inside
 from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
 from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases
 from duocthu.retrieval.reverse.wordings import wordings_of
+from duocthu.understanding.cues import scan_cues
 
 # The sections that may say what the asked one does not, in the order they are read.
 OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
@@ -136,10 +138,13 @@ def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:
 
 def _about_patient(named: Test, frame: QueryFrame) -> Test:
     """A sentence naming the patient's state that is about them: not one whose age or weight
-    limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months)."""
+    limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months), nor one stating
+    only clearance or pregnancy bands their numbers are outside ("eGFR ≥ 60" at eGFR 38)."""
     profile = PatientProfile.from_frame(frame)
     age, weight = profile.age_years, profile.weight_kg
-    return lambda s: named(s) and patient_inside(limits_in(s), age, weight) is not False
+    return lambda s: (
+        named(s) and patient_inside(limits_in(s), age, weight) is not False and patient_fit(s, profile) >= 1
+    )
 
 
 def _in_band(sentence: str, weight: float) -> bool:
@@ -345,14 +350,23 @@ def _effect_text(found: AnswerLines, drug_name: str) -> list[str]:
     return out
 
 
-def ranked_lines(lines: Sequence[RankedLine], section_key: str | None) -> AnswerLines | None:
+def _other_route(text: str, route: str | None) -> bool:
+    """The sentence states a route and not the one asked ("Truyền tĩnh mạch: …" for "cho uống")."""
+    stated = {cue.value for cue in scan_cues(text).all("route")}
+    return route is not None and bool(stated) and route not in stated
+
+
+def ranked_lines(
+    lines: Sequence[RankedLine], section_key: str | None, route: str | None = None
+) -> AnswerLines | None:
     """The monograph's best lines for the question (`retrieval.answering`) as the reply's lead,
     as many as fit a bedside summary (BEDSIDE_CHARS); `section_key` is the section routed to (the
-    whole of which follows), None when none was."""
+    whole of which follows), None when none was. A line stating another route than the question's
+    goes after those stating it or none: it answers for another dosage form."""
     kept: list[AnswerLine] = []
     used = 0
     several = len({line.drug_id for line in lines}) > 1  # each line names its drug
-    for line in lines:
+    for line in sorted(lines, key=lambda x: _other_route(x.text, route)):  # stable: ranking kept
         ref = line.source_refs[0] if line.source_refs else None
         place = (f"{line.display_name}, " if several else "") + (ref.place() if ref else "")
         # room for the line's citation ("mục “…”, tr. …")

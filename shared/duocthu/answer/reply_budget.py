@@ -2,9 +2,10 @@
 
 Applied once, to every composed reply (`answer.replies.compose`), whatever its kind. Past the
 budget, sections quoted whole leave the reply, whole (never cut inside): background sections
-first, then a section a prescribing decision reads whose answering lines the reply quotes. Each
-section left out is named (drug, section, pages) in one notice that carries their citations for
-the page, and is one quick reply away. A contraindication or interaction section is never left
+first, then a section a prescribing decision reads whose answering lines the reply quotes (or
+that the reply says does not address the question). Each section left out is named (drug,
+section, pages) in one notice that carries their citations for the page, and is one quick reply
+away. A contraindication or interaction section is never left
 out: a list cut short, or missing, would read as complete.
 """
 
@@ -14,13 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from duocthu.answer.blocks import notice
 from duocthu.answer.lines import says_section_follows
-from duocthu.core.sections import (
-    CONTRAINDICATION_SECTION,
-    DOSE_SECTION,
-    INTERACTION_SECTION,
-    SAFETY_SECTIONS,
-    SECTION_HEADINGS,
-)
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.reply import (
     AnswerLinesBlock,
     Block,
@@ -31,11 +26,10 @@ from duocthu.models.reply import (
     TableBlock,
     TextBlock,
 )
+from duocthu.retrieval.answering import DECISION_SECTIONS  # the other sections are background
 
 REPLY_CHARS = 3000
 KEPT_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
-# What a prescribing decision for a patient reads; the other sections are background
-DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
 # notices that close a reply; the notice naming what was left out stands before them
 _CLOSING = frozenset({"source", "sample_data"})
 
@@ -80,6 +74,8 @@ def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
         if isinstance(block, AnswerLinesBlock) and not block.not_said
         for key in ((q.drug_id, q.section_key) for q in block.quotes)
     }
+    # a section read for the focus and said not to address it holds no missed sentence on it
+    answered |= {(b.drug_id, b.section_key) for b in blocks if isinstance(b, AnswerLinesBlock) and b.not_said}
     stay = {*asked, *(section_of(b) for b in blocks if _flagged(b))}
     keys = [
         k for k in dict.fromkeys(map(section_of, blocks)) if k and k not in stay and k[1] not in KEPT_WHOLE

@@ -179,10 +179,8 @@ class ReplyWording:
                 if plan.asks_kind("together") and real.issuperset(joined)
                 else f"Không tìm thấy {missing} trong Dược thư"
             )
-            lines.append(f"{said[:1].upper()}{said[1:]}; phần trả lời dưới đây {covered}.")
-        if reading.read_as:
-            shorthand = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
-            lines.append(f"Tôi hiểu {shorthand}.")
+            lines.append(f"{said[:1].upper()}{said[1:]}; phần trả lời này {covered}.")
+        lines += self.read_as(plan)
         # a real drug the formulary has no monograph for, asked on its own (not beside a drug whose
         # interactions may name it): said, never answered by another drug
         alone = answered and plan.reply == "sections" and not plan.asks_kind("together")
@@ -190,9 +188,28 @@ class ReplyWording:
         if outside:
             lines.append(
                 f"Không tìm thấy {self.quoted(outside)} trong Dược thư này (thuốc không có chuyên luận "
-                f"trong bản này); phần dưới đây chỉ nói về {self.names(answered)}."
+                f"trong bản này); phần trả lời này chỉ nói về {self.names(answered)}."
             )
         return lines
+
+    def read_as(self, plan: Plan) -> list[str]:
+        reading = plan.reading
+        if not reading.read_as:
+            return []
+        shorthand = ", ".join(f"“{written}” là {self.names([drug])}" for written, drug in reading.read_as)
+        return [f"Tôi hiểu {shorthand}."]
+
+    def reading_notes(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
+        """The preface's lines that say how the question was read, not what the reply leaves out
+        (a shorthand, a drug without a monograph quoted where the asked drug's interactions name
+        it): they may follow the answering lines, which a warning of what is not covered may not."""
+        answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
+        joined = plan.reading.joined_unknown_names
+        notes = self.read_as(plan)
+        real = set(plan.reading.outside_together).issuperset(joined)
+        if joined and answered and plan.asks_kind("together") and real:
+            notes += self.names_not_covered(plan, answered, joined)[:1]
+        return notes
 
     def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
         """The lines before the quotes: (what comes before a patient table, the table, what follows)."""

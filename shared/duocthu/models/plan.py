@@ -71,6 +71,9 @@ class Ask(_Model):
     # the reply quotes first the sentences of the asked section that answer its focus (a maximum,
     # a weight, the patient's state: duocthu.answer.lines)
     answering_lines: bool = False
+    # the question asks for the section itself ("CCĐ của captopril?"), not for something in it:
+    # the reply quotes it whole whatever its length (answer.reply_budget)
+    whole_section: bool = False
 
 
 class Plan(_Model):

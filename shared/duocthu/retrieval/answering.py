@@ -23,9 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import DOSE_SECTION, INDICATION_SECTION, SAFETY_SECTIONS, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
+from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.levels import patient_band, relation, sentence_bands
+from duocthu.retrieval.limits import bands_in, patient_inside
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
 from duocthu.store.lexical import line_terms
@@ -43,6 +47,35 @@ OTHER_DRUG_WEIGHT = 2
 MIN_SCORE = 8.0
 # A line after the first leads too only when it scores this share of the first's score
 FOLLOWER_SHARE = 0.6
+
+
+# A line stating a band the patient's own numbers fall in (an age, a weight, a clearance, a week of
+# pregnancy: "Trẻ em từ 2 đến 6 tuổi", "eGFR 30–44") answers for this patient and outranks one that
+# scores up to this much more; a line stating only bands the patient is outside answers for another
+# and is weighed down as much (kept: the patient's numbers may be misread)
+BAND_PRIOR = 0.5
+# The sections a prescribing decision for a patient reads
+DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
+# A band line the words did not rank, after a ranked one in the patient's band
+BAND_RUNNER_UP = 0.95
+# The levels a patient's turn may give as numbers or words the book states bands of
+LEVELED = ("renal", "pregnancy")
+
+
+def patient_fit(text: str, patient: PatientProfile | None) -> float:
+    """The weight of a line for the patient: 1 + BAND_PRIOR inside a band it states, its inverse
+    outside every band it states, 1 when it states none the patient gives a number for."""
+    if patient is None:
+        return 1.0
+    inside = patient_inside(bands_in(text), patient.age_years, patient.weight_kg)
+    found = [] if inside is None else ["inside" if inside else "outside"]
+    for concept in LEVELED:
+        level = patient.level_text(concept)
+        if level:
+            found.append(relation(patient_band(level, concept), sentence_bands(text, concept)) or "")
+    if "inside" in found:
+        return 1 + BAND_PRIOR
+    return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
 
 
 def question_tokens(question: str, names: Iterable[str]) -> list[str]:
@@ -76,6 +109,10 @@ def _line_pairs(text: str) -> list[str]:
     return line_terms(sequence)[len(sequence) :]
 
 
+def _names_other(line: RankedLine, other_words: Sequence[str]) -> bool:
+    return bool(other_words) and line.score >= MIN_SCORE and _holds(line, other_words) > 0
+
+
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
     """Whether the line holds enough of the question's words to count as an answer."""
     return line.score >= MIN_SCORE and _holds(line, tokens) >= min(2, len(tokens))
@@ -88,6 +125,7 @@ def answering_lines(
     candidates: Sequence[str] = (),
     together: Sequence[tuple[str, Sequence[str]]] = (),
     carried: str = "",
+    patient: PatientProfile | None = None,
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question among the sentences of each drug (given with its names:
     a drug's own names are no term of its lines, another drug's named in the question is, and
@@ -122,8 +160,9 @@ def answering_lines(
             # has (why the drug is given), not what is asked of it: the question's other words
             # weigh double in the order, so a line on the condition does not outrank the one
             # answering the ask; what counts as found stays read at the question's own weights
-            kept_ids = {(line.part_id, line.line_index) for line in hits if found(line, tokens)}
-            best = max((line.score for line in hits if found(line, tokens)), default=0.0)
+            answers = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
+            kept_ids = {(line.part_id, line.line_index) for line in answers}
+            best = max((line.score for line in answers), default=0.0)
             asked = [t for t in terms if not condition.intersection(t.split(" "))]
             hits = store.search_lines([*terms, *asked], drug_id=drug_id, limit=READ_LINES)
             hits = [line for line in hits if (line.part_id, line.line_index) in kept_ids]
@@ -131,13 +170,13 @@ def answering_lines(
             scale = best / hits[0].score if hits else 1.0
             hits = [line.model_copy(update={"score": line.score * scale}) for line in hits]
         else:
-            hits = [line for line in hits if found(line, tokens)]
+            # a line naming another drug asked with this one answers "the two together" by that
+            # name alone (an interaction is one sentence naming both)
+            hits = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
         mine = [
-            line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)})
-            if line.section_key in candidates
-            else line
-            for line in hits
+            line.model_copy(update={"score": line.score * _prior(line, candidates, patient)}) for line in hits
         ]
+        kept += _band_lines(store, drug_id, candidates, patient, mine)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
@@ -148,6 +187,49 @@ def answering_lines(
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+
+
+def _band_lines(
+    store: VectorStore,
+    drug_id: str,
+    candidates: Sequence[str],
+    patient: PatientProfile | None,
+    ranked: Sequence[RankedLine],
+) -> list[RankedLine]:
+    """The sentences of the asked sections stating a band the patient's numbers fall in ("eGFR
+    30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
+    answer for this patient whatever words the question uses: they score as its best line, just
+    under it when that line is in the patient's band too."""
+    if patient is None or patient.is_empty():
+        return []
+    have = {(line.part_id, line.line_index) for line in ranked}
+    top = max(ranked, key=lambda line: line.score, default=None)
+    best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
+    best *= BAND_RUNNER_UP if top and patient_fit(top.text, patient) > 1 else 1.0
+    out = []
+    for section in candidates:
+        for part in store.find_by_section(drug_id, section):
+            for index, sentence in enumerate(split_sentences(part.text)):
+                if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
+                    continue
+                line = RankedLine(
+                    text=sentence, drug_id=drug_id, display_name=part.display_name, section_key=section,
+                    part_id=part.id, part_index=part.part_index, line_index=index, score=best,
+                    source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
+                )  # fmt: skip
+                out.append(line)
+    return out[:MAX_LINES]
+
+
+def _prior(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> float:
+    """The candidate sections' prior, and the patient's band: a line in it answers for them in a
+    section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
+    drug is for, not what to give), one outside every band it states answers for another
+    wherever it stands."""
+    fit = patient_fit(line.text, patient)
+    prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
+    decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
+    return prior * (fit if decides else min(fit, 1.0))
 
 
 # A which-drug question read across the book: the lines kept, and how many of them one drug may

@@ -47,6 +47,33 @@ def limits_in(sentence: str) -> tuple[Limit, ...]:
     return tuple(found)
 
 
+# A closed or open band without "dưới", as dose lines state them: "từ 2 đến 6 tuổi", "10 – 33 kg",
+# "từ 12 tuổi trở lên", "trên 40 kg"
+_CLOSED = re.compile(rf"(?:\btừ\s+)?{_NUMBER}\s*{_UNIT}?\s*(?:đến|[–-])\s*{_NUMBER}\s*{_UNIT}\b")
+_FROM = re.compile(rf"\b(?:từ|trên)\s+{_NUMBER}\s*{_UNIT}\b(?!\s*(?:đến|[–-]))")
+
+
+def bands_in(sentence: str) -> tuple[Limit, ...]:
+    """Every age or weight band a sentence states, `limits_in`'s and those without "dưới" (the
+    upper end of "từ 2 đến 6 tuổi" taken as reached): for ranking a dose line by the patient,
+    never for a contraindication's verdict."""
+    lowered = nfc(sentence).lower()
+    found = list(limits_in(sentence))
+    for low, low_unit, high, unit in _CLOSED.findall(lowered):
+        measure, top = _value(high, unit)
+        found.append(
+            Limit(
+                measure,
+                top + (1.0 if measure == "weight" else 1.0 / _PER_YEAR[unit]),
+                _value(low, low_unit or unit)[1],
+            )
+        )
+    for low, unit in _FROM.findall(lowered):
+        measure, bottom = _value(low, unit)
+        found.append(Limit(measure, float("inf"), bottom))
+    return tuple(found)
+
+
 def patient_inside(
     limits: tuple[Limit, ...], age_years: float | None, weight_kg: float | None
 ) -> bool | None:

@@ -42,6 +42,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.answering import answering_lines, book_lines
 from duocthu.retrieval.decision import EvidencePolicy, decide
+from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import interaction_evidence
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
@@ -264,12 +265,15 @@ class RetrievalService:
         question = ask.query or plan.reading.text  # with the formulary's words for the patient
         named = [(d, drug_names(resolver, d)) for d in drugs]
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
+        # a drug without a monograph asked beside this one is named in its lines as any other is
+        together += [(name, (name,)) for name in ask.unknown_names]
         # a follow-up's standalone query goes on with the ask it continues: its words, weaker
         frame = plan.frame
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
         query = (frame.standalone_query or "") if follow_up else ""
         carried = query[len(question) :] if query.startswith(question) else ""
-        return answering_lines(self.store, named, question, candidates, together, carried)
+        patient = PatientProfile.from_frame(frame)
+        return answering_lines(self.store, named, question, candidates, together, carried, patient)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None

@@ -20,11 +20,15 @@ from duocthu.core.sections import (
     PHARMACOLOGY_SECTION,
     RELATION_SECTIONS,
     SAFETY_SECTIONS,
+    SECTION_PHRASES,
 )
+from duocthu.core.text import fold, stop_words, words
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
+from duocthu.understanding.cues import scan_cues
+from duocthu.understanding.lexicon import formulary_wording
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
 DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
@@ -39,6 +43,9 @@ _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malform
 # Declines a which-drug question is read for before they are said (never a non-human subject, a
 # failed provider or small talk)
 _READ_THE_BOOK = frozenset({"needs_clarification", "unknown_drug", "out_of_scope"})
+# Words asking to read a section whole ("xem toàn văn mục", "đầy đủ"), folded: the reply's own
+# quick reply opening a section left out is one (answer.reply_budget.whole_section_reply)
+READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "het"})
 
 
 def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Plan:
@@ -96,14 +103,14 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
-    population_question = not frame.attribute and frame.population is not None
-    query = reading.text
+    population_question, query = not frame.attribute and frame.population is not None, reading.text
     if population_question and reading.yes_or_no:
         # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
         # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
         query = " ".join((query, *population_wordings(frame.population)))
     own = Ask(
         kind="section" if frame.attribute else "monograph",
+        whole_section=asks_whole_section(frame, reading, resolver),
         drugs=(drug,),
         section_key=frame.attribute,
         query=query,
@@ -120,6 +127,35 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
     return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
+
+
+def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:
+    """Whether the question asks for a section itself: it names the drug and the section, and
+    besides them only words of asking ("là gì", "thế nào") or of reading a section whole ("xem
+    toàn mục"); a maximum, a patient, a finding or any other word makes it a question about
+    something in the section, which its answering lines answer."""
+    if not frame.attribute or reading.asks_maximum or frame.condition is not None:
+        return False
+    context = frame.patient_context
+    # the drug asked may be read as a medicine taken too ("tác dụng phụ của ibuprofen")
+    others = [
+        m
+        for m in context.current_medications
+        if not {d.drug_id for d in resolver.resolve(m)} & {*frame.drugs}
+    ]
+    about_patient = not context.model_copy(update={"current_medications": ()}).is_empty() or others
+    if frame.population is not None or frame.weight_kg is not None or about_patient:
+        return False
+    text = formulary_wording(reading.text)  # "CCĐ" is "chống chỉ định"
+    tokens = words(text)
+    spans = [
+        *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(tokens)),
+        *((c.start, c.end) for c in scan_cues(text).all("section")),
+        *((m.start, m.end) for m in resolver.mentions(text)),
+    ]
+    covered = {i for start, end in spans for i in range(start, end)}
+    stops = stop_words()
+    return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
 def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:

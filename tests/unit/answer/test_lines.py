@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from duocthu.answer.lines import answer_lines, lines_text
-from duocthu.models.evidence import EvidenceBundle, EvidenceItem, SourceRef
+from duocthu.answer.lines import answer_lines, lines_text, ranked_lines
+from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedLine, SourceRef
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
@@ -121,3 +121,19 @@ def test_a_population_section_question_quotes_the_contraindication_about_them_fi
     alone = answer_lines(nursing, TurnReading(text=""), decide(feeding), section_of, ask_of(nursing))
     assert alone is not None and {line.section_key for line in alone.lines} == {"thoi_ky_cho_con_bu"}
     assert lines_text(alone, "Thuốc")[0].startswith("Câu trả lời trong mục “Thời kỳ cho con bú”")
+
+
+def test_a_line_stating_another_route_than_the_questions_goes_after() -> None:
+    ref = SourceRef(book="Dược thư", edition="3", section_heading="x", page_start=7, page_end=7)
+
+    def line(index: int, text: str) -> RankedLine:
+        return RankedLine(
+            text=text, drug_id="thuoc", display_name="Thuốc", section_key=DOSE, part_id="p",
+            part_index=0, line_index=index, score=10.0 - index, source_refs=(ref,),
+        )  # fmt: skip
+
+    lines = [line(0, "Truyền tĩnh mạch: trẻ nặng 10 – 33 kg dùng 15 mg/kg."), line(1, "11 – 15 kg | 160 mg")]
+    oral = ranked_lines(lines, DOSE, "uong")
+    assert oral is not None and [x.text for x in oral.lines] == [lines[1].text, lines[0].text]
+    unasked = ranked_lines(lines, DOSE)  # no route asked: the ranking as it is
+    assert unasked is not None and unasked.lines[0].text == lines[0].text

@@ -77,6 +77,12 @@ def test_background_leaves_first_and_a_decision_section_no_line_is_about_stays()
     assert CAUTION in kept  # unanswered: it may hold the sentence for this patient
 
 
+def test_a_section_said_not_to_address_the_question_may_leave() -> None:
+    silent = AnswerLinesBlock(drug_id="thuoc", section_key=DOSE, not_said=True, lines=("Mục … không nêu.",))
+    fitted = within_budget(reply(silent, section(DOSE), section(CAUTION)), names)
+    assert [c.section_key for c in left_out(fitted).sections] == [DOSE]
+
+
 def test_interaction_flagged_and_asked_sections_stay_however_long() -> None:
     long = reply(answering(DOSE), section(DOSE), section(PAIRS), section(KINETICS, flagged=True))
     assert within_budget(long, names, asked={("thuoc", DOSE)}) == long

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from duocthu.catalog.artifact import Catalog
-from duocthu.retrieval.answering import BOOK_LINES, PER_DRUG, answering_lines, book_lines
+from duocthu.retrieval.answering import BOOK_LINES, PER_DRUG, answering_lines, book_lines, patient_fit
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
+
+from tests.unit.retrieval.patients import patient
 
 
 def test_the_line_that_answers_leads_whatever_section_it_is_in(
@@ -35,3 +37,31 @@ def test_the_book_is_read_for_a_which_drug_question_a_few_lines_a_drug(
     assert lines and {"amoxicilin", "metronidazol"} <= set(drugs)
     assert all(drugs.count(d) <= PER_DRUG for d in drugs) and len(lines) <= BOOK_LINES
     assert book_lines(store, "thuốc nào") == ()  # one word read across the book is no question
+
+
+def test_the_patients_numbers_pick_the_band_line(sample_index: tuple[EdgeStore, Catalog, Settings]) -> None:
+    # a band stated in the asked section leads for a patient inside it, whatever words the
+    # question uses; a line stating only bands the patient is outside is weighed down
+    store, _, _ = sample_index
+    dose = ("lieu_luong_va_cach_dung",)
+    child = patient(age_text="4 tuổi")
+    lines = answering_lines(store, [("cetirizin", ("cetirizin",))], "cho bao nhiêu ml?", dose, patient=child)
+    assert lines and "Trẻ em từ 2 đến 6 tuổi" in lines[0].text
+    kidney = patient(renal_function="egfr 38")
+    lines = answering_lines(store, [("metformin", ("metformin",))], "tối đa bao nhiêu?", dose, patient=kidney)
+    assert lines and lines[0].text.startswith("eGFR 30–44")
+    outside, inside = "eGFR 45–59: tối đa 2 000 mg/ngày.", "eGFR 30–44: tối đa 1 000 mg/ngày."
+    assert patient_fit(outside, kidney) < 1 < patient_fit(inside, kidney)
+    assert patient_fit("Trẻ em từ 2 đến 6 tuổi: 2,5 mg.", None) == 1.0
+
+
+def test_a_line_naming_a_drug_without_a_monograph_asked_beside_is_found(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    drugs = [("atorvastatin", ("atorvastatin", "Lipitor"))]
+    question = "Lipitor 40 đang dùng, giờ cần clarithromycin 7 ngày. Xử lý sao?"
+    assert answering_lines(store, drugs, question, ("tuong_tac_thuoc",)) == ()
+    beside = [("clarithromycin", ("clarithromycin",))]
+    lines = answering_lines(store, drugs, question, ("tuong_tac_thuoc",), together=beside)
+    assert lines and all("clarithromycin" in line.text for line in lines)

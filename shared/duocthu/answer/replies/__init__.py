@@ -31,11 +31,18 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
 
 
 def routed_sections(plan: Plan) -> set[tuple[str, str]]:
-    """The sections a one-ask turn routes to: the reply's subject, never left out for length (a
-    turn of several asks may leave each part's, as its answering lines are quoted)."""
+    """The sections a one-ask turn asks for whole (`Ask.whole_section`): the reply's subject,
+    never left out for length. A question about something in its section is answered by the
+    lines quoted first, and the section may leave past the budget as any other (a turn of several
+    asks may leave each part's)."""
     if plan.parts:
         return set()
-    return {(d, a.section_key) for a in plan.asks if a.kind == "section" and a.section_key for d in a.drugs}
+    return {
+        (d, a.section_key)
+        for a in plan.asks
+        if a.kind == "section" and a.section_key and a.whole_section
+        for d in a.drugs
+    }
 
 
 def _composed(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:

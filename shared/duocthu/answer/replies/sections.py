@@ -35,14 +35,15 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None)
+    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
     if found is not None and found.read_sections:
         return [found]
+    if found is not None and ranked is not None and found.not_said:
+        # the sentences that answer stand first; the note on what the section does not say (and
+        # what another section says of the patient's state) follows
+        return [ranked, found]
     if found is not None and found.lines:
         return _ranked_first(found, ranked)
-    if found is not None and ranked is not None and found.not_said:
-        # the sentences that answer stand first; the note on what the section does not say follows
-        return [ranked, found]
     return [x for x in (found, ranked) if x is not None]
 
 
@@ -83,11 +84,14 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     found = next((x for x in leads if not x.ranked), leads[0]) if leads else None
     ask = plan.main_ask
     if quoted:
-        # said first: a name the formulary lacks (the lines are about the other drug only), and
-        # how the section read for a finding names it ("X có trị Y không?": that is the answer)
+        # how the question was read follows the answering lines; said first: a name the reply
+        # does not cover (the lines are about the other drug only), and how the section read for
+        # a finding names it ("X có trị Y không?": that is the answer)
+        notes = composer.wording.reading_notes(plan, bundle)
+        said = [line for line in composer.wording.preface(plan, bundle) if line not in notes]
         only_ranked = all(x.ranked for x in leads)
-        after = frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked)
-        preface = [*preface, *quoted] if after else [*quoted, *preface]
+        first = said and (frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked))
+        preface = [*lines_block(said), *quoted, *lines_block(notes)] if first else [*quoted, *preface]
     shown = _shown(plan, bundle, leads)
     answer = composer.generator.generate(reading.text, shown, sample_data=composer.sample_data)
     blocks = [*preface, *_trimmed(answer.blocks)] if preface else list(answer.blocks)
