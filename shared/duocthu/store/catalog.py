@@ -5,12 +5,15 @@ own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.zst`)
 never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
 the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
 the data layer's file, or an S3 object) is unpacked into the data folder first
-(duocthu.store.packed).
+(duocthu.store.packed), on a thread of its own when a function starts it early
+(`unpack_in_background`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from concurrent.futures import Future
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -56,7 +59,7 @@ def catalog_path(settings: Settings, version: str) -> Path:
 def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
     """The active manifest and its catalogue; raises when they were built from different corpora."""
     if settings.packed_index:
-        unpack_packed_index(settings.packed_index, settings.data_dir)
+        _unpacked(settings.packed_index, settings.data_dir)
     manifest = store.active_manifest()
     if manifest is None:
         raise FileNotFoundError("no index: run `duocthu ingest`")
@@ -76,6 +79,40 @@ def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
         return unpack(file_opener(Path(source)), data_dir, source)
     bucket, key = bucket_key(source)
     return unpack(lambda: _s3_client().get_object(Bucket=bucket, Key=key)["Body"], data_dir, source)
+
+
+# Unpacks under way on their own thread, by (pack, data folder); each is waited for once.
+_UNPACKING: dict[tuple[str, Path], Future[Manifest]] = {}
+_UNPACKING_LOCK = threading.Lock()
+
+
+def unpack_in_background(settings: Settings) -> None:
+    """Starts unpacking the configured pack on a thread of its own, so a cold start's remaining
+    imports run beside it: decompressing and writing release the GIL, and Lambda gives a function
+    two vCPUs (docs/performance.md, "Cold start at the book's size"). The next start of the
+    runtime waits for it and raises what it raised; a process that never calls this unpacks then."""
+    if not settings.packed_index:
+        return
+    key = (settings.packed_index, settings.data_dir)
+    future: Future[Manifest] = Future()
+    with _UNPACKING_LOCK:
+        if key in _UNPACKING:
+            return
+        _UNPACKING[key] = future
+
+    def run() -> None:
+        try:
+            future.set_result(unpack_packed_index(*key))
+        except BaseException as err:  # handed to the start that waits for it, raised there
+            future.set_exception(err)
+
+    threading.Thread(target=run, name="duocthu-unpack").start()
+
+
+def _unpacked(source: str, data_dir: Path) -> Manifest:
+    with _UNPACKING_LOCK:
+        pending = _UNPACKING.pop((source, data_dir), None)
+    return pending.result() if pending is not None else unpack_packed_index(source, data_dir)
 
 
 def version_uri(prefix_uri: str, version: str, name: str) -> str:
