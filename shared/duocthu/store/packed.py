@@ -21,7 +21,6 @@ written to /tmp beside the index it unpacks.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import logging
 import os
@@ -52,9 +51,6 @@ ZSTD_OPTIONS: dict[int, int] = {
     CompressionParameter.compression_level: ZSTD_LEVEL,
     CompressionParameter.checksum_flag: 1,
 }
-# The unpack reads and writes in blocks this large: tarfile's default (16 KiB) costs a Python
-# round per block, a sixth of the unpack's CPU at 700 monographs (docs/performance.md)
-COPY_BLOCK = 4 * 2**20
 INFO_FILE = "index.json"  # beside the pack: what it holds and what it unpacks to
 
 
@@ -126,13 +122,7 @@ Opener = Callable[[], IO[bytes]]  # a fresh stream of the pack's bytes (a file, 
 def pack_stream(open_pack: Opener) -> Iterator[tarfile.TarFile]:
     """The pack's members, in order, read once (tarfile's stream mode: no seeking back)."""
     try:
-        with (
-            open_pack() as raw,
-            ZstdFile(raw, "r") as plain,
-            io.BufferedReader(plain, COPY_BLOCK) as blocks,
-            tarfile.open(fileobj=blocks, mode="r|") as tar,
-        ):
-            tar.copybufsize = COPY_BLOCK  # type: ignore[attr-defined]  # (typeshed lacks it)
+        with open_pack() as raw, ZstdFile(raw, "r") as plain, tarfile.open(fileobj=plain, mode="r|") as tar:
             yield tar
     except (ZstdError, tarfile.TarError) as err:
         raise PackError(f"not a zstd-compressed tar of an index version: {err}") from err

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+import threading
 from pathlib import Path
 
 import boto3
@@ -178,3 +179,47 @@ def test_duocthu_pack_refuses_an_invalid_source_and_writes_nothing(
     out = tmp_path / "layer" / "index.tar.zst"
     assert main(["pack", "--out", str(out), "--source", str(bad)]) == 2
     assert "drug_id: Field required" in capsys.readouterr().err and not out.parent.exists()
+
+
+def test_a_pack_damaged_in_transit_fails_its_checksum(packed: Path, tmp_path: Path) -> None:
+    raw = bytearray(packed.read_bytes())
+    assert raw[4] & 0b100, "the frame header's content-checksum flag is off"
+    raw[len(raw) // 2] ^= 0xFF  # one byte damaged in transit, in the shard's data
+    damaged = tmp_path / "index.tar.zst"
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(PackError):
+        unpack(file_opener(damaged), tmp_path / "data")
+    assert not (tmp_path / "data" / "manifest.json").exists(), "a damaged pack left a version to serve"
+
+
+def test_an_unpack_started_before_the_imports_is_the_one_the_start_waits_for(
+    packed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(data_dir=tmp_path / "duocthu", packed_index=str(packed))
+    threads: list[str] = []
+    unpack_on = catalog_module.unpack_packed_index
+
+    def recorded(source: str, data_dir: Path) -> object:
+        threads.append(threading.current_thread().name)
+        return unpack_on(source, data_dir)
+
+    monkeypatch.setattr(catalog_module, "unpack_packed_index", recorded)
+    catalog_module.unpack_in_background(settings)
+    catalog_module.unpack_in_background(settings)  # a second call while it runs starts nothing
+    runtime = build_runtime(settings)
+    try:
+        assert _answer(runtime)[0] == "ANSWERABLE"
+    finally:
+        runtime.store.close()
+    assert threads == ["duocthu-unpack"], threads  # unpacked once, on its own thread
+
+
+def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(tmp_path: Path) -> None:
+    broken = tmp_path / "index.tar.zst"
+    broken.write_bytes(b"not a tar")
+    settings = Settings(data_dir=tmp_path / "data", packed_index=str(broken))
+    catalog_module.unpack_in_background(settings)
+    first = build_runtime(settings)
+    assert first.problem is not None and "[PackError]" in first.problem
+    again = build_runtime(settings)  # the retried start unpacks again, and says the same
+    assert again.problem == first.problem
