@@ -5,15 +5,16 @@ own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.zst`)
 never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
 the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
 the data layer's file, or an S3 object) is unpacked into the data folder first
-(duocthu.store.packed), on a thread of its own when a function starts it early
+(duocthu.store.packed), in a child process when a function starts it early
 (`unpack_in_background`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
-from concurrent.futures import Future
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -81,38 +82,44 @@ def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
     return unpack(lambda: _s3_client().get_object(Bucket=bucket, Key=key)["Body"], data_dir, source)
 
 
-# Unpacks under way on their own thread, by (pack, data folder); each is waited for once.
-_UNPACKING: dict[tuple[str, Path], Future[Manifest]] = {}
+# Unpacks under way in a child process, by (pack, data folder): each is waited for once.
+_UNPACKING: dict[tuple[str, Path], int] = {}
 _UNPACKING_LOCK = threading.Lock()
 
 
 def unpack_in_background(settings: Settings) -> None:
-    """Starts unpacking the configured pack on a thread of its own, so a cold start's remaining
-    imports run beside it: decompressing and writing release the GIL, and Lambda gives a function
-    two vCPUs (docs/performance.md, "Cold start at the book's size"). The next start of the
-    runtime waits for it and raises what it raised; a process that never calls this unpacks then."""
-    if not settings.packed_index:
+    """Starts unpacking the configured pack in a child process (a fork of this one, so no GIL is
+    shared: a thread measured no faster), so that a cold start's remaining imports run beside it
+    on a second vCPU (docs/performance.md, "Cold start at the book's size"). The runtime's start
+    waits for the child, then unpacks as ever: it reuses the version the child unpacked, and after
+    a child that failed it unpacks again and raises the error itself. Without fork, nothing starts."""
+    if not settings.packed_index or not hasattr(os, "fork"):
         return
     key = (settings.packed_index, settings.data_dir)
-    future: Future[Manifest] = Future()
     with _UNPACKING_LOCK:
         if key in _UNPACKING:
             return
-        _UNPACKING[key] = future
-
-    def run() -> None:
-        try:
-            future.set_result(unpack_packed_index(*key))
-        except BaseException as err:  # handed to the start that waits for it, raised there
-            future.set_exception(err)
-
-    threading.Thread(target=run, name="duocthu-unpack").start()
+        sys.stdout.flush()  # buffered output would otherwise be written twice, once by the child
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: unpack, then leave without the parent's exit handlers
+            code = 1
+            try:
+                unpack_packed_index(*key)
+                code = 0
+            except BaseException:  # the start unpacks again and reports it
+                log.exception("background unpack failed")
+            finally:
+                os._exit(code)
+        _UNPACKING[key] = pid
 
 
 def _unpacked(source: str, data_dir: Path) -> Manifest:
     with _UNPACKING_LOCK:
-        pending = _UNPACKING.pop((source, data_dir), None)
-    return pending.result() if pending is not None else unpack_packed_index(source, data_dir)
+        pid = _UNPACKING.pop((source, data_dir), None)
+    if pid is not None:
+        os.waitpid(pid, 0)
+    return unpack_packed_index(source, data_dir)
 
 
 def version_uri(prefix_uri: str, version: str, name: str) -> str:

@@ -4,9 +4,9 @@ opened and answering; the manifest and the catalogue's hash checked as for any d
 from __future__ import annotations
 
 import io
+import logging
 import os
 import tarfile
-import threading
 from pathlib import Path
 
 import boto3
@@ -193,25 +193,21 @@ def test_a_pack_damaged_in_transit_fails_its_checksum(packed: Path, tmp_path: Pa
 
 
 def test_an_unpack_started_before_the_imports_is_the_one_the_start_waits_for(
-    packed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    packed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = Settings(data_dir=tmp_path / "duocthu", packed_index=str(packed))
-    threads: list[str] = []
-    unpack_on = catalog_module.unpack_packed_index
-
-    def recorded(source: str, data_dir: Path) -> object:
-        threads.append(threading.current_thread().name)
-        return unpack_on(source, data_dir)
-
-    monkeypatch.setattr(catalog_module, "unpack_packed_index", recorded)
     catalog_module.unpack_in_background(settings)
     catalog_module.unpack_in_background(settings)  # a second call while it runs starts nothing
-    runtime = build_runtime(settings)
+    (child,) = catalog_module._UNPACKING.values()
+    assert child != os.getpid()
+    with caplog.at_level(logging.INFO, logger="duocthu.store.packed"):
+        runtime = build_runtime(settings)
     try:
         assert _answer(runtime)[0] == "ANSWERABLE"
     finally:
         runtime.store.close()
-    assert threads == ["duocthu-unpack"], threads  # unpacked once, on its own thread
+    assert "already unpacked" in caplog.text  # the child unpacked it; the start only checked it
+    assert not catalog_module._UNPACKING
 
 
 def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(tmp_path: Path) -> None:

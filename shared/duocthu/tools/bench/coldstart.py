@@ -79,6 +79,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--n", type=int, default=5, help="starts per tree, CPU setting and /tmp state")
     parser.add_argument("--python", default="python3.12", help="the Lambda runtime's Python (3.12)")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep it (default: .duocthu/)")
+    parser.add_argument(
+        "--realtime", action="store_true", help="run the starts under SCHED_FIFO (root): a shared machine"
+    )
     parser.add_argument("--reuse", action="store_true", help="time the builds already kept in --keep")
     args = parser.parse_args(argv)
     smoke = _smoke_module()
@@ -94,7 +97,9 @@ def main(argv: list[str]) -> int:
         else {f"baseline ({args.baseline})": work / "baseline", "this tree": work / "candidate"}
     )
     env = {**smoke.template_environment(smoke.read_template(ROOT / "template.yaml")), "PYTHON": args.python}
-    if os.geteuid() == 0:  # this machine is shared: the starts (and only they) go first
+    if args.realtime:  # the starts run before every other process here (the kernel keeps 5 % for them)
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    elif os.geteuid() == 0:  # this machine is shared: the starts (and only they) go first
         os.setpriority(os.PRIO_PROCESS, 0, -20)
     cpus = sorted(os.sched_getaffinity(0))
     settings = {"2 CPUs": set(cpus[:2]), "1 CPU": {cpus[0]}}
@@ -106,8 +111,8 @@ def main(argv: list[str]) -> int:
                 for state, fresh in (("fresh /tmp", True), ("second start", False)):
                     samples.setdefault((cpu_label, label, state), []).append(start(smoke, folder, env, fresh))
     os.sched_setaffinity(0, set(cpus))
-    nice = os.getpriority(os.PRIO_PROCESS, 0)
-    print(f"source: {args.source or 'the sample'}; {args.n} starts each at nice {nice}; load average "
+    priority = "SCHED_FIFO" if args.realtime else f"nice {os.getpriority(os.PRIO_PROCESS, 0)}"
+    print(f"source: {args.source or 'the sample'}; {args.n} starts each at {priority}; load average "
           f"{os.getloadavg()[0]:.1f} at the end\n")  # fmt: skip
     print("| CPUs | tree | /tmp | init p50 (min-max) ms | first turn p50 ms | init + first turn p50 ms |")
     print("|---|---|---|---|---|---|")
