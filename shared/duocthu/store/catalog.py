@@ -92,9 +92,10 @@ def unpack_in_background(settings: Settings) -> None:
     shared: a thread measured no faster), so that a cold start's remaining imports run beside it
     on a second vCPU (docs/performance.md, "Cold start at the book's size"). The runtime's start
     waits for the child, then unpacks as ever: it reuses the version the child unpacked, and after
-    a child that failed it unpacks again and raises the error itself. Without fork, nothing starts."""
-    if not settings.packed_index or not hasattr(os, "fork"):
-        return
+    a child that failed it unpacks again and raises the error itself. Without fork or a second
+    CPU, nothing starts."""
+    if not settings.packed_index or not hasattr(os, "fork") or _cpus() < 2:
+        return  # on one CPU the child would only share it (measured 7 % slower)
     key = (settings.packed_index, settings.data_dir)
     with _UNPACKING_LOCK:
         if key in _UNPACKING:
@@ -112,6 +113,10 @@ def unpack_in_background(settings: Settings) -> None:
             finally:
                 os._exit(code)
         _UNPACKING[key] = pid
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _unpacked(source: str, data_dir: Path) -> Manifest:
