@@ -193,9 +193,13 @@ def test_a_pack_damaged_in_transit_fails_its_checksum(packed: Path, tmp_path: Pa
 
 
 def test_an_unpack_started_before_the_imports_is_the_one_the_start_waits_for(
-    packed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    packed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = Settings(data_dir=tmp_path / "duocthu", packed_index=str(packed))
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 1)
+    catalog_module.unpack_in_background(settings)  # one CPU: the child would only share it
+    assert not catalog_module._UNPACKING
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 2)
     catalog_module.unpack_in_background(settings)
     catalog_module.unpack_in_background(settings)  # a second call while it runs starts nothing
     (child,) = catalog_module._UNPACKING.values()
@@ -210,11 +214,15 @@ def test_an_unpack_started_before_the_imports_is_the_one_the_start_waits_for(
     assert not catalog_module._UNPACKING
 
 
-def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(tmp_path: Path) -> None:
+def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     broken = tmp_path / "index.tar.zst"
     broken.write_bytes(b"not a tar")
     settings = Settings(data_dir=tmp_path / "data", packed_index=str(broken))
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 2)
     catalog_module.unpack_in_background(settings)
+    assert catalog_module._UNPACKING
     first = build_runtime(settings)
     assert first.problem is not None and "[PackError]" in first.problem
     again = build_runtime(settings)  # the retried start unpacks again, and says the same
