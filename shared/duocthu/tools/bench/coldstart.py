@@ -80,7 +80,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--python", default="python3.12", help="the Lambda runtime's Python (3.12)")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep it (default: .duocthu/)")
     parser.add_argument(
-        "--realtime", action="store_true", help="run the starts under SCHED_FIFO (root): a shared machine"
+        "--realtime",
+        action="store_true",
+        help="run the starts under SCHED_FIFO (root), for a loaded shared machine; it can stall the "
+        "machine's other work while the kernel reaps a start (it did once, for minutes): watch it",
     )
     parser.add_argument("--reuse", action="store_true", help="time the builds already kept in --keep")
     args = parser.parse_args(argv)
