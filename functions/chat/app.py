@@ -6,6 +6,12 @@ ABSTAIN with its system_error, not a 5xx.
 Direct invoke (Step Functions, infra/statemachine/chat_turn.asl.json): {"step": ...} runs one
 state of the same turn (load_session, answer, save_session, abstain; duocthu.api.turn_steps)."""
 
+# First, before the other imports: the packed index unpacks on a second vCPU while they load.
+from duocthu.settings import get_settings
+from duocthu.store.catalog import unpack_in_background
+
+unpack_in_background(get_settings())
+
 from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -22,7 +28,6 @@ from duocthu.api.services import chat as service
 from duocthu.api.services.feedback import record_feedback
 from duocthu.api.turn_steps import run_step
 from duocthu.page import router as page_router
-from duocthu.settings import get_settings
 from duocthu.store.sessions import ConversationUnavailable, get_conversation_store
 
 logger = Logger()

@@ -4,6 +4,12 @@ HTTP: POST /v1/retrieve. Direct invoke (Step Functions): the same body as the ev
 failure raises DependencyUnavailable so the state machine retries, then catches it.
 """
 
+# First, before the other imports: the packed index unpacks on a second vCPU while they load.
+from duocthu.settings import get_settings
+from duocthu.store.catalog import unpack_in_background
+
+unpack_in_background(get_settings())
+
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -19,7 +25,6 @@ from duocthu.api.runtime import NotReady, get_runtime
 from duocthu.api.services import retrieve as service
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.models.evidence import EvidenceBundle
-from duocthu.settings import get_settings
 from duocthu.store import NoIndex, StoreUnavailable
 
 logger = Logger()

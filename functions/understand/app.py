@@ -6,6 +6,12 @@ Direct invoke (Step Functions): the same body as the event; a provider fault rai
 DependencyUnavailable (its reason is the frame's system_error) so the state machine can retry it.
 """
 
+# First, before the other imports: the packed index unpacks on a second vCPU while they load.
+from duocthu.settings import get_settings
+from duocthu.store.catalog import unpack_in_background
+
+unpack_in_background(get_settings())
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +28,6 @@ from duocthu.api.runtime import NotReady, get_runtime
 from duocthu.api.services import understand as service
 from duocthu.core.errors import DependencyUnavailable
 from duocthu.models.frame import QueryFrame
-from duocthu.settings import get_settings
 from duocthu.understanding.tags import MessageReader
 
 logger = Logger()

@@ -5,12 +5,16 @@ own keys (`<prefix>/<version>/catalog.json`, `<prefix>/<version>/index.tar.zst`)
 never overwritten: a re-ingest adds keys, so a container that starts while the index moves reads
 the catalogue of the version it serves, never a newer one. A packed index (DUOCTHU_PACKED_INDEX:
 the data layer's file, or an S3 object) is unpacked into the data folder first
-(duocthu.store.packed).
+(duocthu.store.packed), in a child process when a function starts it early
+(`unpack_in_background`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -56,7 +60,7 @@ def catalog_path(settings: Settings, version: str) -> Path:
 def load_active_catalog(store: VectorStore, settings: Settings) -> tuple[Manifest, Catalog]:
     """The active manifest and its catalogue; raises when they were built from different corpora."""
     if settings.packed_index:
-        unpack_packed_index(settings.packed_index, settings.data_dir)
+        _unpacked(settings.packed_index, settings.data_dir)
     manifest = store.active_manifest()
     if manifest is None:
         raise FileNotFoundError("no index: run `duocthu ingest`")
@@ -76,6 +80,59 @@ def unpack_packed_index(source: str, data_dir: Path) -> Manifest:
         return unpack(file_opener(Path(source)), data_dir, source)
     bucket, key = bucket_key(source)
     return unpack(lambda: _s3_client().get_object(Bucket=bucket, Key=key)["Body"], data_dir, source)
+
+
+# Unpacks under way in a child process, by (pack, data folder): each is waited for once.
+_UNPACKING: dict[tuple[str, Path], int] = {}
+_UNPACKING_LOCK = threading.Lock()
+
+
+def unpack_in_background(settings: Settings) -> None:
+    """Starts unpacking the configured pack in a child process (a fork of this one, so no GIL is
+    shared: a thread measured no faster), so that a cold start's remaining imports run beside it
+    on a second vCPU (docs/performance.md, "Cold start at the book's size"). The runtime's start
+    waits for the child, then unpacks as ever: it reuses the version the child unpacked, and after
+    a child that failed it unpacks again and raises the error itself. Without fork or a second
+    CPU, nothing starts."""
+    if not settings.packed_index or not hasattr(os, "fork") or _cpus() < 2:
+        return  # on one CPU the child would only share it (measured 7 % slower)
+    key = (settings.packed_index, settings.data_dir)
+    with _UNPACKING_LOCK:
+        if key in _UNPACKING:
+            return
+        sys.stdout.flush()  # buffered output would otherwise be written twice, once by the child
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: unpack, then leave without the parent's exit handlers
+            code = 1
+            try:
+                unpack_packed_index(*key)
+                code = 0
+            except BaseException:  # the start unpacks again and reports it
+                log.exception("background unpack failed")
+            finally:
+                os._exit(code)
+        _UNPACKING[key] = pid
+
+
+# Lambda allots CPU by memory: one whole vCPU from this many MB, a share of one below it (while
+# the process still sees two), where a child would only share it.
+LAMBDA_MB_PER_VCPU = 1769
+
+
+def _cpus() -> int:
+    memory = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "")
+    if memory.isdigit() and int(memory) < LAMBDA_MB_PER_VCPU:
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _unpacked(source: str, data_dir: Path) -> Manifest:
+    with _UNPACKING_LOCK:
+        pid = _UNPACKING.pop((source, data_dir), None)
+    if pid is not None:
+        os.waitpid(pid, 0)
+    return unpack_packed_index(source, data_dir)
 
 
 def version_uri(prefix_uri: str, version: str, name: str) -> str:

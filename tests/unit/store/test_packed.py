@@ -4,6 +4,7 @@ opened and answering; the manifest and the catalogue's hash checked as for any d
 from __future__ import annotations
 
 import io
+import logging
 import os
 import tarfile
 from pathlib import Path
@@ -178,3 +179,59 @@ def test_duocthu_pack_refuses_an_invalid_source_and_writes_nothing(
     out = tmp_path / "layer" / "index.tar.zst"
     assert main(["pack", "--out", str(out), "--source", str(bad)]) == 2
     assert "drug_id: Field required" in capsys.readouterr().err and not out.parent.exists()
+
+
+def test_a_pack_damaged_in_transit_fails_its_checksum(packed: Path, tmp_path: Path) -> None:
+    raw = bytearray(packed.read_bytes())
+    assert raw[4] & 0b100, "the frame header's content-checksum flag is off"
+    raw[len(raw) // 2] ^= 0xFF  # one byte damaged in transit, in the shard's data
+    damaged = tmp_path / "index.tar.zst"
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(PackError):
+        unpack(file_opener(damaged), tmp_path / "data")
+    assert not (tmp_path / "data" / "manifest.json").exists(), "a damaged pack left a version to serve"
+
+
+def test_an_unpack_started_before_the_imports_is_the_one_the_start_waits_for(
+    packed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(data_dir=tmp_path / "duocthu", packed_index=str(packed))
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 1)
+    catalog_module.unpack_in_background(settings)  # one CPU: the child would only share it
+    assert not catalog_module._UNPACKING
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 2)
+    catalog_module.unpack_in_background(settings)
+    catalog_module.unpack_in_background(settings)  # a second call while it runs starts nothing
+    (child,) = catalog_module._UNPACKING.values()
+    assert child != os.getpid()
+    with caplog.at_level(logging.INFO, logger="duocthu.store.packed"):
+        runtime = build_runtime(settings)
+    try:
+        assert _answer(runtime)[0] == "ANSWERABLE"
+    finally:
+        runtime.store.close()
+    assert "already unpacked" in caplog.text  # the child unpacked it; the start only checked it
+    assert not catalog_module._UNPACKING
+
+
+def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "index.tar.zst"
+    broken.write_bytes(b"not a tar")
+    settings = Settings(data_dir=tmp_path / "data", packed_index=str(broken))
+    monkeypatch.setattr(catalog_module, "_cpus", lambda: 2)
+    catalog_module.unpack_in_background(settings)
+    assert catalog_module._UNPACKING
+    first = build_runtime(settings)
+    assert first.problem is not None and "[PackError]" in first.problem
+    again = build_runtime(settings)  # the retried start unpacks again, and says the same
+    assert again.problem == first.problem
+
+
+def test_a_lambda_below_one_whole_vcpu_counts_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lambda shows two CPUs at 1,024 MB but gives a share of one: a child would only share it
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1024")
+    assert catalog_module._cpus() == 1
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(catalog_module.LAMBDA_MB_PER_VCPU * 2))
+    assert catalog_module._cpus() == len(os.sched_getaffinity(0))
