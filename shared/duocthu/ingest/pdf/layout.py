@@ -10,6 +10,7 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections import Counter
@@ -68,35 +69,46 @@ def _char_text(char: Char) -> str:
 
 def line_text(chars: list[Char]) -> str:
     """Characters of one line, left to right (content order kept for ties: combining marks)."""
+    return _ordered_text(sorted(chars, key=_x0))
+
+
+def _x0(char: Char) -> float:
+    return float(char["x0"])
+
+
+def _ordered_text(ordered: list[Char]) -> str:
     out: list[str] = []
     last_x1: float | None = None
-    ordered = sorted(chars, key=lambda c: c["x0"])
+    last = len(ordered) - 1
     for n, char in enumerate(ordered):
         text = _char_text(char)
-        following = ordered[n + 1]["x0"] if n + 1 < len(ordered) else None
-        if (
-            text.isspace()
-            and following is not None
-            and following < char["x0"] + 0.5 * (char["x1"] - char["x0"])
-        ):
+        x0 = char["x0"]
+        if text.isspace() and n < last and ordered[n + 1]["x0"] < x0 + 0.5 * (char["x1"] - x0):
             continue  # a space the next letter is drawn over (Chromium writes one at each soft hyphen)
-        gap = char["x0"] - last_x1 if last_x1 is not None else 0.0
-        if out and out[-1] != " " and text != " " and gap > 0.25 * float(char["size"]):
+        if out and out[-1] != " " and text != " " and x0 - last_x1 > 0.25 * char["size"]:
             out.append(" ")  # a gap with no space character drawn
         out.append(text)
-        last_x1 = max(last_x1 or 0.0, float(char["x1"]))
-    text = re.sub(r"\s+", " ", nfc(map_symbols("".join(out)))).strip()
+        last_x1 = char["x1"] if last_x1 is None or char["x1"] > last_x1 else last_x1
+    text = _SPACES.sub(" ", nfc(map_symbols("".join(out)))).strip()
     return rejoin_syllables(text)
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -> Line:
-    letters = [c for c in chars if str(c["text"]).strip()]
+    ordered = sorted(chars, key=_x0)
+    letters = [c for c in ordered if c["text"].strip()]
     # Accented letters may come from another font than their word ("bold broken mid-word"), so
     # the plain Latin letters decide, by majority; a line of accented letters only counts all.
-    plain = [c for c in letters if str(c["text"]).isascii() and str(c["text"]).isalpha()] or letters
-    bold = sum(_is_bold(str(c["fontname"])) for c in plain) * 2 > len(plain)
-    size = Counter(round(float(c["size"]), 1) for c in letters).most_common(1)[0][0]
-    text = line_text(chars)
+    plain = [c for c in letters if c["text"].isascii() and c["text"].isalpha()] or letters
+    bold = sum(_is_bold(c["fontname"]) for c in plain) * 2 > len(plain)
+    sizes: dict[float, int] = {}
+    for c in letters:
+        key = round(float(c["size"]), 1)
+        sizes[key] = sizes.get(key, 0) + 1
+    size = max(sizes, key=sizes.__getitem__)  # the most common; the first seen on a tie, as Counter
+    text = _ordered_text(ordered)
     return Line(
         page,
         printed,
@@ -106,27 +118,28 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         text,
         bold,
         size,
-        bold_lead=_bold_lead(chars, text),
+        bold_lead=_bold_lead(ordered, text),
     )
 
 
-def _bold_lead(chars: list[Char], whole: str) -> str:
+def _bold_lead(ordered: list[Char], whole: str) -> str:
     """The text up to the first plain Latin letter in a regular font (accents and punctuation may
-    come from any font: weight is decided by the letters); `whole` is the line's text."""
-    ordered = sorted(chars, key=lambda c: c["x0"])
+    come from any font: weight is decided by the letters); `ordered`: the line's characters left
+    to right, `whole` its text."""
     for n, char in enumerate(ordered):
-        text = str(char["text"])
-        if text.isascii() and text.isalpha() and not _is_bold(str(char["fontname"])):
+        text = char["text"]
+        if text.isascii() and text.isalpha() and not _is_bold(char["fontname"]):
             lead = ordered[:n]
-            return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
-    return whole if any(_is_bold(str(c["fontname"])) for c in chars) else ""
+            return _ordered_text(lead) if any(_is_bold(c["fontname"]) for c in lead) else ""
+    return whole if any(_is_bold(c["fontname"]) for c in ordered) else ""
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
     """Characters grouped by baseline."""
     rows: dict[float, list[Char]] = {}
     for char in chars:
-        base = round(float(char["matrix"][5]) if char.get("matrix") else float(char["bottom"]), 0)
+        matrix = char.get("matrix")
+        base = round(matrix[5] if matrix else char["bottom"], 0)
         rows.setdefault(base, []).append(char)
     return [rows[k] for k in sorted(rows, reverse=True)]
 
@@ -157,7 +170,8 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
         return None, filled[0]  # a page with nothing but its number
     if len(filled) < 2:
         return None, None
-    body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
+    letter_rows = [_letters(r) for r in filled]
+    body_size = Counter(round(float(c["size"])) for r in letter_rows for c in r).most_common(1)[0][0]
     # A margin row stands further from the body than a column's lines stand from each other (with
     # generous leading, a column's last line ending in a number is no foot). Gaps are measured to
     # the nearest row that shares some width: two columns' rows interleave when their baselines differ.
@@ -168,7 +182,7 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
             min(c["x0"] for c in r),
             max(c["x1"] for c in r),
         )
-        for r in map(_letters, filled)
+        for r in letter_rows
     ]
 
     def gap(i: int, step: int) -> float | None:
@@ -188,7 +202,7 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
             return False
         near = gap(i, 1 if top else -1)
         numbers, romans = folio_candidates(line_text(filled[i]).split())
-        small = max(float(c["size"]) for c in _letters(filled[i])) < body_size - 0.5
+        small = max(float(c["size"]) for c in letter_rows[i]) < body_size - 0.5
         apart = near is None or near >= max(0.5 * (y1 - y0), 1.5 * usual)
         return apart and (small or bool(numbers or romans))
 
@@ -201,11 +215,14 @@ def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
     """A row's stretches of text: letters closer than a word space and a half are one stretch, so
     a line crossing the gutter covers it whole, and a gutter is wider than any word space."""
     out: list[tuple[float, float]] = []
-    for c in sorted(letters, key=lambda c: c["x0"]):
-        x0, x1 = float(c["x0"]), float(c["x1"])
-        if out and x0 - out[-1][1] < 0.6 * float(c["size"]):
-            out[-1] = (out[-1][0], max(out[-1][1], x1))
+    start = end = 0.0
+    for c in sorted(letters, key=_x0):
+        x0, x1 = c["x0"], c["x1"]
+        if out and x0 - end < 0.6 * c["size"]:
+            end = x1 if x1 > end else end
+            out[-1] = (start, end)
         else:
+            start, end = x0, x1
             out.append((x0, x1))
     return out
 
@@ -220,21 +237,25 @@ def _gutter(
     centre), and so are letters larger than the body text (a centred title crosses the gutter).
     None for a one-column page: too many rows cross it, or no row has letters on one side."""
     lo, hi = int(width * 0.3), int(width * 0.7)
-    cover = [0] * (hi - lo)
+    steps = [0] * (hi - lo + 1)
     spans: list[tuple[float, float]] = []
-    sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
+    letter_rows = [_letters(r) for r in rows]
+    sizes = Counter(round(float(c["size"])) for r in letter_rows for c in r)
     body = sizes.most_common(1)[0][0] if sizes else 0
-    for row in rows:
+    for row in letter_rows:
         # letters larger than the body text are no evidence: a centred title may cross the gutter
-        letters = [c for c in _letters(row) if float(c["size"]) <= 1.1 * body + 0.5]
+        letters = [c for c in row if float(c["size"]) <= 1.1 * body + 0.5]
         if not letters:
             continue
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
         for x0, x1 in _runs_of_words(letters):
-            for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
-                cover[x - lo] += 1
+            start, end = max(lo, int(x0)), min(hi, int(x1) + 1)
+            if start < end:  # counted as steps, summed below: each run is two additions
+                steps[start - lo] += 1
+                steps[end - lo] -= 1
     if len(spans) < 4:
         return None
+    cover = list(itertools.accumulate(steps[:-1]))
     least = min(cover)
     runs: list[tuple[int, int]] = []
     for x, n in enumerate(cover):
@@ -292,31 +313,40 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
     class Collector(PDFPageAggregator):
         chars: list[Char]
         page_height: float
+        glyphs: dict[tuple[int, int], tuple[str, float, float]]
 
         def render_char(
             self, matrix: Any, font: Any, fontsize: float, scaling: float, rise: float, cid: int, *rest: Any
         ) -> float:
             if font.is_vertical():
                 return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
-            try:
-                text = font.to_unichr(cid)
-            except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
-                text = self.handle_undefined_char(font, cid)
-            adv = font.char_width(cid) * fontsize * scaling
-            y0 = font.get_descent() * fontsize + rise
+            glyph = self.glyphs.get((id(font), cid))
+            if glyph is None:  # a glyph's text, advance and descent are the font's: looked up once
+                try:
+                    text = font.to_unichr(cid)
+                except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
+                    text = self.handle_undefined_char(font, cid)
+                glyph = self.glyphs[(id(font), cid)] = (text, font.char_width(cid), font.get_descent())
+            text, width, descent = glyph
+            adv = width * fontsize * scaling
+            y0 = descent * fontsize + rise
             a, b, c, d, e, f = matrix
-            xs = (
-                e + c * y0,
-                e + a * adv + c * y0,
-                e + c * (y0 + fontsize),
-                e + a * adv + c * (y0 + fontsize),
-            )
-            ys = (
-                f + d * y0,
-                f + b * adv + d * y0,
-                f + d * (y0 + fontsize),
-                f + b * adv + d * (y0 + fontsize),
-            )
+            if b == 0 and c == 0:  # upright text, no shear: the box's corners are two numbers each
+                xs: tuple[float, ...] = (e, e + a * adv)
+                ys: tuple[float, ...] = (f + d * y0, f + d * (y0 + fontsize))
+            else:
+                xs = (
+                    e + c * y0,
+                    e + a * adv + c * y0,
+                    e + c * (y0 + fontsize),
+                    e + a * adv + c * (y0 + fontsize),
+                )
+                ys = (
+                    f + d * y0,
+                    f + b * adv + d * y0,
+                    f + d * (y0 + fontsize),
+                    f + b * adv + d * (y0 + fontsize),
+                )
             low, high = min(ys), max(ys)
             self.chars.append(
                 {
@@ -333,7 +363,7 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
             return float(adv)
 
     device = Collector(rsrcmgr, pageno=pageno)
-    device.chars, device.page_height = [], height
+    device.chars, device.page_height, device.glyphs = [], height, {}
     return device
 
 
