@@ -10,6 +10,7 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 import statistics
@@ -22,6 +23,7 @@ from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, 
 
 HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
+WORD_GAP = 0.15  # a gap between letters wider than this share of their size is a word space
 
 Char = dict[str, Any]
 
@@ -85,8 +87,10 @@ def _ordered_text(ordered: list[Char]) -> str:
         x0 = char["x0"]
         if text.isspace() and n < last and ordered[n + 1]["x0"] < x0 + 0.5 * (char["x1"] - x0):
             continue  # a space the next letter is drawn over (Chromium writes one at each soft hyphen)
-        if out and out[-1] != " " and text != " " and x0 - last_x1 > 0.25 * char["size"]:
-            out.append(" ")  # a gap with no space character drawn
+        # a gap with no space character drawn: TeX's justified lines shrink a word space to a fifth
+        # of the size, kerning between letters stays far below that
+        if out and out[-1] != " " and text != " " and x0 - last_x1 > WORD_GAP * char["size"]:
+            out.append(" ")
         out.append(text)
         last_x1 = char["x1"] if last_x1 is None or char["x1"] > last_x1 else last_x1
     text = _SPACES.sub(" ", nfc(map_symbols("".join(out)))).strip()
@@ -228,15 +232,20 @@ def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
 
 
 def _gutter(
-    rows: list[list[Char]], width: float, extent: tuple[float, float] | None = None
+    rows: list[list[Char]],
+    width: float,
+    extent: tuple[float, float] | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[float, float, float] | None:
     """The column gap, found from the text's own gaps: the strip in the page's middle that the
     fewest rows' letters cross, the one at the text block's centre (`extent`: the page's text
     from left to right) or else the nearest, split at its centre. Space glyphs are ignored (some
     writers put one at each line end, and a mirrored margin moves the text block off the page
     centre), and so are letters larger than the body text (a centred title crosses the gutter).
-    None for a one-column page: too many rows cross it, or no row has letters on one side."""
-    lo, hi = int(width * 0.3), int(width * 0.7)
+    None for a one-column page: too many rows cross it, or no row has letters on one side.
+    `bounds`: the stretch of the page searched (its middle two fifths), the whole page by default."""
+    left_end, right_end = bounds or (0.0, width)
+    lo, hi = int(left_end + 0.3 * (right_end - left_end)), int(left_end + 0.7 * (right_end - left_end))
     steps = [0] * (hi - lo + 1)
     spans: list[tuple[float, float]] = []
     letter_rows = [_letters(r) for r in rows]
@@ -277,6 +286,31 @@ def _gutter(
     if low > 0.25 * len(spans) or b - a < 5 or min(left, right) < 1:
         return None
     return float(a + lo), float(b + lo + 1), float(split)
+
+
+def _splits(rows: list[list[Char]], width: float, extent: tuple[float, float] | None) -> list[float]:
+    """Where the page's columns meet, left to right: the page's gutter, then a gutter inside the
+    wider side when that side is two columns of its own (three page columns). A part narrower than
+    a fifth of the text block is no column (a code and its name in an appendix line are one)."""
+    top = _gutter(rows, width, extent)
+    if top is None:
+        return []
+    out = [top[2]]
+    letters = [c for r in rows for c in _letters(r)]
+    x0, x1 = extent or (min(c["x0"] for c in letters), max(c["x1"] for c in letters))
+    for lo, hi in ((x0, top[2]), (top[2], x1)):
+        if hi - lo < 0.5 * (x1 - x0):
+            continue
+        part = [[c for c in r if lo <= (c["x0"] + c["x1"]) / 2 < hi] for r in rows]
+        inner = _gutter([r for r in part if r], width, (lo, hi), (lo, hi))
+        if inner is not None and min(inner[2] - lo, hi - inner[2]) >= 0.2 * (x1 - x0):
+            out.append(inner[2])
+    return sorted(out)
+
+
+def _column_names(count: int) -> list[str]:
+    named = {2: ["L", "R"], 3: ["L", "M", "R"]}
+    return named.get(count) or [f"C{n + 1}" for n in range(count)]
 
 
 @dataclass
@@ -419,13 +453,12 @@ def spans(letters: list[Char], split: float) -> bool:
     return any(x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters))
 
 
-def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
-    """ "L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
-    if gutter is None:
+def _column(x0: float, x1: float, splits: list[float]) -> str:
+    """The column ("L", "R"; "L", "M", "R" for three) an item lies wholly in, else "S" (spanning)."""
+    if not splits:
         return "S"
-    if x1 <= gutter[2]:
-        return "L"
-    return "R" if x0 >= gutter[2] else "S"
+    first, last = bisect.bisect_right(splits, x0), bisect.bisect_left(splits, x1)
+    return _column_names(len(splits) + 1)[first] if first == last else "S"
 
 
 def read_page(page: Any, index: int) -> PageRead:
@@ -450,46 +483,47 @@ def read_page(page: Any, index: int) -> PageRead:
         body_rows = [r for r in body_rows if r]
     letters = _letters(chars)
     extent = (min(c["x0"] for c in letters), max(c["x1"] for c in letters)) if letters else None
-    gutter = _gutter(body_rows, float(page.width), extent)
+    splits = _splits(body_rows, float(page.width), extent)
+    names = _column_names(len(splits) + 1)
     items: list[Line] = []
-    columns: dict[str, list[Line]] = {"L": [], "R": []}
+    columns: dict[str, list[Line]] = {name: [] for name in names}
 
     def place(item: Line) -> None:
         (items if item.column == "S" else columns[item.column]).append(item)
 
     for table in tables:
         rows_text = [
-            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()
+            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row]
+            for row in table.extract(x_tolerance_ratio=WORD_GAP)  # word spaces as in a line
         ]
         x0, top, x1, _ = table.bbox
-        side = _column(x0, x1, gutter)
+        side = _column(x0, x1, splits)
         head_text = " | ".join(rows_text[0]) if rows_text else ""
         place(Line(index, None, side, x0, top, head_text, False, 0.0, rows=rows_text))
     for image in images:
         x0, x1, top = float(image["x0"]), float(image["x1"]), float(image["top"])
         size = f"[image {x1 - x0:.0f}x{float(image['bottom']) - top:.0f} pt]"  # names it in the debug output
-        place(Line(index, None, _column(x0, x1, gutter), x0, top, size, False, 0.0, figure=True))
-    split = gutter[2] if gutter else None
+        place(Line(index, None, _column(x0, x1, splits), x0, top, size, False, 0.0, figure=True))
     for row in body_rows:
         letters = _letters(row)
         if not letters:
             continue
-        if split is None or spans(letters, split):
+        if not splits or any(spans(letters, split) for split in splits):
             items.append(_make_line(row, index, None, "S"))
             continue
-        for side, part in (
-            ("L", [c for c in row if (c["x0"] + c["x1"]) / 2 < split]),
-            ("R", [c for c in row if (c["x0"] + c["x1"]) / 2 >= split]),
-        ):
-            if _letters(part):
-                columns[side].append(_make_line(part, index, None, side))
+        parts: dict[str, list[Char]] = {}
+        for c in row:
+            parts.setdefault(names[bisect.bisect_right(splits, (c["x0"] + c["x1"]) / 2)], []).append(c)
+        for side in names:
+            if _letters(parts.get(side, [])):
+                columns[side].append(_make_line(parts[side], index, None, side))
     for lines in columns.values():
         text = [ln for ln in lines if ln.rows is None and not ln.figure]
         left_edge = min((ln.x0 for ln in text), default=0.0)
         for ln in text:
             ln.indent = ln.x0 - left_edge
     spanning = [ln for ln in items if ln.rows is None and not ln.figure]
-    if spanning and not (columns["L"] or columns["R"]):  # one column: indents from its own edge
+    if spanning and not any(columns.values()):  # one column: indents from its own edge
         left_edge = min(ln.x0 for ln in spanning)
         for ln in spanning:
             ln.indent = ln.x0 - left_edge
@@ -501,7 +535,7 @@ def _reading_order(spanning: list[Line], columns: dict[str, list[Line]]) -> list
     out: list[Line] = []
     above = float("-inf")
     for band_end in [*(s.top for s in spanning), float("inf")]:
-        for side in ("L", "R"):
+        for side in columns:
             out += sorted((ln for ln in columns[side] if above <= ln.top < band_end), key=lambda ln: ln.top)
         out += [s for s in spanning if s.top == band_end]
         above = band_end

@@ -22,6 +22,7 @@ from duocthu.ingest.pdf.structure import (
     _key_text,
     heading_keys,
     is_title,
+    opens_back_matter,
     prominent,
     split_synonym,
     title_case,
@@ -46,6 +47,7 @@ class Reader:
     body_size: float = 0.0  # the book's body text size: titles stand out from it
     hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
     open_sentence: bool = False  # the last line read ended mid-sentence: the next one continues it
+    back_matter: bool = False  # past the monographs (an appendix): nothing more is monograph text
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -58,7 +60,11 @@ class Reader:
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
         self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
-        if line.figure:
+        if self.back_matter or (not self.pending_title and opens_back_matter(line, self.body_size)):
+            self._close_section()
+            self.back_matter = True
+            line.where = "back matter"
+        elif line.figure:
             self._figure(line)
         elif self.figure is not None and self._figure_caption(line):
             pass

@@ -91,6 +91,15 @@ def is_title(line: Line, body_size: float = 0.0) -> bool:
     return bool(letters) and upper >= 0.8 * len(letters) and prominent(line, body_size)
 
 
+# What opens the back of the book (the appendices, the indexes): no monograph is read after it.
+BACK_MATTER = ("phu luc", "muc luc")
+
+
+def opens_back_matter(line: Line, body_size: float = 0.0) -> bool:
+    """A title-like line (prominent, upper case) that the back matter's vocabulary starts."""
+    return is_title(line, body_size) and fold(line.text).startswith(BACK_MATTER)
+
+
 @dataclass
 class SectionDraft:
     key: str
