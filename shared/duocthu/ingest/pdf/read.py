@@ -160,6 +160,8 @@ class Reader:
             return False
         if key is None and not line.bold:
             return False
+        if key is None and self._wrapped_heading(line):
+            return True
         if key is None:
             self.problem(
                 line, f"bold line {line.text!r} is no section heading it knows; its text is left out"
@@ -168,6 +170,19 @@ class Reader:
             self.skipping = True
         elif self._open(key, line.text, line) is None:
             self.skipping = True
+        line.where = self._where()
+        return True
+
+    def _wrapped_heading(self, line: Line) -> bool:
+        """A bold line right under a heading, before any of its text, that completes it into a
+        heading the vocabulary places ("Tác dụng không mong muốn" / "(ADR)" in a narrow column)."""
+        section = self.section
+        if section is None or section.blocks or section.paragraph or section.last is not section.first:
+            return False
+        joined = f"{section.heading} {line.text}"
+        if heading_keys().get(_key_text(joined)) != section.key:
+            return False
+        section.heading, section.last = joined, line
         line.where = self._where()
         return True
 

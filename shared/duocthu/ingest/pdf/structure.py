@@ -78,7 +78,8 @@ def prominent(line: Line, body_size: float) -> bool:
 def split_synonym(text: str) -> tuple[str, str | None]:
     """ "ACID ACETYLSALICYLIC (Aspirin)" -> ("ACID ACETYLSALICYLIC", "Aspirin"): a synonym is set in
     another case than its upper-case title; "… (DẠNG TIÊM)", in the title's case, is part of it."""
-    match = re.match(r"^(.*?\S)\s*\(([^()]+)\)\s*$", text)
+    # the closing parenthesis may be on the title's next line (a narrow column wraps it)
+    match = re.match(r"^(.*?\S)\s*\(([^()]+)\)?\s*$", text)
     if match is None or not any(c.islower() for c in match.group(2)) or not match.group(1).isupper():
         return text, None
     return match.group(1), match.group(2).strip()
