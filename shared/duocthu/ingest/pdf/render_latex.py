@@ -30,6 +30,9 @@ LUALATEX = shutil.which("lualatex") or "/usr/bin/lualatex"
 FRONT_PAGES = 4  # i-iv: the first body page is printed FRONT_PAGES + 1 + OFFSET
 _ESCAPES = {c: "\\" + c for c in "&%$#_{}"}
 _ESCAPES |= {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+# a line may break after a dash or a slash, as a typesetter lets it: a long compound in a narrow
+# column ("renin–angiotensin–aldosteron") would otherwise run over into the next column
+_ESCAPES |= {"–": r"–\allowbreak{}", "/": r"/\allowbreak{}"}
 
 PREAMBLE = r"""
 \documentclass[10pt,twoside]{article}
@@ -44,7 +47,7 @@ PREAMBLE = r"""
 \setlength\parindent{1.2em}
 \setlength\parskip{0pt}
 \raggedbottom
-\tolerance=2000 \emergencystretch=2em
+\tolerance=3000 \emergencystretch=3em
 \renewcommand\normalsize{\fontsize{9}{11}\selectfont}
 \makeatletter
 \newwrite\dtmarks \immediate\openout\dtmarks=\jobname.marks
@@ -56,9 +59,10 @@ PREAMBLE = r"""
   \def\@evenhead{\dthead{\thepage\hspace{1.5em}\rightmark\hfil DTQGVN 2}}%
   \def\@oddhead{\dthead{DTQGVN 2\hfil\rightmark\hspace{1.5em}\thepage}}}
 \makeatother
-\newcommand\dttitle[3]{\par\addvspace{1.2em}\noindent\markright{#2}#3%
-  {\fontsize{12}{14}\selectfont\bfseries #1}\par\nopagebreak\addvspace{0.4em}}
-\newcommand\dtheading[1]{\par\addvspace{0.6em}\noindent{\bfseries #1}\par\nopagebreak}
+% titles and headings ragged right: a long one wraps in a narrow column instead of overrunning it
+\newcommand\dttitle[3]{\par\addvspace{1.2em}{\raggedright\noindent\markright{#2}#3%
+  {\fontsize{12}{14}\selectfont\bfseries #1}\par}\nopagebreak\addvspace{0.4em}}
+\newcommand\dtheading[1]{\par\addvspace{0.6em}{\raggedright\noindent{\bfseries #1}\par}\nopagebreak}
 """
 
 
