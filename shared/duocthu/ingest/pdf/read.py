@@ -135,7 +135,9 @@ class Reader:
         key = IDENTITY_LABELS.get(label)
         if match is not None and key is None and line.text[match.end() :].strip():
             run_in = heading_keys().get(label)
-            key = run_in if run_in and _key_text(line.bold_lead).startswith(label) else None
+            lead = _key_text(line.bold_lead)
+            if run_in is not None and (lead.startswith(label) if lead else self._starts_next(run_in, line)):
+                key = run_in
         if match is None or key is None:
             return False
         section = self._open(key, match.group(1).strip(), line)
@@ -145,6 +147,17 @@ class Reader:
             self.skipping = True
         line.where = self._where()
         return True
+
+    def _starts_next(self, key: str, line: Line) -> bool:
+        """Whether a run-in label set in the text's own weight opens section `key`: the line starts
+        a block (unindented, after a finished sentence) and the key comes later in the book's order
+        than every section this monograph has, so a label inside running text stays text. A label
+        only partly bold is no such line (the caller reads weight first)."""
+        mono = self.monograph
+        if mono is None or self.open_sentence or line.indent > INDENT or self.pending_title:
+            return False
+        keys = [s.key for s in mono.sections]
+        return key not in keys and (not keys or SECTION_ORDER[key] > SECTION_ORDER[keys[-1]])
 
     def _heading(self, line: Line) -> bool:
         """A line the book's heading vocabulary places, where a block starts (unindented, a capital

@@ -23,6 +23,7 @@ from typing import Any
 
 from duocthu.ingest.pdf.render import Truth
 from duocthu.ingest.pdf.render_libreoffice import _fonts
+from duocthu.ingest.pdf.render_text import Defects
 from duocthu.ingest.pdf.render_typst import OFFSET, book_data
 from duocthu.models.source import Monograph
 
@@ -95,9 +96,18 @@ def _table(block: dict[str, Any], end: str) -> str:
     return "\n".join(lines)
 
 
-def _monograph(m: dict[str, Any]) -> str:
+def _bold_split(text: str) -> str:
+    """Bold text whose accented letters come from the regular font (the printed book's text layer:
+    "bold broken mid-word"); the text stays the same."""
+    return "".join(c if c.isascii() else r"\textmd{" + c + "}" for c in _tex(text))
+
+
+def _monograph(m: dict[str, Any], run_in: bool, split: bool) -> str:
+    """One monograph; `run_in`: its headings set on the line of their first text, in the text's
+    own weight ("Chỉ định: Nhiễm …"); `split`: the bold-split defect on its title and headings."""
+    bold = _bold_split if split else _tex
     out: list[str] = []
-    title = _tex(m["title"]) + (f" ({_tex(m['synonym'])})" if m["synonym"] else "")
+    title = bold(m["title"]) + (f" ({_tex(m['synonym'])})" if m["synonym"] else "")
     out.append(
         rf"\dttitle{{{title}}}{{{_tex(m['running'])}}}{{\label{{m-{m['id']}}}\mk{{{m['id']}}}{{_title}}}}"
     )
@@ -105,12 +115,19 @@ def _monograph(m: dict[str, Any]) -> str:
         start, end = rf"\mk{{{m['id']}}}{{{s['key']}}}", rf"\mk{{{m['id']}}}{{{s['key']}}}"
         if s["identity"]:
             words = _prose(s["blocks"][0]["words"])
-            out.append(rf"\noindent{start}\textbf{{{_tex(s['heading'])}:}} {words}{end}\par")
+            out.append(rf"\noindent{start}\textbf{{{bold(s['heading'])}:}} {words}{end}\par")
             continue
-        out.append(rf"\dtheading{{{start}{_tex(s['heading'])}}}")
         last = len(s["blocks"]) - 1
+        label = _tex(s["heading"].rstrip(":"))
         for i, b in enumerate(s["blocks"]):
             close = end if i == last else ""
+            if i == 0 and run_in and b["kind"] != "table":
+                out.append(
+                    rf"\par\addvspace{{0.4em}}\noindent{start}{label}: {_prose(b['words'])}{close}\par"
+                )
+                continue
+            if i == 0:
+                out.append(rf"\dtheading{{{start}{bold(s['heading'])}}}")
             out.append(_table(b, close) if b["kind"] == "table" else _prose(b["words"]) + close + r"\par")
     return "\n".join(out)
 
@@ -122,15 +139,23 @@ def _appendix(records: list[Monograph]) -> str:
     return "\n".join(lines)
 
 
-def document(records: list[Monograph], columns: int = 2) -> str:
+RUN_IN_EVERY = 3  # every third monograph sets its headings run-in, not bold
+SPLIT_EVERY = 2  # with the bold_split defect, every second monograph's bold lines are split
+
+
+def document(records: list[Monograph], columns: int = 2, defects: Defects | None = None) -> str:
     data = book_data(records)
+    split = "bold_split" in (defects or Defects()).on
     front = "\n\n".join(_tex(p) for p in data["front"])
     abbreviations = "\n\n".join(r"\noindent " + _tex(p) for p in data["abbreviations"])
     index = "\n".join(
         rf"\noindent\hangindent=1.2em {_tex(e['brand'])} - {_tex(e['generic'])}, \pageref{{m-{e['id']}}}\par"
         for e in data["index"]
     )
-    monographs = "\n".join(_monograph(m) for m in data["monographs"])
+    monographs = "\n".join(
+        _monograph(m, n % RUN_IN_EVERY == 1, split and n % SPLIT_EVERY == 0)
+        for n, m in enumerate(data["monographs"])
+    )
     big = r"\begin{center}\fontsize{13}{16}\selectfont\bfseries "
     return "\n".join(
         [
@@ -162,13 +187,15 @@ def document(records: list[Monograph], columns: int = 2) -> str:
     )
 
 
-def render_latex(records: list[Monograph], out: Path, columns: int = 2) -> Truth:
+def render_latex(
+    records: list[Monograph], out: Path, columns: int = 2, defects: Defects | None = None
+) -> Truth:
     """Typeset the records with LuaLaTeX into `out` (two runs: the brand index's page references);
     the truth is the marks TeX wrote at shipout."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _fonts(folder)
-        (folder / "book.tex").write_text(document(records, columns), encoding="utf-8")
+        (folder / "book.tex").write_text(document(records, columns, defects), encoding="utf-8")
         for _ in range(2):
             run = subprocess.run(
                 [LUALATEX, "-interaction=nonstopmode", "-halt-on-error", "book.tex"],

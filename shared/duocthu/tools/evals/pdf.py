@@ -175,7 +175,7 @@ def run_once(
     elif engine in ("latex", "latex-3col"):
         from duocthu.ingest.pdf.render_latex import render_latex
 
-        truth = render_latex(records, pdf, 3 if engine == "latex-3col" else 2)
+        truth = render_latex(records, pdf, 3 if engine == "latex-3col" else 2, defects)
     elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst
 

@@ -111,6 +111,26 @@ def test_run_in_heading_is_a_bold_label_the_vocabulary_places() -> None:
     assert "Tác dụng không mong muốn (ADR): Ban" in mono.sections[-1].paragraph
 
 
+def test_run_in_heading_in_the_texts_own_weight_opens_the_next_section_only() -> None:
+    # Given run-in labels set regular, like their text (no weight to tell them by)
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        _line("Chỉ định: Nhiễm khuẩn đường hô hấp."),  # unindented, after a finished sentence
+        _line("Thận trọng: xem dưới."),  # the next section in the book's order
+        _line("Chỉ định: đã nêu."),  # a section already read: running text
+        _line("Quá liều và xử trí: xem", indent=12.0),  # an indented line starts a paragraph only
+        _line("Tương tác thuốc: dùng"),  # after an open sentence: running text
+    ):
+        reader.feed(line)
+    # Then a label opens its section only where a block starts and the book's order goes on
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == ["ten_chung_quoc_te", "chi_dinh", "than_trong"]
+    assert mono.sections[-1].paragraph.endswith("Tương tác thuốc: dùng")
+    assert not reader.problems
+
+
 def test_title_by_prominence_with_synonym_in_parentheses() -> None:
     # Given a title not bold, set larger than the 9 pt body, with a synonym
     title = _line("ACID ACETYLSALICYLIC (Aspirin)", size=12.0)
