@@ -25,7 +25,7 @@ from duocthu.ingest.pdf.render import Truth
 from duocthu.ingest.pdf.render_libreoffice import _fonts
 from duocthu.ingest.pdf.render_text import Defects
 from duocthu.ingest.pdf.render_typst import OFFSET, book_data
-from duocthu.models.source import Monograph
+from duocthu.models.source import Monograph, slugify
 
 LUALATEX = shutil.which("lualatex") or "/usr/bin/lualatex"
 FRONT_PAGES = 4  # i-iv: the first body page is printed FRONT_PAGES + 1 + OFFSET
@@ -132,6 +132,22 @@ def _monograph(m: dict[str, Any], run_in: bool, split: bool) -> str:
     return "\n".join(out)
 
 
+GROUP_EVERY = 10  # every tenth monograph (from the 6th) is printed as a group monograph
+SALT = "natri"
+
+
+def group_records(records: list[Monograph]) -> list[Monograph]:
+    """The records with some made group monographs: one heading for a drug and its salt ("X VÀ X
+    NATRI"), its brands cited in the index under the salt; the title (and so the id) is the group's."""
+    out = []
+    for n, record in enumerate(records):
+        if n % GROUP_EVERY == 5:
+            title = f"{record.title} và {record.title.lower()} {SALT}"
+            record = record.model_copy(update={"title": title, "drug_id": slugify(title)})
+        out.append(record)
+    return out
+
+
 def _appendix(records: list[Monograph]) -> str:
     """The ATC appendix: each code with the drug it names, in code order (the printed book's)."""
     pairs = sorted((code, r.title) for r in records for code in r.atc_codes)
@@ -146,6 +162,9 @@ SPLIT_EVERY = 2  # with the bold_split defect, every second monograph's bold lin
 def document(records: list[Monograph], columns: int = 2, defects: Defects | None = None) -> str:
     data = book_data(records)
     split = "bold_split" in (defects or Defects()).on
+    for entry in data["index"]:  # a group monograph's brands are cited under its last member
+        if " và " in entry["generic"]:
+            entry["generic"] = entry["generic"].split(" và ")[-1].capitalize()
     front = "\n\n".join(_tex(p) for p in data["front"])
     abbreviations = "\n\n".join(r"\noindent " + _tex(p) for p in data["abbreviations"])
     index = "\n".join(

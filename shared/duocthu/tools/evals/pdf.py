@@ -173,8 +173,9 @@ def run_once(
 
         truth = render_libreoffice(records, pdf, defects)
     elif engine in ("latex", "latex-3col"):
-        from duocthu.ingest.pdf.render_latex import render_latex
+        from duocthu.ingest.pdf.render_latex import group_records, render_latex
 
+        records = group_records(records)  # some printed as group monographs: the truth's titles too
         truth = render_latex(records, pdf, 3 if engine == "latex-3col" else 2, defects)
     elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst

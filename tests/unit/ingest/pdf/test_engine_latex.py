@@ -11,7 +11,7 @@ pytest.importorskip("fontTools", reason="the pdf-render extra is not installed: 
 
 from duocthu.ingest.pdf.convert import convert
 from duocthu.ingest.pdf.render import expected_records
-from duocthu.ingest.pdf.render_latex import available, render_latex
+from duocthu.ingest.pdf.render_latex import available, group_records, render_latex
 from duocthu.ingest.pdf.render_typst import OFFSET
 from duocthu.tools.evals.pdf import _compare
 
@@ -27,7 +27,7 @@ SOME = ("acid_acetylsalicylic", "amoxicilin", "carbamazepin", "cefuroxim", "lope
 
 @pytest.fixture(scope="module")
 def latex_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    records = [r for r in sample_records if r.drug_id in SOME]
+    records = group_records([r for r in sample_records if r.drug_id in SOME])  # the 6th: a group
     pdf = tmp_path_factory.mktemp("latex") / "book.pdf"
     truth = render_latex(records, pdf)
     return expected_records(records, truth), convert(pdf)
@@ -49,8 +49,18 @@ def test_atc_appendix_is_no_monograph_text(latex_book: tuple) -> None:
     """The appendix after the last monograph ("PHỤ LỤC", code and drug a line) ends the monographs:
     none of its lines lands in the last monograph's closing section."""
     _, result = latex_book
-    last = result.records[-1]
-    text = " ".join(b["text"] for s in last["sections"] for b in s["blocks"])
-    assert "PHỤ LỤC" not in text.upper() and "N02BE01" not in text
+    closing = result.records[-1]["sections"][-1]
+    text = " ".join(b["text"] for b in closing["blocks"])
+    assert closing["key"] == "ten_thuong_mai"
+    assert "PHỤ LỤC" not in text.upper() and "J01DC02" not in text  # cefuroxim's code, in the appendix
     first = result.records[0]["sections"][0]
     assert first["pages"]["start"] == first["pdf_pages"]["start"] + OFFSET  # front matter i-iv skipped
+
+
+def test_group_monograph_one_heading_its_brands_cited_under_a_member(latex_book: tuple) -> None:
+    """ "PARACETAMOL VÀ PARACETAMOL NATRI": one monograph, titled as printed; the index cites its
+    brands under "Paracetamol natri", which resolves to it (no problem, pages kept)."""
+    _, result = latex_book
+    group = next(r for r in result.records if " và " in r["title"])
+    assert group["drug_id"] == "paracetamol_va_paracetamol_natri"
+    assert any(b["page"] for b in group["brands"])

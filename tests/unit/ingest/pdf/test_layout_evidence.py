@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.ingest.pdf.convert import _degrade, number_pages
+from duocthu.ingest.pdf.convert import _by_name, _degrade, number_pages
 from duocthu.ingest.pdf.layout import Line, PageRead, _gutter, folio_candidates
 from duocthu.ingest.pdf.read import Reader
 from duocthu.ingest.pdf.repair import join_lines, resolve_breaks
@@ -286,3 +286,14 @@ def test_a_title_jutting_into_the_gutter_stays_in_its_column_a_centred_one_spans
     assert not spans(jutting + beside, 297.5)
     assert spans(centred, 297.5)
     assert spans(_row("x" * 100, 48.0, 300.0), 297.5)  # a full-width caption
+
+
+def test_brand_index_generic_resolves_to_a_group_monographs_member() -> None:
+    # Given a group monograph (one heading for a drug and its salt) and a plain one
+    group = MonographDraft("Calci clorid và calci gluconat", _line("CALCI CLORID VÀ CALCI GLUCONAT"))
+    plain = MonographDraft("Calci gluconat", _line("CALCI GLUCONAT"), synonyms=["Calcium"])
+    names = _by_name([group, plain])
+    # Then a member finds the group, a title wins over another monograph's member
+    assert names["calci clorid"] is group
+    assert names["calci gluconat"] is plain
+    assert names["calcium"] is plain
