@@ -48,6 +48,9 @@ class Reader:
     hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
     open_sentence: bool = False  # the last line read ended mid-sentence: the next one continues it
     back_matter: bool = False  # past the monographs (an appendix): nothing more is monograph text
+    # the last line read, when it started a block as text: a run-in label may wrap from it, and
+    # then it is taken back (the section, its paragraph and last line before it)
+    held: tuple[Line, SectionDraft, str, Line] | None = None
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -57,6 +60,7 @@ class Reader:
         return self.monographs[-1] if self.monographs else None
 
     def feed(self, line: Line) -> None:
+        held, self.held = self.held, None
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
         self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
@@ -74,7 +78,7 @@ class Reader:
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
-        elif not (self._identity(line) or self._caption(line) or self._heading(line)):
+        elif not (self._identity(line, held) or self._caption(line) or self._heading(line)):
             self._text(line)
         if not line.where:
             line.where = self._where()
@@ -126,7 +130,7 @@ class Reader:
         mono.sections.append(self.section)
         return self.section
 
-    def _identity(self, line: Line) -> bool:
+    def _identity(self, line: Line, held: tuple[Line, SectionDraft, str, Line] | None = None) -> bool:
         """A label and its text on one line: an identity line ("Mã ATC: …"), or a run-in heading,
         a label the heading vocabulary places, set bold, then a colon and the section's first text
         ("Chỉ định: Nhiễm …"). A bold label is evidence the plain words of running text lack."""
@@ -138,6 +142,8 @@ class Reader:
             lead = _key_text(line.bold_lead)
             if run_in is not None and (lead.startswith(label) if lead else self._starts_next(run_in, line)):
                 key = run_in
+            elif run_in is None and not lead and held is not None:
+                key = self._wrapped_label(held, label)
         if match is None or key is None:
             return False
         section = self._open(key, match.group(1).strip(), line)
@@ -147,6 +153,22 @@ class Reader:
             self.skipping = True
         line.where = self._where()
         return True
+
+    def _wrapped_label(self, held: tuple[Line, SectionDraft, str, Line], label: str) -> str | None:
+        """A run-in label in the text's weight wrapped over two lines ("DẠNG BÀO CHẾ VÀ HÀM" /
+        "LƯỢNG: Dạng uống …" in a narrow column): the line before, which started a block, and this
+        label read as one the vocabulary places, next in the book's order. The line before is taken
+        back from the section it went to; the key is returned."""
+        before, section, paragraph, last = held
+        key = heading_keys().get(_key_text(f"{before.text} {label}"))
+        mono = self.monograph
+        keys = [s.key for s in mono.sections] if mono else []
+        if key is None or before.bold_lead or key in keys or section is not self.section:
+            return None
+        if keys and SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]:
+            return None
+        section.paragraph, section.last = paragraph, last
+        return key
 
     def _starts_next(self, key: str, line: Line) -> bool:
         """Whether a run-in label set in the text's own weight opens section `key`: the line starts
@@ -220,6 +242,9 @@ class Reader:
         if self.caption is not None:
             self.problem(line, f"caption 'Bảng …: {self.caption[:40]}' is not followed by a table")
             self.caption = None
+        starts_block = not self.open_sentence and line.indent <= INDENT and not line.bold
+        if starts_block:
+            self.held = (line, self.section, self.section.paragraph, self.section.last)
         self.section.add_text(line, line.indent > INDENT)
 
     def _table(self, line: Line) -> None:

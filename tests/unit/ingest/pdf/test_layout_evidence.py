@@ -131,6 +131,25 @@ def test_run_in_heading_in_the_texts_own_weight_opens_the_next_section_only() ->
     assert not reader.problems
 
 
+def test_run_in_label_wrapped_over_two_lines_in_the_texts_weight() -> None:
+    # Given a narrow column that wraps a run-in label set regular, like its text
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("CIPROFLOXACIN", size=12.0),
+        _line("Loại thuốc: Kháng sinh."),
+        _line("DẠNG BÀO CHẾ VÀ HÀM"),
+        _line("LƯỢNG: Viên nén 250 mg."),
+        _line("Chỉ định đã nêu, và"),  # a block start whose next line's label does not complete it
+        _line("Liều: xem dưới."),
+    ):
+        reader.feed(line)
+    # Then the two lines are one label: the section opens, the line before is taken back
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == ["loai_thuoc", "dang_thuoc_va_ham_luong"]
+    assert [b["text"] for b in mono.sections[0].blocks] == ["Kháng sinh."]
+    assert mono.sections[1].paragraph == "Viên nén 250 mg. Chỉ định đã nêu, và Liều: xem dưới."
+
+
 def test_title_by_prominence_with_synonym_in_parentheses() -> None:
     # Given a title not bold, set larger than the 9 pt body, with a synonym
     title = _line("ACID ACETYLSALICYLIC (Aspirin)", size=12.0)
