@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from duocthu.ingest.pdf.columns import _gutter
 from duocthu.ingest.pdf.convert import _by_name, _degrade, number_pages
-from duocthu.ingest.pdf.layout import Line, PageRead, _gutter, folio_candidates
+from duocthu.ingest.pdf.layout import Line, PageRead, folio_candidates
 from duocthu.ingest.pdf.read import Reader
 from duocthu.ingest.pdf.repair import join_lines, resolve_breaks
 from duocthu.ingest.pdf.structure import MonographDraft, _key_text, heading_keys, is_title
