@@ -8,6 +8,7 @@ Problems (with page and line) make the conversion fail unless `keep_going`.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -137,8 +138,6 @@ def _record(
 
 
 def _atc_codes(text: str) -> list[str]:
-    import re
-
     return re.findall(r"\b[A-Z]\d{2}[A-Z]{2}\d{2}\b", text)
 
 
@@ -192,7 +191,7 @@ def convert(
             out.lines += index_lines
         meta = _metadata(pdf, edition)
     out.problems += reader.problems
-    by_title = {fold(d.title): d for d in reader.monographs}
+    by_title = _by_name(reader.monographs)
     cited: dict[str, list[tuple[str, int | None]]] = {}
     for brand, generic, page in entries:
         if fold(generic) not in by_title:
@@ -208,6 +207,21 @@ def convert(
         out.problems += problems
         if kept is not None:
             out.records.append(kept)
+    return out
+
+
+_MEMBERS = re.compile(r"\s*(?:[,;/]|\bvà\b)\s*")
+
+
+def _by_name(drafts: list[MonographDraft]) -> dict[str, MonographDraft]:
+    """The monograph each name the brand index may cite points to: its title, then each member of a
+    group monograph's title (one heading for several salts or forms: "X và Y", "X, Y", "X/Y") and
+    its synonyms; a title wins over another monograph's member."""
+    out = {fold(d.title): d for d in drafts}
+    for draft in drafts:
+        for name in [*_MEMBERS.split(draft.title), *draft.synonyms]:
+            if name.strip():
+                out.setdefault(fold(name), draft)
     return out
 
 

@@ -10,6 +10,7 @@ right one, whatever order the content stream wrote them in. Ruled tables (pdfplu
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from collections import Counter
@@ -17,12 +18,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from duocthu.ingest.pdf.columns import Char, _column, _column_names, _letters, _splits, _x0, spans
 from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
 
 HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
-
-Char = dict[str, Any]
+WORD_GAP = 0.15  # a gap between letters wider than this share of their size is a word space
 
 
 @dataclass
@@ -68,35 +69,44 @@ def _char_text(char: Char) -> str:
 
 def line_text(chars: list[Char]) -> str:
     """Characters of one line, left to right (content order kept for ties: combining marks)."""
+    return _ordered_text(sorted(chars, key=_x0))
+
+
+def _ordered_text(ordered: list[Char]) -> str:
     out: list[str] = []
     last_x1: float | None = None
-    ordered = sorted(chars, key=lambda c: c["x0"])
+    last = len(ordered) - 1
     for n, char in enumerate(ordered):
         text = _char_text(char)
-        following = ordered[n + 1]["x0"] if n + 1 < len(ordered) else None
-        if (
-            text.isspace()
-            and following is not None
-            and following < char["x0"] + 0.5 * (char["x1"] - char["x0"])
-        ):
+        x0 = char["x0"]
+        if text.isspace() and n < last and ordered[n + 1]["x0"] < x0 + 0.5 * (char["x1"] - x0):
             continue  # a space the next letter is drawn over (Chromium writes one at each soft hyphen)
-        gap = char["x0"] - last_x1 if last_x1 is not None else 0.0
-        if out and out[-1] != " " and text != " " and gap > 0.25 * float(char["size"]):
-            out.append(" ")  # a gap with no space character drawn
+        # a gap with no space character drawn: TeX's justified lines shrink a word space to a fifth
+        # of the size, kerning between letters stays far below that
+        if out and out[-1] != " " and text != " " and x0 - last_x1 > WORD_GAP * char["size"]:
+            out.append(" ")
         out.append(text)
-        last_x1 = max(last_x1 or 0.0, float(char["x1"]))
-    text = re.sub(r"\s+", " ", nfc(map_symbols("".join(out)))).strip()
+        last_x1 = char["x1"] if last_x1 is None or char["x1"] > last_x1 else last_x1
+    text = _SPACES.sub(" ", nfc(map_symbols("".join(out)))).strip()
     return rejoin_syllables(text)
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -> Line:
-    letters = [c for c in chars if str(c["text"]).strip()]
+    ordered = sorted(chars, key=_x0)
+    letters = [c for c in ordered if c["text"].strip()]
     # Accented letters may come from another font than their word ("bold broken mid-word"), so
     # the plain Latin letters decide, by majority; a line of accented letters only counts all.
-    plain = [c for c in letters if str(c["text"]).isascii() and str(c["text"]).isalpha()] or letters
-    bold = sum(_is_bold(str(c["fontname"])) for c in plain) * 2 > len(plain)
-    size = Counter(round(float(c["size"]), 1) for c in letters).most_common(1)[0][0]
-    text = line_text(chars)
+    plain = [c for c in letters if c["text"].isascii() and c["text"].isalpha()] or letters
+    bold = sum(_is_bold(c["fontname"]) for c in plain) * 2 > len(plain)
+    sizes: dict[float, int] = {}
+    for c in letters:
+        key = round(float(c["size"]), 1)
+        sizes[key] = sizes.get(key, 0) + 1
+    size = max(sizes, key=sizes.__getitem__)  # the most common; the first seen on a tie, as Counter
+    text = _ordered_text(ordered)
     return Line(
         page,
         printed,
@@ -106,27 +116,28 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         text,
         bold,
         size,
-        bold_lead=_bold_lead(chars, text),
+        bold_lead=_bold_lead(ordered, text),
     )
 
 
-def _bold_lead(chars: list[Char], whole: str) -> str:
+def _bold_lead(ordered: list[Char], whole: str) -> str:
     """The text up to the first plain Latin letter in a regular font (accents and punctuation may
-    come from any font: weight is decided by the letters); `whole` is the line's text."""
-    ordered = sorted(chars, key=lambda c: c["x0"])
+    come from any font: weight is decided by the letters); `ordered`: the line's characters left
+    to right, `whole` its text."""
     for n, char in enumerate(ordered):
-        text = str(char["text"])
-        if text.isascii() and text.isalpha() and not _is_bold(str(char["fontname"])):
+        text = char["text"]
+        if text.isascii() and text.isalpha() and not _is_bold(char["fontname"]):
             lead = ordered[:n]
-            return line_text(lead) if any(_is_bold(str(c["fontname"])) for c in lead) else ""
-    return whole if any(_is_bold(str(c["fontname"])) for c in chars) else ""
+            return _ordered_text(lead) if any(_is_bold(c["fontname"]) for c in lead) else ""
+    return whole if any(_is_bold(c["fontname"]) for c in ordered) else ""
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
     """Characters grouped by baseline."""
     rows: dict[float, list[Char]] = {}
     for char in chars:
-        base = round(float(char["matrix"][5]) if char.get("matrix") else float(char["bottom"]), 0)
+        matrix = char.get("matrix")
+        base = round(matrix[5] if matrix else char["bottom"], 0)
         rows.setdefault(base, []).append(char)
     return [rows[k] for k in sorted(rows, reverse=True)]
 
@@ -141,10 +152,6 @@ def folio_candidates(tokens: list[str]) -> tuple[list[int], list[str]]:
     return [int(t) for t in ends if _NUMBER.match(t)], [t for t in ends if _ROMAN.match(t)]
 
 
-def _letters(row: list[Char]) -> list[Char]:
-    return [c for c in row if not c["text"].isspace()]
-
-
 def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | None, list[Char] | None]:
     """The running head (the top row) and the foot (the bottom row), when the page has them.
 
@@ -157,7 +164,8 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
         return None, filled[0]  # a page with nothing but its number
     if len(filled) < 2:
         return None, None
-    body_size = Counter(round(float(c["size"])) for r in filled for c in _letters(r)).most_common(1)[0][0]
+    letter_rows = [_letters(r) for r in filled]
+    body_size = Counter(round(float(c["size"])) for r in letter_rows for c in r).most_common(1)[0][0]
     # A margin row stands further from the body than a column's lines stand from each other (with
     # generous leading, a column's last line ending in a number is no foot). Gaps are measured to
     # the nearest row that shares some width: two columns' rows interleave when their baselines differ.
@@ -168,7 +176,7 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
             min(c["x0"] for c in r),
             max(c["x1"] for c in r),
         )
-        for r in map(_letters, filled)
+        for r in letter_rows
     ]
 
     def gap(i: int, step: int) -> float | None:
@@ -188,74 +196,13 @@ def _margin_rows(rows: list[list[Char]], height: float) -> tuple[list[Char] | No
             return False
         near = gap(i, 1 if top else -1)
         numbers, romans = folio_candidates(line_text(filled[i]).split())
-        small = max(float(c["size"]) for c in _letters(filled[i])) < body_size - 0.5
+        small = max(float(c["size"]) for c in letter_rows[i]) < body_size - 0.5
         apart = near is None or near >= max(0.5 * (y1 - y0), 1.5 * usual)
         return apart and (small or bool(numbers or romans))
 
     head = filled[0] if is_margin(0, True) else None
     foot = filled[-1] if is_margin(len(filled) - 1, False) and filled[-1] is not head else None
     return head, foot
-
-
-def _runs_of_words(letters: list[Char]) -> list[tuple[float, float]]:
-    """A row's stretches of text: letters closer than a word space and a half are one stretch, so
-    a line crossing the gutter covers it whole, and a gutter is wider than any word space."""
-    out: list[tuple[float, float]] = []
-    for c in sorted(letters, key=lambda c: c["x0"]):
-        x0, x1 = float(c["x0"]), float(c["x1"])
-        if out and x0 - out[-1][1] < 0.6 * float(c["size"]):
-            out[-1] = (out[-1][0], max(out[-1][1], x1))
-        else:
-            out.append((x0, x1))
-    return out
-
-
-def _gutter(
-    rows: list[list[Char]], width: float, extent: tuple[float, float] | None = None
-) -> tuple[float, float, float] | None:
-    """The column gap, found from the text's own gaps: the strip in the page's middle that the
-    fewest rows' letters cross, the one at the text block's centre (`extent`: the page's text
-    from left to right) or else the nearest, split at its centre. Space glyphs are ignored (some
-    writers put one at each line end, and a mirrored margin moves the text block off the page
-    centre), and so are letters larger than the body text (a centred title crosses the gutter).
-    None for a one-column page: too many rows cross it, or no row has letters on one side."""
-    lo, hi = int(width * 0.3), int(width * 0.7)
-    cover = [0] * (hi - lo)
-    spans: list[tuple[float, float]] = []
-    sizes = Counter(round(float(c["size"])) for r in rows for c in _letters(r))
-    body = sizes.most_common(1)[0][0] if sizes else 0
-    for row in rows:
-        # letters larger than the body text are no evidence: a centred title may cross the gutter
-        letters = [c for c in _letters(row) if float(c["size"]) <= 1.1 * body + 0.5]
-        if not letters:
-            continue
-        spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
-        for x0, x1 in _runs_of_words(letters):
-            for x in range(max(lo, int(x0)), min(hi, int(x1) + 1)):
-                cover[x - lo] += 1
-    if len(spans) < 4:
-        return None
-    least = min(cover)
-    runs: list[tuple[int, int]] = []
-    for x, n in enumerate(cover):
-        if n == least:
-            if runs and runs[-1][1] == x - 1:
-                runs[-1] = (runs[-1][0], x)
-            else:
-                runs.append((x, x))
-    # The run holding the text block's centre wins (the gutter is there whatever the margins),
-    # else the nearest; the split is the run's centre. The block is the page's whole text, running
-    # head included: a short column does not shrink it.
-    x0, x1 = extent or (min(s for s, _ in spans), max(e for _, e in spans))
-    block = (x0 + x1) / 2 - lo
-    a, b = min(runs, key=lambda r: (max(r[0] - block, block - r[1] - 1, 0.0), -(r[1] - r[0])))
-    low = least
-    split = (a + b + 1) / 2 + lo
-    left = sum(s < split for s, _ in spans)
-    right = sum(e > split for _, e in spans)
-    if low > 0.25 * len(spans) or b - a < 5 or min(left, right) < 1:
-        return None
-    return float(a + lo), float(b + lo + 1), float(split)
 
 
 @dataclass
@@ -292,31 +239,40 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
     class Collector(PDFPageAggregator):
         chars: list[Char]
         page_height: float
+        glyphs: dict[tuple[int, int], tuple[str, float, float]]
 
         def render_char(
             self, matrix: Any, font: Any, fontsize: float, scaling: float, rise: float, cid: int, *rest: Any
         ) -> float:
             if font.is_vertical():
                 return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
-            try:
-                text = font.to_unichr(cid)
-            except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
-                text = self.handle_undefined_char(font, cid)
-            adv = font.char_width(cid) * fontsize * scaling
-            y0 = font.get_descent() * fontsize + rise
+            glyph = self.glyphs.get((id(font), cid))
+            if glyph is None:  # a glyph's text, advance and descent are the font's: looked up once
+                try:
+                    text = font.to_unichr(cid)
+                except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
+                    text = self.handle_undefined_char(font, cid)
+                glyph = self.glyphs[(id(font), cid)] = (text, font.char_width(cid), font.get_descent())
+            text, width, descent = glyph
+            adv = width * fontsize * scaling
+            y0 = descent * fontsize + rise
             a, b, c, d, e, f = matrix
-            xs = (
-                e + c * y0,
-                e + a * adv + c * y0,
-                e + c * (y0 + fontsize),
-                e + a * adv + c * (y0 + fontsize),
-            )
-            ys = (
-                f + d * y0,
-                f + b * adv + d * y0,
-                f + d * (y0 + fontsize),
-                f + b * adv + d * (y0 + fontsize),
-            )
+            if b == 0 and c == 0:  # upright text, no shear: the box's corners are two numbers each
+                xs: tuple[float, ...] = (e, e + a * adv)
+                ys: tuple[float, ...] = (f + d * y0, f + d * (y0 + fontsize))
+            else:
+                xs = (
+                    e + c * y0,
+                    e + a * adv + c * y0,
+                    e + c * (y0 + fontsize),
+                    e + a * adv + c * (y0 + fontsize),
+                )
+                ys = (
+                    f + d * y0,
+                    f + b * adv + d * y0,
+                    f + d * (y0 + fontsize),
+                    f + b * adv + d * (y0 + fontsize),
+                )
             low, high = min(ys), max(ys)
             self.chars.append(
                 {
@@ -333,7 +289,7 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
             return float(adv)
 
     device = Collector(rsrcmgr, pageno=pageno)
-    device.chars, device.page_height = [], height
+    device.chars, device.page_height, device.glyphs = [], height, {}
     return device
 
 
@@ -382,22 +338,6 @@ def page_objects(page: Any) -> tuple[list[Char], list[Char], int]:
     return out, images, rules
 
 
-def spans(letters: list[Char], split: float) -> bool:
-    """Whether a row's letters cross the column split: a stretch of its text runs past it by half
-    a letter on both sides (a title that juts a little into the gutter stays in its column)."""
-    jut = 0.5 * max(float(c["size"]) for c in letters)
-    return any(x0 < split - jut and x1 > split + jut for x0, x1 in _runs_of_words(letters))
-
-
-def _column(x0: float, x1: float, gutter: tuple[float, float, float] | None) -> str:
-    """ "L" or "R" for an item wholly on one side of the gutter's split, else "S" (spanning)."""
-    if gutter is None:
-        return "S"
-    if x1 <= gutter[2]:
-        return "L"
-    return "R" if x0 >= gutter[2] else "S"
-
-
 def read_page(page: Any, index: int) -> PageRead:
     """The page's lines, tables and figures in reading order, and its printed page candidates."""
     chars, images, rules = page_objects(page)
@@ -420,46 +360,47 @@ def read_page(page: Any, index: int) -> PageRead:
         body_rows = [r for r in body_rows if r]
     letters = _letters(chars)
     extent = (min(c["x0"] for c in letters), max(c["x1"] for c in letters)) if letters else None
-    gutter = _gutter(body_rows, float(page.width), extent)
+    splits = _splits(body_rows, float(page.width), extent)
+    names = _column_names(len(splits) + 1)
     items: list[Line] = []
-    columns: dict[str, list[Line]] = {"L": [], "R": []}
+    columns: dict[str, list[Line]] = {name: [] for name in names}
 
     def place(item: Line) -> None:
         (items if item.column == "S" else columns[item.column]).append(item)
 
     for table in tables:
         rows_text = [
-            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row] for row in table.extract()
+            [re.sub(r"\s+", " ", nfc(cell or "")).strip() for cell in row]
+            for row in table.extract(x_tolerance_ratio=WORD_GAP)  # word spaces as in a line
         ]
         x0, top, x1, _ = table.bbox
-        side = _column(x0, x1, gutter)
+        side = _column(x0, x1, splits)
         head_text = " | ".join(rows_text[0]) if rows_text else ""
         place(Line(index, None, side, x0, top, head_text, False, 0.0, rows=rows_text))
     for image in images:
         x0, x1, top = float(image["x0"]), float(image["x1"]), float(image["top"])
         size = f"[image {x1 - x0:.0f}x{float(image['bottom']) - top:.0f} pt]"  # names it in the debug output
-        place(Line(index, None, _column(x0, x1, gutter), x0, top, size, False, 0.0, figure=True))
-    split = gutter[2] if gutter else None
+        place(Line(index, None, _column(x0, x1, splits), x0, top, size, False, 0.0, figure=True))
     for row in body_rows:
         letters = _letters(row)
         if not letters:
             continue
-        if split is None or spans(letters, split):
+        if not splits or any(spans(letters, split) for split in splits):
             items.append(_make_line(row, index, None, "S"))
             continue
-        for side, part in (
-            ("L", [c for c in row if (c["x0"] + c["x1"]) / 2 < split]),
-            ("R", [c for c in row if (c["x0"] + c["x1"]) / 2 >= split]),
-        ):
-            if _letters(part):
-                columns[side].append(_make_line(part, index, None, side))
+        parts: dict[str, list[Char]] = {}
+        for c in row:
+            parts.setdefault(names[bisect.bisect_right(splits, (c["x0"] + c["x1"]) / 2)], []).append(c)
+        for side in names:
+            if _letters(parts.get(side, [])):
+                columns[side].append(_make_line(parts[side], index, None, side))
     for lines in columns.values():
         text = [ln for ln in lines if ln.rows is None and not ln.figure]
         left_edge = min((ln.x0 for ln in text), default=0.0)
         for ln in text:
             ln.indent = ln.x0 - left_edge
     spanning = [ln for ln in items if ln.rows is None and not ln.figure]
-    if spanning and not (columns["L"] or columns["R"]):  # one column: indents from its own edge
+    if spanning and not any(columns.values()):  # one column: indents from its own edge
         left_edge = min(ln.x0 for ln in spanning)
         for ln in spanning:
             ln.indent = ln.x0 - left_edge
@@ -471,7 +412,7 @@ def _reading_order(spanning: list[Line], columns: dict[str, list[Line]]) -> list
     out: list[Line] = []
     above = float("-inf")
     for band_end in [*(s.top for s in spanning), float("inf")]:
-        for side in ("L", "R"):
+        for side in columns:
             out += sorted((ln for ln in columns[side] if above <= ln.top < band_end), key=lambda ln: ln.top)
         out += [s for s in spanning if s.top == band_end]
         above = band_end

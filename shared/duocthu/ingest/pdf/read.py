@@ -22,6 +22,7 @@ from duocthu.ingest.pdf.structure import (
     _key_text,
     heading_keys,
     is_title,
+    opens_back_matter,
     prominent,
     split_synonym,
     title_case,
@@ -46,6 +47,10 @@ class Reader:
     body_size: float = 0.0  # the book's body text size: titles stand out from it
     hyphenated: set[str] = field(default_factory=set)  # words printed with a hyphen inside a line
     open_sentence: bool = False  # the last line read ended mid-sentence: the next one continues it
+    back_matter: bool = False  # past the monographs (an appendix): nothing more is monograph text
+    # the last line read, when it started a block as text: a run-in label may wrap from it, and
+    # then it is taken back (the section, its paragraph and last line before it)
+    held: tuple[Line, SectionDraft, str, Line] | None = None
 
     def problem(self, line: Line, message: str) -> None:
         self.problems.append(Problem(line.page, self.line_no, message))
@@ -55,10 +60,15 @@ class Reader:
         return self.monographs[-1] if self.monographs else None
 
     def feed(self, line: Line) -> None:
+        held, self.held = self.held, None
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
         self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
-        if line.figure:
+        if self.back_matter or (not self.pending_title and opens_back_matter(line, self.body_size)):
+            self._close_section()
+            self.back_matter = True
+            line.where = "back matter"
+        elif line.figure:
             self._figure(line)
         elif self.figure is not None and self._figure_caption(line):
             pass
@@ -68,7 +78,7 @@ class Reader:
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
             self._after_title(line)
-        elif not (self._identity(line) or self._caption(line) or self._heading(line)):
+        elif not (self._identity(line, held) or self._caption(line) or self._heading(line)):
             self._text(line)
         if not line.where:
             line.where = self._where()
@@ -120,7 +130,7 @@ class Reader:
         mono.sections.append(self.section)
         return self.section
 
-    def _identity(self, line: Line) -> bool:
+    def _identity(self, line: Line, held: tuple[Line, SectionDraft, str, Line] | None = None) -> bool:
         """A label and its text on one line: an identity line ("Mã ATC: …"), or a run-in heading,
         a label the heading vocabulary places, set bold, then a colon and the section's first text
         ("Chỉ định: Nhiễm …"). A bold label is evidence the plain words of running text lack."""
@@ -129,7 +139,11 @@ class Reader:
         key = IDENTITY_LABELS.get(label)
         if match is not None and key is None and line.text[match.end() :].strip():
             run_in = heading_keys().get(label)
-            key = run_in if run_in and _key_text(line.bold_lead).startswith(label) else None
+            lead = _key_text(line.bold_lead)
+            if run_in is not None and (lead.startswith(label) if lead else self._starts_next(run_in, line)):
+                key = run_in
+            elif run_in is None and not lead and held is not None:
+                key = self._wrapped_label(held, label)
         if match is None or key is None:
             return False
         section = self._open(key, match.group(1).strip(), line)
@@ -139,6 +153,33 @@ class Reader:
             self.skipping = True
         line.where = self._where()
         return True
+
+    def _wrapped_label(self, held: tuple[Line, SectionDraft, str, Line], label: str) -> str | None:
+        """A run-in label in the text's weight wrapped over two lines ("DẠNG BÀO CHẾ VÀ HÀM" /
+        "LƯỢNG: Dạng uống …" in a narrow column): the line before, which started a block, and this
+        label read as one the vocabulary places, next in the book's order. The line before is taken
+        back from the section it went to; the key is returned."""
+        before, section, paragraph, last = held
+        key = heading_keys().get(_key_text(f"{before.text} {label}"))
+        mono = self.monograph
+        keys = [s.key for s in mono.sections] if mono else []
+        if key is None or before.bold_lead or key in keys or section is not self.section:
+            return None
+        if keys and SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]:
+            return None
+        section.paragraph, section.last = paragraph, last
+        return key
+
+    def _starts_next(self, key: str, line: Line) -> bool:
+        """Whether a run-in label set in the text's own weight opens section `key`: the line starts
+        a block (unindented, after a finished sentence) and the key comes later in the book's order
+        than every section this monograph has, so a label inside running text stays text. A label
+        only partly bold is no such line (the caller reads weight first)."""
+        mono = self.monograph
+        if mono is None or self.open_sentence or line.indent > INDENT or self.pending_title:
+            return False
+        keys = [s.key for s in mono.sections]
+        return key not in keys and (not keys or SECTION_ORDER[key] > SECTION_ORDER[keys[-1]])
 
     def _heading(self, line: Line) -> bool:
         """A line the book's heading vocabulary places, where a block starts (unindented, a capital
@@ -154,6 +195,8 @@ class Reader:
             return False
         if key is None and not line.bold:
             return False
+        if key is None and self._wrapped_heading(line):
+            return True
         if key is None:
             self.problem(
                 line, f"bold line {line.text!r} is no section heading it knows; its text is left out"
@@ -162,6 +205,19 @@ class Reader:
             self.skipping = True
         elif self._open(key, line.text, line) is None:
             self.skipping = True
+        line.where = self._where()
+        return True
+
+    def _wrapped_heading(self, line: Line) -> bool:
+        """A bold line right under a heading, before any of its text, that completes it into a
+        heading the vocabulary places ("Tác dụng không mong muốn" / "(ADR)" in a narrow column)."""
+        section = self.section
+        if section is None or section.blocks or section.paragraph or section.last is not section.first:
+            return False
+        joined = f"{section.heading} {line.text}"
+        if heading_keys().get(_key_text(joined)) != section.key:
+            return False
+        section.heading, section.last = joined, line
         line.where = self._where()
         return True
 
@@ -186,6 +242,9 @@ class Reader:
         if self.caption is not None:
             self.problem(line, f"caption 'Bảng …: {self.caption[:40]}' is not followed by a table")
             self.caption = None
+        starts_block = not self.open_sentence and line.indent <= INDENT and not line.bold
+        if starts_block:
+            self.held = (line, self.section, self.section.paragraph, self.section.last)
         self.section.add_text(line, line.indent > INDENT)
 
     def _table(self, line: Line) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from duocthu.core.syllables import is_syllable, toneless
@@ -78,6 +78,7 @@ def split_piece_kind(head: str, tail: str) -> bool:
     return (onset or rhyme) and is_syllable(head + tail)
 
 
+@lru_cache(maxsize=1 << 16)  # a book repeats its word pairs: each is decided once
 def _joined(first: str, second: str) -> str | None:
     """The syllable two space-separated pieces make, when they are one split syllable; a plain
     pair of words ("có thể", "vitamin K") is never joined."""

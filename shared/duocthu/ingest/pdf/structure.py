@@ -78,7 +78,8 @@ def prominent(line: Line, body_size: float) -> bool:
 def split_synonym(text: str) -> tuple[str, str | None]:
     """ "ACID ACETYLSALICYLIC (Aspirin)" -> ("ACID ACETYLSALICYLIC", "Aspirin"): a synonym is set in
     another case than its upper-case title; "… (DẠNG TIÊM)", in the title's case, is part of it."""
-    match = re.match(r"^(.*?\S)\s*\(([^()]+)\)\s*$", text)
+    # the closing parenthesis may be on the title's next line (a narrow column wraps it)
+    match = re.match(r"^(.*?\S)\s*\(([^()]+)\)?\s*$", text)
     if match is None or not any(c.islower() for c in match.group(2)) or not match.group(1).isupper():
         return text, None
     return match.group(1), match.group(2).strip()
@@ -89,6 +90,15 @@ def is_title(line: Line, body_size: float = 0.0) -> bool:
     letters = [c for c in split_synonym(line.text)[0] if c.isalpha()]
     upper = sum(c.isupper() for c in letters)
     return bool(letters) and upper >= 0.8 * len(letters) and prominent(line, body_size)
+
+
+# What opens the back of the book (the appendices, the indexes): no monograph is read after it.
+BACK_MATTER = ("phu luc", "muc luc")
+
+
+def opens_back_matter(line: Line, body_size: float = 0.0) -> bool:
+    """A title-like line (prominent, upper case) that the back matter's vocabulary starts."""
+    return is_title(line, body_size) and fold(line.text).startswith(BACK_MATTER)
 
 
 @dataclass

@@ -12,7 +12,8 @@ with the chosen defects; typst in the printed book's layout, `ingest/pdf/render_
 typst-1col, the same in one column on centred margins; chromium, an HTML layout printed by
 Debian's Chromium, `ingest/pdf/render_chromium.py`; libreoffice, a .fodt in the printed book's
 layout printed by LibreOffice headless with the chosen text-layer defects,
-`ingest/pdf/render_libreoffice.py`): every
+`ingest/pdf/render_libreoffice.py`; latex and latex-3col, LuaLaTeX in the printed book's layout
+with an ATC appendix, two or three columns, `ingest/pdf/render_latex.py`): every
 measure per engine; an engine that is not installed is skipped with a message.
 Targets (every defect on): 40/40 monographs, no extra; 760/760 sections; ratio mean
 >= 0.995, min >= 0.98; pages exact >= 99 %; every table and every figure flagged; every alias present.
@@ -126,7 +127,7 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
     }
 
 
-ENGINES = ("reportlab", "typst", "typst-1col", "chromium", "libreoffice")
+ENGINES = ("reportlab", "typst", "typst-1col", "chromium", "libreoffice", "latex", "latex-3col")
 
 
 def engine_missing(engine: str) -> str | None:
@@ -151,6 +152,11 @@ def engine_missing(engine: str) -> str | None:
 
         missing = "soffice is not installed (apt-get install libreoffice-writer-nogui)"
         return None if libreoffice_available() else missing
+    if engine in ("latex", "latex-3col"):
+        from duocthu.ingest.pdf.render_latex import available as latex_available
+
+        missing = "lualatex is not installed (apt-get install texlive-luatex texlive-latex-recommended)"
+        return None if latex_available() else missing
     return f"unknown engine {engine!r} (known: {', '.join(ENGINES)})"
 
 
@@ -166,6 +172,11 @@ def run_once(
         from duocthu.ingest.pdf.render_libreoffice import render_libreoffice
 
         truth = render_libreoffice(records, pdf, defects)
+    elif engine in ("latex", "latex-3col"):
+        from duocthu.ingest.pdf.render_latex import group_records, render_latex
+
+        records = group_records(records)  # some printed as group monographs: the truth's titles too
+        truth = render_latex(records, pdf, 3 if engine == "latex-3col" else 2, defects)
     elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst
 
@@ -259,6 +270,8 @@ def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], k
                 "typst-1col": "typst (one column, centred margins)",
                 "chromium": "chromium (HTML, CSS columns, mirrored margins)",
                 "libreoffice": f"libreoffice (printed-book layout, defects {named})",
+                "latex": "latex (printed-book layout, ATC appendix)",
+                "latex-3col": "latex (three columns, ATC appendix)",
             }.get(engine, f"{engine} (defects {named})")
             score = run_once(records, Defects(on=on), label, workdir, engine)
             print(score.row(), flush=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.ingest.pdf.convert import _degrade, number_pages
-from duocthu.ingest.pdf.layout import Line, PageRead, _gutter, folio_candidates
+from duocthu.ingest.pdf.columns import _gutter
+from duocthu.ingest.pdf.convert import _by_name, _degrade, number_pages
+from duocthu.ingest.pdf.layout import Line, PageRead, folio_candidates
 from duocthu.ingest.pdf.read import Reader
 from duocthu.ingest.pdf.repair import join_lines, resolve_breaks
 from duocthu.ingest.pdf.structure import MonographDraft, _key_text, heading_keys, is_title
@@ -109,6 +110,45 @@ def test_run_in_heading_is_a_bold_label_the_vocabulary_places() -> None:
     assert mono.sections[-1].paragraph.startswith("Nhiễm khuẩn đường hô hấp. Thận trọng: xem dưới.")
     # a label only partly bold is no run-in heading: its line stays text
     assert "Tác dụng không mong muốn (ADR): Ban" in mono.sections[-1].paragraph
+
+
+def test_run_in_heading_in_the_texts_own_weight_opens_the_next_section_only() -> None:
+    # Given run-in labels set regular, like their text (no weight to tell them by)
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        _line("Chỉ định: Nhiễm khuẩn đường hô hấp."),  # unindented, after a finished sentence
+        _line("Thận trọng: xem dưới."),  # the next section in the book's order
+        _line("Chỉ định: đã nêu."),  # a section already read: running text
+        _line("Quá liều và xử trí: xem", indent=12.0),  # an indented line starts a paragraph only
+        _line("Tương tác thuốc: dùng"),  # after an open sentence: running text
+    ):
+        reader.feed(line)
+    # Then a label opens its section only where a block starts and the book's order goes on
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == ["ten_chung_quoc_te", "chi_dinh", "than_trong"]
+    assert mono.sections[-1].paragraph.endswith("Tương tác thuốc: dùng")
+    assert not reader.problems
+
+
+def test_run_in_label_wrapped_over_two_lines_in_the_texts_weight() -> None:
+    # Given a narrow column that wraps a run-in label set regular, like its text
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("CIPROFLOXACIN", size=12.0),
+        _line("Loại thuốc: Kháng sinh."),
+        _line("DẠNG BÀO CHẾ VÀ HÀM"),
+        _line("LƯỢNG: Viên nén 250 mg."),
+        _line("Chỉ định đã nêu, và"),  # a block start whose next line's label does not complete it
+        _line("Liều: xem dưới."),
+    ):
+        reader.feed(line)
+    # Then the two lines are one label: the section opens, the line before is taken back
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == ["loai_thuoc", "dang_thuoc_va_ham_luong"]
+    assert [b["text"] for b in mono.sections[0].blocks] == ["Kháng sinh."]
+    assert mono.sections[1].paragraph == "Viên nén 250 mg. Chỉ định đã nêu, và Liều: xem dưới."
 
 
 def test_title_by_prominence_with_synonym_in_parentheses() -> None:
@@ -266,3 +306,14 @@ def test_a_title_jutting_into_the_gutter_stays_in_its_column_a_centred_one_spans
     assert not spans(jutting + beside, 297.5)
     assert spans(centred, 297.5)
     assert spans(_row("x" * 100, 48.0, 300.0), 297.5)  # a full-width caption
+
+
+def test_brand_index_generic_resolves_to_a_group_monographs_member() -> None:
+    # Given a group monograph (one heading for a drug and its salt) and a plain one
+    group = MonographDraft("Calci clorid và calci gluconat", _line("CALCI CLORID VÀ CALCI GLUCONAT"))
+    plain = MonographDraft("Calci gluconat", _line("CALCI GLUCONAT"), synonyms=["Calcium"])
+    names = _by_name([group, plain])
+    # Then a member finds the group, a title wins over another monograph's member
+    assert names["calci clorid"] is group
+    assert names["calci gluconat"] is plain
+    assert names["calcium"] is plain

@@ -1,0 +1,234 @@
+"""A fifth engine's test book: the formulary typeset by LuaLaTeX (Debian's `texlive-luatex` and
+`texlive-latex-recommended`), TeX's line breaker and page builder.
+
+The book is `render_typst.book_data`'s (headings in the printed book's spellings, cases, numbers and
+colons, synonyms, bold captions, ruled tables inside a column, trade names) in the printed book's
+layout: roman front matter (footer centred), then page columns (multicol: two, or three) on
+mirrored margins, running heads "90 Aciclovir … DTQGVN 2" / "DTQGVN 2 … Aciclovir 91" over a rule,
+printed page = PDF page + `OFFSET`, justified text where only long Latin names are hyphenated (by
+TeX's English patterns; Vietnamese words never) and hard hyphens break where TeX breaks them, an
+ATC appendix ("PHỤ LỤC", code and drug a line) and a brand index whose pages come from `\\pageref`
+(a second run). The fonts are the static Noto Serif instances of the LibreOffice book, so bold is
+a font of its own. The truth: each section's first and last line writes a mark at shipout (drug,
+key, printed page, PDF page), read back from the file TeX writes, not from the converter.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from duocthu.ingest.pdf.render import Truth
+from duocthu.ingest.pdf.render_libreoffice import _fonts
+from duocthu.ingest.pdf.render_text import Defects
+from duocthu.ingest.pdf.render_typst import OFFSET, book_data
+from duocthu.models.source import Monograph, slugify
+
+LUALATEX = shutil.which("lualatex") or "/usr/bin/lualatex"
+FRONT_PAGES = 4  # i-iv: the first body page is printed FRONT_PAGES + 1 + OFFSET
+_ESCAPES = {c: "\\" + c for c in "&%$#_{}"}
+_ESCAPES |= {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+# a line may break after a dash or a slash, as a typesetter lets it: a long compound in a narrow
+# column ("renin–angiotensin–aldosteron") would otherwise run over into the next column
+_ESCAPES |= {"–": r"–\allowbreak{}", "/": r"/\allowbreak{}"}
+
+PREAMBLE = r"""
+\documentclass[10pt,twoside]{article}
+\usepackage[a4paper,inner=2.6cm,outer=1.5cm,top=2.4cm,bottom=2.2cm,headsep=0.5cm]{geometry}
+\usepackage{fontspec,multicol,tabularx,array}
+\usepackage[hidelinks,pdfusetitle]{hyperref}
+\setmainfont{DTSerif.ttf}[Path=./.fonts/,BoldFont=DTSerif-Bold.ttf]
+\newlanguage\novihyph % Vietnamese words: a language without patterns, never hyphenated
+\AtBeginDocument{\language\novihyph}
+\newcommand\latin[1]{{\language0 #1}}% long Latin names: TeX's English patterns
+\setlength\columnsep{14pt}
+\setlength\parindent{1.2em}
+\setlength\parskip{0pt}
+\raggedbottom
+\tolerance=3000 \emergencystretch=3em
+\renewcommand\normalsize{\fontsize{9}{11}\selectfont}
+\makeatletter
+\newwrite\dtmarks \immediate\openout\dtmarks=\jobname.marks
+\newcommand\mk[2]{\write\dtmarks{#1 #2 \the\c@page\space\the\ReadonlyShipoutCounter}}
+\def\dthead#1{\vbox{\hbox to\textwidth{\fontsize{8}{9}\selectfont #1}\vskip2pt\hrule}}
+\def\ps@front{\def\@oddhead{}\def\@evenhead{}%
+  \def\@oddfoot{\hfil\fontsize{8}{9}\selectfont\thepage\hfil}\let\@evenfoot\@oddfoot}
+\def\ps@body{\def\@oddfoot{}\def\@evenfoot{}%
+  \def\@evenhead{\dthead{\thepage\hspace{1.5em}\rightmark\hfil DTQGVN 2}}%
+  \def\@oddhead{\dthead{DTQGVN 2\hfil\rightmark\hspace{1.5em}\thepage}}}
+\makeatother
+% titles and headings ragged right: a long one wraps in a narrow column instead of overrunning it
+\newcommand\dttitle[3]{\par\addvspace{1.2em}{\raggedright\noindent\markright{#2}#3%
+  {\fontsize{12}{14}\selectfont\bfseries #1}\par}\nopagebreak\addvspace{0.4em}}
+\newcommand\dtheading[1]{\par\addvspace{0.6em}{\raggedright\noindent{\bfseries #1}\par}\nopagebreak}
+"""
+
+
+def available() -> bool:
+    return Path(LUALATEX).exists()
+
+
+def _tex(text: str) -> str:
+    return "".join(_ESCAPES.get(c, c) for c in text)
+
+
+def _prose(words: list[list[Any]]) -> str:
+    return " ".join(r"\latin{" + _tex(w) + "}" if latin else _tex(w) for w, latin in words)
+
+
+def _table(block: dict[str, Any], end: str) -> str:
+    rows = block["rows"]
+    spec = "|" + "|".join([r">{\raggedright\arraybackslash}X"] * len(rows[0])) + "|"
+    lines = [
+        r"\par\addvspace{0.5em}\noindent{\bfseries " + _tex(block["caption"]) + r"}\par\nopagebreak",
+        r"\noindent{\fontsize{7.5}{9}\selectfont\begin{tabularx}{\linewidth}{" + spec + r"}\hline",
+        " & ".join(r"\textbf{" + _tex(c) + "}" for c in rows[0]) + r"\\\hline",
+    ]
+    for n, row in enumerate(rows[1:], 2):
+        cells = [_tex(c) for c in row]
+        if n == len(rows):
+            cells[-1] += end
+        lines.append(" & ".join(cells) + r"\\\hline")
+    lines.append(r"\end{tabularx}}\par\addvspace{0.3em}")
+    return "\n".join(lines)
+
+
+def _bold_split(text: str) -> str:
+    """Bold text whose accented letters come from the regular font (the printed book's text layer:
+    "bold broken mid-word"); the text stays the same."""
+    return "".join(c if c.isascii() else r"\textmd{" + c + "}" for c in _tex(text))
+
+
+def _monograph(m: dict[str, Any], run_in: bool, split: bool) -> str:
+    """One monograph; `run_in`: its headings set on the line of their first text, in the text's
+    own weight ("Chỉ định: Nhiễm …"); `split`: the bold-split defect on its title and headings."""
+    bold = _bold_split if split else _tex
+    out: list[str] = []
+    title = bold(m["title"]) + (f" ({_tex(m['synonym'])})" if m["synonym"] else "")
+    out.append(
+        rf"\dttitle{{{title}}}{{{_tex(m['running'])}}}{{\label{{m-{m['id']}}}\mk{{{m['id']}}}{{_title}}}}"
+    )
+    for s in m["sections"]:
+        start, end = rf"\mk{{{m['id']}}}{{{s['key']}}}", rf"\mk{{{m['id']}}}{{{s['key']}}}"
+        if s["identity"]:
+            words = _prose(s["blocks"][0]["words"])
+            out.append(rf"\noindent{start}\textbf{{{bold(s['heading'])}:}} {words}{end}\par")
+            continue
+        last = len(s["blocks"]) - 1
+        label = _tex(s["heading"].rstrip(":"))
+        for i, b in enumerate(s["blocks"]):
+            close = end if i == last else ""
+            if i == 0 and run_in and b["kind"] != "table":
+                out.append(
+                    rf"\par\addvspace{{0.4em}}\noindent{start}{label}: {_prose(b['words'])}{close}\par"
+                )
+                continue
+            if i == 0:
+                out.append(rf"\dtheading{{{start}{bold(s['heading'])}}}")
+            out.append(_table(b, close) if b["kind"] == "table" else _prose(b["words"]) + close + r"\par")
+    return "\n".join(out)
+
+
+GROUP_EVERY = 10  # every tenth monograph (from the 6th) is printed as a group monograph
+SALT = "natri"
+
+
+def group_records(records: list[Monograph]) -> list[Monograph]:
+    """The records with some made group monographs: one heading for a drug and its salt ("X VÀ X
+    NATRI"), its brands cited in the index under the salt; the title (and so the id) is the group's."""
+    out = []
+    for n, record in enumerate(records):
+        if n % GROUP_EVERY == 5:
+            title = f"{record.title} và {record.title.lower()} {SALT}"
+            record = record.model_copy(update={"title": title, "drug_id": slugify(title)})
+        out.append(record)
+    return out
+
+
+def _appendix(records: list[Monograph]) -> str:
+    """The ATC appendix: each code with the drug it names, in code order (the printed book's)."""
+    pairs = sorted((code, r.title) for r in records for code in r.atc_codes)
+    lines = [r"\noindent " + _tex(code) + r"\quad " + _tex(title) + r"\par" for code, title in pairs]
+    return "\n".join(lines)
+
+
+RUN_IN_EVERY = 3  # every third monograph sets its headings run-in, not bold
+SPLIT_EVERY = 2  # with the bold_split defect, every second monograph's bold lines are split
+
+
+def document(records: list[Monograph], columns: int = 2, defects: Defects | None = None) -> str:
+    data = book_data(records)
+    split = "bold_split" in (defects or Defects()).on
+    for entry in data["index"]:  # a group monograph's brands are cited under its last member
+        if " và " in entry["generic"]:
+            entry["generic"] = entry["generic"].split(" và ")[-1].capitalize()
+    front = "\n\n".join(_tex(p) for p in data["front"])
+    abbreviations = "\n\n".join(r"\noindent " + _tex(p) for p in data["abbreviations"])
+    index = "\n".join(
+        rf"\noindent\hangindent=1.2em {_tex(e['brand'])} - {_tex(e['generic'])}, \pageref{{m-{e['id']}}}\par"
+        for e in data["index"]
+    )
+    monographs = "\n".join(
+        _monograph(m, n % RUN_IN_EVERY == 1, split and n % SPLIT_EVERY == 0)
+        for n, m in enumerate(data["monographs"])
+    )
+    big = r"\begin{center}\fontsize{13}{16}\selectfont\bfseries "
+    return "\n".join(
+        [
+            PREAMBLE,
+            rf"\hypersetup{{pdftitle={{{_tex(data['title'])}}},pdfsubject={{{_tex(data['subject'])}}}}}",
+            r"\begin{document}",
+            r"\pagestyle{front}\pagenumbering{roman}",
+            rf"\begin{{center}}\fontsize{{18}}{{22}}\selectfont\bfseries {_tex(data['title'].upper())}",
+            r"\end{center}",
+            r"\clearpage\null\clearpage",
+            big + r"LỜI GIỚI THIỆU\end{center}",
+            front,
+            r"\clearpage",
+            big + r"CHỮ VIẾT TẮT\end{center}",
+            abbreviations,
+            r"\clearpage\pagestyle{body}\pagenumbering{arabic}",
+            rf"\setcounter{{page}}{{{FRONT_PAGES + 1 + OFFSET}}}",
+            rf"\begin{{multicols}}{{{columns}}}",
+            monographs,
+            r"\end{multicols}\clearpage\markright{Phụ lục}",
+            rf"\begin{{multicols}}{{{columns}}}[{big}PHỤ LỤC: MÃ ATC\end{{center}}]",
+            _appendix(records),
+            r"\end{multicols}\clearpage\markright{Mục lục tra cứu}",
+            rf"\begin{{multicols}}{{{columns}}}[{big}MỤC LỤC TRA CỨU\end{{center}}]",
+            index,
+            r"\end{multicols}",
+            r"\end{document}",
+        ]
+    )
+
+
+def render_latex(
+    records: list[Monograph], out: Path, columns: int = 2, defects: Defects | None = None
+) -> Truth:
+    """Typeset the records with LuaLaTeX into `out` (two runs: the brand index's page references);
+    the truth is the marks TeX wrote at shipout."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        _fonts(folder)
+        (folder / "book.tex").write_text(document(records, columns, defects), encoding="utf-8")
+        for _ in range(2):
+            run = subprocess.run(
+                [LUALATEX, "-interaction=nonstopmode", "-halt-on-error", "book.tex"],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            if run.returncode != 0:
+                raise RuntimeError(f"lualatex failed: {run.stdout[-2000:]}")
+        marks = (folder / "book.marks").read_text(encoding="utf-8").split("\n")
+        shutil.copyfile(folder / "book.pdf", out)
+    truth = Truth()
+    for mark in filter(None, marks):  # in document order: a section's start, then its end
+        drug, key, printed, page = mark.split()
+        truth.pages.setdefault((drug, key), []).append((int(printed), int(page)))
+    return truth
