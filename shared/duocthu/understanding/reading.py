@@ -32,7 +32,8 @@ def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugReso
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(tags, resolver),
         not_covered=not_covered,
-        asks_which_drug=asks_which_drug(text),
+        # "nào", or a list asked in the plural (`cues.asks_for_a_list`)
+        asks_which_drug=asks_which_drug(text) or any(c.value == "list" for c in tags.cues.all("candidate")),
         candidate_sections=tags.candidate_sections,
         asked_class=asked_drug_class(tags.text, tags.cues)
         if frame.turn_type == "condition_relation"
@@ -48,8 +49,8 @@ _WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{
 
 
 def asks_which_drug(text: str) -> bool:
-    """Whether the question asks which drugs; a message typed without marks is read in its folded
-    form, as a word typed without marks matches any marks (core.text.token_matches)."""
+    """Whether the question asks which drugs with "nào"; a message typed without marks is read in
+    its folded form, as a word typed without marks matches any marks (core.text.token_matches)."""
     if _WHICH_DRUG.search(text):
         return True
     return not has_diacritics(text) and bool(_WHICH_DRUG_FOLDED.search(fold(text)))
