@@ -57,7 +57,10 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     names = {drug: drug_names(resolver, drug) for drug in together}
     fields = {"together": together, "names": names}
 
-    if frame.turn_type == "interaction":
+    # a drug's interactions asked beside a medicine the patient takes ("đang spironolacton, phối
+    # hợp NSAID có rủi ro gì?"): the pair, from both monographs, as an interaction question
+    asks_pair = frame.attribute == INTERACTION_SECTION and len(together) >= 2
+    if frame.turn_type == "interaction" or (frame.turn_type == "drug_attribute" and asks_pair):
         if len(together) >= 2 or (together and unknown):
             pairs = len(together) + len(unknown) >= PAIRS_FROM
             ask = Ask(kind="together", drugs=together, unknown_names=unknown)

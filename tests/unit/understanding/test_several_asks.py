@@ -108,3 +108,14 @@ def test_evidence_is_gathered_part_by_part_and_read_back_per_part(resolver: Cata
     for index, part in enumerate(plan.parts):
         own = part_evidence(plan, evidence, index)
         assert own is not None and [a.ask for a in own.answers] == list(range(len(part.asks)))
+
+
+def test_interactions_asked_beside_a_medicine_taken_read_the_pair(resolver: CatalogDrugResolver) -> None:
+    # the second ask names the class of the first ask's drug beside the one the patient takes
+    message = (
+        "Mobic cho cụ suy thận nặng chưa lọc máu có CCĐ không? Cụ còn đang spironolacton, "
+        "phối hợp NSAID có rủi ro gì?"
+    )
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    together = [ask for part in plan.parts for ask in part.asks if ask.kind == "together"]
+    assert together and set(together[0].drugs) == {"meloxicam", "spironolacton"}
