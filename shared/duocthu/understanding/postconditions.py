@@ -26,52 +26,31 @@ from duocthu.understanding.cue_readings import (
 )
 from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding
 from duocthu.understanding.facts import only_patient_facts
-from duocthu.understanding.tags import MessageTags
-
-
-def _known_condition(cue: Cue, conditions: Sequence[ConditionMention]) -> ConditionQuery | None:
-    """A known condition after the cue, else the first one ("ho khan thì dùng thuốc gì")."""
-    after = [c for c in conditions if c.start >= cue.end] or list(conditions)
-    return ConditionQuery(text=after[0].text, normalized=after[0].normalized) if after else None
 
 
 def _condition_after(
-    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention]
+    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention], which_drugs: bool = False
 ) -> ConditionQuery | None:
-    """The condition a named drug's cue introduces: a known condition, else the words after it."""
-    known = _known_condition(cue, conditions)
-    return known if known is not None else _finding_in(list(cues.tokens[cue.end :]))
-
-
-def _condition_asked(
-    cue: Cue, tags: MessageTags, conditions: Sequence[ConditionMention]
-) -> ConditionQuery | None:
-    """The condition a which-drug question asks about: a known condition, else the words after its
-    form (after the last part of a gapped form: a class or a population sits in its gaps) but for
-    the references to the book ("NSAID nào trong DT CCĐ 3 tháng cuối thai kỳ?")."""
-    known = _known_condition(cue, conditions)
-    if known is not None:
-        return known
-    cues = tags.cues
-    after = max((part.end for part in cues.all("form_part")), default=cue.end)
-    book = cues.spans("book")
-    return _finding_in([w for i, w in enumerate(cues.tokens) if i >= after and i not in book])
-
-
-def _finding_in(tail: list[str]) -> ConditionQuery | None:
-    """The finding named by the words after a cue: without the words that lead it in or end it."""
+    """The condition a cue introduces: a known condition after it, else the words that follow it;
+    for a which-drug question, those after its whole form (the later parts of a gapped form: a class
+    or a population sits in its gaps) but for the references to the book ("NSAID nào trong DT CCĐ
+    3 tháng cuối thai kỳ?")."""
+    for condition in conditions:
+        if condition.start >= cue.end:
+            return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
+        return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    after = max((p.end for p in cues.all("form_part")), default=cue.end) if which_drugs else cue.end
+    book = cues.spans("book") if which_drugs else frozenset()
+    tail = [word for i, word in enumerate(cues.tokens) if i >= after and i not in book]
     while tail and ends_finding(tail[-1]):
         tail.pop()
-    while tail and fold(tail[0]) in _LEADS:
+    while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
         tail.pop(0)
     # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
     tail = tail[:kept]
     return ConditionQuery(text=" ".join(tail)) if tail else None
-
-
-# The words that lead a condition in ("cho người …", "trong …", "khi bị …"), never part of it
-_LEADS = frozenset({"cho", "trong", "voi", "khi", "bi"})
 
 
 def _reverse(
@@ -100,11 +79,10 @@ def _reverse(
 
 
 def _apply_reverse_relation_cues(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
     exclude X - never an indication lookup."""
-    cues = tags.cues
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
@@ -116,12 +94,12 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
-    condition = _condition_asked(cue, tags, kept) if kept or not classes else None
+    condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
     if cue.value == "adverse_effect" and frame.condition is not None:
         # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
         # what follows the cue; a condition before it is the patient's
         after = [c for c in kept if c.start >= cue.end]
-        caused = _condition_asked(cue, tags, after)
+        caused = _condition_after(cue, cues, after, True)
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
@@ -174,10 +152,9 @@ def lowering_question(finding: str) -> dict[str, Any]:
 
 
 def _apply_condition_candidate_cue(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """A known condition + "dùng thuốc gì" with no named drug: which drugs are indicated for it."""
-    cues = tags.cues
     cue = cues.first("candidate")
     if named or frame.unknown_drugs or cue is None or not conditions or cues.has("reverse_relation"):
         return frame
@@ -190,13 +167,12 @@ def _apply_condition_candidate_cue(
 
 
 def _apply_safe_list_cue(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """ "Thuốc kháng sinh nào dùng được cho trẻ em?", "… cho người dị ứng penicilin?": which drugs
     are safe for a population or a patient (an allergy, a pregnancy), with no condition to treat.
     No section lists drugs that way: relation unknown, said so, never a request to name a drug
     the user has not got."""
-    cues = tags.cues
     patient = frame.patient_context
     if (
         named
@@ -212,15 +188,14 @@ def _apply_safe_list_cue(
 
 
 def _apply_broad_condition_cue(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """No named drug + "thuốc điều trị X": a disease -> drugs question."""
-    cues = tags.cues
     cue = cues.first("broad_condition")
     reverse_already = frame.turn_type in ("symptom_to_drug", "condition_to_drug")
     if named or frame.unknown_drugs or cue is None or cues.has("reverse_relation") or reverse_already:
         return frame
-    condition = _condition_asked(cue, tags, conditions)
+    condition = _condition_after(cue, cues, conditions, True)
     if condition is None:
         return frame
     symptom = any(c.kind == "symptom" and c.normalized == condition.normalized for c in conditions)
@@ -228,11 +203,10 @@ def _apply_broad_condition_cue(
 
 
 def _apply_named_drug_cues(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """A named drug + "có tác dụng gì" (what is it for) or + "gây X" / "có chống chỉ định": the
     relation the phrase asks, not an overview."""
-    cues = tags.cues
     if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
         return frame
     for cue in cues.all("named_drug"):
@@ -269,7 +243,7 @@ _QUESTION_FORMS: tuple[CueKind, ...] = (
 
 
 def _apply_narrowing_words(
-    frame: QueryFrame, named: Sequence[str], tags: MessageTags, conditions: Sequence[ConditionMention]
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
     a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
@@ -278,7 +252,6 @@ def _apply_narrowing_words(
     Kept as the condition's `subtype`; no table is needed for each narrowed form. Not for a
     contraindication: a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay
     on that list."""
-    cues = tags.cues
     condition = frame.condition
     if (
         frame.turn_type not in ("condition_relation", "drug_attribute")
@@ -323,5 +296,5 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         _apply_named_drug_cues,
         _apply_narrowing_words,
     ):
-        frame = rule(frame, named, turn.tags, conditions)
+        frame = rule(frame, named, cues, conditions)
     return frame
