@@ -57,10 +57,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     names = {drug: drug_names(resolver, drug) for drug in together}
     fields = {"together": together, "names": names}
 
-    # a drug's interactions asked beside a medicine the patient takes ("đang spironolacton, phối
-    # hợp NSAID có rủi ro gì?"): the pair, from both monographs, as an interaction question
-    asks_pair = frame.attribute == INTERACTION_SECTION and len(together) >= 2
-    if frame.turn_type == "interaction" or (frame.turn_type == "drug_attribute" and asks_pair):
+    if frame.turn_type == "interaction" or _asks_the_pair(frame, together):
         if len(together) >= 2 or (together and unknown):
             pairs = len(together) + len(unknown) >= PAIRS_FROM
             ask = Ask(kind="together", drugs=together, unknown_names=unknown)
@@ -123,6 +120,14 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
     return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
+
+
+def _asks_the_pair(frame: QueryFrame, together: tuple[str, ...]) -> bool:
+    """A drug's interactions asked beside a medicine the patient takes ("đang spironolacton, phối
+    hợp NSAID có rủi ro gì?"): the pair is read from both monographs, as an interaction is."""
+    return (
+        frame.turn_type == "drug_attribute" and frame.attribute == INTERACTION_SECTION and len(together) > 1
+    )
 
 
 def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:
