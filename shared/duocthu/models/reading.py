@@ -42,6 +42,9 @@ class TurnReading(BaseModel):
     # Asks for a maximum ("liều tối đa … một ngày"): the section's sentence that states one is the
     # answering line (duocthu.answer.lines, data/answer_focus.tsv).
     asks_maximum: bool = False
+    # Besides the drugs' names and the section's words, only words of asking ("là gì", "thế nào")
+    # or of reading a section whole ("xem toàn mục"): the section itself is asked for.
+    only_section_words: bool = False
 
     @property
     def asks_computation(self) -> bool:

@@ -1,8 +1,10 @@
 """A message -> its ask clauses: the questions a clinician wrote one after another in one message.
 
 A clause ends where the words before a boundary close a question (a question mark, or a question
-word closing them) and the words after it ask a question of their own (a question word, not a
-question mark alone: "…, nếu bé 2 tuổi?" is a condition of the question before it). Boundaries
+word closing them) and the words after it ask a question of their own: a question word, or a
+question mark closing words that name something of their own (a drug, or a section beside the one
+the words before asked: "…: liều? Đang warfarin, INR có bị ảnh hưởng?"), never a question mark
+alone ("…, nếu bé 2 tuổi?" is a condition of the question before it). Boundaries
 are question marks, semicolons, line breaks, commas, and the coordinating conjunctions that may
 open a clause; never "hay"/"hoặc" (or), which offer an alternative within the same question.
 Words that ask nothing (the patient told first, a closing remark) stay with the clause they stand
@@ -12,6 +14,7 @@ beside: before the first question they open it, after the last they close it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from duocthu.core.text import nfc, raw_words, tells_only, token_matches
 
@@ -52,8 +55,11 @@ def _offers_alternative(text: str) -> bool:
     return any(token_matches(word, alternative) for word in first for alternative in _OR)
 
 
-def ask_clauses(message: str) -> tuple[str, ...]:
-    """The message's ask clauses in order, each as written (a message of one question: itself)."""
+def ask_clauses(
+    message: str, names_its_own: Callable[[str, str], bool] = lambda *_: False
+) -> tuple[str, ...]:
+    """The message's ask clauses in order, each as written (a message of one question: itself).
+    `names_its_own(before, words)`: whether words name a drug or a section the words before did not."""
     text = nfc(message).strip()
     pieces = [p for p in _BOUNDARY.split(text) if p and p.strip()]
     clauses: list[str] = []
@@ -61,7 +67,9 @@ def ask_clauses(message: str) -> tuple[str, ...]:
     for i, piece in enumerate(pieces):
         current = f"{current} {piece}".strip() if current else piece.strip()
         rest = " ".join(pieces[i + 1 :])
-        if rest and _closes_question(current) and _asks_by_words(rest) and not _offers_alternative(rest):
+        asked = rest[: rest.find("?") + 1] if "?" in rest else ""  # the words up to the next "?"
+        asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
+        if rest and _closes_question(current) and asks and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
     if current:

@@ -16,15 +16,16 @@ no contiguous relation form is found.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
-from duocthu.core.sections import SECTION_ORDER
+from duocthu.core.sections import SECTION_ORDER, SECTION_PHRASES
 from duocthu.core.tables import table_records
-from duocthu.core.text import fold, has_diacritics, nfc, words
+from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
 from duocthu.core.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
@@ -72,6 +73,8 @@ CueKind = Literal[
     "not_a_cue",
     "drug_pronoun",
     "faculty",
+    "book",
+    "form_part",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 GAP = "…"
@@ -167,6 +170,14 @@ _HOLDS_BACK = frozenset({"cam"})
 
 def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
+    return tuple(
+        PhraseMatch(parts[0].start, sum(m.length for m in parts), value)
+        for value, parts in gapped_forms(text, kind)
+    )
+
+
+def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tuple[int, int]], ...]], ...]:
+    """Gapped cues of one kind in the text, each as its value and the parts it matched, by start."""
     tables = _cue_tables()
     tokens = words(text)
     conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
@@ -205,9 +216,9 @@ def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
                 chain.append(following[0])
                 end = following[0].start + following[0].length
             if len(chain) == count:
-                out.append(PhraseMatch(first.start, sum(m.length for m in chain), value))
+                out.append((value, tuple(chain)))
                 break
-    return tuple(sorted(out, key=lambda m: m.start))
+    return tuple(sorted(out, key=lambda form: form[1][0].start))
 
 
 @dataclass(frozen=True)
@@ -231,6 +242,10 @@ class TurnCues:
     def leads(self, kind: CueKind) -> bool:
         """A cue of this kind opens the turn."""
         return any(cue.start == 0 for cue in self.all(kind))
+
+    def spans(self, kind: CueKind) -> frozenset[int]:
+        """Token positions inside the cues of this kind."""
+        return frozenset(i for c in self.all(kind) for i in range(c.start, c.end))
 
     def covered(self) -> frozenset[int]:
         """Token positions inside any cue (they are question words, never a product name), but for
@@ -265,11 +280,13 @@ def scan_cues(text: str) -> TurnCues:
             by_kind["candidate"] = tuple(asked)
     if "reverse_relation" not in by_kind:
         # "người bị gút chống chỉ định thuốc lợi tiểu nào": a class or a population sits inside
-        # the form; the first gapped form found, spanning its first part only
-        gapped = gapped_cues(" ".join(tokens), "reverse_relation")
+        # the form; the first gapped form found, spanning its first part only (its later parts are
+        # words of the question, never of the condition: `form_part`)
+        gapped = gapped_forms(" ".join(tokens), "reverse_relation")
         if gapped:
-            first = min(gapped, key=lambda m: m.start)
-            by_kind["reverse_relation"] = (Cue("reverse_relation", first.value, first.start, 1),)
+            value, (first, *later) = gapped[0]
+            by_kind["reverse_relation"] = (Cue("reverse_relation", value, first.start, 1),)
+            by_kind["form_part"] = tuple(Cue("form_part", "", m.start, m.length) for m in later)
     if "reverse_relation" not in by_kind:
         # "thuốc giảm đau có gây loét dạ dày không?": whether a class brings something on asks
         # which drugs list it among their reactions (the class is not filtered, and it is said)
@@ -282,6 +299,53 @@ def scan_cues(text: str) -> TurnCues:
         if caused:
             by_kind["reverse_relation"] = (caused[0],)
     return TurnCues(tokens, by_kind, folded)
+
+
+# A list asked for in the plural names no "nào": "liệt kê các thuốc có chỉ định X", "những kháng
+# sinh chống chỉ định ở X", "danh sách thuốc gây X". The plural or the listing word before the noun
+# of drugs (a class named, or "thuốc", "kháng sinh", "hoạt chất") asks which drugs, as "nào" does,
+# when a section or a condition follows: the question is then about them. "Các thuốc này" stands for
+# drugs named before, and the drugs beside another ("với các thuốc …", "các thuốc khác") are what
+# it is taken with: neither asks for a list.
+_PLURALS = ("các", "những")
+_LISTING = (("liệt", "kê"), ("danh", "sách"))
+_DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"))
+_LIST_REACH = 3  # words between the listing word and the noun ("liệt kê giúp các thuốc")
+
+
+def asks_for_a_list(cues: TurnCues) -> TurnCues:
+    """The cues with a which-drug cue (`candidate`, value "list") where a plural or a listing word
+    asks for a list of drugs (above); unchanged when a which-drug cue is found already or no
+    section or condition follows the noun. For a turn naming no catalogue drug."""
+    if "candidate" in cues.by_kind:
+        return cues
+    tokens = cues.tokens
+    nouns = {c.start: c.end for c in cues.all("drug_class")}
+    nouns |= {i: i + len(noun) for i in range(1, len(tokens)) for noun in _DRUG_NOUNS if _at(tokens, i, noun)}
+    pronouns = {i for c in cues.all("drug_pronoun") for i in range(c.start, c.end)}
+    listed = [i for i in range(len(tokens)) if any(_at(tokens, i, words_) for words_ in _LISTING)]
+    for start, end in sorted(nouns.items()):
+        beside = start > 1 and cues.folded[start - 2] in JOINER_WORDS
+        if not start or start in pronouns or beside or (end < len(tokens) and cues.folded[end] == "khac"):
+            continue
+        plural = any(token_matches(tokens[start - 1], p) for p in _PLURALS)
+        if (plural or any(start - 2 - _LIST_REACH <= i < start for i in listed)) and _names_a_topic(
+            tokens[end:]
+        ):
+            cue = Cue("candidate", "list", start - 1, end - start + 1)
+            return TurnCues(tokens, {**cues.by_kind, "candidate": (cue,)}, cues.folded)
+    return cues
+
+
+def _at(tokens: Sequence[str], i: int, phrase: Sequence[str]) -> bool:
+    """The words of `phrase` stand at position i (the diacritics rule)."""
+    found = tokens[i : i + len(phrase)]
+    return len(found) == len(phrase) and all(token_matches(t, w) for t, w in zip(found, phrase, strict=True))
+
+
+def _names_a_topic(rest: Sequence[str]) -> bool:
+    """A section or a condition is named in these words."""
+    return bool(SECTION_PHRASES.matches(rest) or condition_index().matches(rest))
 
 
 # --- Words the rules match on a turn's folded tokens ----------------------------------------------

@@ -20,15 +20,11 @@ from duocthu.core.sections import (
     PHARMACOLOGY_SECTION,
     RELATION_SECTIONS,
     SAFETY_SECTIONS,
-    SECTION_PHRASES,
 )
-from duocthu.core.text import fold, stop_words, words
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
-from duocthu.understanding.cues import scan_cues
-from duocthu.understanding.lexicon import formulary_wording
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
 DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
@@ -43,9 +39,6 @@ _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malform
 # Declines a which-drug question is read for before they are said (never a non-human subject, a
 # failed provider or small talk)
 _READ_THE_BOOK = frozenset({"needs_clarification", "unknown_drug", "out_of_scope"})
-# Words asking to read a section whole ("xem toàn văn mục", "đầy đủ"), folded: the reply's own
-# quick reply opening a section left out is one (answer.reply_budget.whole_section_reply)
-READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "het"})
 
 
 def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Plan:
@@ -64,7 +57,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     names = {drug: drug_names(resolver, drug) for drug in together}
     fields = {"together": together, "names": names}
 
-    if frame.turn_type == "interaction":
+    if frame.turn_type == "interaction" or _asks_the_pair(frame, together):
         if len(together) >= 2 or (together and unknown):
             pairs = len(together) + len(unknown) >= PAIRS_FROM
             ask = Ask(kind="together", drugs=together, unknown_names=unknown)
@@ -146,16 +139,15 @@ def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: Catalo
     about_patient = not context.model_copy(update={"current_medications": ()}).is_empty() or others
     if frame.population is not None or frame.weight_kg is not None or about_patient:
         return False
-    text = formulary_wording(reading.text)  # "CCĐ" is "chống chỉ định"
-    tokens = words(text)
-    spans = [
-        *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(tokens)),
-        *((c.start, c.end) for c in scan_cues(text).all("section")),
-        *((m.start, m.end) for m in resolver.mentions(text)),
-    ]
-    covered = {i for start, end in spans for i in range(start, end)}
-    stops = stop_words()
-    return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
+    return reading.only_section_words
+
+
+def _asks_the_pair(frame: QueryFrame, together: tuple[str, ...]) -> bool:
+    """A drug's interactions asked beside a medicine the patient takes ("đang spironolacton, phối
+    hợp NSAID có rủi ro gì?"): the pair is read from both monographs, as an interaction is."""
+    return (
+        frame.turn_type == "drug_attribute" and frame.attribute == INTERACTION_SECTION and len(together) > 1
+    )
 
 
 def _without_evidence(frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[str, str] | None:

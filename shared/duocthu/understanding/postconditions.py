@@ -29,15 +29,20 @@ from duocthu.understanding.facts import only_patient_facts
 
 
 def _condition_after(
-    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention]
+    cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention], which_drugs: bool = False
 ) -> ConditionQuery | None:
-    """The condition a cue introduces: a known condition after it, else the words that follow it."""
+    """The condition a cue introduces: a known condition after it, else the words that follow it;
+    for a which-drug question, those after its whole form (the later parts of a gapped form: a class
+    or a population sits in its gaps) but for the references to the book ("NSAID nào trong DT CCĐ
+    3 tháng cuối thai kỳ?")."""
     for condition in conditions:
         if condition.start >= cue.end:
             return ConditionQuery(text=condition.text, normalized=condition.normalized)
     for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
         return ConditionQuery(text=condition.text, normalized=condition.normalized)
-    tail = list(cues.tokens[cue.end :])
+    after = max((p.end for p in cues.all("form_part")), default=cue.end) if which_drugs else cue.end
+    book = cues.spans("book") if which_drugs else frozenset()
+    tail = [word for i, word in enumerate(cues.tokens) if i >= after and i not in book]
     while tail and ends_finding(tail[-1]):
         tail.pop()
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
@@ -89,12 +94,12 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
-    condition = _condition_after(cue, cues, kept) if kept or not classes else None
+    condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
     if cue.value == "adverse_effect" and frame.condition is not None:
         # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
         # what follows the cue; a condition before it is the patient's
         after = [c for c in kept if c.start >= cue.end]
-        caused = _condition_after(cue, cues, after)
+        caused = _condition_after(cue, cues, after, True)
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
@@ -190,7 +195,7 @@ def _apply_broad_condition_cue(
     reverse_already = frame.turn_type in ("symptom_to_drug", "condition_to_drug")
     if named or frame.unknown_drugs or cue is None or cues.has("reverse_relation") or reverse_already:
         return frame
-    condition = _condition_after(cue, cues, conditions)
+    condition = _condition_after(cue, cues, conditions, True)
     if condition is None:
         return frame
     symptom = any(c.kind == "symptom" and c.normalized == condition.normalized for c in conditions)

@@ -8,8 +8,9 @@ import re
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import find_phrase
+from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.tables import table_records
-from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics
+from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, stop_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.understanding.cue_readings import asked_drug_class
@@ -32,13 +33,35 @@ def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugReso
         outside_formulary=outside_formulary(text, frame),
         read_as=shorthand_read(tags, resolver),
         not_covered=not_covered,
-        asks_which_drug=asks_which_drug(text),
+        # "nào", or a list asked in the plural (`cues.asks_for_a_list`)
+        asks_which_drug=asks_which_drug(text) or any(c.value == "list" for c in tags.cues.all("candidate")),
         candidate_sections=tags.candidate_sections,
         asked_class=asked_drug_class(tags.text, tags.cues)
         if frame.turn_type == "condition_relation"
         else None,
         asks_maximum=asks_maximum(text),
+        only_section_words=only_section_words(tags),
     )
+
+
+# Words asking to read a section whole ("xem toàn văn mục", "đầy đủ"), folded: the reply's own
+# quick reply opening a section left out is one (answer.reply_budget.whole_section_reply)
+READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "het"})
+
+
+def only_section_words(tags: MessageTags) -> bool:
+    """Whether every word but the drugs' names, the section's words and stop words asks for a
+    section or for reading it whole (its words in the formulary's wording: "CCĐ" is "chống chỉ
+    định")."""
+    tokens = tags.cues.tokens
+    spans = [
+        *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(list(tokens))),
+        *((c.start, c.end) for c in tags.cues.all("section")),
+        *((m.start, m.end) for m in tags.mentions),
+    ]
+    covered = {i for start, end in spans for i in range(start, end)}
+    stops = stop_words()
+    return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
 # Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
@@ -48,8 +71,8 @@ _WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{
 
 
 def asks_which_drug(text: str) -> bool:
-    """Whether the question asks which drugs; a message typed without marks is read in its folded
-    form, as a word typed without marks matches any marks (core.text.token_matches)."""
+    """Whether the question asks which drugs with "nào"; a message typed without marks is read in
+    its folded form, as a word typed without marks matches any marks (core.text.token_matches)."""
     if _WHICH_DRUG.search(text):
         return True
     return not has_diacritics(text) and bool(_WHICH_DRUG_FOLDED.search(fold(text)))

@@ -38,7 +38,9 @@ def plan_message(
     """The plan of a message: one ask as today, or one part per ask clause, in the message's order.
     Every line (the message, its clauses, the history) is read once, by one reader."""
     reader = MessageReader(resolver)
-    clauses = ask_clauses(message)
+    clauses = ask_clauses(
+        message, lambda before, words: _names_its_own(reader.tags(before), reader.tags(words))
+    )
     parts = _clause_plans(clauses, history, prior, understand, reader) if len(clauses) > 1 else ()
     if len(parts) < 2:
         frame = understand(message, history, prior, reader)
@@ -126,6 +128,14 @@ def _asked_beside_taken(
     earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
     asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in taken), None)
     return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
+
+
+def _names_its_own(before: MessageTags, words: MessageTags) -> bool:
+    """Words that name a drug the words before them did not, or a section beside the one those
+    asked: ended by a question mark, they ask a question of their own."""
+    drugs = {m.drug_id for m in words.matches} - {m.drug_id for m in before.matches}
+    asked = before.candidate_sections[:1]
+    return bool(drugs) or bool(asked and set(words.candidate_sections[:1]) - set(asked))
 
 
 def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) -> bool:

@@ -17,7 +17,7 @@ from functools import cached_property
 from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch, Suggestion, first_of_each
 from duocthu.core.phrases import PhraseMatch
 from duocthu.understanding.cue_readings import section_matches, strongest_section
-from duocthu.understanding.cues import TurnCues, scan_cues
+from duocthu.understanding.cues import TurnCues, asks_for_a_list, scan_cues
 from duocthu.understanding.facts import Facts, clause_ids, extract_facts
 from duocthu.understanding.lexicon import formulary_wording
 
@@ -89,7 +89,9 @@ def tag_message(written: str, resolver: CatalogDrugResolver) -> MessageTags:
     text = formulary_wording(written)
     mentions = resolver.mentions(text)
     suggestions = () if mentions else resolver.suggest(text, k=SUGGEST_K, min_score=SUGGEST_MIN_SCORE)
-    return MessageTags(written, text, scan_cues(text), mentions, suggestions)
+    cues = scan_cues(text)
+    # a plural asks which drugs only where no drug is named ("warfarin với các thuốc chống viêm")
+    return MessageTags(written, text, cues if mentions else asks_for_a_list(cues), mentions, suggestions)
 
 
 __all__ = ["MessageReader", "MessageTags", "tag_message"]

@@ -303,3 +303,38 @@ def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
     assert ends_finding("hả") and not ends_finding("hạ") and not ends_finding("ha")
     assert ends_finding("đây") and not ends_finding("day")
     assert ends_finding("ở", narrowing=True) and not ends_finding("ở")
+
+
+@pytest.mark.parametrize(
+    ("message", "turn_type", "condition"),
+    [
+        # a list asked in the plural, no "nào": the same which-drug question as "thuốc nào …"
+        (
+            "Liệt kê giúp các thuốc có chỉ định tăng huyết áp trong danh mục",
+            "condition_to_drug",
+            "tăng huyết áp",
+        ),
+        ("Những thuốc có chỉ định tăng huyết áp?", "condition_to_drug", "tăng huyết áp"),
+        # the book referred to and the later part of a gapped form are no part of the condition
+        ("NSAID nào trong DT CCĐ 3 tháng cuối thai kỳ?", "condition_relation", "3 tháng cuối thai kỳ"),
+    ],
+)
+def test_which_drug_without_nao(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, condition: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert (frame.turn_type, frame.drugs, frame.needs_clarify) == (turn_type, (), False)
+    assert frame.condition is not None and frame.condition.text == condition
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Các thuốc này có tương tác không?",  # drugs named before: a pronoun, not a list
+        "Benzyl benzoate có làm thay đổi tác dụng của các thuốc khác khi dùng chung không?",
+        "dùng warfarin với các thuốc chống viêm được không",  # a drug named: what it is taken with
+    ],
+)
+def test_a_plural_beside_other_drugs_asks_no_list(resolver: CatalogDrugResolver, message: str) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type not in ("condition_to_drug", "condition_relation", "symptom_to_drug")

@@ -108,3 +108,30 @@ def test_evidence_is_gathered_part_by_part_and_read_back_per_part(resolver: Cata
     for index, part in enumerate(plan.parts):
         own = part_evidence(plan, evidence, index)
         assert own is not None and [a.ask for a in own.answers] == list(range(len(part.asks)))
+
+
+def test_interactions_asked_beside_a_medicine_taken_read_the_pair(resolver: CatalogDrugResolver) -> None:
+    # the second ask names the class of the first ask's drug beside the one the patient takes
+    message = (
+        "Mobic cho cụ suy thận nặng chưa lọc máu có CCĐ không? Cụ còn đang spironolacton, "
+        "phối hợp NSAID có rủi ro gì?"
+    )
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    together = [ask for part in plan.parts for ask in part.asks if ask.kind == "together"]
+    assert together and set(together[0].drugs) == {"meloxicam", "spironolacton"}
+
+
+@pytest.mark.parametrize(
+    ("message", "parts"),
+    [
+        # a question mark closing words that name a drug of their own: a question of its own
+        ("Cipro uống cho BN ClCr 45: liều? Đồng thời đang warfarin, INR có bị ảnh hưởng?", 2),
+        ("Fluconazol liều cao: nguy cơ cho thai? BN đang dùng warfarin vì van tim, có tương tác?", 2),
+        # a section named after words that asked none: one question, in other words
+        ("Dung dịch tiêm furosemid bị ngả vàng còn dùng được ko, có cần tránh ánh sáng?", 0),
+    ],
+)
+def test_a_question_mark_after_a_name_of_its_own_asks(
+    resolver: CatalogDrugResolver, message: str, parts: int
+) -> None:
+    assert len(plan_message(message, (), None, _understand(resolver), resolver).parts) == parts

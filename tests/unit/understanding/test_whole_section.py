@@ -9,6 +9,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 
 @pytest.mark.parametrize(
@@ -27,7 +28,7 @@ def test_a_section_asked_whole_is_told_from_a_focused_question(
     resolver: CatalogDrugResolver, message: str, whole: bool
 ) -> None:
     frame = understand_offline(message, resolver)
-    plan = plan_turn(frame, turn_reading(message, frame, resolver), resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
     ask = plan.asks[0]
     assert ask.kind == "section" and ask.whole_section is whole
     # the budget keeps the section only when it was asked whole

@@ -6,6 +6,7 @@ another in a follow-up."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any, Literal
 
 from duocthu.catalog.resolver import DrugMatch
@@ -23,6 +24,11 @@ from duocthu.understanding.rules.reading import Reading, product_spans, reverse_
 _TOGETHER_TO_CLASS = 4
 # How far before a class the cue tables name (drug_class) a joiner may stand: "với các thuốc lợi tiểu".
 _JOINER_TO_NAMED_CLASS = 2
+# The words that set two medicines side by side, right between them ("digoxin đi với Lasix",
+# "A cùng B", "A kèm B"; "+" is read as "cùng" by the lexicon): the two are asked about together.
+# Not "và"/"hoặc": "A và B dùng cho trẻ em được không?" asks about each.
+_PAIRING_WORDS = JOINER_WORDS | {"di"}
+_PAIRING_GAP = 2
 
 Beside = Literal["taken", "joined"] | None
 
@@ -58,8 +64,9 @@ def beside_another_medicine(reading: Reading) -> Beside:
     """Whether the medicines asked about are taken beside another: "taken" when the patient
     already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
     thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
-    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), or "với"/"chung" to a class
-    the cue tables name ("uống methotrexat với thuốc chống viêm không steroid")."""
+    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), "với"/"chung" to a class
+    the cue tables name ("uống methotrexat với thuốc chống viêm không steroid"), or only pairing
+    words stand between two of them ("digoxin đi với Lasix")."""
     folded, facts, named, unknown = reading.cues.folded, reading.facts, reading.named, reading.unknown
     class_starts = frozenset(c.start for c in reading.cues.all("drug_class"))
     asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
@@ -67,7 +74,15 @@ def beside_another_medicine(reading: Reading) -> Beside:
         names_one = any(a in taken for a in asked)
         if (len(asked) >= 2 and names_one) or ("thuoc" in taken.split() and not names_one):
             return "taken"
-    positions = [start for start, _ in product_spans(folded, named, unknown)]
+    spans = sorted(product_spans(folded, named, unknown))
+    positions = [start for start, _ in spans]
+    # a pair beside a catalogue drug, asked about: not medicines told before a which-drug question
+    pairs = named and not reading.cues.has("candidate")
+    if pairs and any(
+        0 < start - end <= _PAIRING_GAP and all(t in _PAIRING_WORDS for t in folded[end:start])
+        for (_, end), (start, _) in pairwise(spans)
+    ):
+        return "joined"
 
     def joins_class(i: int) -> bool:
         # "cùng thuốc kháng acid", not "cùng thuốc gì" (which drugs: the one drug's section)

@@ -20,6 +20,9 @@ def test_a_medicine_taken_beside_another_asks_for_interactions(resolver: Catalog
         # "với" joins a class only when the cue tables name one right after it
         "Uống methotrexat với thuốc chống viêm không steroid được không?",
         "Warfarin dùng chung với NSAID được không?",
+        # two medicines side by side, whatever the section its words name ("+" is "cùng")
+        "digoxin đi với Lasix ở người già cần chú ý gì",
+        "Bệnh nhân uống Tegretol + thuốc tránh thai, hiệu quả tránh thai có bị ảnh hưởng?",
     ):
         frame = understand_offline(question, resolver)
         assert (frame.turn_type, frame.attribute) == ("interaction", "tuong_tac_thuoc"), question
@@ -31,6 +34,9 @@ def test_a_medicine_taken_beside_another_asks_for_interactions(resolver: Catalog
         (),
         "tuong_tac_thuoc",
     )
+    # medicines the patient takes, told before a which-drug question, are no pair asked about
+    told = understand_offline("Ông uống digoxin với furosemid, giờ bị táo bón thì dùng gì?", resolver)
+    assert told.turn_type != "interaction"
     # the patient's own medicine asked about is not a second one; a section asked outright stays
     own = understand_offline("Tôi đang uống Aescin, cần lưu ý gì?", resolver)
     assert (own.turn_type, own.attribute) == ("drug_attribute", "than_trong")
