@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
@@ -40,14 +38,6 @@ from duocthu.understanding.tags import MessageReader
 from tests.unit.understanding.bedrock_converse import converse_request, tool_use
 
 MODEL = "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"
-
-
-@pytest.fixture
-def stubbed(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client("bedrock-runtime", region_name="ap-southeast-1")
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
 
 
 def _turn(

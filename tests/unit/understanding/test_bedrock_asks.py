@@ -10,10 +10,9 @@ cannot get from a model is a gap in the prompt, not in the test."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import Stubber
 from duocthu.catalog.resolver import CatalogDrugResolver
@@ -65,14 +64,6 @@ def _understanding(provider: FrameProvider) -> Understand:
         return understand_read(text, reader, provider, Deadline.after(10), history, prior)
 
     return understand
-
-
-@pytest.fixture
-def stubbed(aws_env: None) -> Iterator[tuple[Any, Stubber]]:
-    client = boto3.client("bedrock-runtime", region_name="ap-southeast-1")
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
 
 
 def _bedrock_plan(
