@@ -62,3 +62,15 @@ def assert_reads_back_whole(expected: list[dict[str, Any]], result: Conversion, 
     assert min(r for r, _ in c["ratios"]) >= 0.99
     assert c["tables"][0] == c["tables"][1] == 2
     assert c["aliases"][0] == c["aliases"][1]
+
+
+def assert_reads_back(expected: list[dict[str, Any]], result: Conversion, monographs: int) -> None:
+    """Another engine's book converts whole: no problem, every monograph, every section, and every
+    section on its printed page."""
+    from duocthu.tools.evals.pdf import _compare
+
+    c = _compare(expected, result.records)
+    assert not [str(p) for p in result.problems]
+    assert c["monographs"] == (monographs, monographs, 0)
+    assert c["sections"][0] == c["sections"][1]
+    assert c["pages"][0] == c["pages"][1]  # printed pages, from the running heads

@@ -13,7 +13,8 @@ from duocthu.ingest.pdf.convert import convert
 from duocthu.ingest.pdf.render import expected_records
 from duocthu.ingest.pdf.render_latex import available, group_records, render_latex
 from duocthu.ingest.pdf.render_typst import OFFSET
-from duocthu.tools.evals.pdf import _compare
+
+from tests.unit.ingest.pdf.conftest import assert_reads_back
 
 if not available():
     pytest.skip(
@@ -34,15 +35,7 @@ def latex_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPat
 
 
 def test_latex_book_reads_back_whole(latex_book: tuple) -> None:
-    expected, result = latex_book
-    c = _compare(expected, result.records)
-    assert not [str(p) for p in result.problems]
-    assert c["monographs"] == (len(SOME), len(SOME), 0)
-    assert c["sections"][0] == c["sections"][1]
-    assert c["pages"][0] == c["pages"][1]
-    assert min(r for r, _ in c["ratios"]) >= 0.99  # TeX's shrunk word spaces are word spaces
-    assert c["tables"][0] == c["tables"][1] == 2
-    assert c["aliases"][0] == c["aliases"][1]
+    assert_reads_back(*latex_book, len(SOME))
 
 
 def test_atc_appendix_is_no_monograph_text(latex_book: tuple) -> None:

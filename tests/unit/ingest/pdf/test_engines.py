@@ -12,7 +12,8 @@ pytest.importorskip("typst", reason="typst is not installed (pip install -e '.[p
 from duocthu.ingest.pdf.convert import convert
 from duocthu.ingest.pdf.render import expected_records
 from duocthu.ingest.pdf.render_typst import OFFSET, book_data, render_typst
-from duocthu.tools.evals.pdf import _compare
+
+from tests.unit.ingest.pdf.conftest import assert_reads_back
 
 # A table (loperamid, paracetamol), a synonym title (the 3rd), variant, numbered and upper-case
 # headings (every 2nd and 4th), Stevens-Johnson and beta-lactam in the text.
@@ -28,15 +29,7 @@ def typst_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPat
 
 
 def test_typst_book_reads_back_whole(typst_book: tuple) -> None:
-    expected, result = typst_book
-    c = _compare(expected, result.records)
-    assert not [str(p) for p in result.problems]
-    assert c["monographs"] == (len(SOME), len(SOME), 0)
-    assert c["sections"][0] == c["sections"][1]
-    assert c["pages"][0] == c["pages"][1]  # printed pages, from the running heads
-    assert min(r for r, _ in c["ratios"]) >= 0.99
-    assert c["tables"][0] == c["tables"][1] == 2
-    assert c["aliases"][0] == c["aliases"][1]
+    assert_reads_back(*typst_book, len(SOME))
 
 
 def test_typst_book_printed_pages_and_synonym(typst_book: tuple, sample_records: list[Monograph]) -> None:
