@@ -64,7 +64,7 @@ smoke-python:  # succeeds when a Python 3.12 is there for `make build` / `make s
 
 smoke: $(STAMP)
 	@$(LAYER_PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null || { echo "make smoke needs Python 3.12 (the Lambda runtime's): pass LAYER_PYTHON=/path/to/python3.12"; exit 2; }
-	$(BIN)/python infra/smoke/run.py --python $(LAYER_PYTHON) $(if $(DUOCTHU_SOURCE),--source $(abspath $(DUOCTHU_SOURCE)))
+	$(BIN)/python infra/smoke/run.py --python $(LAYER_PYTHON) $(if $(DUOCTHU_SOURCE),--source $(abspath $(DUOCTHU_SOURCE))) $(if $(FUNCTION_MEMORY_MIB),--memory $(FUNCTION_MEMORY_MIB))
 
 # shared/requirements*.txt (what the layer builds install) are generated from pyproject's pins.
 layer-requirements: $(STAMP)

@@ -215,6 +215,8 @@ def template_environment(template: dict[str, Any]) -> dict[str, str]:
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     env = {k: str(_evaluate(v, template)) for k, v in variables.items()}
     env["CONVERSATION_TABLE"] = ""  # the stack's table is not here: sessions go to files in /tmp
+    # what Lambda tells a function of its memory, which decides how a cold start uses its CPUs
+    env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(_evaluate(template["Globals"]["Function"]["MemorySize"], template))
     return env
 
 
@@ -313,7 +315,6 @@ def invoke(
         "HOME": str(tmp.parent / "home"),
         "LAMBDA_TASK_ROOT": str(task),
         "AWS_LAMBDA_FUNCTION_NAME": f"duocthu-{function}",
-        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
         "AWS_REGION": "ap-southeast-1",
         "AWS_DEFAULT_REGION": "ap-southeast-1",
         "AWS_ACCESS_KEY_ID": "smoke",  # no AWS call is made on the default path; none may succeed
@@ -351,6 +352,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--keep", type=Path, help="work in this folder (not under /tmp) and keep it (default: .duocthu/smoke)"
     )
+    parser.add_argument("--memory", type=int, help="MiB, as deployed with FunctionMemoryMiB (default: the template's)")
     parser.add_argument("--no-optional", action="store_true", help="skip the qdrant-client and cohere layers")
     parser.add_argument("--no-namespace", action="store_true", help="as where no mount namespace can be made")
     args = parser.parse_args(argv)
@@ -367,6 +369,9 @@ def main(argv: list[str]) -> int:
     if not jailed:
         print("smoke: no mount namespace here (unshare --mount); writes checked by comparing files only")
     env = {**template_environment(read_template(ROOT / "template.yaml")), "PYTHON": args.python}
+    if args.memory:
+        env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(args.memory)
+    print(f"smoke: functions at {env['AWS_LAMBDA_FUNCTION_MEMORY_SIZE']} MB")
     before = snapshot(opt, work / "task", work / "home")
     failures: list[str] = []
     runs = [("chat", "chat"), ("chat", "chat (second init, same /tmp)"), ("understand", ""), ("retrieve", "")]

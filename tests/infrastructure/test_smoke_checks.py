@@ -33,6 +33,13 @@ def test_a_default_deploy_unpacks_the_data_layers_index_into_tmp() -> None:
     assert (env["QDRANT_URL"], env["CATALOG_S3_URI"], env["RERANK_PROVIDER"]) == ("", "", "off")
 
 
+def test_the_functions_are_told_the_memory_a_deploy_gives_them() -> None:
+    # the memory decides whether a cold start unpacks beside its imports (store.catalog._cpus)
+    assert smoke.template_environment(TEMPLATE)["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] == "1024"
+    env = smoke.template_environment(_with_defaults(FunctionMemoryMiB="3538"))
+    assert env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] == "3538"
+
+
 @pytest.mark.parametrize(
     ("defaults", "packed"),
     [

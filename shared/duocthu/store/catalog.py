@@ -115,16 +115,18 @@ def unpack_in_background(settings: Settings) -> None:
         _UNPACKING[key] = pid
 
 
-# Lambda allots CPU by memory: one whole vCPU from this many MB, a share of one below it (while
-# the process still sees two), where a child would only share it.
+# Lambda allots CPU by memory: one vCPU's worth of time per this many MB (two from 3,538 MB),
+# while a function below 3,009 MB still sees two CPUs, which a child would only share.
 LAMBDA_MB_PER_VCPU = 1769
 
 
 def _cpus() -> int:
+    """The CPUs a process can run on at once: on Lambda, the whole vCPUs its memory buys."""
+    seen = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     memory = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "")
-    if memory.isdigit() and int(memory) < LAMBDA_MB_PER_VCPU:
-        return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if memory.isdigit():
+        return max(1, min(seen, int(memory) // LAMBDA_MB_PER_VCPU))
+    return seen
 
 
 def _unpacked(source: str, data_dir: Path) -> Manifest:

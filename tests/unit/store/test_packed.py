@@ -229,9 +229,12 @@ def test_a_broken_pack_unpacked_in_the_background_is_a_reason_on_health(
     assert again.problem == first.problem
 
 
-def test_a_lambda_below_one_whole_vcpu_counts_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Lambda shows two CPUs at 1,024 MB but gives a share of one: a child would only share it
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1024")
-    assert catalog_module._cpus() == 1
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(catalog_module.LAMBDA_MB_PER_VCPU * 2))
-    assert catalog_module._cpus() == len(os.sched_getaffinity(0))
+def test_a_lambda_counts_the_whole_vcpus_its_memory_buys(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lambda shows two CPUs up to 3,008 MB but gives one vCPU's time per 1,769 MB: below two
+    # whole vCPUs a child would only share the one
+    seen = len(os.sched_getaffinity(0))
+    for memory, cpus in (("1024", 1), ("1769", 1), ("3537", 1), ("3538", 2), ("10240", 5)):
+        monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory)
+        assert catalog_module._cpus() == min(cpus, seen), memory
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
+    assert catalog_module._cpus() == seen
