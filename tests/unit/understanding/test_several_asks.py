@@ -91,7 +91,7 @@ def test_a_clause_naming_only_a_medicine_taken_asks_about_the_earlier_drug_besid
     assert [p.frame.drugs[0] for p in plan.parts] == ["ciprofloxacin", "ciprofloxacin"]
 
 
-def test_a_clause_asking_what_keeps_its_part_though_it_names_no_section(resolver: CatalogDrugResolver) -> None:
+def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: CatalogDrugResolver) -> None:
     # its own question, answered from the drug's monograph, never folded into the section asked next
     message = "Loperamid tối đa mấy mg mỗi ngày, và trẻ dưới mấy tuổi thì chống chỉ định"
     plan = plan_message(message, (), None, _understand(resolver), resolver)
