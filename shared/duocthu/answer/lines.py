@@ -234,7 +234,8 @@ def answer_lines(
         tests.append(state_test)
     if not tests or not asked:
         return None
-    pairs = _sentences(asked)
+    # a sentence stating another route than the question's answers for another dosage form
+    pairs = [(i, s) for i, s in _sentences(asked) if not _other_route(s, frame.route)]
     # a weight band, else the state, is what the question is about: a maximum for someone else
     # does not answer it
     required = (

@@ -18,16 +18,25 @@ from collections.abc import Callable
 
 from duocthu.core.text import nfc, raw_words, tells_only, token_matches
 
-# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma, or
-# before a coordinating conjunction that may open a clause ("và", "còn", "với lại", "ngoài ra").
+# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma,
+# before a coordinating conjunction that may open a clause ("và", "còn", "với lại", "ngoài ra"),
+# or before a number that counts the questions off ("(2) …", "2) …").
 _BOUNDARY = re.compile(
-    r"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?=(?:và|còn|với lại|ngoài ra|thêm nữa)\b)", re.IGNORECASE
+    r"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?=(?:và|còn|với lại|ngoài ra|thêm nữa)\b)|\s+(?=\(?\d{1,2}\)\s)",
+    re.IGNORECASE,
 )
 
 # Words that close a question when they end it, as written: a word typed with marks matches only
 # the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
 # folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
 _CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
+
+# The question words that ask what (not whether): one inside a clause asks there, wherever it
+# sits ("tối đa mấy mg/ngày"), where "không" inside a clause is as often a negation
+_WH = ("gì", "nào", "sao", "nhiêu", "mấy", "đâu")
+
+# Words that open a clause of its own: a coordinating conjunction, a number counting questions off
+_OPENS_CLAUSE = re.compile(r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s", re.IGNORECASE)
 
 # The disjunctions: words that open an alternative within one question
 _OR = ("hay", "hoặc")
@@ -41,6 +50,11 @@ def _closes_question(text: str) -> bool:
     """The words close a question: a question mark, or a question word as the last word."""
     last = raw_words(text)[-1:]
     return text.rstrip().endswith("?") or any(_closing(word) for word in last)
+
+
+def asks_what(text: str) -> bool:
+    """The words ask what, how much or which (not only whether)."""
+    return any(token_matches(word, wh) for word in raw_words(text) for wh in _WH)
 
 
 def _asks_by_words(text: str) -> bool:
@@ -69,7 +83,11 @@ def ask_clauses(
         rest = " ".join(pieces[i + 1 :])
         asked = rest[: rest.find("?") + 1] if "?" in rest else ""  # the words up to the next "?"
         asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
-        if rest and _closes_question(current) and asks and not _offers_alternative(rest):
+        # two questions of what, the second opened as a clause ("tối đa mấy mg, và dưới mấy tuổi")
+        after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
+        both_ask_what = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and asks_what(after)
+        closed = _closes_question(current) or both_ask_what
+        if rest and closed and asks and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
     if current:

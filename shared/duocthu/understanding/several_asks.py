@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
-from duocthu.understanding.clauses import ask_clauses
+from duocthu.understanding.clauses import ask_clauses, asks_what
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
 from duocthu.understanding.tags import MessageReader, MessageTags
@@ -99,8 +99,9 @@ def _clause_plans(
 
 def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:
     """A part that commits to no section (its drug's monograph ranked for the words) beside a part
-    that does, about the same drug, is that part's question in other words: joined to it."""
-    for part in [p for p in parts if _unsure(p)]:
+    that does, about the same drug, is that part's question in other words: joined to it, unless
+    its own words ask what ("tối đa mấy mg"): a question of its own, answered from the monograph."""
+    for part in [p for p in parts if _unsure(p) and not asks_what(p.clause or "")]:
         about = part.frame.drugs[:1]
         sure = next((p for p in parts if p.frame.drugs[:1] == about and not _unsure(p)), None)
         if sure is None:

@@ -81,6 +81,17 @@ def test_a_weight_gets_its_band_line() -> None:
     assert found is not None and [line.text for line in found.lines] == ["11 – 15 kg | 160 mg"]
 
 
+def test_a_focus_line_stating_another_route_than_the_questions_is_not_the_answer() -> None:
+    infusion = item(DOSE, 3, "Truyền tĩnh mạch: trẻ nặng 10 – 33 kg dùng 15 mg/kg, tối đa 60 mg/kg/ngày.")
+    bundle = decide([*SECTION, infusion])
+    oral = frame(weight_kg=12, route="uong")
+    found = answer_lines(oral, TurnReading(text=""), bundle, section_of, ask_of(oral))
+    assert found is not None and [line.text for line in found.lines] == ["11 – 15 kg | 160 mg"]
+    unasked = frame(weight_kg=12)  # no route asked: every band line answers
+    found = answer_lines(unasked, TurnReading(text=""), bundle, section_of, ask_of(unasked))
+    assert found is not None and len(found.lines) == 2
+
+
 def test_a_section_that_does_not_say_is_said_so_and_the_one_that_does_is_quoted() -> None:
     hepatic = frame(population="suy_gan", patient_context=PatientContext(hepatic_function="suy gan"))
     found = answer_lines(hepatic, TurnReading(text=""), BUNDLE, section_of, ask_of(hepatic))

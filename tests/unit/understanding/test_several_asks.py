@@ -39,6 +39,12 @@ from duocthu.understanding.tags import MessageReader, tag_message
         ("Bé sốt nhiều, có dùng paracetamol được không?", 1),
         # a closing remark stays with the question
         ("Liều metformin bao nhiêu? cảm ơn bác sĩ", 1),
+        # a question of what inside a clause closes it when the next clause, opened as one, asks what too
+        ("Paracetamol tối đa mấy g/ngày, và trẻ bao nhiêu tháng thì dùng được", 2),
+        ("Paracetamol mỗi lần mấy viên, ngày mấy lần?", 1),  # one question of its dose in two parts
+        # questions counted off
+        ("Hỏi 2 ý: (1) liều amlodipin bao nhiêu (2) có dùng chung simvastatin được không", 2),
+        ("1) Losartan liều khởi đầu bao nhiêu 2) PNCT dùng được không", 2),
     ],
 )
 def test_a_message_is_cut_where_one_question_closes_and_another_asks(message: str, clauses: int) -> None:
@@ -83,6 +89,15 @@ def test_a_clause_naming_only_a_medicine_taken_asks_about_the_earlier_drug_besid
     message = "Ciprofloxacin liều bao nhiêu? Đang dùng prednisolon thì cần lưu ý gì?"
     plan = plan_message(message, (), None, _understand(resolver), resolver)
     assert [p.frame.drugs[0] for p in plan.parts] == ["ciprofloxacin", "ciprofloxacin"]
+
+
+def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: CatalogDrugResolver) -> None:
+    # its own question, answered from the drug's monograph, never folded into the section asked next
+    message = "Loperamid tối đa mấy mg mỗi ngày, và trẻ dưới mấy tuổi thì chống chỉ định"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [p.frame.drugs[0] for p in plan.parts] == ["loperamid", "loperamid"]
+    assert plan.parts[1].asks[0].section_key == "chong_chi_dinh"
+    assert plan.parts[0].asks[0].section_key != "chong_chi_dinh"
 
 
 def test_two_clauses_asking_the_same_are_one_ask(resolver: CatalogDrugResolver) -> None:
