@@ -216,7 +216,8 @@ def template_environment(template: dict[str, Any]) -> dict[str, str]:
     env = {k: str(_evaluate(v, template)) for k, v in variables.items()}
     env["CONVERSATION_TABLE"] = ""  # the stack's table is not here: sessions go to files in /tmp
     # what Lambda tells a function of its memory, which decides how a cold start uses its CPUs
-    env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(_evaluate(template["Globals"]["Function"]["MemorySize"], template))
+    memory = _evaluate(template["Globals"]["Function"]["MemorySize"], template)
+    env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(memory)
     return env
 
 
@@ -352,7 +353,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--keep", type=Path, help="work in this folder (not under /tmp) and keep it (default: .duocthu/smoke)"
     )
-    parser.add_argument("--memory", type=int, help="MiB, as deployed with FunctionMemoryMiB (default: the template's)")
+    parser.add_argument("--memory", type=int, help="MiB, as FunctionMemoryMiB sets it (default: template)")
     parser.add_argument("--no-optional", action="store_true", help="skip the qdrant-client and cohere layers")
     parser.add_argument("--no-namespace", action="store_true", help="as where no mount namespace can be made")
     args = parser.parse_args(argv)
