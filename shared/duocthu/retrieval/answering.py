@@ -20,6 +20,7 @@ answers nothing, and a decline must never rest on it either way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
@@ -78,10 +79,15 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
 
 
+# A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient
+_NAMING_NUMBER = re.compile(r"(?<=[^\W\d_][*-])\d+")
+
+
 def question_tokens(question: str, names: Iterable[str]) -> list[str]:
-    """The question's distinct folded words, less the drug's names and numbers."""
+    """The question's distinct folded words, less the drug's names and the patient's numbers."""
     own = {token for name in names for token in folded_words(name)}
-    return [t for t in lexical_query_tokens(question) if t not in own and not t.isdigit()]
+    naming = set(_NAMING_NUMBER.findall(question))
+    return [t for t in lexical_query_tokens(question) if t not in own and (not t.isdigit() or t in naming)]
 
 
 def _pairs(question: str, tokens: Sequence[str]) -> list[str]:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from duocthu.catalog.artifact import Catalog
-from duocthu.retrieval.answering import BOOK_LINES, PER_DRUG, answering_lines, book_lines, patient_fit
+from duocthu.retrieval.answering import (
+    BOOK_LINES,
+    PER_DRUG,
+    answering_lines,
+    book_lines,
+    patient_fit,
+    question_tokens,
+)
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
 
@@ -65,3 +72,9 @@ def test_a_line_naming_a_drug_without_a_monograph_asked_beside_is_found(
     beside = [("clarithromycin", ("clarithromycin",))]
     lines = answering_lines(store, drugs, question, ("tuong_tac_thuoc",), together=beside)
     assert lines and all("clarithromycin" in line.text for line in lines)
+
+
+def test_a_number_joined_to_letters_is_a_word_of_the_question_the_patients_are_not() -> None:
+    # an allele names what the line says; an age, a weight or a clearance is the patient's
+    assert "1502" in question_tokens("HLA-B*1502 dương tính thì sao", ())
+    assert not {"12", "30", "44"} & set(question_tokens("bé 12 kg, eGFR 30-44", ()))
