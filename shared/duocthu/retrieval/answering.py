@@ -24,13 +24,20 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.sections import DOSE_SECTION, INDICATION_SECTION, SAFETY_SECTIONS, SECTION_HEADINGS
+from duocthu.core.sections import (
+    CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
+    INDICATION_SECTION,
+    SAFETY_SECTIONS,
+    SECTION_HEADINGS,
+)
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
+from duocthu.retrieval.reverse.wordings import population_advice
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
 from duocthu.store.lexical import line_terms
@@ -77,6 +84,28 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     if "inside" in found:
         return 1 + BAND_PRIOR
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
+
+
+# A question whether to use the drug (this patient, this combination) is answered first by a line
+# that directs: a contraindication, or a wording that advises against use ("không khuyến cáo",
+# "tránh dùng"), before a line that explains why or states a risk; it outranks one scoring up to
+# this much more
+DIRECTIVE_PRIOR = 0.3
+
+
+@cache
+def _against_use() -> tuple[tuple[str, ...], ...]:
+    """The wordings that advise against use (data/population_advice.tsv), as folded words."""
+    wordings = (w for _, ws in population_advice().values() for w in ws)
+    return tuple(dict.fromkeys(tuple(folded_words(w)) for w in wordings))
+
+
+def directs(line: RankedLine) -> bool:
+    """The line contraindicates or advises against use."""
+    if line.section_key == CONTRAINDICATION_SECTION:
+        return True
+    held = folded_words(line.text)
+    return any(held[i : i + len(w)] == list(w) for w in _against_use() for i in range(len(held)))
 
 
 # A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient
@@ -132,6 +161,7 @@ def answering_lines(
     together: Sequence[tuple[str, Sequence[str]]] = (),
     carried: str = "",
     patient: PatientProfile | None = None,
+    decision: bool = False,
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question among the sentences of each drug (given with its names:
     a drug's own names are no term of its lines, another drug's named in the question is, and
@@ -180,7 +210,8 @@ def answering_lines(
             # name alone (an interaction is one sentence naming both)
             hits = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
         mine = [
-            line.model_copy(update={"score": line.score * _prior(line, candidates, patient)}) for line in hits
+            line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision)})
+            for line in hits
         ]
         kept += _band_lines(store, drug_id, candidates, patient, mine)
         kept += mine
@@ -227,13 +258,16 @@ def _band_lines(
     return out[:MAX_LINES]
 
 
-def _prior(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> float:
+def _prior(
+    line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None, decision: bool = False
+) -> float:
     """The candidate sections' prior, and the patient's band: a line in it answers for them in a
     section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
     drug is for, not what to give), one outside every band it states answers for another
-    wherever it stands."""
+    wherever it stands; for a question whether to use the drug (`decision`), a line that directs."""
     fit = patient_fit(line.text, patient)
     prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
+    prior *= 1 + DIRECTIVE_PRIOR if decision and directs(line) else 1.0
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
     return prior * (fit if decides else min(fit, 1.0))
 

@@ -273,7 +273,9 @@ class RetrievalService:
         query = (frame.standalone_query or "") if follow_up else ""
         carried = query[len(question) :] if query.startswith(question) else ""
         patient = PatientProfile.from_frame(frame)
-        return answering_lines(self.store, named, question, candidates, together, carried, patient)
+        # whether to use it: asked yes or no, or for this patient
+        decision = plan.reading.yes_or_no or ask.with_patient
+        return answering_lines(self.store, named, question, candidates, together, carried, patient, decision)
 
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None

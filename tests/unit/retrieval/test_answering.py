@@ -78,3 +78,16 @@ def test_a_number_joined_to_letters_is_a_word_of_the_question_the_patients_are_n
     # an allele names what the line says; an age, a weight or a clearance is the patient's
     assert "1502" in question_tokens("HLA-B*1502 dương tính thì sao", ())
     assert not {"12", "30", "44"} & set(question_tokens("bé 12 kg, eGFR 30-44", ()))
+
+
+def test_asked_whether_to_use_it_a_line_that_directs_leads(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # the contraindication answers "may I", the interaction line explains the risk
+    store, _, _ = sample_index
+    question = "người đang dùng warfarin có tiêm bắp meloxicam được không"
+    drugs = [("meloxicam", ("meloxicam", "Mobic"))]
+    asked = answering_lines(store, drugs, question, ("tuong_tac_thuoc",), decision=True)
+    assert asked[0].section_key == "chong_chi_dinh" and "tiêm bắp" in asked[0].text
+    read = answering_lines(store, drugs, question, ("tuong_tac_thuoc",))
+    assert read[0].section_key == "tuong_tac_thuoc"  # without the decision, the routed section's line
