@@ -53,8 +53,13 @@ def _closes_question(text: str) -> bool:
 
 
 def asks_what(text: str) -> bool:
-    """The words ask what, how much or which (not only whether)."""
-    return any(token_matches(word, wh) for word in raw_words(text) for wh in _WH)
+    """The words ask what, how much or which (not only whether): a question word, or a choice
+    between answers ("X hay Y?")."""
+    said = raw_words(text)
+    choice = text.rstrip().endswith("?") and any(
+        token_matches(w, alternative) for w in said for alternative in _OR
+    )
+    return choice or any(token_matches(word, wh) for word in said for wh in _WH)
 
 
 def _asks_by_words(text: str) -> bool:

@@ -100,6 +100,12 @@ def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: Catalog
     assert plan.parts[0].asks[0].section_key != "chong_chi_dinh"
 
 
+def test_a_choice_between_drugs_is_a_question_of_its_own(resolver: CatalogDrugResolver) -> None:
+    message = "Bệnh nhân rung nhĩ: nên dùng warfarin hay thuốc khác? liều khởi đầu bao nhiêu"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert len(plan.parts) == 2 and plan.parts[1].asks[0].section_key == "lieu_luong_va_cach_dung"
+
+
 def test_two_clauses_asking_the_same_are_one_ask(resolver: CatalogDrugResolver) -> None:
     message = "Liều paracetamol cho người lớn bao nhiêu? Liều paracetamol người lớn là gì?"
     assert not plan_message(message, (), None, _understand(resolver), resolver).parts
