@@ -36,15 +36,32 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
+    return ordered_leads(found, ranked)
+
+
+def ordered_leads(found: AnswerLines | None, ranked: AnswerLines | None) -> list[AnswerLines]:
+    """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead."""
     if found is not None and found.read_sections:
         return [found]
     if found is not None and ranked is not None and found.not_said:
         # the sentences that answer stand first; the note on what the section does not say (and
         # what another section says of the patient's state) follows
         return [ranked, found]
+    if found is not None and found.lines and ranked is not None and _contraindicates(ranked, found):
+        # a patient who may not take the drug at all: the contraindication the question's words
+        # found leads, before the focus lines of a dose or a precaution (each line quoted once)
+        said = {line.text for line in ranked.lines}
+        rest = tuple(line for line in found.lines if line.text not in said)
+        return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
         return _ranked_first(found, ranked)
     return [x for x in (found, ranked) if x is not None]
+
+
+def _contraindicates(ranked: AnswerLines, found: AnswerLines) -> bool:
+    """The question's best line is a contraindication, the focus lines another section's."""
+    best = ranked.lines[0].section_key
+    return best == CONTRAINDICATION_SECTION and found.section_key != CONTRAINDICATION_SECTION
 
 
 def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[AnswerLines]:

@@ -1,0 +1,37 @@
+"""Which lines lead a section reply: the focus lines or the question's best lines."""
+
+from __future__ import annotations
+
+from duocthu.answer.lines import AnswerLine, AnswerLines
+from duocthu.answer.replies.sections import ordered_leads
+
+
+def _line(text: str, section: str) -> AnswerLine:
+    return AnswerLine(text=text, drug_id="x", section_key=section, evidence_id="p", citation="tr. 1")
+
+
+DOSE_FOCUS = AnswerLines(
+    drug_id="x", section_key="lieu_luong_va_cach_dung", focus=("suy thận",),
+    lines=(_line("Suy thận: khởi đầu 50 mg/ngày.", "lieu_luong_va_cach_dung"),),
+)  # fmt: skip
+
+
+def _ranked(*lines: AnswerLine) -> AnswerLines:
+    return AnswerLines(drug_id="x", section_key=lines[0].section_key, focus=(), lines=lines, ranked=True)
+
+
+def test_a_contraindication_the_question_found_leads_the_focus_lines_of_a_dose() -> None:
+    barred = _ranked(_line("Tuyệt đối không dùng lại khi đã có phản ứng nặng.", "chong_chi_dinh"))
+    leads = ordered_leads(DOSE_FOCUS, barred)
+    assert [x.ranked for x in leads] == [True, False]  # the dose lines still follow
+
+
+def test_the_focus_lines_lead_when_the_best_line_is_not_a_contraindication() -> None:
+    other = _ranked(_line("Thận trọng ở người cao tuổi.", "than_trong"))
+    leads = ordered_leads(DOSE_FOCUS, other)
+    assert len(leads) == 1 and not leads[0].ranked
+
+
+def test_a_line_the_ranking_leads_with_is_not_quoted_again_in_the_focus() -> None:
+    both = _ranked(_line("Không dùng khi suy thận nặng.", "chong_chi_dinh"), DOSE_FOCUS.lines[0])
+    assert ordered_leads(DOSE_FOCUS, both) == [both]
