@@ -4,6 +4,7 @@ its source, in the list's order, and why a drug ranks below the direct ones."""
 from __future__ import annotations
 
 from duocthu.answer.indication_lines import LINE_WINDOW, REPLY_TARGET, WhichDrugLines, indication_line
+from duocthu.answer.replies.relation_list import naming_line
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug, SourceRef
 
 
@@ -88,3 +89,17 @@ def test_a_clipped_line_opens_and_closes_at_word_edges() -> None:
     words = text.replace(",", " ").split()
     assert line.startswith("“…") and line.endswith("…”") and "nhiễm khuẩn" in line
     assert opened.rstrip(",") in words and closed.rstrip(",") in words
+
+
+def test_a_drug_on_a_list_is_quoted_with_its_first_sentence_naming_it_in_book_order() -> None:
+    ref = SourceRef(book="Dược thư", edition="3", section_heading="x", page_start=7, page_end=7)
+
+    def part(index: int, text: str) -> EvidenceItem:
+        return EvidenceItem(
+            id=f"p{index}", drug_id="x", display_name="X", section_key="chong_chi_dinh", part_index=index,
+            chunk_kind="prose", score=1.0 - index, text=text, source_refs=(ref,),
+        )  # fmt: skip
+
+    later = part(2, "Khi mất nước nặng dễ dẫn tới suy thận cấp.")
+    item = part(1, "Vô niệu, suy thận cấp hoặc suy thận nặng.")
+    assert naming_line([later, item], ["suy thận cấp"], 200) == "“Vô niệu, suy thận cấp hoặc suy thận nặng”"

@@ -216,7 +216,7 @@ class RelationList:
     ) -> str | None:
         """The drug's sentence naming what was searched, with its page; None when none is quoted."""
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
-        quote = _naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
+        quote = naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
         return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
 
 
@@ -286,9 +286,11 @@ def class_lines(ordered: Sequence[tuple[str, list[str]]]) -> list[str]:
     return lines
 
 
-def _naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:
-    """The first sentence of the parts that names one of the wordings, clipped around it."""
-    for item in items:
+def naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:
+    """The first sentence of the parts in book order that names one of the wordings, clipped
+    around it: a list's own item before a later sentence naming it in passing, whatever part
+    scored best."""
+    for item in sorted(items, key=lambda part: part.part_index):
         for sentence in split_sentences(item.text.split("】 ", 1)[-1]):
             if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
                 return clip(sentence, wordings, window)
