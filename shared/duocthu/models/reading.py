@@ -16,6 +16,9 @@ class TurnReading(BaseModel):
     # The question as written: what lexical ordering, pooling and grounded generation search and
     # quote with. Never read again for what the turn means.
     text: str
+    # The words the clinical lexicon adds in the formulary's own wording ("NaCl" -> "natri clorid",
+    # "TM" -> "tĩnh mạch"): what a ranking of the monograph's sentences reads beside the text.
+    formulary_words: str = ""
     # Closed by "không" ("dùng được không?"): whether this patient may take the drug.
     yes_or_no: bool = False
     # Names the catalogue lacks that the question joins to a catalogue drug ("paracetamol và

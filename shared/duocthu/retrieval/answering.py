@@ -283,6 +283,11 @@ def _heading_words() -> frozenset[str]:
     return frozenset(w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
 
 
+def content_words(text: str) -> str:
+    """The text without the words of section headings."""
+    return " ".join(w for w in text.split() if not set(folded_words(w)) <= _heading_words())
+
+
 def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
     """The sentences of the whole book that answer a which-drug question best, found as a drug's
     are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug."""

@@ -40,7 +40,7 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
-from duocthu.retrieval.answering import answering_lines, book_lines
+from duocthu.retrieval.answering import answering_lines, book_lines, content_words
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
@@ -262,7 +262,10 @@ class RetrievalService:
             *((CONTRAINDICATION_SECTION,) if ask.with_patient else ()),
             *((INTERACTION_SECTION,) if ask.kind == "together" else ()),
         )
-        question = ask.query or plan.reading.text  # with the formulary's words for the patient
+        # with the formulary's words for the patient, and for the clinician's shorthand ("NaCl":
+        # "natri clorid"; a section's name, "CCĐ", is the candidates' to weigh, not a word's)
+        shorthand = content_words(plan.reading.formulary_words)
+        question = f"{ask.query or plan.reading.text} {shorthand}".strip()
         named = [(d, drug_names(resolver, d)) for d in drugs]
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
         # a drug without a monograph asked beside this one is named in its lines as any other is

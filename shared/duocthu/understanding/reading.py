@@ -21,12 +21,19 @@ from duocthu.understanding.tags import MessageTags
 _MAX_JOINER_WORDS = 2
 
 
+def added_words(written: str, worded: str) -> str:
+    """The words of the lexicon's wording that the written text does not hold, in order."""
+    had = set(folded_words(written))
+    return " ".join(w for w in dict.fromkeys(worded.split()) if not set(folded_words(w)) <= had)
+
+
 def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`, from its tags (`understanding.tags`)."""
     text = tags.written
     not_covered = tuple(sorted({c.value for c in tags.cues.all("not_covered") if c.value}))
     return TurnReading(
         text=text,
+        formulary_words=added_words(text, tags.text),
         yes_or_no=asks_yes_or_no(text),
         joined_unknown_names=(joined := joined_unknown_names(tags, frame)),
         outside_together=tuple(name for name in joined if world_drug(name)),

@@ -13,6 +13,8 @@ from duocthu.retrieval.answering import (
 )
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
+from duocthu.understanding.lexicon import formulary_wording
+from duocthu.understanding.reading import added_words
 
 from tests.unit.retrieval.patients import patient
 
@@ -91,3 +93,15 @@ def test_asked_whether_to_use_it_a_line_that_directs_leads(
     assert asked[0].section_key == "chong_chi_dinh" and "tiêm bắp" in asked[0].text
     read = answering_lines(store, drugs, question, ("tuong_tac_thuoc",))
     assert read[0].section_key == "tuong_tac_thuoc"  # without the decision, the routed section's line
+
+
+def test_the_formulary_words_for_a_clinicians_shorthand_find_the_line(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "NaCl" is written "natri clorid" in the book: the lexicon's words find the incompatibility
+    store, _, _ = sample_index
+    drugs = [("amiodaron", ("amiodaron",))]
+    written = "ống tiêm pha với NaCl được không"
+    assert answering_lines(store, drugs, written)[0].section_key != "tuong_ky"
+    worded = f"{written} {added_words(written, formulary_wording(written))}"
+    assert answering_lines(store, drugs, worded)[0].section_key == "tuong_ky"
