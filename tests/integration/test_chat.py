@@ -207,6 +207,9 @@ def test_a_drug_the_formulary_lacks_is_never_answered_for_by_the_other(service: 
     # it: the line naming it leads, the note on how the name was read follows
     lead, note = named.answer.splitlines()[1], named.answer.index("“rifampicin” không có chuyên luận riêng")
     assert "rifampicin" in lead and named.answer.index(lead) < note
+    # beside a name no list holds, each is said on its own terms: the real drug is never "not found"
+    both = service.turn("Warfarin với rifampicin và Zyxolen có tương tác không?").answer
+    assert "“rifampicin” không có chuyên luận riêng" in both and "không tìm thấy “Zyxolen”" in both
     # another question: the answer says which drug it covers and which it does not
     for message in ("Liều dùng của paracetamol và codein?", "Hapacol codein dùng cho trẻ em được không?"):
         first = service.turn(message).answer.splitlines()[0]

@@ -171,13 +171,15 @@ class ReplyWording:
                 if plan.asks_kind("together")
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
-            real = set(reading.outside_together)
             # a real drug with no monograph, quoted where the asked drug's section names it, is no
-            # "not found"; a name no list holds is
-            said = (
-                f"{missing} không có chuyên luận riêng trong Dược thư này"
-                if plan.asks_kind("together") and real.issuperset(joined)
-                else f"Không tìm thấy {missing} trong Dược thư"
+            # "not found"; a name no list holds is (each said of its own names)
+            real = [n for n in joined if n in reading.outside_together] if plan.asks_kind("together") else []
+            unknown = [n for n in joined if n not in real]
+            said = "; ".join(
+                [
+                    *([f"{self.quoted(real)} không có chuyên luận riêng trong Dược thư này"] if real else []),
+                    *([f"không tìm thấy {self.quoted(unknown)} trong Dược thư"] if unknown else []),
+                ]
             )
             lines.append(f"{said[:1].upper()}{said[1:]}; phần trả lời này {covered}.")
         lines += self.read_as(plan)
