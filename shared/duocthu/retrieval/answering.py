@@ -94,18 +94,16 @@ DIRECTIVE_PRIOR = 0.3
 
 
 @cache
-def _against_use() -> tuple[tuple[str, ...], ...]:
-    """The wordings that advise against use (data/population_advice.tsv), as folded words."""
-    wordings = (w for _, ws in population_advice().values() for w in ws)
-    return tuple(dict.fromkeys(tuple(folded_words(w)) for w in wordings))
+def _against_use() -> re.Pattern[str]:
+    """The wordings that advise against use (data/population_advice.tsv), as whole words: the
+    book's own text, written with its marks, is matched as written."""
+    wordings = dict.fromkeys(w for _, ws in population_advice().values() for w in ws)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in wordings) + r")\b", re.IGNORECASE)
 
 
 def directs(line: RankedLine) -> bool:
     """The line contraindicates or advises against use."""
-    if line.section_key == CONTRAINDICATION_SECTION:
-        return True
-    held = folded_words(line.text)
-    return any(held[i : i + len(w)] == list(w) for w in _against_use() for i in range(len(held)))
+    return line.section_key == CONTRAINDICATION_SECTION or _against_use().search(line.text) is not None
 
 
 # A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient
