@@ -83,7 +83,9 @@ def reaction_section(reading: Reading) -> Reading:
     attribute = reading.attribute
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
-    if reaction and cues.has("manage") and reading.turn.tags.named_attribute is None:
+    # a generic caution form ("phải làm [những] gì") gives way to a told reaction's management
+    generic = {None, *(c.value for c in cues.all("modal_section"))}
+    if reaction and cues.has("manage") and reading.turn.tags.named_attribute in generic:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
     if attribute is None and told_reaction:
