@@ -325,17 +325,17 @@ def _current_medications(
     for cue in _medication_leads(text, cues, clauses, starts):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
-        if drugs:
-            drugs += listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
-        if drugs:
-            current += [" ".join(written[m.start : m.end]) for m in drugs]
-            current_ids += [m.drug_id for m in drugs]
-            current_starts.update(m.start for m in drugs)
-        elif cue.value != _SUBJECT_LEAD and any(
-            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
-        ):
-            # "đang uống á" names nothing
+        # a name the catalogue lacks, as written ("đang uống á" names nothing)
+        unnamed = not drugs and cue.value != _SUBJECT_LEAD
+        if unnamed and any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
             current.append(" ".join(written[i] for i in span))
+        elif unnamed:
+            continue
+        # the list goes on after either: "đang uống HCTZ và captopril"
+        drugs += listed_after(drugs[-1].end if drugs else span.stop, tokens, starts, clauses, sentences)
+        current += [" ".join(written[m.start : m.end]) for m in drugs]
+        current_ids += [m.drug_id for m in drugs]
+        current_starts.update(m.start for m in drugs)
     return current, current_ids, current_starts
 
 

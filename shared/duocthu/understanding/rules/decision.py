@@ -1,0 +1,66 @@
+"""Stage: whether this patient may take the one drug asked. A described patient and one drug
+asked ("… dùng X được không?", "có nên dùng X cho người nhược cơ không?", "muốn bắt đầu X thì
+lo ngại gì?") is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`),
+the evidence ranking which line leads. A number, an age or a dose word does not make it a dose
+question unless a quantity is asked; a medicine the patient takes does not make it an interaction
+question (its pairs are read beside); a condition after "cho người … bị" is the patient's, not a
+reaction asked about."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import pairwise
+
+from duocthu.core.sections import DOSE_SECTION
+from duocthu.core.text import asks_yes_or_no, fold
+from duocthu.understanding.rules.reading import Reading, reverse_lookup
+
+# Folded words that ask a quantity or a manner: a dose question, not a decision.
+_HOW_MUCH = frozenset({("bao", "nhieu"), ("bao", "lau"), ("toi", "da"), ("the", "nao"), ("ra", "sao")})
+_AMOUNT_REACH = 3  # words after the drug where an amount proposed for it stands ("X 500 mg")
+
+
+def patient_decision(reading: Reading) -> Reading:
+    """The reading with the one drug asked and no section, marked `decides`, where the turn asks
+    whether its patient may take that drug (above); unchanged otherwise."""
+    facts, cues = reading.facts, reading.cues
+    asked = [m for m in reading.named if m.start not in facts.current_medication_starts]
+    told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
+    theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
+    # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
+    # for each name in the drug's whole monograph
+    theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
+    # medicines taken alone make it a question about the pair (`named_turn`)
+    about = facts.patient_context().model_copy(update={"current_medications": ()})
+    told_more = facts.weight_kg or facts.age_text or not about.is_empty()
+    for_patient = told_more or facts.population is not None
+    if len(asked) != 1 or not theirs or not for_patient or reverse_lookup(cues):
+        return reading
+    if cues.has("interaction") or cues.has("overview"):
+        return reading
+    yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
+    attribute, relation = reading.attribute, reading.asked
+    generic = {c.value for c in cues.all("modal_section")}
+    # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
+    patients = (
+        relation is not None
+        and relation[0] == "adverse_effect"
+        and any(c.end <= relation[1].start for c in cues.all("patient_lead"))
+    )
+    weak = (
+        attribute is None
+        or attribute in generic
+        or (yes_or_no and attribute == DOSE_SECTION and not _asks_quantity(reading, asked[0].end))
+        or (yes_or_no and patients)
+    )
+    if not weak:
+        return reading
+    return replace(reading, named=tuple(asked), attribute=None, asked=None, decides=True)
+
+
+def _asks_quantity(reading: Reading, drug_end: int) -> bool:
+    """A quantity or manner asked ("bao nhiêu", "thế nào"), or an amount proposed right after the
+    drug ("X 500 mg được không?")."""
+    folded = reading.cues.folded
+    after = folded[drug_end : drug_end + _AMOUNT_REACH]
+    return any(pair in _HOW_MUCH for pair in pairwise(folded)) or any(w[:1].isdigit() for w in after)
