@@ -99,8 +99,11 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
+    # whether this patient may take it: asked as such, or as what to be careful of for them
     decision, query = (
-        frame.turn_type == "drug_attribute" and not frame.attribute and _about_patient(frame),
+        frame.turn_type == "drug_attribute"
+        and frame.attribute in (None, CAUTION_SECTION)
+        and _about_patient(frame),
         reading.text,
     )
     if decision and frame.population is not None and reading.yes_or_no:
@@ -158,14 +161,19 @@ def _about_patient(frame: QueryFrame) -> bool:
 def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...]:
     """Where the formulary says whether this patient may take a drug, for the evidence to rank: its
     contraindications and precautions, the pregnancy or breastfeeding section the facts name, and
-    its interactions when the patient takes other medicines. A question that is no yes/no keeps
-    the sections its words point to ("dùng sao cho an toàn": none, the ranking decides)."""
-    if not reading.yes_or_no:
+    its interactions when the patient takes other medicines; the precautions first where they were
+    asked. A question neither yes/no nor about precautions keeps the sections its words point to
+    ("dùng sao cho an toàn": none, the ranking decides)."""
+    if not reading.yes_or_no and frame.attribute is None:
         return reading.candidate_sections
     context = frame.patient_context
+    safety = (
+        (CAUTION_SECTION, CONTRAINDICATION_SECTION)
+        if frame.attribute
+        else (CONTRAINDICATION_SECTION, CAUTION_SECTION)
+    )
     return (
-        CONTRAINDICATION_SECTION,
-        CAUTION_SECTION,
+        *safety,
         *((PREGNANCY_SECTION,) if context.pregnancy else ()),
         *((BREASTFEEDING_SECTION,) if context.breastfeeding else ()),
         *((INTERACTION_SECTION,) if context.current_medications else ()),

@@ -17,6 +17,8 @@ from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Folded words that ask a quantity or a manner: a dose question, not a decision.
 _HOW_MUCH = frozenset({("bao", "nhieu"), ("bao", "lau"), ("toi", "da"), ("the", "nao"), ("ra", "sao")})
+# Folded words that change a dose right before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
+_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
 _AMOUNT_REACH = 3  # words after the drug where an amount proposed for it stands ("X 500 mg")
 
 
@@ -40,7 +42,6 @@ def patient_decision(reading: Reading) -> Reading:
         return reading
     yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
     attribute, relation = reading.attribute, reading.asked
-    generic = {c.value for c in cues.all("modal_section")}
     # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
     patients = (
         relation is not None
@@ -49,7 +50,6 @@ def patient_decision(reading: Reading) -> Reading:
     )
     weak = (
         attribute is None
-        or attribute in generic
         or (yes_or_no and attribute == DOSE_SECTION and not _asks_quantity(reading, asked[0].end))
         or (yes_or_no and patients)
     )
@@ -59,8 +59,10 @@ def patient_decision(reading: Reading) -> Reading:
 
 
 def _asks_quantity(reading: Reading, drug_end: int) -> bool:
-    """A quantity or manner asked ("bao nhiêu", "thế nào"), or an amount proposed right after the
-    drug ("X 500 mg được không?")."""
+    """A quantity or manner asked ("bao nhiêu", "thế nào"), a change of dose ("có cần giảm liều
+    không?"), or an amount proposed right after the drug ("X 500 mg được không?")."""
     folded = reading.cues.folded
     after = folded[drug_end : drug_end + _AMOUNT_REACH]
-    return any(pair in _HOW_MUCH for pair in pairwise(folded)) or any(w[:1].isdigit() for w in after)
+    changed = any(w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded))
+    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changed
+    return asked or any(w[:1].isdigit() for w in after)
