@@ -292,6 +292,9 @@ def scan_cues(text: str) -> TurnCues:
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()
     }
+    # under a negation "thuốc gì" is "any medicine", told, not asked: "không dùng thuốc gì khác"
+    asked = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
+    by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": asked} if asked else {})
     if "candidate" not in by_kind:
         # "thuốc dạ dày nào", "statin nào": a class asked with "nào"/"gì" asks which drug
         asked = [
@@ -322,6 +325,16 @@ def scan_cues(text: str) -> TurnCues:
         if caused:
             by_kind["reverse_relation"] = (caused[0],)
     return TurnCues(tokens, by_kind, folded)
+
+
+# After "không", words that ask on: "không biết dùng thuốc gì", "… không, hay dùng thuốc nào khác?"
+_ASKS_ON = frozenset({"biet", "ro", "hay", "hoac"})
+
+
+def _negated_before(folded: Sequence[str], start: int) -> bool:
+    """ "không" right before the cue or before its verb ("không dùng thuốc gì")."""
+    at = [k for k in range(max(0, start - 2), start) if folded[k] == "khong"]
+    return any(folded[k + 1] not in _ASKS_ON for k in at)
 
 
 # A list asked for in the plural names no "nào": "liệt kê các thuốc có chỉ định X", "những kháng

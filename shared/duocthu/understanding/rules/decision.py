@@ -66,3 +66,39 @@ def _asks_quantity(reading: Reading, drug_end: int) -> bool:
     changed = any(w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded))
     asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changed
     return asked or any(w[:1].isdigit() for w in after)
+
+
+_NAME_TO_REACTION = 4  # words between a name and the "bị" of its reaction ("tiêm penicillin ở trạm xá bị")
+
+
+def reactions_told(reading: Reading) -> Reading:
+    """A name the catalogue lacks told as the cause of a past reaction ("năm ngoái tiêm ampicillin
+    bị phù mạch"): a fact about the patient (its reaction, with the cause), never a drug asked
+    about; catalogue drugs are read so by `facts`. Unchanged when the turn tells nothing as past."""
+    cues, clauses = reading.cues, reading.clauses
+    if not reading.unknown or not cues.has("past"):
+        return reading
+    folded, tokens = cues.folded, cues.tokens
+    said = [c for c in cues.all("comorbidity") if c.end < len(tokens)]
+    reactions, causes = [], []
+    for name in reading.unknown:
+        words = fold(name).split()
+        at = next((i for i in range(len(folded)) if list(folded[i : i + len(words)]) == words), None)
+        if at is None:
+            continue
+        end = at + len(words)
+        lead = next(
+            (c for c in said if 0 <= c.start - end <= _NAME_TO_REACTION and clauses[c.start] == clauses[at]),
+            None,
+        )
+        if lead is None:
+            continue
+        stop = lead.end
+        while stop < len(tokens) and clauses[stop] == clauses[lead.end]:
+            stop += 1
+        reactions.append(f"{' '.join(tokens[lead.end : stop])} ({name})")
+        causes.append(name)
+    if not causes:
+        return reading
+    facts = replace(reading.facts, adverse_reactions=(*reading.facts.adverse_reactions, *reactions))
+    return replace(reading, facts=facts, unknown=[n for n in reading.unknown if n not in causes])
