@@ -38,6 +38,9 @@ PAIRS_FROM = 3
 # is silent on is said (contraindications first), and where a drug's effect is stated.
 _BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
 _BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
+# What a question for a described patient asks when it decides whether they may take the drug: no
+# section, or what to be careful of (a state's own section is read as routed, with its own support)
+_DECIDED_IN = (None, CAUTION_SECTION)
 _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")
 # Declines a which-drug question is read for before they are said (never a non-human subject, a
 # failed provider or small talk)
@@ -101,9 +104,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
 
     # whether this patient may take it: asked as such, or as what to be careful of for them
     decision, query = (
-        frame.turn_type == "drug_attribute"
-        and frame.attribute in (None, CAUTION_SECTION)
-        and _about_patient(frame),
+        frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and _about_patient(frame),
         reading.text,
     )
     if decision and frame.population is not None and reading.yes_or_no:
@@ -159,25 +160,23 @@ def _about_patient(frame: QueryFrame) -> bool:
 
 
 def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...]:
-    """Where the formulary says whether this patient may take a drug, for the evidence to rank: its
-    contraindications and precautions, the pregnancy or breastfeeding section the facts name, and
-    its interactions when the patient takes other medicines; the precautions first where they were
-    asked. A question neither yes/no nor about precautions keeps the sections its words point to
-    ("dùng sao cho an toàn": none, the ranking decides)."""
+    """Where the formulary says whether this patient may take a drug, for the evidence to rank: the
+    section routed to first, the contraindications and precautions, the pregnancy or breastfeeding
+    section the facts name, and the interactions when the patient takes other medicines. A question
+    neither yes/no nor routed keeps the sections its words point to ("dùng sao cho an toàn": none,
+    the ranking decides)."""
     if not reading.yes_or_no and frame.attribute is None:
         return reading.candidate_sections
     context = frame.patient_context
-    safety = (
-        (CAUTION_SECTION, CONTRAINDICATION_SECTION)
-        if frame.attribute
-        else (CONTRAINDICATION_SECTION, CAUTION_SECTION)
-    )
-    return (
-        *safety,
+    sections = (
+        *((frame.attribute,) if frame.attribute else ()),
+        CONTRAINDICATION_SECTION,
+        CAUTION_SECTION,
         *((PREGNANCY_SECTION,) if context.pregnancy else ()),
         *((BREASTFEEDING_SECTION,) if context.breastfeeding else ()),
         *((INTERACTION_SECTION,) if context.current_medications else ()),
     )
+    return tuple(dict.fromkeys(sections))
 
 
 def _asks_the_pair(frame: QueryFrame, together: tuple[str, ...]) -> bool:

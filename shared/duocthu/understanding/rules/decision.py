@@ -26,28 +26,28 @@ def patient_decision(reading: Reading) -> Reading:
     """The reading with the one drug asked and no section, marked `decides`, where the turn asks
     whether its patient may take that drug (above); unchanged otherwise."""
     facts, cues = reading.facts, reading.cues
+    attribute, relation = reading.attribute, reading.asked
     asked = [m for m in reading.named if m.start not in facts.current_medication_starts]
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
     theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
     # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
     # for each name in the drug's whole monograph
     theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
-    # medicines taken alone make it a question about the pair (`named_turn`)
-    about = facts.patient_context().model_copy(update={"current_medications": ()})
-    told_more = facts.weight_kg or facts.age_text or not about.is_empty()
-    for_patient = told_more or facts.population is not None
-    if len(asked) != 1 or not theirs or not for_patient or reverse_lookup(cues):
-        return reading
-    if cues.has("interaction") or cues.has("overview"):
-        return reading
-    yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
-    attribute, relation = reading.attribute, reading.asked
     # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
     patients = (
         relation is not None
         and relation[0] == "adverse_effect"
         and any(c.end <= relation[1].start for c in cues.all("patient_lead"))
     )
+    # medicines taken alone make it a question about the pair (`named_turn`)
+    about = facts.patient_context().model_copy(update={"current_medications": ()})
+    told_more = facts.weight_kg or facts.age_text or not about.is_empty()
+    for_patient = told_more or facts.population is not None or patients
+    if len(asked) != 1 or not theirs or not for_patient or reverse_lookup(cues):
+        return reading
+    if cues.has("interaction") or cues.has("overview"):
+        return reading
+    yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
     weak = (
         attribute is None
         or (yes_or_no and attribute == DOSE_SECTION and not _asks_quantity(reading, asked[0].end))
