@@ -293,8 +293,8 @@ def scan_cues(text: str) -> TurnCues:
         for kind, found in grouped.items()
     }
     # under a negation "thuốc gì" is "any medicine", told, not asked: "không dùng thuốc gì khác"
-    asked = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
-    by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": asked} if asked else {})
+    kept = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
+    by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": kept} if kept else {})
     if "candidate" not in by_kind:
         # "thuốc dạ dày nào", "statin nào": a class asked with "nào"/"gì" asks which drug
         asked = [
