@@ -102,27 +102,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
-    # whether this patient may take it: asked as such, or as what to be careful of for them
-    decision, query = (
-        frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and _about_patient(frame),
-        reading.text,
-    )
-    if decision and frame.population is not None and reading.yes_or_no:
-        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
-        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
-        query = " ".join((query, *population_wordings(frame.population)))
-    own = Ask(
-        kind="section" if frame.attribute else "monograph",
-        whole_section=asks_whole_section(frame, reading, resolver),
-        drugs=(drug,),
-        section_key=frame.attribute,
-        query=query,
-        with_patient=decision,
-        reads_section=section_read_for(frame),
-        answering_lines=frame.turn_type == "drug_attribute",
-        candidate_sections=decision_sections(frame, reading) if decision else reading.candidate_sections,
-        unknown_names=unknown_taken(frame) if decision else (),
-    )
+    own = _own_ask(frame, reading, resolver)
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
     if frame.turn_type == "drug_attribute" and beside:
         # "Đang uống A và B, uống thêm X được không?": X's own answer and its pairs with A and B
@@ -131,6 +111,32 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
     return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
+
+
+def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Ask:
+    """The one drug's own ask: its section, or its monograph ordered for the question; for a
+    described patient asking whether they may take it (or what to be careful of), the decision:
+    the patient's contraindications and pairs beside, ranked over `decision_sections`."""
+    decision, query = (
+        frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and _about_patient(frame),
+        reading.text,
+    )
+    if decision and frame.population is not None and reading.yes_or_no:
+        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
+        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
+        query = " ".join((query, *population_wordings(frame.population)))
+    return Ask(
+        kind="section" if frame.attribute else "monograph",
+        whole_section=asks_whole_section(frame, reading, resolver),
+        drugs=frame.drugs[:1],
+        section_key=frame.attribute,
+        query=query,
+        with_patient=decision,
+        reads_section=section_read_for(frame),
+        answering_lines=frame.turn_type == "drug_attribute",
+        candidate_sections=decision_sections(frame, reading) if decision else reading.candidate_sections,
+        unknown_names=unknown_taken(frame) if decision else (),
+    )
 
 
 def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:

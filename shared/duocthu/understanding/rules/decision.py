@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import pairwise
 
+from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.text import asks_yes_or_no, fold
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
@@ -27,7 +28,9 @@ def patient_decision(reading: Reading) -> Reading:
     whether its patient may take that drug (above); unchanged otherwise."""
     facts, cues = reading.facts, reading.cues
     attribute, relation = reading.attribute, reading.asked
-    asked = [m for m in reading.named if m.start not in facts.current_medication_starts]
+    asked = [m for m in reading.named if m.start not in facts.current_medication_starts] or _asked_again(
+        reading
+    )
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
     theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
     # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
@@ -47,6 +50,9 @@ def patient_decision(reading: Reading) -> Reading:
         return reading
     if cues.has("interaction") or cues.has("overview"):
         return reading
+    if attribute is not None and reading.named != tuple(asked):
+        # "đang aspirin + Plavix, … Aspirin có CCĐ không?": the section of the one drug asked
+        return replace(reading, named=tuple(asked))
     yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
     weak = (
         attribute is None
@@ -56,6 +62,20 @@ def patient_decision(reading: Reading) -> Reading:
     if not weak:
         return reading
     return replace(reading, named=tuple(asked), attribute=None, asked=None, decides=True)
+
+
+def _asked_again(reading: Reading) -> list[DrugMatch]:
+    """Of the medicines the patient takes, the one the question names again in its own clause
+    ("đang aspirin + Plavix, … Aspirin có CCĐ không?"); none when it names none or several."""
+    last = reading.clauses[-1] if reading.clauses else -1
+    ids = {m.drug_id for m in reading.named}
+    again = {
+        m.drug_id: m
+        for m in reading.turn.tags.mentions
+        if m.drug_id in ids and reading.clauses[m.start] == last
+    }
+    first = {m.drug_id: m for m in reading.named}
+    return [first[d] for d in again] if len(again) == 1 and len(ids) > 1 else []
 
 
 def _asks_quantity(reading: Reading, drug_end: int) -> bool:
