@@ -28,9 +28,9 @@ def patient_decision(reading: Reading) -> Reading:
     whether its patient may take that drug (above); unchanged otherwise."""
     facts, cues = reading.facts, reading.cues
     attribute, relation = reading.attribute, reading.asked
-    asked = [m for m in reading.named if m.start not in facts.current_medication_starts] or _asked_again(
-        reading
-    )
+    asked = [m for m in reading.named if m.start not in facts.current_medication_starts]
+    again = [] if asked else _asked_again(reading)
+    asked = asked or again
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
     theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
     # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
@@ -50,7 +50,7 @@ def patient_decision(reading: Reading) -> Reading:
         return reading
     if cues.has("interaction") or cues.has("overview"):
         return reading
-    if attribute is not None and reading.named != tuple(asked):
+    if attribute is not None and again:
         # "đang aspirin + Plavix, … Aspirin có CCĐ không?": the section of the one drug asked
         return replace(reading, named=tuple(asked))
     yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
