@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
@@ -77,6 +77,7 @@ CueKind = Literal[
     "form_part",
 ]
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
+T = TypeVar("T")
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
 GAPPED_KINDS = ("section", "reverse_relation")
@@ -136,6 +137,26 @@ class _CueTables:
     gapped: tuple[tuple[int, str, str], ...]  # gapped cue -> (number of parts, kind, value)
 
 
+# Determiners that only make the noun after them plural ("các thuốc", "những trường hợp"): cues are
+# matched with them skipped, in the rows and in the turn, so no row repeats another with one.
+_DETERMINERS = ("các", "những")
+
+
+def _cue_words(tokens: Sequence[str]) -> tuple[list[str], list[int]]:
+    """The words a cue is matched on (determiners skipped), and where each stands in `tokens`."""
+    kept = [i for i, t in enumerate(tokens) if not any(token_matches(t, d) for d in _DETERMINERS)]
+    return [tokens[i] for i in kept], kept
+
+
+def _matched(index: PhraseIndex[T], tokens: Sequence[str]) -> list[PhraseMatch[T]]:
+    """The index's matches among `tokens`, determiners skipped (a match spans those inside it)."""
+    words_, at = _cue_words(tokens)
+    return [
+        PhraseMatch(at[m.start], at[m.start + m.length - 1] + 1 - at[m.start], m.value)
+        for m in index.matches(words_)
+    ]
+
+
 @lru_cache(maxsize=1)
 def _cue_tables() -> _CueTables:
     index: PhraseIndex[tuple[str, str]] = PhraseIndex()
@@ -147,9 +168,9 @@ def _cue_tables() -> _CueTables:
             raise ValueError(f"understanding_cues.tsv: unknown kind {kind!r}")
         _check_value(kind, value)
         if GAP not in phrase:
-            index.add(phrase, (kind, value))
+            index.add(" ".join(_cue_words(words(phrase))[0]), (kind, value))
             continue
-        pieces = [p.strip() for p in phrase.split(GAP)]
+        pieces = [" ".join(_cue_words(words(p))[0]) for p in phrase.split(GAP)]
         if kind not in GAPPED_KINDS or len(pieces) < 2 or not all(words(p) for p in pieces):
             raise ValueError(f"understanding_cues.tsv: a gapped phrase must be of {GAPPED_KINDS}: {phrase!r}")
         for number, piece in enumerate(pieces):
@@ -182,10 +203,12 @@ def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tup
     tokens = words(text)
     conditions = [(m.start, m.start + m.length) for m in longest_spans(condition_index().matches(tokens))]
     masked = [
-        (m.start, m.start + m.length) for m in tables.contiguous.matches(tokens) if m.value[0] == "not_a_cue"
+        (m.start, m.start + m.length)
+        for m in _matched(tables.contiguous, tokens)
+        if m.value[0] == "not_a_cue"
     ]
     found: dict[int, dict[int, list[PhraseMatch[tuple[int, int]]]]] = {}
-    for match in tables.parts.matches(tokens):
+    for match in _matched(tables.parts, tokens):
         if match.start and fold(tokens[match.start - 1]) == "khong":
             continue  # "không được dùng" is not "được dùng"
         if any(a <= match.start < b for a, b in masked):
@@ -263,12 +286,15 @@ def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
-    for match in _cue_tables().contiguous.matches(tokens):
+    for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)
     by_kind = {
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()
     }
+    # under a negation "thuốc gì" is "any medicine", told, not asked: "không dùng thuốc gì khác"
+    kept = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
+    by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": kept} if kept else {})
     if "candidate" not in by_kind:
         # "thuốc dạ dày nào", "statin nào": a class asked with "nào"/"gì" asks which drug
         asked = [
@@ -299,6 +325,16 @@ def scan_cues(text: str) -> TurnCues:
         if caused:
             by_kind["reverse_relation"] = (caused[0],)
     return TurnCues(tokens, by_kind, folded)
+
+
+# After "không", words that ask on: "không biết dùng thuốc gì", "… không, hay dùng thuốc nào khác?"
+_ASKS_ON = frozenset({"biet", "ro", "hay", "hoac"})
+
+
+def _negated_before(folded: Sequence[str], start: int) -> bool:
+    """ "không" right before the cue or before its verb ("không dùng thuốc gì")."""
+    at = [k for k in range(max(0, start - 2), start) if folded[k] == "khong"]
+    return any(folded[k + 1] not in _ASKS_ON for k in at)
 
 
 # A list asked for in the plural names no "nào": "liệt kê các thuốc có chỉ định X", "những kháng

@@ -222,11 +222,16 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     current, current_ids, current_starts = _current_medications(text, cues, clauses, starts, written)
     allergies, objects, stated = _allergies(cues, clauses, starts, written)
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
-    comorbid = _comorbid(cues, conditions, objects)
+    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
+    # a past reaction and its cause are history: no condition the patient has, no medicine taken
+    comorbid = [c for c in _comorbid(cues, conditions, objects) if c.start not in reaction_starts]
+    caused = {fold(" ".join(written[i : starts[i].end])) for i in cause_starts}
+    current = [m for m in current if fold(m) not in caused]
+    current_starts -= cause_starts
+    current_ids = [d for d in current_ids if d in {starts[i].drug_id for i in current_starts}]
     # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
-    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
     pregnant = cues.has("pregnancy") or _STAGED.search(fold(text)) is not None
     return Facts(
         weight_kg=extract_weight(text),
@@ -325,17 +330,17 @@ def _current_medications(
     for cue in _medication_leads(text, cues, clauses, starts):
         span = _object_after(cue, tokens, clauses, limit=6)
         drugs = [starts[i] for i in span if i in starts]
-        if drugs:
-            drugs += listed_after(drugs[-1].end, tokens, starts, clauses, sentences)
-        if drugs:
-            current += [" ".join(written[m.start : m.end]) for m in drugs]
-            current_ids += [m.drug_id for m in drugs]
-            current_starts.update(m.start for m in drugs)
-        elif cue.value != _SUBJECT_LEAD and any(
-            tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span
-        ):
-            # "đang uống á" names nothing
+        # a name the catalogue lacks, as written ("đang uống á" names nothing)
+        unnamed = not drugs and cue.value != _SUBJECT_LEAD
+        if unnamed and any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
             current.append(" ".join(written[i] for i in span))
+        elif unnamed:
+            continue
+        # the list goes on after either: "đang uống HCTZ và captopril"
+        drugs += listed_after(drugs[-1].end if drugs else span.stop, tokens, starts, clauses, sentences)
+        current += [" ".join(written[m.start : m.end]) for m in drugs]
+        current_ids += [m.drug_id for m in drugs]
+        current_starts.update(m.start for m in drugs)
     return current, current_ids, current_starts
 
 

@@ -13,11 +13,13 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     ADR_SECTION,
+    BREASTFEEDING_SECTION,
     CAUTION_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INTERACTION_SECTION,
     PHARMACOLOGY_SECTION,
+    PREGNANCY_SECTION,
     RELATION_SECTIONS,
     SAFETY_SECTIONS,
 )
@@ -25,6 +27,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
+from duocthu.understanding.reading import unknown_taken
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
 DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
@@ -35,6 +38,9 @@ PAIRS_FROM = 3
 # is silent on is said (contraindications first), and where a drug's effect is stated.
 _BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
 _BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
+# What a question for a described patient asks when it decides whether they may take the drug: no
+# section, or what to be careful of (a state's own section is read as routed, with its own support)
+_DECIDED_IN = (None, CAUTION_SECTION)
 _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")
 # Declines a which-drug question is read for before they are said (never a non-human subject, a
 # failed provider or small talk)
@@ -96,30 +102,41 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
-    population_question, query = not frame.attribute and frame.population is not None, reading.text
-    if population_question and reading.yes_or_no:
-        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
-        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
-        query = " ".join((query, *population_wordings(frame.population)))
-    own = Ask(
-        kind="section" if frame.attribute else "monograph",
-        whole_section=asks_whole_section(frame, reading, resolver),
-        drugs=(drug,),
-        section_key=frame.attribute,
-        query=query,
-        with_patient=population_question,
-        reads_section=section_read_for(frame),
-        answering_lines=frame.turn_type == "drug_attribute",
-        candidate_sections=reading.candidate_sections,
-    )
+    own = _own_ask(frame, reading, resolver)
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
     if frame.turn_type == "drug_attribute" and beside:
         # "Đang uống A và B, uống thêm X được không?": X's own answer and its pairs with A and B
-        pooled = Ask(kind="together", drugs=together, unknown_names=unknown)
+        pooled = Ask(kind="together", drugs=together, unknown_names=(*unknown, *unknown_taken(frame)))
         supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
     named_by_others = _named_by_others(drug, reading) if frame.attribute == INTERACTION_SECTION else ()
     return plan("sections", asks=(own, *_one_drug_support(frame), *named_by_others), **fields)
+
+
+def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Ask:
+    """The one drug's own ask: its section, or its monograph ordered for the question; for a
+    described patient asking whether they may take it (or what to be careful of), the decision:
+    the patient's contraindications and pairs beside, ranked over `decision_sections`."""
+    decision, query = (
+        frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and _about_patient(frame),
+        reading.text,
+    )
+    if decision and frame.population is not None and reading.yes_or_no:
+        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
+        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
+        query = " ".join((query, *population_wordings(frame.population)))
+    return Ask(
+        kind="section" if frame.attribute else "monograph",
+        whole_section=asks_whole_section(frame, reading, resolver),
+        drugs=frame.drugs[:1],
+        section_key=frame.attribute,
+        query=query,
+        with_patient=decision,
+        reads_section=section_read_for(frame),
+        answering_lines=frame.turn_type == "drug_attribute",
+        candidate_sections=decision_sections(frame, reading) if decision else reading.candidate_sections,
+        unknown_names=unknown_taken(frame) if decision else (),
+    )
 
 
 def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:
@@ -140,6 +157,32 @@ def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: Catalo
     if frame.population is not None or frame.weight_kg is not None or about_patient:
         return False
     return reading.only_section_words
+
+
+def _about_patient(frame: QueryFrame) -> bool:
+    """The frame describes a patient: a population, an age or weight, or any fact of theirs."""
+    told = frame.population or frame.age_text or frame.weight_kg
+    return bool(told) or not frame.patient_context.is_empty()
+
+
+def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...]:
+    """Where the formulary says whether this patient may take a drug, for the evidence to rank: the
+    section routed to first, the contraindications and precautions, the pregnancy or breastfeeding
+    section the facts name, and the interactions when the patient takes other medicines. A question
+    neither yes/no nor routed keeps the sections its words point to ("dùng sao cho an toàn": none,
+    the ranking decides)."""
+    if not reading.yes_or_no and frame.attribute is None:
+        return reading.candidate_sections
+    context = frame.patient_context
+    sections = (
+        *((frame.attribute,) if frame.attribute else ()),
+        CONTRAINDICATION_SECTION,
+        CAUTION_SECTION,
+        *((PREGNANCY_SECTION,) if context.pregnancy else ()),
+        *((BREASTFEEDING_SECTION,) if context.breastfeeding else ()),
+        *((INTERACTION_SECTION,) if context.current_medications else ()),
+    )
+    return tuple(dict.fromkeys(sections))
 
 
 def _asks_the_pair(frame: QueryFrame, together: tuple[str, ...]) -> bool:

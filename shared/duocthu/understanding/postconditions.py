@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.conditions import ConditionMention
-from duocthu.core.sections import RELATION_SECTIONS
+from duocthu.core.sections import CAUTION_SECTION, RELATION_SECTIONS, SECTION_PHRASES
 from duocthu.core.text import fold
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -95,6 +95,10 @@ def _apply_reverse_relation_cues(
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
+    if cue.value == "adverse_effect" and _names_caution(cues):
+        # "người suy tim cần thận trọng khi dùng những thuốc nào": which drugs need care, a list no
+        # one section holds; "khi dùng thuốc nào" reads a reaction only when no caution is named
+        return _reverse(frame, "condition_relation", "unknown", condition)
     if cue.value == "adverse_effect" and frame.condition is not None:
         # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
         # what follows the cue; a condition before it is the patient's
@@ -134,6 +138,13 @@ def _apply_reverse_relation_cues(
         # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
         return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", cue.value, condition)
+
+
+def _names_caution(cues: TurnCues) -> bool:
+    """The precautions are named outright ("thận trọng") or by a caution form ("cẩn thận", "lưu ý")."""
+    named = (m.value for m in SECTION_PHRASES.matches(list(cues.tokens)))
+    modal = (c.value for c in cues.all("modal_section"))
+    return CAUTION_SECTION in {*named, *modal}
 
 
 # "hạ" / "giảm" both start a reaction's name (hạ huyết áp) and say what a drug is for

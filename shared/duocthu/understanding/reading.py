@@ -115,6 +115,16 @@ def outside_formulary(text: str, frame: QueryFrame) -> tuple[str, ...]:
     return tuple(n for n in frame.unknown_drugs if world_drug(n) and not taken(n))
 
 
+def unknown_taken(frame: QueryFrame, outside: bool = False) -> tuple[str, ...]:
+    """The names the catalogue lacks among the medicines the patient takes (with `outside`, the
+    other names the catalogue lacks): a medicine taken is a fact about the patient, read where the
+    asked drug's sections name it, never a name asked about beside the drug."""
+    taken = [folded_words(m) for m in frame.patient_context.current_medications]
+    return tuple(
+        n for n in frame.unknown_drugs if any(find_phrase(t, folded_words(n)) >= 0 for t in taken) != outside
+    )
+
+
 def asks_maximum(text: str) -> bool:
     """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
     tokens = folded_words(text)  # typed without marks too: "lieu toi da"
@@ -135,7 +145,7 @@ def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...
         # one, or a product written as a name) goes with them; a typo ("khôg") does not
         return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
-    for name in frame.unknown_drugs:
+    for name in unknown_taken(frame, outside=True):
         target = folded_words(name)
         at = find_phrase(tokens, target)
         if at < 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.conditions import find_conditions
+from duocthu.core.tables import table_records
 from duocthu.understanding.cue_readings import resolve_attribute
 from duocthu.understanding.cues import (
     MAX_GAP,
@@ -25,6 +26,23 @@ def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:
     # a tie between a section's name and a question form goes to the name
     assert resolve_attribute("không nên dùng thuốc khi cho con bú") == "thoi_ky_cho_con_bu"
     assert resolve_attribute("chông chỉ định của ibuprofen") is None  # ambiguous marks
+
+
+def test_a_plural_determiner_is_skipped_in_rows_and_turns_alike() -> None:
+    """A row holds no "các"/"những": the matcher skips them on both sides, wherever they stand,
+    and a cue's span still covers the determiner inside it."""
+    rows = {(r["kind"], r["phrase"], r.get("value") or "") for r in table_records("understanding_cues.tsv")}
+    determiners = {"các", "những"}
+    bare = {
+        (kind, " ".join(t for t in phrase.split() if t not in determiners), value)
+        for kind, phrase, value in rows
+        if determiners & set(phrase.split())
+    }
+    assert not bare & rows  # no row repeats another with a determiner in front
+    for question in ("Ai không được dùng X?", "Những ai không được dùng X?", "nhung ai khong duoc dung X?"):
+        assert resolve_attribute(question) == "chong_chi_dinh", question
+    cue = scan_cues("tránh những thuốc nào khi dùng X").first("reverse_relation")
+    assert cue is not None and (cue.start, cue.length) == (0, 4)
 
 
 def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(

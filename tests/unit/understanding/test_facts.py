@@ -34,7 +34,8 @@ def test_patient_context(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline(
         "Bệnh nhân suy thận nặng đang dùng warfarin, dùng ibuprofen được không?", resolver
     )
-    assert frame.turn_type == "interaction" and set(frame.drugs) == {"warfarin", "ibuprofen"}
+    # whether this patient may take ibuprofen: one ask, its pairs with warfarin read beside it
+    assert frame.turn_type == "drug_attribute" and frame.drugs == ("ibuprofen",)
     assert frame.population == "suy_than" and frame.patient_context.renal_function == "suy thận nặng"
     assert frame.patient_context.current_medications == ("warfarin",)
     frame = understand_offline("Tôi dị ứng penicilin, dùng amoxicilin được không?", resolver)

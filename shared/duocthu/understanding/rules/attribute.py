@@ -83,12 +83,16 @@ def reaction_section(reading: Reading) -> Reading:
     attribute = reading.attribute
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
-    if reaction and cues.has("manage") and reading.turn.tags.named_attribute is None:
+    prior_section = reading.prior.attribute if reading.prior is not None else None
+    # a generic caution form ("phải làm [những] gì") gives way to a told reaction's management, and
+    # to the section handled before ("Bây giờ phải làm gì?" after an overdose)
+    generic = {None, *(c.value for c in cues.all("modal_section"))}
+    handled = reaction or prior_section in HANDLED_SECTIONS
+    if handled and cues.has("manage") and reading.turn.tags.named_attribute in generic:
         attribute = None  # "bị ho khan khi dùng X thì xử trí thế nào": not "dùng … thế nào"
     attribute = managed_attribute(attribute, cues, reaction)
     if attribute is None and told_reaction:
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
-    prior_section = reading.prior.attribute if reading.prior is not None else None
     if attribute is None and reading.named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
         # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
         # before, handled for this drug; after an overdose question, the overdose section

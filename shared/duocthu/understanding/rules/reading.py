@@ -35,6 +35,7 @@ class Reading:
     history: frozenset[int] = frozenset()  # where what a medicine is taken for, or a past reaction, stands
     complaint: bool = False  # the turn tells a complaint (history and organ function are none)
     untold: ConditionMention | None = None  # a complaint no condition table names
+    decides: bool = False  # whether this patient may take the one drug asked (`decision`)
 
     @property
     def prior(self) -> QueryFrame | None:

@@ -67,13 +67,17 @@ def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
         return None
     frame = reading.frame()
     asks_more = content_words(cues, [(m.start, m.end) for m in named])
-    turn_type, attribute = named_turn(
-        len(drugs) + len(reading.unknown),
-        reading.attribute,
-        cues,
-        reading.facts,
-        asks_more,
-        beside_another_medicine(reading),
+    turn_type, attribute = (
+        ("drug_attribute", None)
+        if reading.decides
+        else named_turn(
+            len(drugs) + len(reading.unknown),
+            reading.attribute,
+            cues,
+            reading.facts,
+            asks_more,
+            beside_another_medicine(reading),
+        )
     )
     if (
         turn_type in ("drug_overview", "drug_attribute")

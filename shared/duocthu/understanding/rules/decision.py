@@ -1,0 +1,124 @@
+"""Stage: whether this patient may take the one drug asked. A described patient and one drug
+asked ("… dùng X được không?", "có nên dùng X cho người nhược cơ không?", "muốn bắt đầu X thì
+lo ngại gì?") is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`),
+the evidence ranking which line leads. A number, an age or a dose word does not make it a dose
+question unless a quantity is asked; a medicine the patient takes does not make it an interaction
+question (its pairs are read beside); a condition after "cho người … bị" is the patient's, not a
+reaction asked about."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import pairwise
+
+from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.sections import DOSE_SECTION
+from duocthu.core.text import asks_yes_or_no, fold
+from duocthu.understanding.rules.reading import Reading, reverse_lookup
+
+# Folded words that ask a quantity or a manner: a dose question, not a decision.
+_HOW_MUCH = frozenset({("bao", "nhieu"), ("bao", "lau"), ("toi", "da"), ("the", "nao"), ("ra", "sao")})
+# Folded words that change a dose right before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
+_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
+_AMOUNT_REACH = 3  # words after the drug where an amount proposed for it stands ("X 500 mg")
+
+
+def patient_decision(reading: Reading) -> Reading:
+    """The reading with the one drug asked and no section, marked `decides`, where the turn asks
+    whether its patient may take that drug (above); unchanged otherwise."""
+    facts, cues = reading.facts, reading.cues
+    attribute, relation = reading.attribute, reading.asked
+    asked = [m for m in reading.named if m.start not in facts.current_medication_starts]
+    again = [] if asked else _asked_again(reading)
+    asked = asked or again
+    told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
+    theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
+    # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
+    # for each name in the drug's whole monograph
+    theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
+    # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
+    patients = (
+        relation is not None
+        and relation[0] == "adverse_effect"
+        and any(c.end <= relation[1].start for c in cues.all("patient_lead"))
+    )
+    # medicines taken alone make it a question about the pair (`named_turn`)
+    about = facts.patient_context().model_copy(update={"current_medications": ()})
+    told_more = facts.weight_kg or facts.age_text or not about.is_empty()
+    for_patient = told_more or facts.population is not None or patients
+    if len(asked) != 1 or not theirs or not for_patient or reverse_lookup(cues):
+        return reading
+    if cues.has("interaction") or cues.has("overview"):
+        return reading
+    if attribute is not None and again:
+        # "đang aspirin + Plavix, … Aspirin có CCĐ không?": the section of the one drug asked
+        return replace(reading, named=tuple(asked))
+    yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
+    weak = (
+        attribute is None
+        or (yes_or_no and attribute == DOSE_SECTION and not _asks_quantity(reading, asked[0].end))
+        or (yes_or_no and patients)
+    )
+    if not weak:
+        return reading
+    return replace(reading, named=tuple(asked), attribute=None, asked=None, decides=True)
+
+
+def _asked_again(reading: Reading) -> list[DrugMatch]:
+    """Of the medicines the patient takes, the one the question names again in its own clause
+    ("đang aspirin + Plavix, … Aspirin có CCĐ không?"); none when it names none or several."""
+    last = reading.clauses[-1] if reading.clauses else -1
+    ids = {m.drug_id for m in reading.named}
+    again = {
+        m.drug_id: m
+        for m in reading.turn.tags.mentions
+        if m.drug_id in ids and reading.clauses[m.start] == last
+    }
+    first = {m.drug_id: m for m in reading.named}
+    return [first[d] for d in again] if len(again) == 1 and len(ids) > 1 else []
+
+
+def _asks_quantity(reading: Reading, drug_end: int) -> bool:
+    """A quantity or manner asked ("bao nhiêu", "thế nào"), a change of dose ("có cần giảm liều
+    không?"), or an amount proposed right after the drug ("X 500 mg được không?")."""
+    folded = reading.cues.folded
+    after = folded[drug_end : drug_end + _AMOUNT_REACH]
+    changed = any(w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded))
+    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changed
+    return asked or any(w[:1].isdigit() for w in after)
+
+
+_NAME_TO_REACTION = 4  # words between a name and the "bị" of its reaction ("tiêm penicillin ở trạm xá bị")
+
+
+def reactions_told(reading: Reading) -> Reading:
+    """A name the catalogue lacks told as the cause of a past reaction ("năm ngoái tiêm ampicillin
+    bị phù mạch"): a fact about the patient (its reaction, with the cause), never a drug asked
+    about; catalogue drugs are read so by `facts`. Unchanged when the turn tells nothing as past."""
+    cues, clauses = reading.cues, reading.clauses
+    if not reading.unknown or not cues.has("past"):
+        return reading
+    folded, tokens = cues.folded, cues.tokens
+    said = [c for c in cues.all("comorbidity") if c.end < len(tokens)]
+    reactions, causes = [], []
+    for name in reading.unknown:
+        words = fold(name).split()
+        at = next((i for i in range(len(folded)) if list(folded[i : i + len(words)]) == words), None)
+        if at is None:
+            continue
+        end = at + len(words)
+        lead = next(
+            (c for c in said if 0 <= c.start - end <= _NAME_TO_REACTION and clauses[c.start] == clauses[at]),
+            None,
+        )
+        if lead is None:
+            continue
+        stop = lead.end
+        while stop < len(tokens) and clauses[stop] == clauses[lead.end]:
+            stop += 1
+        reactions.append(f"{' '.join(tokens[lead.end : stop])} ({name})")
+        causes.append(name)
+    if not causes:
+        return reading
+    facts = replace(reading.facts, adverse_reactions=(*reading.facts.adverse_reactions, *reactions))
+    return replace(reading, facts=facts, unknown=[n for n in reading.unknown if n not in causes])
