@@ -239,6 +239,13 @@ def test_may_this_patient_take_it_reads_the_contraindications(service: ChatServi
     assert "chong_chi_dinh" in sections and turn.decision == "ANSWERABLE"
 
 
+def test_a_combination_the_sections_bar_leads_what_the_patients_state_reads(service: ChatService) -> None:
+    barred = service.turn("Cụ 80 tuổi đang dùng amiodaron, định cho domperidon có được không?").answer
+    assert barred.index("Chống chỉ định phối hợp") < barred.index("Người cao tuổi")
+    allowed = service.turn("Người 70 tuổi đang uống omeprazol, cho thêm domperidon được không?").answer
+    assert allowed.index("Người cao tuổi") < allowed.index("Domperidon – Omeprazol")
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_each_candidate(service: ChatService) -> None:
     turn = service.turn("Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?")
     assert turn.frame is not None and (turn.frame.turn_type, turn.frame.drugs) == ("symptom_to_drug", ())

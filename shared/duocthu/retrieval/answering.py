@@ -103,7 +103,12 @@ def _against_use() -> re.Pattern[str]:
 
 def directs(line: RankedLine) -> bool:
     """The line contraindicates or advises against use."""
-    return line.section_key == CONTRAINDICATION_SECTION or _against_use().search(line.text) is not None
+    return line.section_key == CONTRAINDICATION_SECTION or advises_against(line.text)
+
+
+def advises_against(text: str) -> bool:
+    """The sentence advises against use in a wording of data/population_advice.tsv."""
+    return _against_use().search(text) is not None
 
 
 # A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient

@@ -1,6 +1,7 @@
 """ "Đang uống A và B, uống thêm X được không?": X's contraindication sentences about the patient,
-then per medicine taken the sentences of X's and its interaction sections naming the other; every
-whole section a quick reply away, never pasted."""
+then per medicine taken the sentences of X's and its interaction sections naming the other (those
+first when one of them bars the combination); every whole section a quick reply away, never
+pasted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import Block, PairsBlock
+from duocthu.retrieval.answering import advises_against
 from duocthu.retrieval.decision import merge_bundles
 
 
@@ -29,17 +31,22 @@ def beside_medicines(
     pairs = interaction_lines(composer, plan, evidence)
     lines = pairs.lines(pooled, used, about=drug)
     head: list[Block] = [answer_lines_block(found, quoted)] if found and quoted else []
-    body = [
-        *head,
-        *lines_block(preface),
-        PairsBlock(
-            drugs=pairs.known,
-            unknown_names=pairs.unknown,
-            pairs=pairs.pairs(pooled, about=drug),
-            lines=tuple(lines),
-        ),
-    ]
+    read = pairs.pairs(pooled, about=drug)
+    paired = PairsBlock(drugs=pairs.known, unknown_names=pairs.unknown, pairs=read, lines=tuple(lines))
+    # a combination the sections bar answers before what the patient's state reads (a precaution,
+    # or a contraindication section silent on it): the strongest statement leads
+    bars = any(_bars(s) for pair in read for m in pair.mentions for s in m.sentences)
+    barred_itself = found is not None and found.section_key == CONTRAINDICATION_SECTION and not found.not_said
+    if bars and not barred_itself:
+        body = [paired, *head, *lines_block(preface)]
+    else:
+        body = [*head, *lines_block(preface), paired]
     barred = f"{SECTION_HEADINGS[CONTRAINDICATION_SECTION]} của {name}"
     return compact(
         composer, plan, merge_bundles(bundle, pooled), body, [barred, *pairs.quick_replies()], found
     )
+
+
+def _bars(sentence: str) -> bool:
+    """An interaction sentence that contraindicates the combination or advises against it."""
+    return "chống chỉ định" in sentence.lower() or advises_against(sentence)
