@@ -35,3 +35,14 @@ def test_the_focus_lines_lead_when_the_best_line_is_not_a_contraindication() -> 
 def test_a_line_the_ranking_leads_with_is_not_quoted_again_in_the_focus() -> None:
     both = _ranked(_line("Không dùng khi suy thận nặng.", "chong_chi_dinh"), DOSE_FOCUS.lines[0])
     assert ordered_leads(DOSE_FOCUS, both) == [both]
+
+
+def test_a_line_naming_a_condition_of_the_patients_the_focus_missed_leads() -> None:
+    # the focus read a state carried from earlier (a child); the patient also has a past TB
+    child = AnswerLines(
+        drug_id="x", section_key="than_trong", focus=("trẻ em",),
+        lines=(_line("Ở trẻ em, thuốc có thể làm chậm tăng trưởng.", "than_trong"),),
+    )  # fmt: skip
+    tb = _ranked(_line("Thận trọng với người có tiền sử lao, đái tháo đường.", "than_trong"))
+    assert [x.ranked for x in ordered_leads(child, tb, ("lao",))] == [True, False]
+    assert [x.ranked for x in ordered_leads(child, tb)] == [False]  # no condition told: the focus leads

@@ -4,13 +4,17 @@ section by section with its source (or a model's answer over them, each sentence
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
 from duocthu.core.sections import CONTRAINDICATION_SECTION
+from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
+from duocthu.retrieval.interactions import phrase_in
 
 
 def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock:
@@ -36,20 +40,24 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
-    return ordered_leads(found, ranked)
+    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities)
 
 
-def ordered_leads(found: AnswerLines | None, ranked: AnswerLines | None) -> list[AnswerLines]:
-    """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead."""
+def ordered_leads(
+    found: AnswerLines | None, ranked: AnswerLines | None, conditions: Sequence[str] = ()
+) -> list[AnswerLines]:
+    """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead;
+    `conditions`: what the patient has besides the state the focus read."""
     if found is not None and found.read_sections:
         return [found]
     if found is not None and ranked is not None and found.not_said:
         # the sentences that answer stand first; the note on what the section does not say (and
         # what another section says of the patient's state) follows
         return [ranked, found]
-    if found is not None and found.lines and ranked is not None and _contraindicates(ranked, found):
-        # a patient who may not take the drug at all: the contraindication the question's words
-        # found leads, before the focus lines of a dose or a precaution (each line quoted once)
+    if found is not None and found.lines and ranked is not None and _leads_focus(ranked, found, conditions):
+        # a patient who may not take the drug at all, or a condition of theirs the focus (an age,
+        # a state carried from earlier) did not read: the line the question's words found leads,
+        # before the focus lines of a dose or a precaution (each line quoted once)
         said = {line.text for line in ranked.lines}
         rest = tuple(line for line in found.lines if line.text not in said)
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
@@ -58,10 +66,14 @@ def ordered_leads(found: AnswerLines | None, ranked: AnswerLines | None) -> list
     return [x for x in (found, ranked) if x is not None]
 
 
-def _contraindicates(ranked: AnswerLines, found: AnswerLines) -> bool:
-    """The question's best line is a contraindication, the focus lines another section's."""
-    best = ranked.lines[0].section_key
-    return best == CONTRAINDICATION_SECTION and found.section_key != CONTRAINDICATION_SECTION
+def _leads_focus(ranked: AnswerLines, found: AnswerLines, conditions: Sequence[str]) -> bool:
+    """The question's best line is a contraindication where the focus lines are another
+    section's, or names a condition of the patient's that no focus line names."""
+    best = ranked.lines[0]
+    if best.section_key == CONTRAINDICATION_SECTION and found.section_key != CONTRAINDICATION_SECTION:
+        return True
+    named = [c for c in conditions if phrase_in(words(best.text), c)]
+    return bool(named) and not any(phrase_in(words(line.text), c) for line in found.lines for c in named)
 
 
 def _ranked_first(found: AnswerLines, ranked: AnswerLines | None) -> list[AnswerLines]:
