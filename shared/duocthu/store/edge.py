@@ -2,6 +2,8 @@
 
 <data_dir>/manifest.json              the pointer (replaced atomically)
 <data_dir>/versions/<version>/shard/  an Edge shard, never modified once activated
+<data_dir>/versions/<version>/prose_parts.tsv  its prose parts' folded words (store.prose_parts),
+                                      written with the shard, read when it opens
 
 Versions kept: the active one and the one it replaced; anything else (an older version, or the
 partial of a killed ingest, which was never active) is removed at the next activation, whatever
@@ -274,13 +276,15 @@ class EdgeStore(FilteredReads):
     ) -> list[EvidenceItem]:
         if chunk_kind != PROSE:
             return super().find_by_phrase(phrase, section_key=section_key, chunk_kind=chunk_kind)
-        found = [part.item for part in self._prose().with_phrase(phrase, section_key)]
+        found = [part.item for part in self.find_prose(phrase, section_key=section_key)]
         return found if section_key else sorted(found, key=lambda item: item.id)
 
     def find_prose(
-        self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()
+        self, phrase: str, *, section_key: str | None, skip_drugs: Collection[str] = frozenset()
     ) -> list[ProsePart]:
-        return self._prose().with_phrase(phrase, section_key, skip_drugs)
+        parts = self._prose()
+        with _engine_reads(self._shard_version):  # a section not as its header says: a store fault
+            return parts.with_phrase(phrase, section_key, skip_drugs)
 
     def probe(self) -> None:
         """Opens the shard and decodes one part with its payload: a start or a health check that

@@ -8,11 +8,12 @@ The match is Qdrant's phrase match on `text_norm` (the folded words, contiguous,
 the Edge store answers `find_by_phrase` from here and a server answers it as before; a test pins
 the two equal on the sample.
 
-The file: one JSON header line (the index version it was written for, and where each section's lines
-stand, in bytes), then one line per prose part, `id \\t drug_id \\t words \\t folded words`, by
-section, each section in Qdrant's scroll order (by id). The bytes are read when the shard opens and
-the header checked against the manifest (a file of another version is never served); a section's
-lines are split the first time a lookup reads that section, so a start pays for the read only.
+The file: one JSON header line (the index version it was written for; where each section's lines
+stand, in bytes, and how many), then one line per prose part, `id \\t drug_id \\t words \\t folded
+words`, by section, each section in Qdrant's scroll order (by id). The bytes are read when the
+shard opens and the header checked against the manifest's version (a file of another version is
+never served); a section's lines are split, and counted against the header, the first time a
+lookup reads that section, so a start pays for the read only.
 """
 
 from __future__ import annotations
@@ -60,13 +61,13 @@ def write_prose_parts(chunks: Sequence[Chunk], version: str, path: Path) -> None
         if chunk.chunk_kind == PROSE:
             by_section.setdefault(chunk.section_key, []).append(chunk)
     body = bytearray()
-    spans: dict[str, tuple[int, int]] = {}
+    spans: dict[str, tuple[int, int, int]] = {}
     for key, parts in sorted(by_section.items()):
         start = len(body)
         for c in sorted(parts, key=lambda c: c.id):
             body += f"{c.id}\t{c.drug_id}\t{len(words(c.text))}\t{' '.join(folded_words(c.text))}\n".encode()
-        spans[key] = (start, len(body))
-    header = json.dumps({"version": version, "parts": len(body.splitlines()), "sections": spans})
+        spans[key] = (start, len(body), len(parts))
+    header = json.dumps({"version": version, "sections": spans})
     path.write_bytes(header.encode() + b"\n" + bytes(body))
 
 
@@ -94,8 +95,8 @@ class ProseParts:
     """The parts file of one index version. An EvidenceItem is made the first time a lookup
     returns its part (read through `fetch`), and kept: a version's parts never change."""
 
-    def __init__(self, body: bytes, spans: dict[str, tuple[int, int]], fetch: FetchParts):
-        self._body = body
+    def __init__(self, raw: bytes, body_at: int, spans: dict[str, tuple[int, int, int]], fetch: FetchParts):
+        self._raw, self._body_at = raw, body_at
         self._spans = spans
         self._fetch = fetch
         self._sections: dict[str, _Section] = {}
@@ -104,8 +105,11 @@ class ProseParts:
     def _section(self, key: str) -> _Section:
         section = self._sections.get(key)
         if section is None:
-            start, end = self._spans.get(key, (0, 0))
-            rows = [line.split("\t") for line in self._body[start:end].decode().split("\n")[:-1]]
+            start, end, count = self._spans.get(key, (0, 0, 0))
+            text = self._raw[self._body_at + start : self._body_at + end].decode()
+            rows = [line.split("\t") for line in text.split("\n")[:-1]]
+            if len(rows) != count or any(len(r) != 4 for r in rows):
+                raise PartsMismatch(f"{PARTS_FILE}: section {key} is not the {count} parts its header says")
             lines = [f" {r[3]} \n" for r in rows]
             starts = list(itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
             section = self._sections[key] = _Section(
@@ -141,17 +145,17 @@ class ProseParts:
 
 def read_prose_parts(path: Path, version: str, fetch: FetchParts) -> ProseParts:
     """The parts file of an index version; raises PartsMismatch when it was written for another
-    version or its header does not describe it, FileNotFoundError when the version has none."""
+    version or is not as long as its header says, FileNotFoundError when the version has none.
+    Each section's lines are checked against the header when first split."""
     raw = path.read_bytes()
-    line, _, body = raw.partition(b"\n")
+    body_at = raw.find(b"\n") + 1
     try:
-        header = json.loads(line)
-        spans = {key: (int(a), int(b)) for key, (a, b) in header["sections"].items()}
+        header = json.loads(raw[:body_at])
+        spans = {key: (int(a), int(b), int(n)) for key, (a, b, n) in header["sections"].items()}
     except (ValueError, KeyError, TypeError) as err:
         raise PartsMismatch(f"{path.name}: no header ({err})") from err
     if header.get("version") != version:
         raise PartsMismatch(f"{path.name} of index version {header.get('version')}, not {version}")
-    lines = body.count(b"\n")
-    if max((b for _, b in spans.values()), default=0) != len(body) or lines != header.get("parts"):
-        raise PartsMismatch(f"{path.name}: {len(body)} bytes, {lines} lines, not what its header says")
-    return ProseParts(body, spans, fetch)
+    if not body_at or max((b for _, b, _ in spans.values()), default=0) != len(raw) - body_at:
+        raise PartsMismatch(f"{path.name}: {len(raw) - body_at} bytes of parts, not what its header says")
+    return ProseParts(raw, body_at, spans, fetch)

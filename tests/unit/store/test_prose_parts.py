@@ -85,6 +85,14 @@ def test_a_parts_file_of_another_version_or_damaged_is_never_served(
     with pytest.raises(StoreUnavailable, match="not"):
         store.count()
     store.close()
+    # a section's lines are counted when a lookup first reads it
+    miscounted = json.loads(header)
+    miscounted["sections"][ADR_SECTION][2] += 1
+    path.write_bytes(json.dumps(miscounted).encode() + b"\n" + body)
+    assert store.count() > 0
+    with pytest.raises(StoreUnavailable, match="is not the"):
+        store.find_prose("buồn nôn", section_key=ADR_SECTION)
+    store.close()
     with pytest.raises(PartsMismatch, match="not what its header says"):
         path.write_bytes(header + b"\n" + body[:-100])
         read_prose_parts(path, json.loads(header)["version"], lambda ids: {})
