@@ -16,6 +16,7 @@ from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.store import Manifest, VectorStore
 from duocthu.store.base import Progress, part_order
+from duocthu.store.prose_parts import ProsePart
 
 
 class SectionReads:
@@ -68,6 +69,11 @@ class SectionReads:
         self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
     ) -> list[EvidenceItem]:
         return self.store.find_by_phrase(phrase, section_key=section_key, chunk_kind=chunk_kind)
+
+    def find_prose(
+        self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()
+    ) -> list[ProsePart]:
+        return self.store.find_prose(phrase, section_key=section_key, skip_drugs=skip_drugs)
 
     def search_dense(
         self,

@@ -4,6 +4,8 @@
 - `edge`: Qdrant Edge in-process (the default), one shard folder per index version.
 - `server`: a Qdrant server or Qdrant Cloud through qdrant-client (`QDRANT_URL`).
 - `lexical`: the sparse distinct-token vector.
+- `prose_parts`: each prose part's folded words and word count, read at ingest beside an Edge
+  shard; the reverse lookup's phrase match runs on them in memory.
 - `catalog`: the active catalogue, from the version folder or S3, checked against the index.
 - `sessions`: conversation state, DynamoDB with TTL or files under the data folder.
 

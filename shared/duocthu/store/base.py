@@ -13,9 +13,10 @@ from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold, folded_words, stop_words, words
-from duocthu.models.chunk import Chunk
+from duocthu.models.chunk import PROSE, Chunk
 from duocthu.models.evidence import EvidenceItem, RankedLine, SourceRef
 from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms, token_index
+from duocthu.store.prose_parts import ProsePart
 
 LEXICAL_VECTOR = "lexical"
 LINES_VECTOR = "lines"  # BM25 over the book's sentences (store.lexical), IDF modifier
@@ -49,8 +50,9 @@ class NoIndex(RuntimeError):
 
 # What the index holds and how: bumped when a build writes points older code cannot read, or lacks
 # points newer code reads (2: a point per sentence beside the parts, for the answering lines;
-# 3: a sentence point holds its span in its part, not the sentence and the part's citation).
-INDEX_LAYOUT = 3
+# 3: a sentence point holds its span in its part, not the sentence and the part's citation;
+# 4: the prose parts' folded words beside the shard, store.prose_parts).
+INDEX_LAYOUT = 4
 
 
 class Manifest(BaseModel):
@@ -130,6 +132,12 @@ class VectorStore(Protocol):
         """Every part whose folded text holds the folded phrase as a contiguous run of whole words
         (Qdrant's phrase match on `text_norm`), read to exhaustion, score 1.0. A candidate set:
         reverse lookup applies its own, stricter rules to it."""
+
+    def find_prose(
+        self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()
+    ) -> list[ProsePart]:
+        """`find_by_phrase` over one section's prose parts, leaving out the parts of
+        `skip_drugs`, each with its word count: what the reverse lookup reads."""
 
     def search_dense(
         self,
@@ -332,6 +340,12 @@ class FilteredReads(ABC):
             return []
         # text_norm's index has phrase_matching on (without it MatchPhrase silently finds nothing)
         return self._scroll(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase=folded)
+
+    def find_prose(
+        self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()
+    ) -> list[ProsePart]:
+        found = self.find_by_phrase(phrase, section_key=section_key, chunk_kind=PROSE)
+        return [ProsePart(item, len(words(item.text))) for item in found if item.drug_id not in skip_drugs]
 
     def search_dense(
         self,

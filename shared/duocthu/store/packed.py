@@ -12,8 +12,9 @@ and packs to 55 % of its size; an uncompressed tar would not fit the layers
 Edge cannot open a shard on a read-only mount (/opt), so the runtime unpacks into a writable
 data folder (/tmp on Lambda) at cold start: once per container, a second start with the same
 version already there reuses it. The archive holds `manifest.json` (first) and
-`versions/<version>/` (the shard and its catalogue), the data folder's own layout, so the
-manifest and the catalogue's corpus hash are checked as for any data folder. The pack is read as
+`versions/<version>/` (the shard, its catalogue and its prose parts), the data folder's own
+layout, so the manifest and the corpus hash of the catalogue and of the parts are checked as for
+any data folder. The pack is read as
 one stream, once (`unpack` takes an opener: a file, or an S3 object's body), so nothing is
 written to /tmp beside the index it unpacks.
 """
@@ -36,6 +37,7 @@ from backports.zstd import CompressionParameter, ZstdError, ZstdFile
 from pydantic import BaseModel
 
 from duocthu.store.base import Manifest
+from duocthu.store.prose_parts import PARTS_FILE
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +87,8 @@ def pack(data_dir: Path, out: Path) -> PackInfo:
     if manifest is None:
         raise PackError(f"no index in {data_dir}: run `duocthu ingest` first")
     version = Path("versions") / manifest.version
-    if not (data_dir / version / CATALOG_FILE).is_file() or not (data_dir / version / "shard").is_dir():
-        raise PackError(f"version {manifest.version} in {data_dir} lacks its shard or its catalogue")
+    if not _whole(data_dir / version):
+        raise PackError(f"version {manifest.version} in {data_dir} lacks its shard, catalogue or parts file")
     out.parent.mkdir(parents=True, exist_ok=True)
     tar = subprocess.Popen(
         ["tar", "--sparse", "--format=gnu", "--owner=0", "--group=0", "--numeric-owner", "-cf", "-",
@@ -109,6 +111,16 @@ def pack(data_dir: Path, out: Path) -> PackInfo:
     )
     (out.parent / INFO_FILE).write_text(info.model_dump_json(indent=2), encoding="utf-8")
     return info
+
+
+def _whole(version_dir: Path) -> bool:
+    """Whether a version folder holds everything a start reads: the shard, the catalogue, the
+    prose parts read at ingest (store.prose_parts)."""
+    return (
+        (version_dir / "shard").is_dir()
+        and (version_dir / CATALOG_FILE).is_file()
+        and (version_dir / PARTS_FILE).is_file()
+    )
 
 
 def read_manifest(path: Path) -> Manifest | None:
@@ -156,7 +168,7 @@ def unpack(open_pack: Opener, data_dir: Path, name: str = PACKED_FILE) -> Manife
         manifest, raw = _manifest_of(tar, name)
         current = read_manifest(data_dir / MANIFEST_FILE)
         target = data_dir / "versions" / manifest.version
-        if current == manifest and (target / "shard").is_dir() and (target / CATALOG_FILE).is_file():
+        if current == manifest and _whole(target):
             log.info("index version %s already unpacked in %s", manifest.version, data_dir)
             return manifest
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -175,6 +187,11 @@ def unpack(open_pack: Opener, data_dir: Path, name: str = PACKED_FILE) -> Manife
                     yield member
 
             tar.extractall(scratch, members=rest(), filter=only_the_version)
+            # to the stream's end, before anything moves in: zstd checks the frame's checksum
+            # there, and a damaged byte can decode without error (tar stops at its last member)
+            assert tar.fileobj is not None
+            while tar.fileobj.read(2**20):
+                pass
             if target.exists():  # a leftover of an interrupted start: never pointed to, safe to replace
                 shutil.rmtree(target)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,8 @@ The parts, each importing only those above it:
 - `wordings`: the formulary's other wordings of a finding, the wider findings holding one, and
   the wordings sections use for a population (the data tables, read once).
 - `keyword`: the keyword pass over the store: the prose parts of one section that name a phrase
-  in any of its wordings, each read by `reading`, scored.
+  in any of its wordings (found on their folded words read at ingest, `store.prose_parts`), each
+  read by `reading`, scored.
 - `dense`: the dense fallback at query time: the threshold calibrated at ingest
   (`duocthu.ingest.calibration`, which also embeds the parts) and the chỉ định parts above it.
 - `ranking`: hits grouped by drug (a drug scores its best part), optionally reranked, capped,

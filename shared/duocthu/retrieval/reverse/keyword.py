@@ -16,7 +16,6 @@ from collections.abc import Collection, Mapping
 
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.text import words
-from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceItem
 from duocthu.retrieval.reverse.reading import (
     MentionReading,
@@ -86,19 +85,18 @@ def _find_asked_phrase(
     phrase = words(wording)
     if not phrase:
         return []
-    found = store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE)
-    candidates = [item for item in found if item.drug_id not in skip_drugs]
+    candidates = store.find_prose(wording, section_key=section_key, skip_drugs=skip_drugs)
     hits: list[EvidenceItem] = []
     for lenient in (False, True):
         if lenient and (hits or not allows_lenient(phrase)):
             break
-        for item in candidates:
+        for part in candidates:
             reading: MentionReading = "direct"
             if effect:
-                position = states_effect(item.text, wording, lenient)
+                position = states_effect(part.item.text, wording, lenient)
             else:
-                position, reading = first_mention(item.text, wording, section_key, lenient)
+                position, reading = first_mention(part.item.text, wording, section_key, lenient)
             if position >= 0:
-                score = _WEIGHTS[reading] * indication_score(position, len(words(item.text)))
-                hits.append(item.model_copy(update={"score": score}))
+                score = _WEIGHTS[reading] * indication_score(position, part.words)
+                hits.append(part.item.model_copy(update={"score": score}))
     return hits

@@ -180,6 +180,12 @@ def advice_position(text: str, phrase: Sequence[str]) -> int:
     """Word index of the first place a data-file wording stands in the text as written (marks and
     case aside), -1 if none. Right after "không" or "chưa" it does not count: "không cần ngừng
     cho con bú" advises nothing against the drug."""
+    return _advice_position(text, tuple(phrase))
+
+
+# Keyed by the formulary's parts and the data file's wordings, as `first_mention` is.
+@lru_cache(maxsize=8192)
+def _advice_position(text: str, phrase: tuple[str, ...]) -> int:
     tokens = words(text)
     mentions = _mentions(text, tokens, phrase, False)
     return next((p for p in mentions if p == 0 or tokens[p - 1] not in _NEGATORS), -1)
@@ -361,6 +367,8 @@ def _states_effect_at(tokens: Sequence[str], sentences: Sequence[int], at: int, 
     return not breakers
 
 
+# Keyed by the formulary's parts (and the reply's sentences), as `first_mention` is.
+@lru_cache(maxsize=8192)
 def states_effect(text: str, wording: str, lenient: bool = False) -> int:
     """Word index of the first mention of `wording` in a Thận trọng or Dược lý part that states it
     as the drug's effect ("Thuốc có thể gây giữ nước", "Hậu quả là ... khoảng QT kéo dài"), -1 if

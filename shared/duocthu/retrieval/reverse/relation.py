@@ -22,7 +22,6 @@ from duocthu.core.sections import (
     SECTION_ORDER,
 )
 from duocthu.core.text import stop_words, words
-from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
@@ -174,13 +173,11 @@ def _find_advice(
     point."""
     phrase = words(wording)
     hits = []
-    for item in store.find_by_phrase(wording, section_key=section_key, chunk_kind=PROSE):
-        if item.drug_id in skip_drugs:
-            continue
-        position = advice_position(item.text, phrase)
+    for part in store.find_prose(wording, section_key=section_key, skip_drugs=skip_drugs):
+        position = advice_position(part.item.text, phrase)
         if position >= 0:
-            score = indication_score(position, len(words(item.text)))
-            hits.append(item.model_copy(update={"score": score}))
+            score = indication_score(position, part.words)
+            hits.append(part.item.model_copy(update={"score": score}))
     return rank_hits(hits)
 
 

@@ -15,7 +15,10 @@ monographs) and the sample copied to N monographs, each copy renamed after an AT
 and the longest reply of each turn type; the per-request baseline and cold starts are left out.
 
     duocthu bench chat [--n 30]
-    duocthu bench chat --scale 700 [--n 10]
+    duocthu bench chat --scale 700 [--n 10] [--baseline REF]
+
+With `--baseline REF` the two books are timed on this tree and on the git ref alternately, in
+fresh processes, five rounds (`duocthu.tools.bench.chat_baseline`).
 """
 
 from __future__ import annotations
@@ -194,11 +197,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cold-runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--scale", type=int, help="time the warm turns at 40 and at this many monographs")
+    parser.add_argument(
+        "--baseline", help="with --scale: a git ref alternated with this tree in the same run (chat_baseline)"
+    )
     args = parser.parse_args(argv)
     cpus = pin_one_cpu()
     if args.scale:
         print(f"Warm chat turn latency, ms ({cpus}; offline providers, Edge, n={args.n} per question)\n")
-        print(scale_table(args.scale, args.n))
+        if args.baseline:
+            from duocthu.tools.bench.chat_baseline import baseline_table
+
+            print(baseline_table(args.scale, args.n, args.baseline, QUESTIONS))
+        else:
+            print(scale_table(args.scale, args.n))
         return 0
     rows: list[tuple[str, str, float, float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="duocthu-bench-chat-") as tmp:

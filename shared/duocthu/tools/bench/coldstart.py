@@ -45,12 +45,17 @@ def _build(tree: Path, keep: Path, python312: str, source: str, env: dict[str, s
         )
 
 
+def export_ref(ref: str, folder: Path) -> Path:
+    """The tree of a git ref of this repository, exported into `folder` (`git archive`)."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
 def build_both(work: Path, baseline: str, python312: str, source: str) -> dict[str, Path]:
     """The kept smoke folders (opt/, task/) of the baseline ref and of this tree."""
-    exported = work / "baseline-src"
-    exported.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", baseline], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(exported)], input=archive.stdout, check=True)
+    exported = export_ref(baseline, work / "baseline-src")
     base_env = {**os.environ, "PYTHONPATH": str(exported / "shared")}
     kept = {f"baseline ({baseline})": work / "baseline", "this tree": work / "candidate"}
     _build(exported, kept[f"baseline ({baseline})"], python312, source, base_env)

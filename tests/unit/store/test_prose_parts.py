@@ -1,0 +1,101 @@
+"""The prose parts read at ingest (store.prose_parts) read as the request-time path read them: on
+the sample, every phrase the reverse lookup searches finds the same parts, in the same order, as
+Qdrant's phrase match on `text_norm`, with the word count of the part's own text."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from duocthu.catalog.artifact import Catalog
+from duocthu.core.sections import ADR_SECTION, CAUTION_SECTION, CONTRAINDICATION_SECTION, INDICATION_SECTION
+from duocthu.core.tables import table_rows
+from duocthu.core.text import words
+from duocthu.models.chunk import PROSE
+from duocthu.settings import Settings
+from duocthu.store import StoreUnavailable
+from duocthu.store.base import FilteredReads
+from duocthu.store.edge import EdgeStore
+from duocthu.store.prose_parts import PARTS_FILE, PartsMismatch, read_prose_parts
+
+
+def _searched_phrases(catalog: Catalog) -> list[str]:
+    """What a which-drugs lookup searches: the conditions and their wordings, the wider findings,
+    the populations' wordings and advice, the catalogue's names; and phrases no part holds."""
+    phrases = [cell for row in table_rows("condition_phrases.tsv") for cell in row[:2]]
+    phrases += [cell for row in table_rows("formulary_wordings.tsv") for cell in row]
+    phrases += [cell for row in table_rows("broader_findings.tsv") for cell in row]
+    phrases += [row[1] for row in table_rows("population_phrases.tsv")]
+    phrases += [row[2] for row in table_rows("population_advice.tsv")]
+    phrases += [name for drug in catalog.drugs for name in (drug.title, *drug.aliases)]
+    phrases += ["buon non", "BUỒN NÔN", "ho", "không nên dùng", "phần", "?!", "", "xyzzy không"]
+    return list(dict.fromkeys(phrases))
+
+
+def test_the_parts_read_at_ingest_find_what_qdrants_phrase_match_finds(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, catalog, _ = sample_index
+    phrases = _searched_phrases(catalog)
+    assert len(phrases) > 300
+    found_any = 0
+    for phrase in phrases:
+        # every section at once: the same parts, in id order
+        qdrant = FilteredReads.find_by_phrase(store, phrase, chunk_kind=PROSE)
+        assert store.find_by_phrase(phrase, chunk_kind=PROSE) == qdrant, phrase
+        found_any += bool(qdrant)
+    assert found_any > 150
+    for section in (INDICATION_SECTION, ADR_SECTION, CONTRAINDICATION_SECTION, CAUTION_SECTION):
+        for phrase in phrases:
+            qdrant = FilteredReads.find_by_phrase(store, phrase, section_key=section, chunk_kind=PROSE)
+            parts = store.find_prose(phrase, section_key=section)
+            assert [p.item for p in parts] == qdrant, (section, phrase)
+            assert [p.words for p in parts] == [len(words(item.text)) for item in qdrant]
+
+
+def test_a_lookup_leaves_out_the_drugs_already_listed(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    every = store.find_prose("buồn nôn", section_key=ADR_SECTION)
+    listed = {every[0].item.drug_id, every[-1].item.drug_id}
+    rest = store.find_prose("buồn nôn", section_key=ADR_SECTION, skip_drugs=listed)
+    assert rest == [p for p in every if p.item.drug_id not in listed] and len(rest) < len(every)
+
+
+def _copy(settings: Settings, tmp_path: Path) -> tuple[EdgeStore, Path]:
+    shutil.copytree(settings.data_dir, tmp_path / "data", ignore=shutil.ignore_patterns("sessions"))
+    store = EdgeStore(tmp_path / "data")
+    manifest = store.active_manifest()
+    assert manifest is not None
+    return store, store.version_dir(manifest.version) / PARTS_FILE
+
+
+def test_a_parts_file_of_another_version_or_damaged_is_never_served(
+    sample_index: tuple[EdgeStore, Catalog, Settings], tmp_path: Path
+) -> None:
+    _, _, settings = sample_index
+    store, path = _copy(settings, tmp_path)
+    raw = path.read_bytes()
+    header, _, body = raw.partition(b"\n")
+    other = json.loads(header) | {"version": "another"}
+    path.write_bytes(json.dumps(other).encode() + b"\n" + body)
+    with pytest.raises(StoreUnavailable, match="not"):
+        store.count()
+    store.close()
+    # a section's lines are counted when a lookup first reads it
+    miscounted = json.loads(header)
+    miscounted["sections"][ADR_SECTION][2] += 1
+    path.write_bytes(json.dumps(miscounted).encode() + b"\n" + body)
+    assert store.count() > 0
+    with pytest.raises(StoreUnavailable, match="is not the"):
+        store.find_prose("buồn nôn", section_key=ADR_SECTION)
+    store.close()
+    with pytest.raises(PartsMismatch, match="not what its header says"):
+        path.write_bytes(header + b"\n" + body[:-100])
+        read_prose_parts(path, json.loads(header)["version"], lambda ids: {})
+    path.unlink()
+    with pytest.raises(StoreUnavailable, match="rebuild"):
+        store.count()
