@@ -18,12 +18,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+from duocthu.ingest.pdf import render_fonts as fonts
 from duocthu.ingest.pdf.render import Truth
 from duocthu.ingest.pdf.render_libreoffice import _fonts
-from duocthu.ingest.pdf.render_text import Defects
+from duocthu.ingest.pdf.render_text import Defects, prose_word
 from duocthu.ingest.pdf.render_typst import OFFSET, book_data
 from duocthu.models.source import Monograph, slugify
 
@@ -41,6 +43,12 @@ PREAMBLE = r"""
 \usepackage{fontspec,multicol,tabularx,array}
 \usepackage[hidelinks,pdfusetitle]{hyperref}
 \setmainfont{DTSerif.ttf}[Path=./.fonts/,BoldFont=DTSerif-Bold.ttf]
+\newfontfamily\vntime{VnTime.ttf}[Path=./.fonts/]% TCVN3 pieces: the PDF names the font .VnTime
+\newfontfamily\symbolmt{SymbolMT.ttf}[Path=./.fonts/]% the Symbol font's private-use arrows
+\directlua{dofile("dtfonts.lua")}
+% NFD text drawn mark by mark (no composition by the font's features), as a writer that does not
+% compose leaves it in the text layer
+\newcommand\nfd[1]{{\addfontfeature{Renderer=Base}#1}}
 \newlanguage\novihyph % Vietnamese words: a language without patterns, never hyphenated
 \AtBeginDocument{\language\novihyph}
 \newcommand\latin[1]{{\language0 #1}}% long Latin names: TeX's English patterns
@@ -67,6 +75,20 @@ PREAMBLE = r"""
 """
 
 
+# The legacy fonts' text layer is their code points as such: luaotfload maps a private-use glyph to
+# U+FFFD and nothing maps a glyph slot of a TCVN3 font to a letter, as the printed book's PDF has it.
+IDENTITY_TO_UNICODE = """
+luatexbase.add_to_callback("luaotfload.patch_font", function(tfmdata)
+  local name = tfmdata.psname or ""
+  if name:find("VnTime", 1, true) or name:find("SymbolMT", 1, true) then
+    for code, char in pairs(tfmdata.characters) do
+      if type(code) == "number" and code > 127 then char.tounicode = string.format("%04X", code) end
+    end
+  end
+end, "duocthu.identity_tounicode")
+"""
+
+
 def available() -> bool:
     return Path(LUALATEX).exists()
 
@@ -75,8 +97,31 @@ def _tex(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in text)
 
 
-def _prose(words: list[list[Any]]) -> str:
-    return " ".join(r"\latin{" + _tex(w) + "}" if latin else _tex(w) for w, latin in words)
+# the font a segment of `render_text.prose_word` is drawn in; a legacy font's code points are
+# glyph slots, not letters, so each is written by number (TeX's input handling never sees them)
+SOFT_HYPHEN = "\u00ad"
+_FONTS = {fonts.TCVN3: r"\vntime", fonts.SYMBOL: r"\symbolmt"}
+
+
+def _segment(text: str, font: str) -> str:
+    if font not in _FONTS:
+        tex = "~".join(_tex(part) for part in text.split(" "))  # a split syllable never breaks a line
+        return tex if unicodedata.is_normalized("NFC", text) else r"\nfd{" + tex + "}"
+    chars = "".join(c if c.isascii() else f'\\char"{ord(c):04X} ' for c in text)
+    return "{" + _FONTS[font] + " " + chars + "}"
+
+
+def _prose(words: list[list[Any]], defects: Defects) -> str:
+    """Running text, each word written through `render_text.prose_word` with the book's
+    text-layer defects (split syllables, TCVN3 pieces, Symbol code points, NFD)."""
+    out = []
+    for w, latin in words:
+        segments = prose_word(w, defects)
+        if any(f == fonts.TCVN3 and SOFT_HYPHEN in t for t, f in segments):
+            segments = [(w, fonts.REGULAR)]  # TeX draws the slot of ư (U+00AD) as no letter
+        text = "".join(_segment(t, f) for t, f in segments)
+        out.append(r"\latin{" + text + "}" if latin else text)
+    return " ".join(out)
 
 
 def _table(block: dict[str, Any], end: str) -> str:
@@ -102,7 +147,7 @@ def _bold_split(text: str) -> str:
     return "".join(c if c.isascii() else r"\textmd{" + c + "}" for c in _tex(text))
 
 
-def _monograph(m: dict[str, Any], run_in: bool, split: bool) -> str:
+def _monograph(m: dict[str, Any], run_in: bool, split: bool, defects: Defects) -> str:
     """One monograph; `run_in`: its headings set on the line of their first text, in the text's
     own weight ("Chỉ định: Nhiễm …"); `split`: the bold-split defect on its title and headings."""
     bold = _bold_split if split else _tex
@@ -114,21 +159,20 @@ def _monograph(m: dict[str, Any], run_in: bool, split: bool) -> str:
     for s in m["sections"]:
         start, end = rf"\mk{{{m['id']}}}{{{s['key']}}}", rf"\mk{{{m['id']}}}{{{s['key']}}}"
         if s["identity"]:
-            words = _prose(s["blocks"][0]["words"])
+            words = _prose(s["blocks"][0]["words"], defects)
             out.append(rf"\noindent{start}\textbf{{{bold(s['heading'])}:}} {words}{end}\par")
             continue
         last = len(s["blocks"]) - 1
         label = _tex(s["heading"].rstrip(":"))
         for i, b in enumerate(s["blocks"]):
             close = end if i == last else ""
+            text = _table(b, close) if b["kind"] == "table" else _prose(b["words"], defects) + close + r"\par"
             if i == 0 and run_in and b["kind"] != "table":
-                out.append(
-                    rf"\par\addvspace{{0.4em}}\noindent{start}{label}: {_prose(b['words'])}{close}\par"
-                )
+                out.append(rf"\par\addvspace{{0.4em}}\noindent{start}{label}: {text}")
                 continue
             if i == 0:
                 out.append(rf"\dtheading{{{start}{bold(s['heading'])}}}")
-            out.append(_table(b, close) if b["kind"] == "table" else _prose(b["words"]) + close + r"\par")
+            out.append(text)
     return "\n".join(out)
 
 
@@ -161,7 +205,8 @@ SPLIT_EVERY = 2  # with the bold_split defect, every second monograph's bold lin
 
 def document(records: list[Monograph], columns: int = 2, defects: Defects | None = None) -> str:
     data = book_data(records)
-    split = "bold_split" in (defects or Defects()).on
+    defects = defects or Defects()
+    split = "bold_split" in defects.on
     for entry in data["index"]:  # a group monograph's brands are cited under its last member
         if " và " in entry["generic"]:
             entry["generic"] = entry["generic"].split(" và ")[-1].capitalize()
@@ -172,7 +217,7 @@ def document(records: list[Monograph], columns: int = 2, defects: Defects | None
         for e in data["index"]
     )
     monographs = "\n".join(
-        _monograph(m, n % RUN_IN_EVERY == 1, split and n % SPLIT_EVERY == 0)
+        _monograph(m, n % RUN_IN_EVERY == 1, split and n % SPLIT_EVERY == 0, defects)
         for n, m in enumerate(data["monographs"])
     )
     big = r"\begin{center}\fontsize{13}{16}\selectfont\bfseries "
@@ -214,6 +259,7 @@ def render_latex(
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         _fonts(folder)
+        (folder / "dtfonts.lua").write_text(IDENTITY_TO_UNICODE, encoding="utf-8")
         (folder / "book.tex").write_text(document(records, columns, defects), encoding="utf-8")
         for _ in range(2):
             run = subprocess.run(

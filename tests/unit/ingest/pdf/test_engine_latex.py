@@ -4,7 +4,11 @@ an ATC appendix between the monographs and the brand index."""
 
 from __future__ import annotations
 
+import unicodedata
+from itertools import pairwise
+
 import pytest
+from duocthu.core.syllables import is_syllable
 from duocthu.models.source import Monograph
 
 pytest.importorskip("fontTools", reason="the pdf-render extra is not installed: no LaTeX book fonts")
@@ -13,6 +17,7 @@ from duocthu.ingest.pdf.convert import convert
 from duocthu.ingest.pdf.render import expected_records
 from duocthu.ingest.pdf.render_latex import available, group_records, render_latex
 from duocthu.ingest.pdf.render_typst import OFFSET
+from duocthu.tools.evals.pdf import _compare
 
 from tests.unit.ingest.pdf.conftest import assert_reads_back
 
@@ -31,17 +36,37 @@ def latex_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPat
     records = group_records([r for r in sample_records if r.drug_id in SOME])  # the 6th: a group
     pdf = tmp_path_factory.mktemp("latex") / "book.pdf"
     truth = render_latex(records, pdf)
-    return expected_records(records, truth), convert(pdf)
+    return expected_records(records, truth), convert(pdf), pdf
 
 
 def test_latex_book_reads_back_whole(latex_book: tuple) -> None:
-    assert_reads_back(*latex_book, len(SOME))
+    expected, result, _ = latex_book
+    assert_reads_back(expected, result, len(SOME))
+    c = _compare(expected, result.records)
+    assert min(r for r, _ in c["ratios"]) >= 0.99
+
+
+def test_latex_book_carries_the_printed_books_text_layer_defects(latex_book: tuple) -> None:
+    """The defects the converter repairs are in this engine's text layer, not only in the project's
+    own renderer's: TCVN3 code points in a `.Vn…` font, Symbol private-use code points, decomposed
+    letters and syllables split by a space; the book still reads back whole (above)."""
+    import pdfplumber
+
+    with pdfplumber.open(latex_book[2]) as pdf:
+        chars = [c for page in pdf.pages for c in page.chars]
+        words = " ".join(page.extract_text() for page in pdf.pages).split()
+    fonts = {str(c["fontname"]).split("+")[-1] for c in chars}
+    assert ".VnTime" in fonts and "SymbolMT" in fonts
+    assert any(0xF000 <= ord(c["text"][0]) <= 0xF0FF for c in chars)
+    assert any(unicodedata.combining(c["text"][0]) for c in chars)
+    split = [(a, b) for a, b in pairwise(words) if a.isalpha() and b.isalpha() and not is_syllable(b)]
+    assert any(is_syllable(a + b) for a, b in split)
 
 
 def test_atc_appendix_is_no_monograph_text(latex_book: tuple) -> None:
     """The appendix after the last monograph ("PHỤ LỤC", code and drug a line) ends the monographs:
     none of its lines lands in the last monograph's closing section."""
-    _, result = latex_book
+    _, result, _ = latex_book
     closing = result.records[-1]["sections"][-1]
     text = " ".join(b["text"] for b in closing["blocks"])
     assert closing["key"] == "ten_thuong_mai"
@@ -53,7 +78,7 @@ def test_atc_appendix_is_no_monograph_text(latex_book: tuple) -> None:
 def test_group_monograph_one_heading_its_brands_cited_under_a_member(latex_book: tuple) -> None:
     """ "PARACETAMOL VÀ PARACETAMOL NATRI": one monograph, titled as printed; the index cites its
     brands under "Paracetamol natri", which resolves to it (no problem, pages kept)."""
-    _, result = latex_book
+    _, result, _ = latex_book
     group = next(r for r in result.records if " và " in r["title"])
     assert group["drug_id"] == "paracetamol_va_paracetamol_natri"
     assert any(b["page"] for b in group["brands"])
