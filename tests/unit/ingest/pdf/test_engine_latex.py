@@ -1,6 +1,8 @@
 """A book typeset by LuaLaTeX in the printed book's layout (mirrored margins, running heads, roman
 front matter, printed = PDF page + 84, TeX's justified word spaces, hyphenated Latin names), with
-an ATC appendix between the monographs and the brand index."""
+an ATC appendix between the monographs and the brand index. This book's paragraphs are flush left
+(not indented) and carry every text-layer defect; a title is left alone at a page's foot and one
+monograph is a form of its drug under a descriptor line."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ if not available():
         allow_module_level=True,
     )
 
-# A table (loperamid, paracetamol), a synonym title (the 3rd), variant and numbered headings.
+# A table (loperamid, paracetamol), a synonym title (the 3rd), variant and numbered headings, a
+# descriptor (the 4th), run-in labels in the text's weight (the 2nd and 5th).
 SOME = ("acid_acetylsalicylic", "amoxicilin", "carbamazepin", "cefuroxim", "loperamid", "paracetamol")
 
 
@@ -35,7 +38,7 @@ SOME = ("acid_acetylsalicylic", "amoxicilin", "carbamazepin", "cefuroxim", "lope
 def latex_book(sample_records: list[Monograph], tmp_path_factory: pytest.TempPathFactory) -> tuple:
     records = group_records([r for r in sample_records if r.drug_id in SOME])  # the 6th: a group
     pdf = tmp_path_factory.mktemp("latex") / "book.pdf"
-    truth = render_latex(records, pdf)
+    truth = render_latex(records, pdf, indent=False)
     return expected_records(records, truth), convert(pdf), pdf
 
 
@@ -82,3 +85,27 @@ def test_group_monograph_one_heading_its_brands_cited_under_a_member(latex_book:
     group = next(r for r in result.records if " và " in r["title"])
     assert group["drug_id"] == "paracetamol_va_paracetamol_natri"
     assert any(b["page"] for b in group["brands"])
+
+
+def test_descriptor_line_makes_a_monograph_of_one_form(latex_book: tuple) -> None:
+    """ "CEFUROXIM" / "(Dùng đường uống)" / identity lines: the descriptor is part of the title and
+    the id (the book has one monograph per form); the brand index citing it resolves."""
+    _, result, _ = latex_book
+    form = next(r for r in result.records if r["drug_id"] == "cefuroxim_dung_duong_uong")
+    assert form["title"] == "Cefuroxim (dùng đường uống)"
+    assert form["sections"][0]["key"] == "ten_chung_quoc_te"
+    assert any(b["page"] for b in form["brands"])  # the index entries, beside the trade names
+
+
+def test_title_alone_at_a_page_foot_keeps_its_monograph(latex_book: tuple) -> None:
+    """A title left at the foot of a page's last column, its identity lines on the next page: the
+    monograph is read whole, and its brands keep the page the index cites (the title's)."""
+    expected, result, _ = latex_book
+    foot = [
+        r for r in expected if r["brands"] and r["brands"][0]["page"] < r["sections"][0]["pages"]["start"]
+    ]
+    assert foot, "the book has no title left at a page's foot"
+    got = next(r for r in result.records if r["drug_id"] == foot[0]["drug_id"])
+    assert {(b["name"], b["page"]) for b in foot[0]["brands"]} <= {
+        (b["name"], b["page"]) for b in got["brands"]
+    }
