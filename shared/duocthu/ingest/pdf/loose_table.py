@@ -4,7 +4,8 @@ alignment, not from a grid.
 Only a caption ("Bảng N: …") that no ruled grid follows opens one: the next line split at gaps far
 wider than a word space gives the columns' left edges. A line belongs to the table while each of
 its pieces starts at a column's edge and ends before the next column's, in the table's type size;
-a line whose first column is empty continues the row before it (a cell wrapped over lines). Any
+a line whose first column is empty or goes on in lower case continues the row before it (a cell
+wrapped over lines: a cell's text starts with a capital or a digit). Any
 other line ends the table: running text crosses a column edge, a heading or the text after the
 table is set in the text's size.
 """
@@ -15,6 +16,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from duocthu.ingest.pdf.layout import Line
+from duocthu.ingest.pdf.repair import join_lines
 
 EDGE = 2.0  # pt: a piece starts at a column's edge within this
 
@@ -47,11 +49,12 @@ class LooseTable:
             if column < 0 or abs(x0 - self.starts[column]) > EDGE or x1 > ends - EDGE or column in placed:
                 return False
             placed[column] = text
-        if 0 in placed or not self.rows:
+        continues = 0 not in placed or placed[0][:1].islower()
+        if not continues or not self.rows:
             self.rows.append([placed.get(n, "") for n in range(len(self.starts))])
         else:
             row = self.rows[-1]
             for n, text in placed.items():
-                row[n] = f"{row[n]} {text}".strip()
+                row[n] = join_lines(row[n], text)  # a hyphen or slash at a cell's line end
         self.last = line
         return True

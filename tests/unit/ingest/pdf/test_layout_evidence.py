@@ -344,7 +344,7 @@ def _cells(*pieces: tuple[float, str], size: float = 7.5) -> Line:
 
 
 def test_a_table_without_rules_is_read_from_its_cells_alignment() -> None:
-    # Given a caption, then lines whose pieces stand at the same column edges, a wrapped cell, then
+    # Given a caption, then lines whose pieces stand at the same column edges, wrapped cells, then
     # a run-in heading in the text's size
     reader = Reader(body_size=9.0)
     for line in (
@@ -356,6 +356,8 @@ def test_a_table_without_rules_is_read_from_its_cells_alignment() -> None:
         _cells((50.0, "2–5 tuổi"), (120.0, "1 mg/lần,")),
         _cells((120.0, "ngày 3 lần")),  # the second cell wrapped: the first column is empty
         _cells((50.0, "6–8 tuổi"), (120.0, "2 mg")),
+        _cells((50.0, "8–12"), (120.0, "3 mg/")),
+        _cells((50.0, "tuổi"), (120.0, "lần")),  # a cell goes on in lower case: the same row
         Line(1, None, "L", 50.0, 100.0, "Tương tác thuốc: Không rõ.", False, 9.0, x1=200.0),
     ):
         reader.feed(line)
@@ -363,7 +365,8 @@ def test_a_table_without_rules_is_read_from_its_cells_alignment() -> None:
     # Then one flagged table block under its caption, and the heading after it opens its section
     mono = reader.monographs[0]
     table = mono.sections[1].blocks[0]
-    assert table["text"] == "Liều theo tuổi\nTuổi | Liều\n2–5 tuổi | 1 mg/lần, ngày 3 lần\n6–8 tuổi | 2 mg"
+    rows = ["Tuổi | Liều", "2–5 tuổi | 1 mg/lần, ngày 3 lần", "6–8 tuổi | 2 mg", "8–12 tuổi | 3 mg/lần"]
+    assert table["text"] == "\n".join(["Liều theo tuổi", *rows])
     assert table["requires_visual_check"] is True
     assert [s.key for s in mono.sections][-1] == "tuong_tac_thuoc"
     assert not reader.problems
