@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.ingest.pdf.columns import _gutter
+from duocthu.ingest.pdf.columns import _gutter, _splits
 from duocthu.ingest.pdf.convert import _by_name, _degrade, number_pages
 from duocthu.ingest.pdf.layout import Line, PageRead, folio_candidates
 from duocthu.ingest.pdf.read import Reader
@@ -52,6 +52,16 @@ def test_gutter_found_off_centre_with_line_end_spaces_reaching_into_it() -> None
 def test_one_column_page_has_no_gutter() -> None:
     rows = [_row("z" * 100, 60.0, 100.0 + 12 * n) for n in range(20)]
     assert _gutter(rows, 595.0) is None
+
+
+def test_a_short_right_column_with_a_ragged_edge_is_one_column_not_two() -> None:
+    # Given a page whose right column holds four lines, three of them ending short of the same
+    # point and one running past it (no line has text of its own beyond that point)
+    rows = [_row("x" * 55, 48.0, 100.0 + 12 * n) for n in range(30)]
+    rows[:3] = [r + _row("y" * 20, 317.0, r[0]["top"]) for r in rows[:3]]
+    rows[3] = rows[3] + _row("y" * 40, 307.0, rows[3][0]["top"])
+    # Then the page has two columns: the gap beside the short lines is no third column's gutter
+    assert len(_splits(rows, 595.0, (48.0, 560.0))) == 1
 
 
 @pytest.mark.parametrize(
