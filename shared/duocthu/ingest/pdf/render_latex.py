@@ -2,15 +2,18 @@
 `texlive-latex-recommended`), TeX's line breaker and page builder.
 
 The book is `render_typst.book_data`'s (headings in the printed book's spellings, cases, numbers and
-colons, synonyms, bold captions, ruled tables inside a column, trade names) in the printed book's
-layout: roman front matter (footer centred), then page columns (multicol: two, or three) on
-mirrored margins, running heads "90 Aciclovir … DTQGVN 2" / "DTQGVN 2 … Aciclovir 91" over a rule,
-printed page = PDF page + `OFFSET`, justified text where only long Latin names are hyphenated (by
-TeX's English patterns; Vietnamese words never) and hard hyphens break where TeX breaks them, an
-ATC appendix ("PHỤ LỤC", code and drug a line) and a brand index whose pages come from `\\pageref`
-(a second run). The fonts are the static Noto Serif instances of the LibreOffice book, so bold is
-a font of its own. The truth: each section's first and last line writes a mark at shipout (drug,
-key, printed page, PDF page), read back from the file TeX writes, not from the converter.
+colons, synonyms, bold captions, tables inside a column printed without rules, trade names) in the
+printed book's layout: roman front matter (footer centred), then page columns (multicol: two, or
+three) on mirrored margins, running heads "90 Aciclovir … DTQGVN 2" / "DTQGVN 2 … Aciclovir 91"
+over a rule, printed page = PDF page + `OFFSET`, justified text where only long Latin names are
+hyphenated (by TeX's English patterns; Vietnamese words never) and hard hyphens break where TeX
+breaks them, paragraphs indented or flush left, group monographs and monographs of one form under
+a descriptor line (`group_records`), one title left alone at a page's foot, an ATC appendix ("PHỤ
+LỤC", code and drug a line) and a brand index whose pages come from `\\pageref`. Every prose word
+carries the chosen text-layer defects (`render_text.prose_word`). The fonts are the static Noto
+Serif instances of the LibreOffice book, so bold is a font of its own. The truth: each section's
+first and last line and each title writes a mark at shipout (drug, key, printed page, PDF page, x
+position), read back from the file TeX writes, not from the converter.
 """
 
 from __future__ import annotations
