@@ -53,6 +53,7 @@ def _gutter(
     lo, hi = int(left_end + 0.3 * (right_end - left_end)), int(left_end + 0.7 * (right_end - left_end))
     steps = [0] * (hi - lo + 1)
     spans: list[tuple[float, float]] = []
+    stretches: list[list[tuple[float, float]]] = []
     letter_rows = [_letters(r) for r in rows]
     sizes = Counter(round(float(c["size"])) for r in letter_rows for c in r)
     body = sizes.most_common(1)[0][0] if sizes else 0
@@ -62,7 +63,8 @@ def _gutter(
         if not letters:
             continue
         spans.append((min(c["x0"] for c in letters), max(c["x1"] for c in letters)))
-        for x0, x1 in _runs_of_words(letters):
+        stretches.append(_runs_of_words(letters))
+        for x0, x1 in stretches[-1]:
             start, end = max(lo, int(x0)), min(hi, int(x1) + 1)
             if start < end:  # counted as steps, summed below: each run is two additions
                 steps[start - lo] += 1
@@ -86,8 +88,10 @@ def _gutter(
     a, b = min(runs, key=lambda r: (max(r[0] - block, block - r[1] - 1, 0.0), -(r[1] - r[0])))
     low = least
     split = (a + b + 1) / 2 + lo
-    left = sum(s < split for s, _ in spans)
-    right = sum(e > split for _, e in spans)
+    # a column is text of its own: some row has a stretch wholly on each side (a side whose rows
+    # all cross into the other, or stop short of the gap, is one column with a ragged edge)
+    left = sum(any(e < split for _, e in row) for row in stretches)
+    right = sum(any(s > split for s, _ in row) for row in stretches)
     if low > 0.25 * len(spans) or b - a < 5 or min(left, right) < 1:
         return None
     return float(a + lo), float(b + lo + 1), float(split)

@@ -183,6 +183,7 @@ def convert(
                 continue
             for line in read.lines:
                 reader.feed(line)
+        reader.finish()
         entries: list[tuple[str, str, int]] = []
         if index:
             index_lines = [ln for p in index_pages for ln in p.lines]

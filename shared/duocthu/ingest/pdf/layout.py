@@ -24,6 +24,7 @@ from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, 
 HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
 WORD_GAP = 0.15  # a gap between letters wider than this share of their size is a word space
+CELL_GAP = 1.2  # wider than this many times their size: two cells of a table (no word space is)
 
 
 @dataclass
@@ -41,6 +42,10 @@ class Line:
     figure: bool = False  # an image on the page
     bold_lead: str = ""  # the line's leading bold words: a run-in heading's label ("Chỉ định: …")
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
+    x1: float = 0.0
+    # the line's pieces (x0, x1, text) split at gaps wider than CELL_GAP, when there are several:
+    # the cells of a table printed without rules (`loose_table`)
+    cells: tuple[tuple[float, float, str], ...] = ()
 
     def provenance(self) -> dict[str, object]:
         return {
@@ -117,7 +122,23 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         bold,
         size,
         bold_lead=_bold_lead(ordered, text),
+        x1=max(c["x1"] for c in chars),
+        cells=_cells(letters),
     )
+
+
+def _cells(letters: list[Char]) -> tuple[tuple[float, float, str], ...]:
+    """The line's pieces split at gaps wider than CELL_GAP (letters left to right), if several."""
+    pieces: list[list[Char]] = []
+    right = 0.0
+    for char in letters:
+        if not pieces or char["x0"] - right > CELL_GAP * char["size"]:
+            pieces.append([])
+        pieces[-1].append(char)
+        right = max(right, char["x1"]) if len(pieces[-1]) > 1 else char["x1"]
+    if len(pieces) < 2:
+        return ()
+    return tuple((p[0]["x0"], max(c["x1"] for c in p), _ordered_text(p)) for p in pieces)
 
 
 def _bold_lead(ordered: list[Char], whole: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from duocthu.core.sections import SECTION_ORDER
 from duocthu.core.text import fold
 from duocthu.ingest.pdf.layout import Line
+from duocthu.ingest.pdf.loose_table import LooseTable
 from duocthu.ingest.pdf.repair import join_lines, resolve_breaks
 from duocthu.ingest.pdf.structure import (
     _CAPTION,
@@ -39,8 +40,10 @@ class Reader:
     section: SectionDraft | None = None
     skipping: bool = False  # after a heading it cannot place: its text goes nowhere
     pending_title: list[Line] = field(default_factory=list)
+    descriptor: list[str] = field(default_factory=list)  # "(Dùng trong hô hấp)" under the title
     caption: str | None = None
     caption_lines: int = 0
+    loose: LooseTable | None = None  # a table without rules being read, after its caption
     figure: dict[str, object] | None = None  # the figure block whose caption may follow
     line_no: int = 0
     last_page: int = 0
@@ -64,6 +67,10 @@ class Reader:
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
         self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
+        if self.loose is not None and not self._heading_like(line) and self.loose.take(line):
+            line.where = self._where()
+            return
+        self._end_loose()
         if self.back_matter or (not self.pending_title and opens_back_matter(line, self.body_size)):
             self._close_section()
             self.back_matter = True
@@ -74,6 +81,8 @@ class Reader:
             pass
         elif line.rows is not None:
             self._table(line)
+        elif self.caption is not None and not self._heading_like(line) and self._begin_loose(line):
+            pass
         elif is_title(line, self.body_size) or (self.pending_title and prominent(line, self.body_size)):
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
@@ -83,7 +92,8 @@ class Reader:
         if not line.where:
             line.where = self._where()
         text = line.text.rstrip()
-        self.open_sentence = line.rows is None and not line.figure and not text.endswith(_ENDS)
+        table = line.rows is not None or self.loose is not None
+        self.open_sentence = not table and not line.figure and not text.endswith(_ENDS)
 
     def _where(self) -> str:
         if self.monograph is None:
@@ -94,18 +104,58 @@ class Reader:
         self.pending_title.append(line)
 
     def _after_title(self, line: Line) -> None:
+        """The line after a title: a descriptor line, or the identity lines that make it a title."""
+        if self._descriptor(line):
+            return
         joined = ""
         for part in self.pending_title:
             joined = join_lines(joined, part.text)
         printed, synonym = split_synonym(resolve_breaks(joined, self.hyphenated))
-        title = title_case(printed)
+        title = title_case(" ".join([printed, *self.descriptor]))
         first = self.pending_title[0]
-        self.pending_title = []
+        self.pending_title, self.descriptor = [], []
         self._close_section()
         self.monographs.append(MonographDraft(title, first, synonyms=[synonym] if synonym else []))
         if not self._identity(line):
             self.problem(first, f"title {title!r} is not followed by identity lines (Tên chung quốc tế: …)")
             self._text(line)
+
+    def _descriptor(self, line: Line) -> bool:
+        """A parenthesis on lines of its own between a title and its identity lines, in the text's
+        size ("BUDESONID" / "(Dùng trong hô hấp)"): the form of the drug this monograph is about,
+        so part of its title and id (the book has a monograph per form). A parenthesis on the
+        title's own lines is a synonym instead (`split_synonym`)."""
+        text = line.text.strip()
+        if self.descriptor:  # a descriptor wrapped in a narrow column runs on until it closes
+            opens = not self.descriptor[-1].endswith(")") and len(self.descriptor) < CAPTION_LINES
+        else:
+            opens = text.startswith("(")
+        if not opens:
+            return False
+        self.descriptor.append(text)
+        return True
+
+    def _heading_like(self, line: Line) -> bool:
+        """A title or a line the heading vocabulary places: never a table's row."""
+        return is_title(line, self.body_size) or heading_keys().get(_key_text(line.text)) is not None
+
+    def _begin_loose(self, line: Line) -> bool:
+        """A caption's table printed without rules: the first line after it in cells opens it."""
+        self.loose = LooseTable.begin(line)
+        if self.loose is not None:
+            line.where = self._where()
+        return self.loose is not None
+
+    def _end_loose(self) -> None:
+        table, self.loose = self.loose, None
+        if table is not None and table.last is not None:
+            self.open_sentence = False  # a table's last cell ends no sentence the next line goes on
+            self._table(Line(**{**table.last.__dict__, "rows": table.rows, "cells": ()}))
+
+    def finish(self) -> None:
+        """The end of the monographs' pages: what is still open is closed."""
+        self._end_loose()
+        self._close_section()
 
     def _close_section(self) -> None:
         if self.section is not None and self.monograph is not None:
@@ -192,6 +242,12 @@ class Reader:
         # itself ending one ("… xem mục" / "Thận trọng." is running text)
         continues = self.open_sentence or line.text.rstrip().endswith(".")
         if key is not None and not line.bold and (continues or not (starts.isupper() or starts.isdigit())):
+            return False
+        # nor may it repeat a section the monograph has read: without weight or an indent to tell
+        # them apart, running text that wraps at a heading's words ("Tác dụng không mong muốn" /
+        # "thường gặp …" under that heading) is such a line
+        mono = self.monograph
+        if key is not None and not line.bold and mono is not None and key in (s.key for s in mono.sections):
             return False
         if key is None and not line.bold:
             return False

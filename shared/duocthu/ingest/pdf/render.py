@@ -26,6 +26,7 @@ from duocthu.models.source import Monograph
 
 IDENTITY = ("ten_chung_quoc_te", "ma_atc", "loai_thuoc")
 TRADE_NAMES = "ten_thuong_mai"
+TITLE_MARK = "_title"  # a truth's key for where a monograph's title landed (engines that mark it)
 # Printed headings differ from the canonical ones in some monographs (every Nth drug uses these).
 VARIANTS = {
     "lieu_luong_va_cach_dung": ("Liều lượng, cách dùng", "Cách dùng và liều lượng", "Liều dùng và cách dùng"),
@@ -298,6 +299,10 @@ def expected_records(records: list[Monograph], truth: Truth) -> list[dict[str, o
             for caption, printed, _ in truth.figures.get((record.drug_id, section["key"]), []):
                 section["blocks"].insert(1, figure_block(caption, printed))
         names = brands(record)
+        # the brand index cites the page the monograph's title is on (which may be the page before
+        # its first section's, a title left at a page's foot), when the engine marks it
+        title = truth.pages.get((record.drug_id, TITLE_MARK)) or [(data["sections"][0]["pages"]["start"], 0)]
+        data["brands"] = [{"name": name, "page": title[0][0]} for name in names]
         if names:
             spots = truth.pages[(record.drug_id, TRADE_NAMES)]
             data["sections"].append(

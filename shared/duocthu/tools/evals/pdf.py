@@ -111,8 +111,9 @@ def _compare(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[
             figures += len(want)
             figures_flagged += sum(b in mine["blocks"] for b in want)  # flagged, same caption and page
         start = record["sections"][0]["pages"]["start"]
+        cited = {b["name"]: b["page"] for b in record.get("brands", [])}  # the title's page, if marked
         want = [(n, None) for n in brands(Monograph.model_validate(record))]
-        want += [(n, start) for n, _ in want]
+        want += [(n, cited.get(n, start)) for n, _ in want]
         have = {(b["name"], b["page"]) for b in out.get("brands", [])}
         alias_total += len(want)
         aliases += sum(w in have and w[0] in out["aliases"] for w in want)
@@ -176,7 +177,8 @@ def run_once(
         from duocthu.ingest.pdf.render_latex import group_records, render_latex
 
         records = group_records(records)  # some printed as group monographs: the truth's titles too
-        truth = render_latex(records, pdf, 3 if engine == "latex-3col" else 2, defects)
+        three = engine == "latex-3col"  # and its paragraphs flush left, not indented
+        truth = render_latex(records, pdf, 3 if three else 2, defects, indent=not three)
     elif engine in ("typst", "typst-1col"):
         from duocthu.ingest.pdf.render_typst import render_typst
 
@@ -271,7 +273,7 @@ def _engines(records: list[Monograph], engines: list[str], on: frozenset[str], k
                 "chromium": "chromium (HTML, CSS columns, mirrored margins)",
                 "libreoffice": f"libreoffice (printed-book layout, defects {named})",
                 "latex": "latex (printed-book layout, ATC appendix)",
-                "latex-3col": "latex (three columns, ATC appendix)",
+                "latex-3col": "latex (three columns, paragraphs flush left, ATC appendix)",
             }.get(engine, f"{engine} (defects {named})")
             score = run_once(records, Defects(on=on), label, workdir, engine)
             print(score.row(), flush=True)

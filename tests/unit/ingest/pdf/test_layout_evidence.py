@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from duocthu.ingest.pdf.columns import _gutter
+from duocthu.ingest.pdf.columns import _gutter, _splits
 from duocthu.ingest.pdf.convert import _by_name, _degrade, number_pages
 from duocthu.ingest.pdf.layout import Line, PageRead, folio_candidates
 from duocthu.ingest.pdf.read import Reader
@@ -52,6 +52,16 @@ def test_gutter_found_off_centre_with_line_end_spaces_reaching_into_it() -> None
 def test_one_column_page_has_no_gutter() -> None:
     rows = [_row("z" * 100, 60.0, 100.0 + 12 * n) for n in range(20)]
     assert _gutter(rows, 595.0) is None
+
+
+def test_a_short_right_column_with_a_ragged_edge_is_one_column_not_two() -> None:
+    # Given a page whose right column holds four lines, three of them ending short of the same
+    # point and one running past it (no line has text of its own beyond that point)
+    rows = [_row("x" * 55, 48.0, 100.0 + 12 * n) for n in range(30)]
+    rows[:3] = [r + _row("y" * 20, 317.0, r[0]["top"]) for r in rows[:3]]
+    rows[3] = rows[3] + _row("y" * 40, 307.0, rows[3][0]["top"])
+    # Then the page has two columns: the gap beside the short lines is no third column's gutter
+    assert len(_splits(rows, 595.0, (48.0, 560.0))) == 1
 
 
 @pytest.mark.parametrize(
@@ -317,3 +327,73 @@ def test_brand_index_generic_resolves_to_a_group_monographs_member() -> None:
     assert names["calci clorid"] is group
     assert names["calci gluconat"] is plain
     assert names["calcium"] is plain
+
+
+def test_a_descriptor_line_under_a_title_is_part_of_its_title() -> None:
+    # Given a title, then a parenthesis of the text's size wrapped over two lines, then identity lines
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("BUDESONID", size=12.0),
+        _line("(Dùng trong"),
+        _line("hô hấp)"),
+        _line("Tên chung quốc tế: Budesonide."),
+    ):
+        reader.feed(line)
+    # Then the monograph is that form of the drug (its own title and id), with no problem
+    mono = reader.monographs[0]
+    assert (mono.title, mono.drug_id) == ("Budesonid (dùng trong hô hấp)", "budesonid_dung_trong_ho_hap")
+    assert mono.synonyms == [] and not reader.problems
+
+
+def _cells(*pieces: tuple[float, str], size: float = 7.5) -> Line:
+    cells = tuple((x0, x0 + 4.0 * len(text), text) for x0, text in pieces)
+    x0, x1 = cells[0][0], cells[-1][1]
+    line = Line(1, None, "L", x0, 100.0, " ".join(t for _, t in pieces), False, size, x1=x1)
+    line.cells = cells if len(cells) > 1 else ()
+    return line
+
+
+def test_a_table_without_rules_is_read_from_its_cells_alignment() -> None:
+    # Given a caption, then lines whose pieces stand at the same column edges, wrapped cells, then
+    # a run-in heading in the text's size
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        _line("Liều lượng và cách dùng", bold=True),
+        _line("Bảng 1: Liều theo tuổi"),
+        _cells((50.0, "Tuổi"), (120.0, "Liều")),
+        _cells((50.0, "2–5 tuổi"), (120.0, "1 mg/lần,")),
+        _cells((120.0, "ngày 3 lần")),  # the second cell wrapped: the first column is empty
+        _cells((50.0, "6–8 tuổi"), (120.0, "2 mg")),
+        _cells((50.0, "8–12"), (120.0, "3 mg/")),
+        _cells((50.0, "tuổi"), (120.0, "lần")),  # a cell goes on in lower case: the same row
+        Line(1, None, "L", 50.0, 100.0, "Tương tác thuốc: Không rõ.", False, 9.0, x1=200.0),
+    ):
+        reader.feed(line)
+    reader.finish()
+    # Then one flagged table block under its caption, and the heading after it opens its section
+    mono = reader.monographs[0]
+    table = mono.sections[1].blocks[0]
+    rows = ["Tuổi | Liều", "2–5 tuổi | 1 mg/lần, ngày 3 lần", "6–8 tuổi | 2 mg", "8–12 tuổi | 3 mg/lần"]
+    assert table["text"] == "\n".join(["Liều theo tuổi", *rows])
+    assert table["requires_visual_check"] is True
+    assert [s.key for s in mono.sections][-1] == "tuong_tac_thuoc"
+    assert not reader.problems
+
+
+def test_running_text_that_wraps_at_a_read_headings_words_stays_text() -> None:
+    # Given a heading, then (no weight, no indent) its first text line is the heading's own words
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("COLCHICIN", size=12.0),
+        _line("Tên chung quốc tế: Colchicine."),
+        _line("Tác dụng không mong muốn", bold=True),
+        _line("Tác dụng không mong muốn"),
+        _line("thường gặp nhất là tiêu chảy."),
+    ):
+        reader.feed(line)
+    # Then the line is the section's text, not the same heading a second time
+    mono = reader.monographs[0]
+    assert mono.sections[-1].paragraph == "Tác dụng không mong muốn thường gặp nhất là tiêu chảy."
+    assert not reader.problems
