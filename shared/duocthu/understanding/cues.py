@@ -143,8 +143,14 @@ _DETERMINERS = ("các", "những")
 
 
 def _cue_words(tokens: Sequence[str]) -> tuple[list[str], list[int]]:
-    """The words a cue is matched on (determiners skipped), and where each stands in `tokens`."""
-    kept = [i for i, t in enumerate(tokens) if not any(token_matches(t, d) for d in _DETERMINERS)]
+    """The words a cue is matched on (determiners skipped), and where each stands in `tokens`.
+    "những gì" is a pronoun ("what things"), not a plural: kept."""
+
+    def determiner(i: int) -> bool:
+        pronoun = i + 1 < len(tokens) and token_matches(tokens[i + 1], "gì")
+        return not pronoun and any(token_matches(tokens[i], d) for d in _DETERMINERS)
+
+    kept = [i for i in range(len(tokens)) if not determiner(i)]
     return [tokens[i] for i in kept], kept
 
 

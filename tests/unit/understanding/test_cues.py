@@ -83,3 +83,9 @@ def test_gapped_cue_parts_must_be_close_and_in_order() -> None:
     assert gapped_section_cues("như thế nào thì uống") == ()
     longest = max(gapped_section_cues("uống Biginol Plus Forte như thế nào"), key=lambda m: m.length)
     assert (longest.start, longest.length) == (0, 4)  # it weighs the words it matched, not the gap
+
+
+def test_nhung_gi_is_a_pronoun_not_a_plural() -> None:
+    # "làm những gì" asks what things to do; "làm gì" alone is no caution form of its own
+    assert scan_cues("Khi dùng X cần làm những gì?").first("modal_section") is not None
+    assert scan_cues("Có thắc mắc về thuốc X thì nên làm gì?").first("modal_section") is None
