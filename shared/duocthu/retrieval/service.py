@@ -262,10 +262,6 @@ class RetrievalService:
             *((CONTRAINDICATION_SECTION,) if ask.with_patient else ()),
             *((INTERACTION_SECTION,) if ask.kind == "together" else ()),
         )
-        # with the formulary's words for the patient, and for the clinician's shorthand ("NaCl":
-        # "natri clorid"; a section's name, "CCĐ", is the candidates' to weigh, not a word's)
-        shorthand = content_words(plan.reading.formulary_words)
-        question = f"{ask.query or plan.reading.text} {shorthand}".strip()
         named = [(d, drug_names(resolver, d)) for d in drugs]
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
         # a drug without a monograph asked beside this one is named in its lines as any other is
@@ -274,7 +270,8 @@ class RetrievalService:
         frame = plan.frame
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
         query = (frame.standalone_query or "") if follow_up else ""
-        carried = query[len(question) :] if query.startswith(question) else ""
+        # with the formulary's words for the patient (the ask's query), and for the shorthand
+        question, carried = question_read(ask.query or plan.reading.text, plan.reading.formulary_words, query)
         patient = PatientProfile.from_frame(frame)
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
@@ -327,6 +324,15 @@ class RetrievalService:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug, frame)
         return bundle
+
+
+def question_read(asked: str, formulary_words: str, query: str) -> tuple[str, str]:
+    """The question the monograph's sentences are ranked for, and the words of the question a
+    follow-up goes on from (what its standalone `query` says after the question as asked). The
+    clinician's shorthand is read in the formulary's words too ("NaCl": "natri clorid"), less a
+    section's name ("CCĐ"), which the candidate sections weigh."""
+    carried = query[len(asked) :] if query.startswith(asked) else ""
+    return f"{asked} {content_words(formulary_words)}".strip(), carried
 
 
 def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> EvidenceBundle:

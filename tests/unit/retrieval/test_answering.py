@@ -11,6 +11,7 @@ from duocthu.retrieval.answering import (
     patient_fit,
     question_tokens,
 )
+from duocthu.retrieval.service import question_read
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
 from duocthu.understanding.lexicon import formulary_wording
@@ -105,3 +106,15 @@ def test_the_formulary_words_for_a_clinicians_shorthand_find_the_line(
     assert answering_lines(store, drugs, written)[0].section_key != "tuong_ky"
     worded = f"{written} {added_words(written, formulary_wording(written))}"
     assert answering_lines(store, drugs, worded)[0].section_key == "tuong_ky"
+
+
+def test_a_follow_up_in_shorthand_keeps_the_words_it_goes_on_from() -> None:
+    # the formulary's words for the shorthand are read beside the question, and the question a
+    # follow-up continues is still found after it in the standalone query
+    asked = "BN THA thì sao"
+    question, carried = question_read(
+        asked, "bệnh nhân tăng huyết áp", f"{asked} (Liều của X: tối đa bao nhiêu)"
+    )
+    assert question == "BN THA thì sao bệnh nhân tăng huyết áp"
+    assert carried == " (Liều của X: tối đa bao nhiêu)"
+    assert question_read(asked, "chống chỉ định", "")[0] == asked  # a section's name is the candidates'
