@@ -32,11 +32,12 @@ from duocthu.core.sections import (
     SECTION_HEADINGS,
 )
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import folded_words
+from duocthu.core.text import folded_words, words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
+from duocthu.retrieval.reverse.reading import advice_position
 from duocthu.retrieval.reverse.wordings import population_advice
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
@@ -94,11 +95,9 @@ DIRECTIVE_PRIOR = 0.3
 
 
 @cache
-def _against_use() -> re.Pattern[str]:
-    """The wordings that advise against use (data/population_advice.tsv), as whole words: the
-    book's own text, written with its marks, is matched as written."""
-    wordings = dict.fromkeys(w for _, ws in population_advice().values() for w in ws)
-    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in wordings) + r")\b", re.IGNORECASE)
+def _against_use() -> tuple[tuple[str, ...], ...]:
+    """The wordings that advise against use (data/population_advice.tsv), as words."""
+    return tuple(dict.fromkeys(tuple(words(w)) for _, ws in population_advice().values() for w in ws))
 
 
 def directs(line: RankedLine) -> bool:
@@ -107,8 +106,9 @@ def directs(line: RankedLine) -> bool:
 
 
 def advises_against(text: str) -> bool:
-    """The sentence advises against use in a wording of data/population_advice.tsv."""
-    return _against_use().search(text) is not None
+    """The sentence advises against use in a wording of data/population_advice.tsv, read as the
+    which-drugs lookup reads those wordings (`advice_position`: never right after "không")."""
+    return any(advice_position(text, wording) >= 0 for wording in _against_use())
 
 
 # A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient

@@ -15,6 +15,7 @@ from duocthu.models.plan import Plan
 from duocthu.models.reply import Block, PairsBlock
 from duocthu.retrieval.answering import advises_against
 from duocthu.retrieval.decision import merge_bundles
+from duocthu.retrieval.reverse.reading import advice_position
 
 
 def beside_medicines(
@@ -47,6 +48,9 @@ def beside_medicines(
     )
 
 
+_CONTRAINDICATED = ("chống", "chỉ", "định")
+
+
 def _bars(sentence: str) -> bool:
     """An interaction sentence that contraindicates the combination or advises against it."""
-    return "chống chỉ định" in sentence.lower() or advises_against(sentence)
+    return advice_position(sentence, _CONTRAINDICATED) >= 0 or advises_against(sentence)
