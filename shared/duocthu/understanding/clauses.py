@@ -18,13 +18,13 @@ from collections.abc import Callable
 
 from duocthu.core.text import nfc, raw_words, tells_only, token_matches
 
-# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma,
-# before a coordinating conjunction that may open a clause ("và", "còn", "với lại", "ngoài ra"),
-# or before a number that counts the questions off ("(2) …", "2) …").
-_BOUNDARY = re.compile(
-    r"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?=(?:và|còn|với lại|ngoài ra|thêm nữa)\b)|\s+(?=\(?\d{1,2}\)\s)",
-    re.IGNORECASE,
-)
+# Words that open a clause of its own: a coordinating conjunction ("và", "còn", "với lại", "ngoài
+# ra"), a number counting the questions off ("(2) …", "2) …")
+_OPENER = r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s"
+_OPENS_CLAUSE = re.compile(_OPENER, re.IGNORECASE)
+# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma, or
+# before a word that opens a clause.
+_BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", re.IGNORECASE)
 
 # Words that close a question when they end it, as written: a word typed with marks matches only
 # the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
@@ -34,9 +34,6 @@ _CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao"
 # The question words that ask what (not whether): one inside a clause asks there, wherever it
 # sits ("tối đa mấy mg/ngày"), where "không" inside a clause is as often a negation
 _WH = ("gì", "nào", "sao", "nhiêu", "mấy", "đâu")
-
-# Words that open a clause of its own: a coordinating conjunction, a number counting questions off
-_OPENS_CLAUSE = re.compile(r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s", re.IGNORECASE)
 
 # The disjunctions: words that open an alternative within one question
 _OR = ("hay", "hoặc")
