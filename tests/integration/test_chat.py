@@ -709,6 +709,17 @@ def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(s
     assert turn.reply is not None and turn.reply.blocks[0].type in {"answer_lines", "notice"}
     assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.lower()
     assert "Atorvastatin, mục “Tương tác thuốc”" in turn.answer
+    assert turn.answer.index("không có chuyên luận riêng cho “clarithromycin”") < turn.answer.index("“")
+
+
+def test_the_interactions_of_names_outside_the_catalogue_are_the_lines_naming_them(
+    service: ChatService,
+) -> None:
+    """Neither name has a monograph: the other monographs' interaction sections naming them are
+    listed after saying so, never a question back or a bare "not found"."""
+    turn = service.turn("simvastatin với clarithromycin")
+    assert "không có chuyên luận riêng" in turn.answer and "Warfarin" in turn.answer
+    assert "Bạn có thể nói rõ" not in turn.answer
     # a question that is no which-drug question is still asked back; a made-up name is not found,
     # never answered with other drugs' lines that share the words naming a section
     assert "Bạn muốn hỏi về thuốc nào" in service.turn("Liều dùng bao nhiêu?").answer

@@ -55,6 +55,24 @@ def test_a_follow_ups_unknown_name_is_asked_beside_the_carried_drug(
     assert plan.asks[0].kind == "together" and plan.asks[0].unknown_names == frame.unknown_drugs
 
 
+@pytest.mark.parametrize(
+    ("message", "names"),
+    [
+        ("Clarithromycin có tương tác gì?", ("Clarithromycin",)),
+        ("simvastatin với clarithromycin", ("simvastatin", "clarithromycin")),
+    ],
+)
+def test_the_interactions_of_names_outside_the_catalogue_are_read_in_other_monographs(
+    resolver: CatalogDrugResolver, message: str, names: tuple[str, ...]
+) -> None:
+    frame = understand_offline(message, resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
+    assert (plan.reply, plan.reason) == ("decline", "unknown_drug")
+    ask = plan.asks[0]
+    assert (ask.kind, ask.candidate_sections) == ("relation", ("tuong_tac_thuoc",))
+    assert ask.unknown_names == names
+
+
 def test_patient_facts_as_the_ward_writes_them(resolver: CatalogDrugResolver) -> None:
     assert extract_age("BN nam 58t gút") == ("58 tuổi", 58.0)
     pregnant = understand_offline("thai 8 tuan bi nam, cho uong fluconazol duoc khong?", resolver)
