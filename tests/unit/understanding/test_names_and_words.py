@@ -26,7 +26,12 @@ def test_word_lists_come_from_the_package_and_real_drugs_from_the_atc_table() ->
 
 @pytest.mark.parametrize(
     "message",
-    ["BN THA đang dùng losartan, CCĐ ntn?", "Paracetamol HDSD ghi gì về liều?", "Warfarin INR mục tiêu?"],
+    [
+        "BN THA đang dùng losartan, CCĐ ntn?",
+        "Paracetamol HDSD ghi gì về liều?",
+        "Warfarin INR mục tiêu?",
+        "Khoa HSTC hỏi amiodaron pha với gì?",
+    ],
 )
 def test_abbreviations_are_never_unknown_drug_names(resolver: CatalogDrugResolver, message: str) -> None:
     assert understand_offline(message, resolver).unknown_drugs == ()
