@@ -802,3 +802,15 @@ def test_a_condition_no_indication_names_reads_the_book_unless_a_patient_is_desc
         allergic.bundle.decision == "ABSTAIN"
         and "Tôi đã đọc mục “Chỉ định” của cả 40 thuốc" in allergic.answer
     )
+
+
+def test_a_dose_for_a_patient_on_another_medicine_reads_their_state_and_checks_the_pair(
+    service: ChatService,
+) -> None:
+    """A dose asked for a patient of 60 kg in renal failure who takes warfarin: the renal line of
+    the dose section leads (no weight band holds 60 kg, and the section does state renal
+    failure: never "does not say"), and fluconazol's lines on warfarin are quoted too."""
+    turn = service.turn("BN 60kg, ClCr 40, đang warfarin. Fluconazol liều nạp và duy trì thế nào?")
+    assert "từ 50 ml/phút trở xuống dùng 50% liều" in turn.answer
+    assert "không có câu nào nêu" not in turn.answer
+    assert "fluconazol làm tăng tác dụng chống đông của warfarin" in turn.answer

@@ -111,3 +111,21 @@ def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:
     """The committed list is the derivation's output: rerun `python -m
     duocthu.catalog.ordinary_words` after changing the thresholds or wordfreq's version."""
     assert data_lines(WORDS_FILE) == tuple(derive_words())
+
+
+@pytest.mark.parametrize(
+    ("message", "turn_type", "drugs"),
+    [
+        # a section asked of one drug beside a medicine told as taken: that drug's section
+        ("Đang warfarin vì rung nhĩ. Fluconazol liều nạp thế nào?", "drug_attribute", ("fluconazol",)),
+        # a yes-or-no about the two, or the medicine taken named again: the two together
+        ("Đang uống warfarin thì paracetamol liều cao có ảnh hưởng INR không?", "interaction", None),
+        ("Đang Coumadin, nay bắt đầu Cordarone. Warfarin giảm bao nhiêu?", "interaction", None),
+    ],
+)
+def test_a_medicine_taken_is_asked_about_only_when_the_question_is_about_it(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, drugs: tuple[str, ...] | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type == turn_type and (drugs is None or frame.drugs == drugs)
+    assert frame.patient_context.current_medications
