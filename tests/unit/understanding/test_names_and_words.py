@@ -121,6 +121,12 @@ def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:
         # a yes-or-no about the two, or the medicine taken named again: the two together
         ("Đang uống warfarin thì paracetamol liều cao có ảnh hưởng INR không?", "interaction", None),
         ("Đang Coumadin, nay bắt đầu Cordarone. Warfarin giảm bao nhiêu?", "interaction", None),
+        # every medicine named is one a pregnant patient takes: each, for her state
+        (
+            "Đang uống warfarin và aspirin, có thai 6 tuần thì sao?",
+            "drug_attribute",
+            ("warfarin", "acid_acetylsalicylic"),
+        ),
     ],
 )
 def test_a_medicine_taken_is_asked_about_only_when_the_question_is_about_it(
