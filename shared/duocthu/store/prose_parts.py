@@ -4,9 +4,10 @@ which-drugs lookup finds the parts naming a phrase by matching these pre-folded 
 no filtered scroll through the whole book, no part of an already listed drug decoded, no text
 tokenised per request (docs/performance.md, "Chat turn at the book's size").
 
-The match is Qdrant's phrase match on `text_norm` (the folded words, contiguous, whole words), so
-the Edge store answers `find_by_phrase` from here and a server answers it as before; a test pins
-the two equal on the sample.
+The match is what Qdrant's phrase match finds on a part's folded text (the folded words,
+contiguous, whole words): the Edge store answers every `find_by_phrase` from here, so its parts
+carry no folded text and its shard no full-text index (a server still matches with them); tests
+pin the two backends equal on a corpus and this file equal to a word-by-word reading on the sample.
 
 The file: one JSON header line (the index version it was written for; where each section's lines
 stand, in bytes, and how many), then one line per prose part, `id \\t drug_id \\t words \\t folded
