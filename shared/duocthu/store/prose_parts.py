@@ -13,8 +13,9 @@ The file: one JSON header line (the index version it was written for; where each
 stand, in bytes, and how many), then one line per prose part, `id \\t drug_id \\t words \\t folded
 words`, by section, each section in Qdrant's scroll order (by id). The bytes are read when the
 shard opens and the header checked against the manifest's version (a file of another version is
-never served); a section's lines are split, and counted against the header, the first time a
-lookup reads that section, so a start pays for the read only.
+never served); a section's lines are split, counted against the header, and its words collected
+(a phrase with a word the section never writes is not searched for) the first time a lookup reads
+that section, so a start pays for the read only.
 """
 
 from __future__ import annotations
@@ -79,6 +80,12 @@ class _Section:
     words: list[int]
     folded: str  # every part's folded words, each padded with spaces, one line a part
     starts: list[int]  # where each part's line starts in `folded`
+    vocabulary: frozenset[str]  # every folded word the section writes
+
+    def may_hold(self, run: str) -> bool:
+        """Whether every word of the run stands somewhere in the section: a phrase with a word the
+        section never writes (most of a drug's other names) needs no search through it."""
+        return self.vocabulary.issuperset(run.split())
 
     def rows_with(self, run: str) -> Iterator[int]:
         """The parts whose line holds the padded run, in order: one search through the section
@@ -113,8 +120,14 @@ class ProseParts:
                 raise PartsMismatch(f"{PARTS_FILE}: section {key} is not the {count} parts its header says")
             lines = [f" {r[3]} \n" for r in rows]
             starts = list(itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
+            folded = "".join(lines)
             section = self._sections[key] = _Section(
-                [r[0] for r in rows], [r[1] for r in rows], [int(r[2]) for r in rows], "".join(lines), starts
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                [int(r[2]) for r in rows],
+                folded,
+                starts,
+                frozenset(folded.split()),
             )
         return section
 
@@ -130,6 +143,8 @@ class ProseParts:
         found: list[tuple[str, int]] = []
         for key in (section_key,) if section_key else sorted(self._spans):
             s = self._section(key)
+            if not s.may_hold(run):
+                continue
             found += [
                 (s.ids[row], s.words[row]) for row in s.rows_with(run) if s.drugs[row] not in skip_drugs
             ]
