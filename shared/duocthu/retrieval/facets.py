@@ -166,7 +166,7 @@ class FacetQuery:
 
 # A sentence of the book is read by every facet of every patient turn that checks its drug: its
 # words and where each folded word stands are kept per process (short texts only: text_cache).
-@text_cache(maxsize=8192)
+@text_cache(maxsize=4096)
 def word_places(text: str) -> tuple[tuple[str, ...], Mapping[str, list[int]]]:
     """The text's words, and where each folded word stands (a phrase is tried only there)."""
     tokens = tuple(words(text))

@@ -66,7 +66,7 @@ def phrases_in(tokens: Sequence[str], phrases: Sequence[str]) -> bool:
     return any(_folded_run(p) in folded and phrase_in(tokens, p) for p in phrases)
 
 
-@text_cache(maxsize=8192)  # a formulary sentence is read for names again at every turn naming its drug
+@text_cache(maxsize=4096)  # a formulary sentence is read for names again at every turn naming its drug
 def _read(text: str) -> tuple[tuple[str, ...], str]:
     """The text's words, and their padded folded run (`_padded`)."""
     tokens = tuple(words(text))

@@ -34,8 +34,8 @@ from duocthu.retrieval.limits import limits_in, patient_inside
 
 # A part's sentences, kept per process: a patient turn reads its candidates' safety sections
 # sentence by sentence, the same parts for every patient checked for those drugs, and a part is
-# longer than core's text cache keeps (about 2 KB a part: at most ~8 MB here).
-part_sentences = lru_cache(maxsize=4096)(split_sentences)
+# longer than core's text cache keeps (its text and sentences, ~4 KB a part: ~8 MB at most here).
+part_sentences = lru_cache(maxsize=2048)(split_sentences)
 
 
 @lru_cache(maxsize=1)
