@@ -41,6 +41,7 @@ class Line:
     rows: list[list[str]] | None = None  # a table's cells
     figure: bool = False  # an image on the page
     bold_lead: str = ""  # the line's leading bold words: a run-in heading's label ("Chỉ định: …")
+    size_lead: str = ""  # the line's leading words in another size than its end: a label's evidence
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
     x1: float = 0.0
     # the line's pieces (x0, x1, text) split at gaps wider than CELL_GAP, when there are several:
@@ -122,6 +123,7 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         bold,
         size,
         bold_lead=_bold_lead(ordered, text),
+        size_lead=_size_lead(letters),
         x1=max(c["x1"] for c in chars),
         cells=_cells(letters),
     )
@@ -151,6 +153,15 @@ def _bold_lead(ordered: list[Char], whole: str) -> str:
             lead = ordered[:n]
             return _ordered_text(lead) if any(_is_bold(c["fontname"]) for c in lead) else ""
     return whole if any(_is_bold(c["fontname"]) for c in ordered) else ""
+
+
+def _size_lead(letters: list[Char]) -> str:
+    """The line's leading letters set in another size than its last letter (a label set apart by
+    size), up to the first letter in the line's own size; "" when the line starts in that size."""
+    if not letters or abs(letters[0]["size"] - letters[-1]["size"]) <= 0.5:
+        return ""
+    end = next(n for n, c in enumerate(letters) if abs(c["size"] - letters[-1]["size"]) <= 0.5)
+    return _ordered_text(letters[:end])
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:

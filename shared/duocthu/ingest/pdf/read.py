@@ -23,6 +23,8 @@ from duocthu.ingest.pdf.structure import (
     _key_text,
     heading_keys,
     is_title,
+    near_heading,
+    opening_label,
     opens_back_matter,
     prominent,
     split_synonym,
@@ -298,10 +300,30 @@ class Reader:
         if self.caption is not None:
             self.problem(line, f"caption 'Bảng …: {self.caption[:40]}' is not followed by a table")
             self.caption = None
+        if not self.open_sentence or line.indent > INDENT:
+            self._unrecognised_label(line)
         starts_block = not self.open_sentence and line.indent <= INDENT and not line.bold
         if starts_block:
             self.held = (line, self.section, self.section.paragraph, self.section.last)
         self.section.add_text(line, line.indent > INDENT)
+
+    def _unrecognised_label(self, line: Line) -> None:
+        """A paragraph that opens with a label close to a heading of a section the monograph has
+        not read, later in the book's order, that the vocabulary does not place ("Tác dụng phụ:
+        …"): maybe a heading spelt another way. Reported with its page; the text stays where it
+        is (it cannot be placed without the vocabulary knowing the spelling)."""
+        mono, label = self.monograph, opening_label(line, self.body_size)
+        key = near_heading(label) if label else None
+        if mono is None or key is None:
+            return
+        keys = [s.key for s in mono.sections]
+        if key in keys or (keys and SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]):
+            return
+        self.problem(
+            line,
+            f"{mono.drug_id}: unrecognised heading? {label!r} opens a paragraph like the heading of "
+            f"{key}, which the vocabulary does not place; its text stays in {keys[-1] if keys else '?'}",
+        )
 
     def _table(self, line: Line) -> None:
         rows = line.rows or []
