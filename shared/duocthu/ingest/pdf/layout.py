@@ -19,7 +19,14 @@ from functools import cache
 from typing import Any
 
 from duocthu.ingest.pdf.columns import Char, _column, _column_names, _letters, _splits, _x0, spans
-from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
+from duocthu.ingest.pdf.repair import (
+    decode_tcvn3,
+    is_tcvn3_font,
+    legacy_code_text,
+    map_symbols,
+    nfc,
+    rejoin_syllables,
+)
 
 HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
@@ -280,8 +287,9 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
                 return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
             glyph = self.glyphs.get((id(font), cid))
             if glyph is None:  # a glyph's text, advance and descent are the font's: looked up once
+                text = legacy_code_text(font.fontname, cid, font.unicode_map is not None, font.is_multibyte())
                 try:
-                    text = font.to_unichr(cid)
+                    text = text if text is not None else font.to_unichr(cid)
                 except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
                     text = self.handle_undefined_char(font, cid)
                 glyph = self.glyphs[(id(font), cid)] = (text, font.char_width(cid), font.get_descent())

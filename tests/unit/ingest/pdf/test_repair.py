@@ -6,6 +6,7 @@ from duocthu.ingest.pdf.repair import (
     decode_tcvn3,
     is_tcvn3_font,
     join_lines,
+    legacy_code_text,
     map_symbols,
     rejoin_syllables,
     resolve_breaks,
@@ -15,6 +16,18 @@ from duocthu.ingest.pdf.repair import (
 def test_tcvn3_pieces_decode() -> None:
     assert decode_tcvn3("uèng") == "uống"
     assert decode_tcvn3("tiªm tÜnh m¹ch") == "tiêm tĩnh mạch"
+
+
+def test_tcvn3_u_horn_decodes_from_every_form_a_text_layer_gives_it() -> None:
+    # ư is TCVN3's byte 0xAD, Ư its 0xA6: through a ToUnicode map as Latin-1 (U+00AD, U+00A6),
+    # from a symbol-encoded font (U+F0AD), or from the byte itself where no map exists
+    assert decode_tcvn3("ng\u00adêi") == decode_tcvn3("\uf06e\uf067\uf0ad\uf0ea\uf069") == "người"
+    assert decode_tcvn3("\u00a6\u00eang") == "Ường"
+    # without a ToUnicode map a reader names WinAnsi's 0xAD a space (pdfminer): the code is read
+    assert legacy_code_text("ABCDEF+.VnTime", 0xAD, has_to_unicode=False, multibyte=False) == "\u00ad"
+    assert legacy_code_text("ABCDEF+.VnTime", 0xAD, has_to_unicode=True, multibyte=False) is None
+    assert legacy_code_text("ABCDEF+.VnTime", 0x03, has_to_unicode=False, multibyte=True) is None
+    assert legacy_code_text("Times-Roman", 0xAD, has_to_unicode=False, multibyte=False) is None
 
 
 def test_tcvn3_decoding_corrupts_clean_unicode_so_it_is_gated_by_the_font() -> None:
