@@ -439,4 +439,41 @@ def test_a_paragraph_opening_with_a_label_near_an_unplaced_heading_is_reported_i
         mono.sections[3].paragraph
         == "Uống. Cách dùng: sau ăn. Tương tác Probenecid làm tăng nồng độ. Quá liều"
     )
-    assert mono.sections[1].blocks[0]["text"] == "Nhiễm khuẩn. Các chỉ định khác: viêm tai. Người lớn: 500 mg."
+    assert (
+        mono.sections[1].blocks[0]["text"] == "Nhiễm khuẩn. Các chỉ định khác: viêm tai. Người lớn: 500 mg."
+    )
+
+
+def test_a_table_without_rules_or_caption_is_found_by_its_alignment_alone() -> None:
+    # Given a section with lines whose pieces start at the same two column edges, no caption
+    # above them; then lines of two columns of running text that the page's split missed (long
+    # pieces at the same edges); then only two lines in pieces
+    reader = Reader(body_size=9.0)
+    prose = ("Thuốc được hấp thu nhanh qua đường tiêu hóa", "và thải trừ chủ yếu qua thận dưới dạng")
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        _line("Liều lượng và cách dùng", bold=True),
+        _line("Liều theo tuổi như sau."),
+        _cells((50.0, "Tuổi"), (120.0, "Liều")),
+        _cells((50.0, "2–5 tuổi"), (120.0, "1 mg/lần,")),
+        _cells((120.0, "ngày 3 lần")),
+        _cells((50.0, "6–8 tuổi"), (120.0, "2 mg")),
+        Line(1, None, "L", 50.0, 100.0, "Uống sau ăn.", False, 9.0, x1=110.0),
+        _cells((50.0, prose[0]), (250.0, prose[1]), size=9.0),
+        _cells((50.0, prose[1]), (250.0, prose[0]), size=9.0),
+        _cells((50.0, prose[0]), (250.0, prose[1]), size=9.0),
+        _cells((50.0, "Trẻ em"), (120.0, "1 mg")),
+        _cells((50.0, "Người lớn"), (120.0, "2 mg")),
+        _line("Hết."),
+    ):
+        reader.feed(line)
+    reader.finish()
+    # Then the aligned short pieces are one flagged table, the rest stays text, with no problem
+    blocks = reader.monographs[0].sections[-1].blocks
+    assert [b["kind"] for b in blocks] == ["prose", "table", "prose"]
+    assert blocks[1]["text"] == "Tuổi | Liều\n2–5 tuổi | 1 mg/lần, ngày 3 lần\n6–8 tuổi | 2 mg"
+    assert blocks[1]["requires_visual_check"] is True
+    assert blocks[2]["text"].startswith(f"Uống sau ăn. {prose[0]} {prose[1]}")
+    assert blocks[2]["text"].endswith("Trẻ em 1 mg Người lớn 2 mg Hết.")
+    assert not reader.problems
