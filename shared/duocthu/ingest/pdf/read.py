@@ -359,15 +359,15 @@ class Reader:
         is (it cannot be placed without the vocabulary knowing the spelling)."""
         mono, label = self.monograph, opening_label(line, self.body_size)
         key = near_heading(label) if label else None
-        if mono is None or key is None:
+        if mono is None or key is None or self.section is None:
             return
         keys = [s.key for s in mono.sections]
-        if key in keys or (keys and SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]):
+        if key in keys or SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]:
             return
         self.problem(
             line,
             f"{mono.drug_id}: unrecognised heading? {label!r} opens a paragraph like the heading of "
-            f"{key}, which the vocabulary does not place; its text stays in {keys[-1] if keys else '?'}",
+            f"{key}, which the vocabulary does not place; its text stays in {self.section.key}",
         )
 
     def _table(self, line: Line) -> None:

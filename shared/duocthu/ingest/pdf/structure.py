@@ -79,9 +79,10 @@ def _entries() -> list[tuple[list[str], str]]:
 
 def near_heading(label: str) -> str | None:
     """The section key of the vocabulary entry a label the vocabulary does not place comes close
-    to, by the book's matching rules (`_key_text`): the same first word and at least two other
-    words of the entry, making up half the label's words ("Tác dụng phụ", "Tương tác", "Liều
-    dùng"); the entry sharing most words wins. None for a label it places or none it is near."""
+    to, by the book's matching rules (`_key_text`): the entry's first word first, and at least two
+    of the entry's words ("và" aside), half the label's words or more ("Tác dụng phụ", "Tương
+    tác", "Liều dùng"); the entry sharing most words wins. None for a label the vocabulary places
+    or one near no entry."""
     words = _key_text(label).split()
     if not words or " ".join(words) in heading_keys():
         return None
