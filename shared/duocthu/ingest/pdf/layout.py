@@ -19,7 +19,14 @@ from functools import cache
 from typing import Any
 
 from duocthu.ingest.pdf.columns import Char, _column, _column_names, _letters, _splits, _x0, spans
-from duocthu.ingest.pdf.repair import decode_tcvn3, is_tcvn3_font, map_symbols, nfc, rejoin_syllables
+from duocthu.ingest.pdf.repair import (
+    decode_tcvn3,
+    is_tcvn3_font,
+    legacy_code_text,
+    map_symbols,
+    nfc,
+    rejoin_syllables,
+)
 
 HEADER_BAND = 62.0  # points from the top: where the brand index's title is looked for below
 _NUMBER = re.compile(r"^\d{1,4}$")
@@ -41,6 +48,7 @@ class Line:
     rows: list[list[str]] | None = None  # a table's cells
     figure: bool = False  # an image on the page
     bold_lead: str = ""  # the line's leading bold words: a run-in heading's label ("Chỉ định: …")
+    size_lead: str = ""  # the line's leading words in another size than its end: a label's evidence
     where: str = field(default="")  # drug_id/section_key it went to (debug output)
     x1: float = 0.0
     # the line's pieces (x0, x1, text) split at gaps wider than CELL_GAP, when there are several:
@@ -122,6 +130,7 @@ def _make_line(chars: list[Char], page: int, printed: int | None, column: str) -
         bold,
         size,
         bold_lead=_bold_lead(ordered, text),
+        size_lead=_size_lead(letters),
         x1=max(c["x1"] for c in chars),
         cells=_cells(letters),
     )
@@ -151,6 +160,15 @@ def _bold_lead(ordered: list[Char], whole: str) -> str:
             lead = ordered[:n]
             return _ordered_text(lead) if any(_is_bold(c["fontname"]) for c in lead) else ""
     return whole if any(_is_bold(c["fontname"]) for c in ordered) else ""
+
+
+def _size_lead(letters: list[Char]) -> str:
+    """The line's leading letters set in another size than its last letter (a label set apart by
+    size), up to the first letter in the line's own size; "" when the line starts in that size."""
+    if not letters or abs(letters[0]["size"] - letters[-1]["size"]) <= 0.5:
+        return ""
+    end = next(n for n, c in enumerate(letters) if abs(c["size"] - letters[-1]["size"]) <= 0.5)
+    return _ordered_text(letters[:end])
 
 
 def _rows(chars: list[Char]) -> list[list[Char]]:
@@ -269,8 +287,9 @@ def _collector(rsrcmgr: Any, pageno: int, height: float) -> Any:
                 return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, *rest))
             glyph = self.glyphs.get((id(font), cid))
             if glyph is None:  # a glyph's text, advance and descent are the font's: looked up once
+                text = legacy_code_text(font.fontname, cid, font.unicode_map is not None, font.is_multibyte())
                 try:
-                    text = font.to_unichr(cid)
+                    text = text if text is not None else font.to_unichr(cid)
                 except Exception:  # pdfminer's PDFUnicodeNotDefined and kin: its own fallback
                     text = self.handle_undefined_char(font, cid)
                 glyph = self.glyphs[(id(font), cid)] = (text, font.char_width(cid), font.get_descent())

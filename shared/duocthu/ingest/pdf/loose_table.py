@@ -1,8 +1,11 @@
 """A table printed without rules (none, or only horizontal ones): its cells from the text's own
 alignment, not from a grid.
 
-Only a caption ("Bảng N: …") that no ruled grid follows opens one: the next line split at gaps far
-wider than a word space gives the columns' left edges. A line belongs to the table while each of
+A caption ("Bảng N: …") that no ruled grid follows opens one: the next line split at gaps far
+wider than a word space gives the columns' left edges. Without a caption, a line in pieces opens
+one on trial, and it is a table only on strong evidence (`aligned`): several lines in two or more
+pieces, each at the columns' edges, the pieces short (running text set in two columns that a
+page's split missed has lines of many words). A line belongs to the table while each of
 its pieces starts at a column's edge and ends before the next column's, in the table's type size;
 a line whose first column is empty or goes on in lower case continues the row before it (a cell
 wrapped over lines: a cell's text starts with a capital or a digit). Any
@@ -19,6 +22,8 @@ from duocthu.ingest.pdf.layout import Line
 from duocthu.ingest.pdf.repair import join_lines
 
 EDGE = 2.0  # pt: a piece starts at a column's edge within this
+ALIGNED_LINES = 3  # a table without a caption: at least this many lines in pieces at the edges
+CELL_WORDS = 4  # ... whose pieces hold at most this many words in the middle (a column's prose more)
 
 
 @dataclass
@@ -27,6 +32,8 @@ class LooseTable:
     size: float
     rows: list[list[str]] = field(default_factory=list)
     last: Line | None = None
+    pieces: list[int] = field(default_factory=list)  # words in each piece of a line in pieces
+    lines_in_pieces: int = 0
 
     @classmethod
     def begin(cls, line: Line) -> LooseTable | None:
@@ -49,6 +56,9 @@ class LooseTable:
             if column < 0 or abs(x0 - self.starts[column]) > EDGE or x1 > ends - EDGE or column in placed:
                 return False
             placed[column] = text
+        if len(placed) > 1:
+            self.lines_in_pieces += 1
+            self.pieces += [len(t.split()) for t in placed.values()]
         continues = 0 not in placed or placed[0][:1].islower()
         if not continues or not self.rows:
             self.rows.append([placed.get(n, "") for n in range(len(self.starts))])
@@ -58,3 +68,9 @@ class LooseTable:
                 row[n] = join_lines(row[n], text)  # a hyphen or slash at a cell's line end
         self.last = line
         return True
+
+    def aligned(self) -> bool:
+        """Strong evidence of a table where no caption announces one: enough lines in pieces at
+        the same column edges, and short pieces (cells, not a column's running text)."""
+        middle = sorted(self.pieces)[len(self.pieces) // 2] if self.pieces else 0
+        return self.lines_in_pieces >= ALIGNED_LINES and middle <= CELL_WORDS

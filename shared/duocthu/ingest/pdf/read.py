@@ -23,6 +23,8 @@ from duocthu.ingest.pdf.structure import (
     _key_text,
     heading_keys,
     is_title,
+    near_heading,
+    opening_label,
     opens_back_matter,
     prominent,
     split_synonym,
@@ -44,6 +46,8 @@ class Reader:
     caption: str | None = None
     caption_lines: int = 0
     loose: LooseTable | None = None  # a table without rules being read, after its caption
+    trial: LooseTable | None = None  # lines in pieces that may be a table without a caption
+    trial_lines: list[tuple[int, Line]] = field(default_factory=list)  # with their line numbers
     figure: dict[str, object] | None = None  # the figure block whose caption may follow
     line_no: int = 0
     last_page: int = 0
@@ -63,10 +67,19 @@ class Reader:
         return self.monographs[-1] if self.monographs else None
 
     def feed(self, line: Line) -> None:
-        held, self.held = self.held, None
         self.line_no = self.line_no + 1 if line.page == self.last_page else 1
         self.last_page = line.page
         self.hyphenated.update(w.strip(".,;:()") for w in line.text.split() if "-" in w.strip("-.,;:()"))
+        if self.trial is not None:
+            if not self._heading_like(line) and self.trial.take(line):
+                self.trial_lines.append((self.line_no, line))
+                return
+            self._settle_trial()
+        self._place(line)
+
+    def _place(self, line: Line, trial: bool = True) -> None:
+        """The line read where it belongs; `trial`: it may open a table without a caption."""
+        held, self.held = self.held, None
         if self.loose is not None and not self._heading_like(line) and self.loose.take(line):
             line.where = self._where()
             return
@@ -81,8 +94,10 @@ class Reader:
             pass
         elif line.rows is not None:
             self._table(line)
-        elif self.caption is not None and not self._heading_like(line) and self._begin_loose(line):
-            pass
+        elif (self.caption is not None and not self._heading_like(line) and self._begin_loose(line)) or (
+            trial and self._begin_trial(line)
+        ):
+            pass  # a table without rules: after its caption, or on trial without one
         elif is_title(line, self.body_size) or (self.pending_title and prominent(line, self.body_size)):
             self._title_line(line)  # a wrapped title's next line may hold no letter ("… B12) 2")
         elif self.pending_title:
@@ -146,6 +161,37 @@ class Reader:
             line.where = self._where()
         return self.loose is not None
 
+    def _begin_trial(self, line: Line) -> bool:
+        """A line in pieces inside a section (identity lines aside) opens a table without a
+        caption on trial: the lines it takes are held until the evidence is in (`_settle_trial`)."""
+        section = self.section
+        if len(line.cells) < 2 or section is None or self.skipping or section.key in IDENTITY_LABELS.values():
+            return False
+        label = _LABEL.match(line.text)  # a run-in heading is no table's row
+        if self._heading_like(line) or (label and heading_keys().get(_key_text(label.group(1)))):
+            return False
+        self.trial, self.trial_lines = LooseTable.begin(line), [(self.line_no, line)]
+        return self.trial is not None
+
+    def _settle_trial(self) -> None:
+        """The lines held on trial: a table when their alignment is strong evidence of one, else
+        read again one by one as what they are (never opening a table again)."""
+        table, lines = self.trial, self.trial_lines
+        self.trial, self.trial_lines = None, []
+        if table is None:
+            return
+        if table.aligned():
+            self.loose = table
+            for _, line in lines:
+                line.where = self._where()
+            self._end_loose()
+            return
+        last = self.line_no
+        for number, line in lines:
+            self.line_no = number
+            self._place(line, trial=False)
+        self.line_no = last
+
     def _end_loose(self) -> None:
         table, self.loose = self.loose, None
         if table is not None and table.last is not None:
@@ -154,6 +200,7 @@ class Reader:
 
     def finish(self) -> None:
         """The end of the monographs' pages: what is still open is closed."""
+        self._settle_trial()
         self._end_loose()
         self._close_section()
 
@@ -298,10 +345,30 @@ class Reader:
         if self.caption is not None:
             self.problem(line, f"caption 'Bảng …: {self.caption[:40]}' is not followed by a table")
             self.caption = None
+        if not self.open_sentence or line.indent > INDENT:
+            self._unrecognised_label(line)
         starts_block = not self.open_sentence and line.indent <= INDENT and not line.bold
         if starts_block:
             self.held = (line, self.section, self.section.paragraph, self.section.last)
         self.section.add_text(line, line.indent > INDENT)
+
+    def _unrecognised_label(self, line: Line) -> None:
+        """A paragraph that opens with a label close to a heading of a section the monograph has
+        not read, later in the book's order, that the vocabulary does not place ("Tác dụng phụ:
+        …"): maybe a heading spelt another way. Reported with its page; the text stays where it
+        is (it cannot be placed without the vocabulary knowing the spelling)."""
+        mono, label = self.monograph, opening_label(line, self.body_size)
+        key = near_heading(label) if label else None
+        if mono is None or key is None or self.section is None:
+            return
+        keys = [s.key for s in mono.sections]
+        if key in keys or SECTION_ORDER[key] <= SECTION_ORDER[keys[-1]]:
+            return
+        self.problem(
+            line,
+            f"{mono.drug_id}: unrecognised heading? {label!r} opens a paragraph like the heading of "
+            f"{key}, which the vocabulary does not place; its text stays in {self.section.key}",
+        )
 
     def _table(self, line: Line) -> None:
         rows = line.rows or []

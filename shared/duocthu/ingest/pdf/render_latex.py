@@ -46,7 +46,9 @@ PREAMBLE = r"""
 \usepackage{fontspec,multicol,tabularx,array}
 \usepackage[hidelinks,pdfusetitle]{hyperref}
 \setmainfont{DTSerif.ttf}[Path=./.fonts/,BoldFont=DTSerif-Bold.ttf]
-\newfontfamily\vntime{VnTime.ttf}[Path=./.fonts/]% TCVN3 pieces: the PDF names the font .VnTime
+% TCVN3 pieces: the PDF names the font .VnTime; drawn without luaotfload's OpenType processing,
+% which takes TCVN3's slot of ư, U+00AD, for a soft hyphen (the space glyph, no advance)
+\newfontfamily\vntime{VnTime.ttf}[Path=./.fonts/,Renderer=Base]
 \newfontfamily\symbolmt{SymbolMT.ttf}[Path=./.fonts/]% the Symbol font's private-use arrows
 \directlua{dofile("dtfonts.lua")}
 % NFD text drawn mark by mark (no composition by the font's features), as a writer that does not
@@ -107,7 +109,6 @@ def _tex(text: str) -> str:
 
 # the font a segment of `render_text.prose_word` is drawn in; a legacy font's code points are
 # glyph slots, not letters, so each is written by number (TeX's input handling never sees them)
-SOFT_HYPHEN = "\u00ad"
 _FONTS = {fonts.TCVN3: r"\vntime", fonts.SYMBOL: r"\symbolmt"}
 
 
@@ -125,22 +126,24 @@ def _prose(words: list[list[Any]], defects: Defects) -> str:
     out = []
     for w, latin in words:
         segments = prose_word(w, defects)
-        if any(f == fonts.TCVN3 and SOFT_HYPHEN in t for t, f in segments):
-            segments = [(w, fonts.REGULAR)]  # TeX draws the slot of ư (U+00AD) as no letter
         text = "".join(_segment(t, f) for t, f in segments)
         out.append(r"\latin{" + text + "}" if latin else text)
     return " ".join(out)
 
 
 def _table(block: dict[str, Any], end: str) -> str:
-    """A table in the column, printed without rules: the odd-numbered ones with none at all, the
-    others with horizontal rules only (over and under the header, under the last row)."""
+    """A table in the column, printed without rules: the odd-numbered ones with none at all and no
+    caption (their title a line of text, no "Bảng N"), the others with horizontal rules only (over
+    and under the header, under the last row) under their caption."""
     rows = block["rows"]
     ruled = int(block["caption"].split()[1].rstrip(":")) % 2 == 0
     top, under_header, bottom = (r"\hline", r"\hline", r"\hline") if ruled else ("", "", "")
     spec = r"@{}" + "".join([r">{\raggedright\arraybackslash}X"] * len(rows[0])) + r"@{}"
+    title = (
+        r"{\bfseries " + _tex(block["caption"]) + "}" if ruled else _tex(block["caption"].split(": ", 1)[1])
+    )
     lines = [
-        r"\par\addvspace{0.5em}\noindent{\bfseries " + _tex(block["caption"]) + r"}\par\nopagebreak",
+        r"\par\addvspace{0.5em}\noindent " + title + r"\par\nopagebreak",
         r"\noindent{\fontsize{7.5}{9}\selectfont\begin{tabularx}{\linewidth}{" + spec + "}" + top,
         " & ".join(r"\textbf{" + _tex(c) + "}" for c in rows[0]) + r"\\" + under_header,
     ]

@@ -64,10 +64,21 @@ def _instance(source: Path, family: str, bold: bool, extra: str, target: Path) -
         face["glyf"][name] = copy.deepcopy(face["glyf"][stand_in])
         face["hmtx"][name] = face["hmtx"][stand_in]
     face["maxp"].numGlyphs = len(order) + len(names)
+    # a legacy font's layout: each byte (and its symbol-encoded U+F0xx) draws its TCVN3 letter
+    legacy: dict[int, str] = {}
+    if family == ".VnTime":
+        best, letters = face.getBestCmap(), tcvn3_table()
+        for byte in range(0x20, 0x100):
+            glyph = best.get(ord(letters.get(chr(byte), chr(byte))))
+            if glyph:
+                legacy[0xF000 + byte] = glyph
+                if chr(byte) in letters:
+                    legacy[byte] = glyph
     for table in face["cmap"].tables:
         if table.isUnicode() and table.format in (4, 12):
             for ch, name in zip(missing, names, strict=True):
                 table.cmap[ord(ch)] = name
+            table.cmap.update(legacy)
     style = "Bold" if bold else "Regular"
     ps_name = f"{family}-Bold" if bold else family
     for record in list(face["name"].names):
@@ -89,7 +100,7 @@ def _fonts(folder: Path) -> None:
     """The book's fonts in a folder fontconfig reads (`$HOME/.fonts`), cached in the temp dir."""
     source = fonts._font_source()
     extra = "".join(tcvn3_table()) + "".join(chr(c) for c in symbol_table()) + "≤≥×°→↓↑"
-    cache = Path(tempfile.gettempdir()) / "duocthu-render-lo-fonts-2"
+    cache = Path(tempfile.gettempdir()) / "duocthu-render-lo-fonts-4"
     if not cache.exists():
         work = Path(tempfile.mkdtemp(prefix=cache.name, dir=cache.parent))
         for family in FAMILIES.values():
@@ -245,8 +256,8 @@ class _Writer:
     def word(self, text: str, latin: bool) -> str:
         out = []
         for piece, font in prose_word(text, self.defects):
-            if font == fonts.TCVN3 and SOFT in piece:  # TCVN3's ư is U+00AD: a word processor's soft hyphen
-                piece, font = text, fonts.REGULAR
+            if font == fonts.TCVN3:  # symbol-encoded: TCVN3's ư, U+00AD, is a word processor's soft hyphen
+                piece = "".join(chr(0xF000 + ord(c)) for c in piece)
             # a split syllable's space is in the text layer only: the line never breaks there
             piece = piece.replace(" ", "\u00a0")
             style = {fonts.TCVN3: "V", fonts.SYMBOL: "S"}.get(font)

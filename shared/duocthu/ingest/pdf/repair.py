@@ -48,8 +48,22 @@ def is_tcvn3_font(fontname: str) -> bool:
 
 
 def decode_tcvn3(text: str) -> str:
+    """A TCVN3 font's text as Unicode letters. A symbol-encoded legacy font's text layer carries
+    each byte as U+F0xx (as the Symbol font's does): the byte is its low half."""
     table = tcvn3_table()
-    return "".join(table.get(ch, ch) for ch in text)
+    return "".join(
+        table.get(byte := chr(ord(ch) - 0xF000) if 0xF020 <= ord(ch) <= 0xF0FF else ch, byte) for ch in text
+    )
+
+
+def legacy_code_text(fontname: str, code: int, has_to_unicode: bool, multibyte: bool) -> str | None:
+    """The text of a TCVN3 font's character read from its code, when the text layer has no map
+    for it: a single-byte font without a ToUnicode map is read through its encoding's glyph names,
+    which give a Latin-1 reading of the byte at best (pdfminer reads WinAnsi's 0xAD, TCVN3's ư, as
+    a space); the byte itself is the TCVN3 code. None: read the text layer as it is."""
+    if has_to_unicode or multibyte or not is_tcvn3_font(fontname) or not 0x20 <= code <= 0xFF:
+        return None
+    return chr(code)
 
 
 # Latin ligatures as presentation forms ("ﬁ", "ﬂ", "ﬃ": some writers put them in the text layer)

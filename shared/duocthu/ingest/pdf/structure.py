@@ -68,6 +68,54 @@ def heading_keys() -> dict[str, str]:
     return keys
 
 
+LABEL_WORDS = 8  # a label that opens a paragraph is a short run
+_CONNECTIVES = frozenset({"va"})  # "và" joins a heading's parts: sharing it is no likeness
+
+
+@cache
+def _entries() -> list[tuple[list[str], str]]:
+    return [(entry.split(), key) for entry, key in heading_keys().items()]
+
+
+def near_heading(label: str) -> str | None:
+    """The section key of the vocabulary entry a label the vocabulary does not place comes close
+    to, by the book's matching rules (`_key_text`): the entry's first word first, and at least two
+    of the entry's words ("và" aside), half the label's words or more ("Tác dụng phụ", "Tương
+    tác", "Liều dùng"); the entry sharing most words wins. None for a label the vocabulary places
+    or one near no entry."""
+    words = _key_text(label).split()
+    if not words or " ".join(words) in heading_keys():
+        return None
+    own = set(words) - _CONNECTIVES
+    best: tuple[int, str] | None = None
+    for entry, key in _entries():
+        shared = len(own & set(entry))
+        if (
+            entry[0] == words[0]
+            and shared >= 2
+            and 2 * shared >= len(own)
+            and (best is None or shared > best[0])
+        ):
+            best = (shared, key)
+    return best[1] if best else None
+
+
+def opening_label(line: Line, body_size: float) -> str:
+    """The run a line opens with that is set apart as a label: the words before a colon, the
+    leading words in bold or in another size, or the whole line set in another size than the
+    body text; "" when there is none or it is too long for a label."""
+    match = _LABEL.match(line.text)
+    if match is not None:
+        label = match.group(1)
+    elif line.bold_lead or line.size_lead:
+        label = line.bold_lead or line.size_lead
+    elif body_size and abs(line.size - body_size) > 0.5:
+        label = line.text
+    else:
+        return ""
+    return label.strip() if len(label.split()) <= LABEL_WORDS else ""
+
+
 def prominent(line: Line, body_size: float) -> bool:
     """Set clearly larger than the body text (weight is no evidence: some writers fake bold)."""
     if body_size <= 0:

@@ -74,3 +74,22 @@ def assert_reads_back(expected: list[dict[str, Any]], result: Conversion, monogr
     assert c["monographs"] == (monographs, monographs, 0)
     assert c["sections"][0] == c["sections"][1]
     assert c["pages"][0] == c["pages"][1]  # printed pages, from the running heads
+
+
+def assert_tcvn3_u_horn_read(pdf: Path, result: Conversion, slot: str) -> None:
+    """The book writes words with ư in TCVN3 (`slot`: the code its text layer gives for ư), and
+    each such word reads back: ư is never dropped or split off."""
+    import pdfplumber
+    from duocthu.ingest.pdf.repair import decode_tcvn3, nfc
+
+    with pdfplumber.open(str(pdf)) as book:
+        raw = [
+            w["text"]
+            for page in book.pages
+            for w in page.extract_words(extra_attrs=["fontname"])
+            if ".Vn" in w["fontname"]
+        ]
+    text = " ".join(str(b["text"]) for r in result.records for s in r["sections"] for b in s["blocks"])
+    horned = [nfc(decode_tcvn3(w)).strip(".,;:()") for w in raw if slot in w]
+    assert horned, f"the book has no TCVN3 word with ư ({slot!r})"
+    assert all(w in text for w in horned), [w for w in horned if w not in text]

@@ -21,7 +21,7 @@ from duocthu.ingest.pdf.render_latex import available, group_records, render_lat
 from duocthu.ingest.pdf.render_typst import OFFSET
 from duocthu.tools.evals.pdf import _compare
 
-from tests.unit.ingest.pdf.conftest import assert_reads_back
+from tests.unit.ingest.pdf.conftest import assert_reads_back, assert_tcvn3_u_horn_read
 
 if not available():
     pytest.skip(
@@ -64,6 +64,9 @@ def test_latex_book_carries_the_printed_books_text_layer_defects(latex_book: tup
     assert any(unicodedata.combining(c["text"][0]) for c in chars)
     split = [(a, b) for a, b in pairwise(words) if a.isalpha() and b.isalpha() and not is_syllable(b)]
     assert any(is_syllable(a + b) for a, b in split)
+    # TCVN3's ư is its slot U+00AD, drawn as a letter (no soft hyphen) and read back
+    assert any(c["text"] == "\u00ad" and ".Vn" in c["fontname"] for c in chars)
+    assert_tcvn3_u_horn_read(latex_book[2], latex_book[1], "\u00ad")
 
 
 def test_atc_appendix_is_no_monograph_text(latex_book: tuple) -> None:
@@ -109,3 +112,27 @@ def test_title_alone_at_a_page_foot_keeps_its_monograph(latex_book: tuple) -> No
     assert {(b["name"], b["page"]) for b in foot[0]["brands"]} <= {
         (b["name"], b["page"]) for b in got["brands"]
     }
+
+
+def test_a_table_without_rules_or_caption_is_found_by_its_alignment(latex_book: tuple) -> None:
+    """The first table is printed with no rule and no "Bảng N" caption (its title a line of text):
+    its cells' alignment alone makes it a flagged table block, rows as the source has them."""
+    expected, result, _ = latex_book
+    tables = [
+        (r["drug_id"], b)
+        for r in result.records
+        for s in r["sections"]
+        for b in s["blocks"]
+        if b["kind"] == "table"
+    ]
+    assert len(tables) == 2 and all(b["requires_visual_check"] for _, b in tables)
+    drug, table = tables[0]
+    source = next(
+        b["text"]
+        for r in expected
+        if r["drug_id"] == drug
+        for s in r["sections"]
+        for b in s["blocks"]
+        if b["kind"] == "table"
+    )
+    assert table["text"] == source.split("\n", 1)[1]  # the rows; the title is the text before them

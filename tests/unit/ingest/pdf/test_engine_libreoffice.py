@@ -14,7 +14,7 @@ from duocthu.ingest.pdf.render import expected_records
 from duocthu.ingest.pdf.render_libreoffice import SOFFICE, available, render_libreoffice
 from duocthu.models.source import Monograph
 
-from tests.unit.ingest.pdf.conftest import assert_reads_back_whole
+from tests.unit.ingest.pdf.conftest import assert_reads_back_whole, assert_tcvn3_u_horn_read
 
 # A table (loperamid, paracetamol; the first broken across a page inside a column), run-in
 # headings (every third monograph), a synonym title, ≤ in ADR bands (Symbol code points), long
@@ -41,3 +41,5 @@ def test_libreoffice_book_with_the_text_layer_defects_reads_back_whole(
     result = convert(tmp_path / "book.pdf")
     # Then it reads back whole: the repairs work on another engine's text layer
     assert_reads_back_whole(expected_records(records, truth), result, len(SOME))
+    # TCVN3 in a symbol-encoded .VnTime (U+F0xx): ư (0xAD) is no soft hyphen there, and reads back
+    assert_tcvn3_u_horn_read(tmp_path / "book.pdf", result, "\uf0ad")

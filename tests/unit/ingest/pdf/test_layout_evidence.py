@@ -397,3 +397,83 @@ def test_running_text_that_wraps_at_a_read_headings_words_stays_text() -> None:
     mono = reader.monographs[0]
     assert mono.sections[-1].paragraph == "Tác dụng không mong muốn thường gặp nhất là tiêu chảy."
     assert not reader.problems
+
+
+def test_a_paragraph_opening_with_a_label_near_an_unplaced_heading_is_reported_in_place() -> None:
+    # Given run-in labels: two the vocabulary places (bold, and in the text's weight), then ones it
+    # does not place but that come close to a later section's heading (after a colon, in bold, in
+    # another size), and labels of the section being read or of no heading at all
+    reader = Reader(body_size=9.0)
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        Line(1, None, "L", 50.0, 100.0, "Chỉ định: Nhiễm khuẩn.", False, 9.0, bold_lead="Chỉ định:"),
+        _line("Các chỉ định khác: viêm tai."),  # its own section's sub-label
+        _line("Người lớn: 500 mg."),  # a label near no heading
+        _line("Thận trọng: Dị ứng penicilin."),  # placed, next in the book's order: opens it
+        _line("Tác dụng phụ: Ban da.", page=2),  # near "Tác dụng không mong muốn", not placed
+        Line(3, None, "L", 50.0, 100.0, "Liều dùng Uống 500 mg.", False, 9.0, size_lead="Liều dùng"),
+        _line("Liều lượng và cách dùng: Uống.", page=3),
+        _line("Cách dùng: sau ăn.", page=3),  # the section being read: no problem
+        Line(4, None, "L", 50.0, 100.0, "Tương tác Probenecid làm", False, 9.0, bold_lead="Tương tác"),
+        _line("tăng nồng độ.", page=4),
+        _line("Quá liều", size=10.0, page=4),  # a whole line set in another size
+    ):
+        reader.feed(line)
+    # Then the placed labels opened their sections, each unplaced near-heading label is a problem
+    # with its page, and its text stayed in the section being read
+    mono = reader.monographs[0]
+    assert [s.key for s in mono.sections] == [
+        "ten_chung_quoc_te",
+        "chi_dinh",
+        "than_trong",
+        "lieu_luong_va_cach_dung",
+    ]
+    found = [(p.page, p.message.split("'")[1]) for p in reader.problems]
+    assert found == [(2, "Tác dụng phụ"), (3, "Liều dùng"), (4, "Tương tác"), (4, "Quá liều")]
+    assert all("unrecognised heading?" in p.message for p in reader.problems)
+    assert (
+        mono.sections[2].blocks[0]["text"] == "Dị ứng penicilin. Tác dụng phụ: Ban da. Liều dùng Uống 500 mg."
+    )
+    assert (
+        mono.sections[3].paragraph
+        == "Uống. Cách dùng: sau ăn. Tương tác Probenecid làm tăng nồng độ. Quá liều"
+    )
+    assert (
+        mono.sections[1].blocks[0]["text"] == "Nhiễm khuẩn. Các chỉ định khác: viêm tai. Người lớn: 500 mg."
+    )
+
+
+def test_a_table_without_rules_or_caption_is_found_by_its_alignment_alone() -> None:
+    # Given a section with lines whose pieces start at the same two column edges, no caption
+    # above them; then lines of two columns of running text that the page's split missed (long
+    # pieces at the same edges); then only two lines in pieces
+    reader = Reader(body_size=9.0)
+    prose = ("Thuốc được hấp thu nhanh qua đường tiêu hóa", "và thải trừ chủ yếu qua thận dưới dạng")
+    for line in (
+        _line("AMOXICILIN", size=12.0),
+        _line("Tên chung quốc tế: Amoxicillin."),
+        _line("Liều lượng và cách dùng", bold=True),
+        _line("Liều theo tuổi như sau."),
+        _cells((50.0, "Tuổi"), (120.0, "Liều")),
+        _cells((50.0, "2–5 tuổi"), (120.0, "1 mg/lần,")),
+        _cells((120.0, "ngày 3 lần")),
+        _cells((50.0, "6–8 tuổi"), (120.0, "2 mg")),
+        Line(1, None, "L", 50.0, 100.0, "Uống sau ăn.", False, 9.0, x1=110.0),
+        _cells((50.0, prose[0]), (250.0, prose[1]), size=9.0),
+        _cells((50.0, prose[1]), (250.0, prose[0]), size=9.0),
+        _cells((50.0, prose[0]), (250.0, prose[1]), size=9.0),
+        _cells((50.0, "Trẻ em"), (120.0, "1 mg")),
+        _cells((50.0, "Người lớn"), (120.0, "2 mg")),
+        _line("Hết."),
+    ):
+        reader.feed(line)
+    reader.finish()
+    # Then the aligned short pieces are one flagged table, the rest stays text, with no problem
+    blocks = reader.monographs[0].sections[-1].blocks
+    assert [b["kind"] for b in blocks] == ["prose", "table", "prose"]
+    assert blocks[1]["text"] == "Tuổi | Liều\n2–5 tuổi | 1 mg/lần, ngày 3 lần\n6–8 tuổi | 2 mg"
+    assert blocks[1]["requires_visual_check"] is True
+    assert blocks[2]["text"].startswith(f"Uống sau ăn. {prose[0]} {prose[1]}")
+    assert blocks[2]["text"].endswith("Trẻ em 1 mg Người lớn 2 mg Hết.")
+    assert not reader.problems
