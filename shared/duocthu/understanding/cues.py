@@ -188,19 +188,14 @@ def _cue_tables() -> _CueTables:
 def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped section cues in the text: start at the first part, length = words matched. A part
     right after "không" is negated and does not count."""
-    return gapped_cues(text, "section")
+    return tuple(
+        PhraseMatch(parts[0].start, sum(m.length for m in parts), value)
+        for value, parts in gapped_forms(text, "section")
+    )
 
 
 # Typed without marks, "cam" before a condition is "cầm" ("cầm máu", "cầm tiêu chảy"), not "cấm".
 _HOLDS_BACK = frozenset({"cam"})
-
-
-def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
-    """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
-    return tuple(
-        PhraseMatch(parts[0].start, sum(m.length for m in parts), value)
-        for value, parts in gapped_forms(text, kind)
-    )
 
 
 def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tuple[int, int]], ...]], ...]:

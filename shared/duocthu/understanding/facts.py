@@ -18,7 +18,7 @@ from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
-from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, segment_ids, stop_words, tells_only, words
+from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, stop_words, tells_only, words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
@@ -107,10 +107,8 @@ class Facts:
 
 
 def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
-    """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
-    for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
-    clauses = segment_ids(text, ",;.?!:")
-    return [0] * len(tokens) if len(clauses) != len(tokens) else clauses
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
+    return sentence_ids(text, tokens, ",;.?!:")
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:

@@ -14,10 +14,10 @@ from duocthu.core.text import fold, segment_ids
 MAX_LIST_GAP = 6  # words (a dose, a schedule, joiners) between two medicines of a list
 
 
-def sentence_ids(text: str, tokens: Sequence[str]) -> list[int]:
-    """For each word token of the text, the index of its sentence (split at . ; ? ! and new lines);
-    one sentence for all if the two tokenisers disagree."""
-    sentences = segment_ids(text, ".;?!\n")
+def sentence_ids(text: str, tokens: Sequence[str], marks: str = ".;?!\n") -> list[int]:
+    """For each word token of the text, the index of its sentence (split at `marks`); one for all
+    of `tokens` if the two tokenisers disagree (exotic text)."""
+    sentences = segment_ids(text, marks)
     return [0] * len(tokens) if len(sentences) != len(tokens) else sentences
 
 

@@ -7,7 +7,7 @@ import re
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
-from duocthu.core.phrases import find_phrase
+from duocthu.core.phrases import contains_phrase, find_phrase
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, stop_words
@@ -119,17 +119,14 @@ def unknown_taken(frame: QueryFrame, outside: bool = False) -> tuple[str, ...]:
     """The names the catalogue lacks among the medicines the patient takes (with `outside`, the
     other names the catalogue lacks): a medicine taken is a fact about the patient, read where the
     asked drug's sections name it, never a name asked about beside the drug."""
-    taken = [folded_words(m) for m in frame.patient_context.current_medications]
-    return tuple(
-        n for n in frame.unknown_drugs if any(find_phrase(t, folded_words(n)) >= 0 for t in taken) != outside
-    )
+    taken = frame.patient_context.current_medications
+    return tuple(n for n in frame.unknown_drugs if any(contains_phrase(t, n) for t in taken) != outside)
 
 
 def asks_maximum(text: str) -> bool:
     """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
-    tokens = folded_words(text)  # typed without marks too: "lieu toi da"
     asked = (r["phrase"] for r in table_records("answer_focus.tsv") if r["side"] == "asked")
-    return any(find_phrase(tokens, folded_words(p)) >= 0 for p in asked)
+    return any(contains_phrase(text, p) for p in asked)  # typed without marks too: "lieu toi da"
 
 
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:

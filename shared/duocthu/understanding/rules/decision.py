@@ -12,6 +12,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.phrases import find_phrase
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.text import asks_yes_or_no, fold
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
@@ -103,8 +104,8 @@ def reactions_told(reading: Reading) -> Reading:
     reactions, causes = [], []
     for name in reading.unknown:
         words = fold(name).split()
-        at = next((i for i in range(len(folded)) if list(folded[i : i + len(words)]) == words), None)
-        if at is None:
+        at = find_phrase(folded, words)
+        if at < 0:
             continue
         end = at + len(words)
         lead = next(
