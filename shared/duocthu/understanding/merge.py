@@ -35,6 +35,13 @@ _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
 # The populations that say who the patient is (the others are a state of the patient: pregnancy,
 # kidney or liver failure, facts the patient accumulates).
 _AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
+# What a turn going on from the conversation says of itself (and, asking about drugs together, of them).
+CONTINUED: dict[str, Any] = {"context_action": "continue", "depends_on_previous_turn": True}
+TOGETHER: dict[str, Any] = {
+    **CONTINUED,
+    "turn_type": "interaction",
+    "attribute": INTERACTION_SECTION,
+}
 # The topic's fields besides its drugs: what the question asked, of which condition, by which
 # route, for which population.
 _TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
@@ -119,11 +126,8 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         return frame.model_copy(
             update={
                 "drugs": (*frame.drugs, *others),
-                "turn_type": "interaction",
-                "attribute": INTERACTION_SECTION,
+                **TOGETHER,
                 "section_overview": False,
-                "context_action": "continue",
-                "depends_on_previous_turn": True,
             }
         )
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
@@ -169,15 +173,7 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
         return frame
     if frame.turn_type not in DRUG_TURN_TYPES:
         return frame
-    return frame.model_copy(
-        update={
-            "drugs": prior.drugs,
-            "turn_type": "interaction",
-            "attribute": INTERACTION_SECTION,
-            "context_action": "continue",
-            "depends_on_previous_turn": True,
-        }
-    )
+    return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
@@ -220,13 +216,7 @@ def both_asked_again(tags: MessageTags, prior: QueryFrame | None) -> QueryFrame 
     if not tags.cues.has("both"):
         return None
     asked = lowering_question(prior.condition.normalized or prior.condition.text)["clarify_reason"]
-    return prior.model_copy(
-        update={
-            "clarify_reason": f"{_ONE_AT_A_TIME} {asked}",
-            "context_action": "continue",
-            "depends_on_previous_turn": True,
-        }
-    )
+    return prior.model_copy(update={"clarify_reason": f"{_ONE_AT_A_TIME} {asked}", **CONTINUED})
 
 
 def reading_picked(tags: MessageTags, prior: QueryFrame | None) -> str | None:

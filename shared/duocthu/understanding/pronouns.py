@@ -19,6 +19,7 @@ from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import JOINER_WORDS, TurnCues
+from duocthu.understanding.merge import TOGETHER
 
 
 def _together(frame: QueryFrame) -> bool:
@@ -51,11 +52,8 @@ def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
         return frame.model_copy(
             update={
                 "drugs": (bound, *frame.drugs),
-                "turn_type": "interaction",
-                "attribute": INTERACTION_SECTION,
+                **TOGETHER,
                 "section_overview": False,
-                "context_action": "continue",
-                "depends_on_previous_turn": True,
                 "standalone_query": f"{turn.message} ({SECTION_HEADINGS[INTERACTION_SECTION]} của {name})",
             }
         )

@@ -14,6 +14,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.merge import CONTINUED
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
@@ -99,8 +100,7 @@ def relation_kept(reading: Reading) -> dict[str, Any] | None:
         "condition_relation": relation,
         "attribute": RELATION_SECTIONS.get(relation),
         "condition": {"text": first.text, "normalized": first.normalized} if first else None,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 
@@ -121,6 +121,5 @@ def prior_condition(reading: Reading) -> dict[str, Any] | None:
         "condition": prior.condition.model_dump(),
         "condition_relation": "indication",
         "indication": prior.condition.normalized or prior.condition.text,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }

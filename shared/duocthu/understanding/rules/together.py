@@ -16,7 +16,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import ADD_WORD, JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS, TurnCues
 from duocthu.understanding.facts import Facts, only_current_medications
-from duocthu.understanding.merge import merged_context
+from duocthu.understanding.merge import CONTINUED, TOGETHER, merged_context
 from duocthu.understanding.rules.follow_up import refers_back
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
 
@@ -53,10 +53,7 @@ def taken_together(reading: Reading) -> dict[str, Any] | None:
     return {
         **reading.frame(),
         "drugs": together,
-        "turn_type": "interaction",
-        "attribute": INTERACTION_SECTION,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **TOGETHER,
     }
 
 
@@ -156,8 +153,7 @@ def _beside_what_is_taken(reading: Reading, prior: QueryFrame, taken: Sequence[s
         "patient_context": context.model_dump(),
         "turn_type": "drug_attribute",
         "attribute": None,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 

@@ -23,6 +23,7 @@ from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.understanding.cue_readings import managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
+from duocthu.understanding.merge import CONTINUED
 from duocthu.understanding.rules.clarify import name_asked_back
 from duocthu.understanding.rules.direction import with_asked
 from duocthu.understanding.rules.follow_up import continues, same_question
@@ -123,8 +124,7 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
         "turn_type": turn_type,
         "drugs": carried,
         "attribute": attribute,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 
