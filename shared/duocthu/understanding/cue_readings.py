@@ -5,7 +5,7 @@ combining, "xử trí" of a reaction, and the condition a which-drug question is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from duocthu.core.conditions import ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
@@ -151,19 +151,23 @@ def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[
     )
 
 
-def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]]) -> str | None:
-    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
+def named_drug_cues(
+    cues: TurnCues, complaints: Sequence[ConditionMention]
+) -> Iterator[tuple[Cue, str, str, str]]:
+    """Each named-drug cue that counts, with what it asks (turn type, section, relation). A cue
     asking whether the drug treats something needs that something named right after it
-    (`names_what_it_treats`; `condition_spans`: the turn's complaints, start and end)."""
-    spans = tuple(condition_spans)
+    (`names_what_it_treats`), among the turn's `complaints`."""
+    spans = [(c.start, c.start + c.length) for c in complaints]
     for cue in cues.all("named_drug"):
-        _, _, rest = cue.value.partition(":")
+        turn_type, _, rest = cue.value.partition(":")
         attribute, _, relation = rest.partition(":")
-        if relation == "indication" and not names_what_it_treats(cue, cues.folded, spans):
-            continue
-        if attribute:
-            return attribute
-    return None
+        if relation != "indication" or names_what_it_treats(cue, cues.folded, spans):
+            yield cue, turn_type, attribute, relation
+
+
+def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention]) -> str | None:
+    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR)."""
+    return next((attribute for _, _, attribute, _ in named_drug_cues(cues, complaints) if attribute), None)
 
 
 # --- Conditions -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from duocthu.understanding.cue_readings import (
     asks_what_is_safe,
     avoids_combining,
     condition_asked,
-    names_what_it_treats,
+    named_drug_cues,
     patient_qualifiers_only,
     relieved_form,
 )
@@ -220,15 +220,9 @@ def _apply_named_drug_cues(
     relation the phrase asks, not an overview."""
     if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
         return frame
-    for cue in cues.all("named_drug"):
-        turn_type, _, rest = cue.value.partition(":")
-        attribute, _, relation = rest.partition(":")
+    for cue, turn_type, attribute, relation in named_drug_cues(cues, conditions):
         if frame.attribute not in (None, attribute):
             continue
-        if relation == "indication" and not names_what_it_treats(
-            cue, cues.folded, [(c.start, c.start + c.length) for c in conditions]
-        ):
-            continue  # "X có tác dụng không?" names nothing it would treat
         condition = _condition_after(cue, cues, conditions) if relation else None
         update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
         if relation:

@@ -52,7 +52,7 @@ def section_of_drug(reading: Reading) -> Reading:
         # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
         # about cetirizin asks its adverse reactions, not the section asked before (with no drug
         # before, which drug is asked back, never a drug for drowsiness)
-        attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
+        attribute = named_drug_attribute(cues, facts.complaints)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
     products = reading.products
