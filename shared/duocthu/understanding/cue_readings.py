@@ -98,11 +98,9 @@ def asked_drug_class(written: str, cues: TurnCues) -> str | None:
 
 
 def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
-    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe ("an toàn", "dùng
-    được"), every condition named is whom the drug is for (right after "cho người", "ở bệnh
-    nhân"), and nothing says "điều trị": not an indication lookup, which would list the drugs
-    that treat renal failure. "Bệnh nhân suy tim…, lựa chọn thuốc nào?" names the disease to
-    treat."""
+    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe, every condition
+    named is whom the drug is for (right after "cho", "ở"), and nothing says "điều trị": no
+    indication lookup, which would list the drugs that treat the condition."""
     if not asks_what_is_safe(cues):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
@@ -115,17 +113,15 @@ def asks_what_is_safe(cues: TurnCues) -> bool:
 
 
 def avoids_combining(cues: TurnCues) -> bool:
-    """ "Đang dùng digoxin, tránh phối hợp với thuốc nào?": what to avoid together with the
-    patient's medicine is that medicine's interactions, not a which-drug question."""
+    """What to avoid combining with the patient's medicine is that medicine's interactions, not a
+    which-drug question."""
     return cues.has("interaction") and cues.has("reverse_relation")
 
 
 def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:
-    """ "Xử trí" asked of adverse reactions is the ADR-management section: reactions named as such
-    ("gặp tác dụng phụ do X thì xử trí thế nào?"), the section of the turn before ("có cách nào xử
-    trí không?"), or a reaction told after the drug was taken (`reaction`: "uống X bị nổi mẩn thì
-    xử lý sao?"). Any other section is kept: after an overdose question the overdose section
-    itself says how to manage it."""
+    """ "Xử trí" asked of adverse reactions (the section asked, or a reaction told after the drug
+    was taken: `reaction`) is the ADR-management section. Any other section is kept: the overdose
+    section itself says how to manage an overdose."""
     if cues.has("manage") and (attribute == ADR_SECTION or (attribute is None and reaction)):
         return ADR_MANAGEMENT_SECTION
     return attribute
@@ -139,10 +135,9 @@ _BEFORE_TREATED = frozenset(
 
 
 def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
-    """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
-    (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
-    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient, and
-    "nào"/"gì" after the condition a question of which ("trị những loại nhiễm nấm nào")."""
+    """A "does it treat" cue ("có trị", "có dùng cho") with a condition right after it (or ending
+    after it). A patient between them makes it a decision for that patient, and "nào"/"gì" after
+    the condition a question of which."""
     return any(
         end > cue.end
         and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
@@ -177,8 +172,8 @@ def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention])
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
-# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
-# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
+# A condition written with the verb that relieves it ("giảm đau") is a use; one whose own name starts
+# so ("hạ đường huyết") is not.
 RELIEF_VERBS = frozenset(
     {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
 )
@@ -194,9 +189,8 @@ def _named_by_question(
     asked: Sequence[ConditionMention], cues: TurnCues, question: Cue | None
 ) -> list[ConditionMention]:
     """The conditions a which-drug question form names: inside it ("thuốc hạ áp nào") or right
-    after it through a purpose ("thuốc nào để điều trị suy tim"). None in a question of what to
-    avoid or what causes ("thuốc cầm tiêu chảy nào không được dùng"): its class words are no
-    condition of the patient's."""
+    after it through a purpose. None in a question of what to avoid or what causes: its class
+    words are no condition of the patient's."""
     if question is None or cues.has("reverse_relation"):
         return []
     purposes = {c.end for c in cues.all("purpose") if c.start == question.end}
@@ -204,18 +198,11 @@ def _named_by_question(
 
 
 def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> ConditionMention:
-    """The condition a which-drug question is about, when it names several:
-
-    - an organ-function state only when nothing else is named ("bệnh nhân suy thận bị tăng huyết
-      áp thì dùng thuốc gì" asks about tăng huyết áp);
-    - the one right after "thuốc điều trị" / "thuốc nào gây";
-    - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
-      "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
-    - one told before that the question form names again, as told ("bị tăng huyết áp và suy tim …
-      nên thêm thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": `_named_by_question`);
-    - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
-      gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
-    """
+    """The condition a which-drug question is about, when it names several: an organ-function state
+    only when nothing else is named; the one right after "thuốc điều trị" / "thuốc nào gây"; never
+    one right after a patient word while another is named (the patient's background); one told
+    before that the question form names again (`_named_by_question`), as told; else the last one
+    before the question form, or the first after it."""
     asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
     if len(asked) == 1:
         return asked[0]
@@ -228,8 +215,6 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     question = cues.first("candidate")
     before = [c for c in asked if question is not None and c.start < question.start]
     named = _named_by_question(asked, cues, question)
-    # "bị tăng huyết áp và suy tim … thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": the
-    # question form names again one told before, and that one is asked, as it was told
     again = [c for c in before if c.normalized in {n.normalized for n in named}]
     if again:
         return again[-1]
