@@ -45,10 +45,9 @@ _RENAL_DETAIL = frozenset(
     for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
               "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
 )  # fmt: skip
-# The stage of a pregnancy as written: weeks, months after "thai"/"bầu", a trimester named in
-# data/patient_levels.tsv ("3 tháng cuối"); read against a stage-bound contraindication.
-# A pregnancy told by its stage alone, as the ward writes it ("thai 8 tuần", "bầu 7 tháng", "sản
-# phụ 32 tuần"), folded; "sản phụ sau sinh 2 tuần" is no pregnancy.
+# A pregnancy told by its stage alone, as the ward writes it (folded), and the stage as written
+# (weeks, months after "thai"/"bầu"; a trimester is data/patient_levels.tsv), read against a
+# stage-bound contraindication.
 _STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
@@ -187,10 +186,8 @@ def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -
     return match.group(0) if match else None
 
 
-# An infant's age told without "tuổi" ("Bé 6 tháng nặng 7 kg"): months right after a word for a
-# child, or after "tôi", "em", "mình", "nhà", "được" after it ("con tôi 6 tháng", "bé được 6
-# tháng"); a "6 tháng" elsewhere is a duration ("uống 6 tháng", "con bị ho 2 tháng nay"), never an
-# age. Folded, as the age rule reads the turn.
+# An infant's age told without "tuổi": months right after a word for a child (or its possessor);
+# months elsewhere are a duration, never an age. Folded, as the age rule reads the turn.
 _INFANT_MONTHS = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
 )
@@ -295,11 +292,9 @@ def _medication_leads(
         ]
     asked = cues.first("candidate")
     if asked is not None:
-        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
-        # opening its clause), then a complaint in a later clause, before a which-drug question,
-        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
-        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
-        # nào") the drugs are the choice; only a named drug counts.
+        # a verb of use after someone (or opening its clause), then a complaint in a later clause,
+        # before a which-drug question, tells what the patient takes. A complaint in the drug's own
+        # clause may be its reaction, and with none the drugs named are the choice asked about.
         subjects = {c.end for c in cues.all("patient_subject")}
         told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
         leads += [
@@ -397,10 +392,9 @@ def _past_reactions(
     written: Sequence[str],
     clauses: Sequence[int],
 ) -> tuple[list[str], set[int], set[int]]:
-    """Reactions told with their cause before a new complaint: "từng bị phù mặt khi uống aspirin,
-    nay đau răng thì uống gì?". The reaction and its drug are the patient's history (the drug is
-    not what is asked about); the complaint after them is the question. Without a later complaint
-    ("bị ho khan do captopril thì xử trí sao?") the reaction is what is asked."""
+    """Reactions told with their cause before a new complaint: the reaction and its drug are the
+    patient's history, never what is asked; the complaint after them is the question. Without a
+    later complaint the reaction is what is asked."""
     reactions: list[str] = []
     reaction_starts: set[int] = set()
     cause_starts: set[int] = set()

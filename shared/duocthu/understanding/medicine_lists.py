@@ -37,9 +37,8 @@ def _in_list(token: str) -> bool:
 
 
 def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
-    """Only list words, a verb of taking after a joiner ("và hay uống"), or a reason for the
-    medicine before ("vì rung nhĩ") closed by a joiner or a clause break: "warfarin vì rung nhĩ và
-    losartan" lists both."""
+    """Only list words, a verb of taking after a joiner, or a reason for the medicine before ("vì
+    rung nhĩ") closed by a joiner or a clause break."""
     words = _list_words()
     reason = joined = False
     for token in gap:
@@ -63,9 +62,8 @@ def listed_after(
     sentences: Sequence[int],
 ) -> list[DrugMatch]:
     """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
-    "digoxin, furosemid, spironolacton và acenocoumarol", "spironolacton với furosemid, thêm digoxin
-    nữa", "clopidogrel và aspirin sau đặt stent, thêm atorvastatin". The next drug joins when only
-    list words stand before it, or it opens a clause with a joiner ("…, thêm atorvastatin")."""
+    the next drug joins when only list words stand before it, or it opens a clause with a joiner
+    ("…, thêm atorvastatin")."""
     listed: list[DrugMatch] = []
     joiners = _list_words()["joiner"]
     while end < len(tokens):

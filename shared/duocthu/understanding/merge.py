@@ -164,10 +164,9 @@ def merge_with_prior_frame(
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
-    """A follow-up naming only drugs the catalogue lacks ("còn rifampicin thì sao?", "cho X được
-    không?") asks about them beside the conversation's drugs: is each named in their monographs?
-    The carried drugs are never replaced by a name with no monograph, with or without words
-    referring back (a name the catalogue lacks reads as a new topic to the rules)."""
+    """A follow-up naming only drugs the catalogue lacks asks about them beside the conversation's
+    drugs (is each named in their monographs?): the carried drugs are never replaced by a name with
+    no monograph."""
     prior = turn.prior
     if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
         return frame
@@ -220,9 +219,8 @@ def both_asked_again(tags: MessageTags, prior: QueryFrame | None) -> QueryFrame 
 
 
 def reading_picked(tags: MessageTags, prior: QueryFrame | None) -> str | None:
-    """A typed answer to `lowering_question` ("tác dụng phụ", "để điều trị") is read as the quick
-    reply it picks, as if that button were pressed: a reaction's words (the ADR section's phrases,
-    "gây ra") pick the second reading, a purpose ("để điều trị", "dùng để chữa") the first."""
+    """A typed answer to `lowering_question` is read as the quick reply it picks, as if that button
+    were pressed: a reaction's words pick the second reading, a purpose the first."""
     if prior is None or not _asked_two_readings(prior):
         return None
     cues, section = tags.cues, tags.attribute

@@ -232,10 +232,9 @@ def _read_before_no(
 
 
 def _named_by_others(drug: str, reading: TurnReading) -> tuple[Ask, ...]:
-    """A which-drug question about one drug's interactions ("thuốc nào tương tác với X"): the
-    formulary writes an interaction under either drug, so after X's own section the drugs whose
-    interaction section names X are listed; a question about X alone ("X tương tác gì?") reads
-    X's section only."""
+    """A which-drug question about one drug's interactions: the formulary writes an interaction
+    under either drug, so after X's own section the drugs whose interaction section names X are
+    listed; a question about X alone reads X's section only."""
     if not reading.asks_which_drug:
         return ()
     return (Ask(kind="relation", drugs=(drug,), candidate_sections=(INTERACTION_SECTION,)),)

@@ -180,10 +180,9 @@ def _apply_condition_candidate_cue(
 def _apply_safe_list_cue(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """ "Thuốc kháng sinh nào dùng được cho trẻ em?", "… cho người dị ứng penicilin?": which drugs
-    are safe for a population or a patient (an allergy, a pregnancy), with no condition to treat.
-    No section lists drugs that way: relation unknown, said so, never a request to name a drug
-    the user has not got."""
+    """Which drugs are safe for a population or a patient (an allergy, a pregnancy), with no
+    condition to treat: no section lists drugs that way, so the relation is unknown and said so,
+    never a request to name a drug the user has not got."""
     patient = frame.patient_context
     if (
         named
@@ -250,13 +249,10 @@ _QUESTION_FORMS: tuple[CueKind, ...] = (
 def _apply_narrowing_words(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
-    a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
-    listed apart; read as "chảy máu" it listed every drug that causes bleeding. So does a named
-    drug's ("Aspirin có gây chảy máu cam không?": its ADR section is read for "chảy máu cam").
-    Kept as the condition's `subtype`; no table is needed for each narrowed form. Not for a
-    contraindication: a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay
-    on that list."""
+    """The words right after a known finding's name narrow it ("chảy máu cam"), kept as the
+    condition's `subtype`, so an adverse-effect lookup searches the narrowed finding, the wider one
+    listed apart; no table is needed per narrowed form. Not for a contraindication: a drug
+    contraindicated in a condition is so in its severe form, and must stay on that list."""
     condition = frame.condition
     if (
         frame.turn_type not in ("condition_relation", "drug_attribute")

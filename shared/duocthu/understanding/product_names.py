@@ -30,12 +30,10 @@ def unknown_names(
 ) -> tuple[str, ...]:
     """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
 
-    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
-    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
-    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
-    cue phrases, ordinary words and lexicon terms (`not_a_common_word`), conditions and allergy
-    objects are never names.
-    A fuzzy suggestion's span is a name too: it was not found as written.
+    A name is a run of words that cannot be Vietnamese, or of capitalised words mid-sentence after a
+    product word or two or more in a row, with any strength that follows it. Spans the resolver
+    matched, section names, cue phrases, ordinary words and lexicon terms, conditions and allergy
+    objects are never names. A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
     cues = cues or scan_cues(text)
@@ -101,8 +99,7 @@ def unknown_names(
 
 def not_a_common_word(token: str) -> bool:
     """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
-    word list holds ("Glucotrazin"); an ordinary Vietnamese or English word ("stress", "test") or
-    a lexicon term ("INR") is none."""
+    word list holds; an ordinary Vietnamese or English word or a lexicon term is none."""
     return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
 
 

@@ -130,10 +130,9 @@ def asks_maximum(text: str) -> bool:
 
 
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
-    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
-    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
-    an answer from that drug's text alone must say it does not cover them. An unknown name
-    elsewhere in the question (an abbreviation, a place) is left alone."""
+    """The names the catalogue lacks that the question joins to a catalogue drug: asked about beside
+    it, so an answer from that drug's text alone must say it does not cover them. An unknown name
+    elsewhere in the question is left alone."""
     tokens = list(tags.cues.folded)
     spans = [(m.start, m.end) for m in tags.matches]
     if frame.turn_type == "interaction" and frame.drugs:

@@ -101,11 +101,9 @@ def reaction_section(reading: Reading) -> Reading:
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
-    """ "Bệnh nhân suy thận có được chỉ định metformin không?", "Trẻ 5 tuổi có chỉ định aspirin được
-    không?": whether this patient may take the drug is a decision (the contraindications first),
-    not what the drug is indicated for, which alone would leave the contraindication out. Only the
-    yes/no form about a patient: "X được chỉ định trong trường hợp nào?" and "X có được chỉ định
-    cho viêm họng không?" stay chỉ định."""
+    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
+    drug is a decision (the contraindications first), not what the drug is indicated for, which
+    alone would leave the contraindication out. Only the yes/no form about a patient."""
     folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
     return (

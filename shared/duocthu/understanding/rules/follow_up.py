@@ -66,9 +66,8 @@ def continues(reading: Reading) -> bool:
 
 
 def tells_a_measure(reading: Reading) -> bool:
-    """The turn only tells a value of the case ("kali máu 6,2 mmol/l", "creatinin 180"): a number,
-    no question, no cue and no complaint. It updates the patient and keeps the topic; read alone it
-    would be out of scope and break the conversation's chain."""
+    """The turn only tells a value of the case: a number, no question, no cue and no complaint. It
+    updates the patient and keeps the topic; read alone it would break the conversation's chain."""
     cues = reading.cues
     return (
         "?" not in reading.text
@@ -79,9 +78,8 @@ def tells_a_measure(reading: Reading) -> bool:
 
 
 def relation_kept(reading: Reading) -> dict[str, Any] | None:
-    """ "Người bị gút nên tránh thuốc nào?", then "còn người suy thận thì sao?": the same relation
-    of another condition or population. Read as a new which-drug question it would list the drugs
-    that treat renal failure: the inversion this guards against."""
+    """ "còn người suy thận thì sao?" after a relation question: the same relation of another
+    condition or population; read as a new which-drug question it would invert to the indications."""
     prior, cues, asked_about = reading.prior, reading.cues, reading.asked_about
     if (
         prior is None

@@ -83,12 +83,10 @@ MIN_LISTED = 2
 
 
 def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
-    """In a case that lists what the patient takes, the drugs its question asks about: "đang uống
-    warfarin và digoxin … có dùng được ibuprofen không?" asks whether this patient may take
-    ibuprofen (the medicines taken stay in patient_context, and the facets read them), and "… có
-    dùng được ibuprofen không, hay nên uống thuốc gì khác?" asks which drug, for the complaint: the
-    question's last clause decides. A drug asked after no such list, or in no yes/no form, stays
-    as it was; so does a turn saying "dùng chung" or "phối hợp" (`cues.has("interaction")`)."""
+    """In a case that lists what the patient takes, the drugs its question asks about: whether this
+    patient may take the other drug (the medicines taken stay in patient_context), or, asked with
+    "thuốc gì khác", which drug for the complaint: the question's last clause decides. A drug asked
+    after no such list, or in no yes/no form, stays as it was."""
     cues, facts, named = reading.cues, reading.facts, reading.named
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     asked = [m for m in named if m.start not in mine]
@@ -105,8 +103,7 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
 
 def content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:
     """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
-    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none). `names`: where
-    the names stand, start and end."""
+    a name. `names`: where the names stand, start and end."""
     taken = set(cues.covered())
     for start, end in names:
         taken.update(range(start, end))

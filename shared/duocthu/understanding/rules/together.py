@@ -34,9 +34,8 @@ Beside = Literal["taken", "joined"] | None
 
 
 def taken_together(reading: Reading) -> dict[str, Any] | None:
-    """May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
-    không?" after a question about paracetamol (the conversation's drug first), or "uống
-    paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first)."""
+    """May the drug be taken with the patient's medicines, whichever of the two the conversation
+    named first; one drug of an interaction swapped in a follow-up."""
     turn, cues, named, attribute = reading.turn, reading.cues, reading.named, reading.attribute
     unknown, prior = reading.unknown, reading.prior
     with_prior = _with_conversation_drug(cues, reading.facts, named, unknown, attribute, prior)
@@ -58,12 +57,9 @@ def taken_together(reading: Reading) -> dict[str, Any] | None:
 
 
 def beside_another_medicine(reading: Reading) -> Beside:
-    """Whether the medicines asked about are taken beside another: "taken" when the patient
-    already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
-    thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
-    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), "với"/"chung" to a class
-    the cue tables name ("uống methotrexat với thuốc chống viêm không steroid"), or only pairing
-    words stand between two of them ("digoxin đi với Lasix")."""
+    """Whether the medicines asked about are taken beside another: "taken" when the patient already
+    takes a medicine that is not one of them, "joined" when a joiner word joins one of them to
+    another or to a class (`JOINER_WORDS`), or only pairing words stand between two of them."""
     folded, facts, named, unknown = reading.cues.folded, reading.facts, reading.named, reading.unknown
     class_starts = frozenset(c.start for c in reading.cues.all("drug_class"))
     asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
@@ -126,9 +122,8 @@ def _added_beside_conversation(
     attribute: str | None,
     prior: QueryFrame | None,
 ) -> list[str]:
-    """The conversation's drugs, when a turn adds one other drug to them and asks nothing else of it
-    ("Nếu phải thêm Cordarone nữa thì sao?" after questions on digoxin; "cho thêm loratadin được
-    không?" after cetirizin): the question is the drugs together. Empty otherwise."""
+    """The conversation's drugs, when a turn adds one other drug to them ("thêm X") and asks nothing
+    else of it: the question is the drugs together. Empty otherwise."""
     if prior is None or not prior.drugs or attribute or unknown or len(named) != 1 or reverse_lookup(cues):
         return []
     added = named[0]
@@ -172,9 +167,8 @@ def _with_patient_medicines(
     turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
 ) -> list[str]:
     """The medicines the conversation's patient takes, when this turn asks whether one other drug
-    may be taken ("tôi đang dùng warfarin", then "uống paracetamol được không?"; "BN đang dùng
-    spironolacton", then "phối hợp captopril được không?"): the question is the two together.
-    Empty when the turn asks something else of the drug (a section, its overview)."""
+    may be taken: the question is the two together. Empty when the turn asks something else of the
+    drug (a section, its overview)."""
     prior = turn.prior
     if (
         prior is None
@@ -189,12 +183,10 @@ def _with_patient_medicines(
 def _interaction_kept(
     turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
 ) -> list[str]:
-    """ "Còn fluconazol thì sao?" after an interaction question: the same question with one drug
-    swapped. Kept are the patient's own medicines of the prior pair ("đang dùng warfarin, kê thêm
-    ciprofloxacin được không?"), else the drugs other than one of the new drug's own class (its ATC
-    chemical subgroup: an alternative takes the place of its class-mate), else its first drug, the
-    subject ("warfarin có tương tác với aspirin không?", then "còn ibuprofen?"). Empty when the
-    turn is no such follow-up."""
+    """ "Còn X thì sao?" after an interaction question: the same question with one drug swapped.
+    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the
+    new drug's own class (its ATC chemical subgroup: an alternative takes its class-mate's place),
+    else its first drug, the subject. Empty when the turn is no such follow-up."""
     prior = turn.prior
     if (
         prior is None

@@ -231,9 +231,8 @@ def _continued_turn(
 
 def state_section(context: PatientContext) -> str | None:
     """The section the formulary gives the patient's state, if any: a pregnant or breastfeeding
-    patient's (the contraindications go beside it: plan._one_drug_support); for an allergy or a
-    disease ("người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?"),
-    whether the drug may be used at all: the contraindications, where cross-allergies are listed."""
+    patient's; for an allergy or a disease, whether the drug may be used at all: the
+    contraindications, where cross-allergies are listed."""
     if context.pregnancy or context.breastfeeding:
         return PREGNANCY_SECTION if context.pregnancy else BREASTFEEDING_SECTION
     if context.allergies or any(condition_kind(c) == "disease" for c in context.comorbidities):
