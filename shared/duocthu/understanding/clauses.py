@@ -26,9 +26,8 @@ _OPENS_CLAUSE = re.compile(_OPENER, re.IGNORECASE)
 # before a word that opens a clause.
 _BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", re.IGNORECASE)
 
-# Words that close a question when they end it, as written: a word typed with marks matches only
-# the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
-# folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
+# Words that close a question when they end it ("không" in its chat spellings, the question words),
+# as written: a word typed with marks matches only the same marks; typed without, its folded form.
 _CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
 
 # The question words that ask what (not whether): one inside a clause asks there, wherever it

@@ -387,6 +387,6 @@ TOGETHER_WORDS = frozenset({"cung", "kem"})
 # "thêm" right before a medicine adds it to what is taken: beside the conversation's drug, the two.
 ADD_WORD = "them"
 JOINER_WORDS = TOGETHER_WORDS | {"voi", "chung"}
-# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too ("paracetamol và
-# tramadol"): a name the catalogue lacks, so joined, is asked about beside the catalogue drug.
+# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too: a name the
+# catalogue lacks, so joined, is asked about beside the catalogue drug.
 NAME_JOINER_WORDS = JOINER_WORDS | {"va", "hoac", "hay", "phoi", "hop"}

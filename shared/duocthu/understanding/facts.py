@@ -414,9 +414,8 @@ def _past_reactions(
             if before:
                 past(before[-1].start, before[-1].start + before[-1].length, match)
                 continue
-        # the drug, then "bị" and the reaction, then a new complaint: "trước đây uống Tegretol bị
-        # phồng rộp da. Nay động kinh tái phát…" (told as past: without it, "uống X bị Y" is a
-        # reaction happening now, asked about). The reaction runs to the end of its clause.
+        # the drug, then "bị" and the reaction told as past, then a new complaint (not told as past,
+        # it is a reaction happening now, asked about); the reaction runs to its clause's end
         said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
         if said is None or not told_as_past or said.end >= len(clauses):
             continue

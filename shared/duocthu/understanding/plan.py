@@ -122,8 +122,8 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
         reading.text,
     )
     if decision and frame.population is not None and reading.yes_or_no:
-        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
-        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
+        # whether this patient may take it: the monograph is ordered for the patient too, in the
+        # formulary's words for the population
         query = " ".join((query, *population_wordings(frame.population)))
     return Ask(
         kind="section" if frame.attribute else "monograph",

@@ -86,9 +86,8 @@ def _apply_reverse_relation_cues(
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
-    # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
-    # about, not the patient's condition; the one left (or the population) is what excludes them.
-    # A class condition starts right after its cue or shares its last word ("thuốc giảm" + "giảm đau").
+    # A class ("thuốc giảm đau") names the drugs asked about, not the patient's condition; the one
+    # left (or the population) excludes them. It starts right after its cue or shares its last word.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
@@ -96,8 +95,8 @@ def _apply_reverse_relation_cues(
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
     if cue.value == "adverse_effect" and _names_caution(cues):
-        # "người suy tim cần thận trọng khi dùng những thuốc nào": which drugs need care, a list no
-        # one section holds; "khi dùng thuốc nào" reads a reaction only when no caution is named
+        # which drugs need care is a list no one section holds; "khi dùng thuốc nào" reads a
+        # reaction only when no caution is named
         return _reverse(frame, "condition_relation", "unknown", condition)
     if cue.value == "adverse_effect" and frame.condition is not None:
         # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
@@ -108,7 +107,7 @@ def _apply_reverse_relation_cues(
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
     # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
-    # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
+    # đường huyết"), asks what relieves it
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
     if (
@@ -135,7 +134,6 @@ def _apply_reverse_relation_cues(
         )
     if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
         # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
-        # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
         return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", cue.value, condition)
 

@@ -80,11 +80,9 @@ def unknown_names(
         j = i + 1
         while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
             j += 1
-        # Right after a known name: a maker ("Acyclovir Stella 800 mg"), a word that goes on the
-        # name ("Panadol extra", data: name_variant) or the drug again in brackets ("aspirin
-        # (salicylat)") is no name; another word in lower case is a second ingredient ("Hapacol
-        # codein"). A drug named again ("phối hợp digoxin thì giảm digoxin") is known: `resolve`
-        # keeps only each drug's first mention.
+        # Right after a known name, a maker, a word that goes on the name (name_variant) or the
+        # drug again in brackets is no name; another word in lower case is a second ingredient
+        # ("Hapacol codein"). A drug named again is known (`resolve` keeps its first mention).
         name = " ".join(raw[i:j])
         after_known = i in drug_ends and (
             not raw[i][:1].islower() or i in variants or f"({name})" in bracketed

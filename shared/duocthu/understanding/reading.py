@@ -71,8 +71,8 @@ def only_section_words(tags: MessageTags) -> bool:
     return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
-# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
-# "những thuốc giảm đau nào", "kháng sinh nào"). Not "gì": "thuốc X là gì" asks about drug X.
+# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause. Not "gì":
+# "thuốc X là gì" asks about drug X.
 _WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
 _WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{0,40}?\bnao\b")
 
@@ -136,9 +136,8 @@ def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...
     tokens = list(tags.cues.folded)
     spans = [(m.start, m.end) for m in tags.matches]
     if frame.turn_type == "interaction" and frame.drugs:
-        # the words asked the drugs together ("Y có dùng chung với X được không?"), or a follow-up
-        # asked them beside the drugs the conversation carries: every name that is a drug (a real
-        # one, or a product written as a name) goes with them; a typo ("khôg") does not
+        # the drugs asked together, by the words or beside the drugs a follow-up carries: every
+        # name that is a drug (a real one, or a product written as a name) goes with them
         return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
     for name in unknown_taken(frame, outside=True):

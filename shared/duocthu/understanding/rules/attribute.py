@@ -65,8 +65,7 @@ def section_of_drug(reading: Reading) -> Reading:
         and asked is None
         and not WHICH_WORDS & set(cues.folded[purpose_object.start :])
     ):
-        # "colchicin trị gút cấp được không": for gout; "trị những loại nhiễm nấm nào" asks
-        # which, the indications as a whole
+        # the condition the purpose names; "trị những loại … nào" asks the indications whole
         asked = ("indication", purpose_object)
     helped = [c for c in facts.complaints if c.start not in reading.history]
     if attribute in (None, INDICATION_SECTION) and products and helped and cues.has("efficacy"):
@@ -94,8 +93,7 @@ def reaction_section(reading: Reading) -> Reading:
     if attribute is None and told_reaction:
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     if attribute is None and reading.named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
-        # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
-        # before, handled for this drug; after an overdose question, the overdose section
+        # "X thì xử trí sao?": the reaction or overdose of the turn before, handled for this drug
         attribute = managed_attribute(prior_section, cues)
     return replace(reading, attribute=attribute)
 

@@ -91,8 +91,7 @@ def noticed_after_use(cues: TurnCues, products: Sequence[tuple[int, int]]) -> bo
     )
 
 
-# Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?", "X
-# uống vô bị buồn nôn".
+# Words between a drug and the "bị" of its reaction ("uống X có thể bị …").
 _BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma", "uong", "dung", "xit", "boi", "vo", "xong"})
 # Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban", "xài X thấy buồn ngủ".
 _THEN_WORDS = frozenset({"ma", "xong", "vo", "vao", "thay"})

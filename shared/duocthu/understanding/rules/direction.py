@@ -26,8 +26,7 @@ _EFFECT_VERBS = frozenset(
 _MAKES = (("co", "lam"), ("co", "khien"))
 # "có (thể) bị" after the drug: whether taking it brings something on ("Uống X có bị ho khan không?")
 _GETS = (("co", "bi"), ("co", "the", "bi"))
-# After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
-# xét nghiệm gì không" (a test done).
+# After "có làm", what is not something brought on: "có làm sao" (is it serious), a test done.
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
 # At most this many words of a finding no condition table names ("có bị rụng tóc không").
 _UNNAMED_FINDING_WORDS = 5

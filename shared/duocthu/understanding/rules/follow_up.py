@@ -49,8 +49,7 @@ def continues(reading: Reading) -> bool:
         return False
     prior = reading.prior
     if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
-        # "Ông tôi đang uống Sintrom", then "ông bị đau khớp gối": a complaint of the patient
-        # described, to find a drug for; the medicine he takes is not the subject.
+        # a complaint of the patient described before: a drug to find, not the medicine taken
         return False
     return bool(
         cues.leads("continue_lead")

@@ -61,12 +61,9 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
     ):
-        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
-        # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
-        # patient_context); the question is which drug, for the condition. Without a condition
-        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject, and so
-        # is it when the complaint is told as what happened on it ("đang uống captopril bị ho
-        # khan": its adverse reactions, not a drug for the cough).
+        # a complaint beside the patient's own medicines: they stay in patient_context and the
+        # question is which drug, for the complaint. Without a complaint, or with one told as
+        # what happened on the medicine (its reaction), the medicine is still the subject.
         named = ()
     elif named and not reading.unknown and not cues.has("interaction"):
         named = _asked_of_the_case(reading)

@@ -53,9 +53,8 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
         # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
-        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
-        # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
-        # section, "uống nhiều hơn liều nhà sản xuất khuyến cáo" about the dose.
+        # Price, a missed dose, where to buy: no section answers them. Buying and the maker are
+        # weak evidence: beside a section asked, the section decides.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 
@@ -85,9 +84,8 @@ def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
         and not attribute
         and same_question(reading.text, cues, named, prior)
     ):
-        # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
-        # the drug this turn names. Nothing else of the prior frame comes with it, but the
-        # condition of "X có trị Y không?" ("thế còn ibuprofen?": does it treat Y).
+        # "thế còn X?": the section asked before, of the drug this turn names; of the prior frame
+        # only the condition of "có trị Y không?" comes with it
         assert prior is not None
         turn_type, attribute = "drug_attribute", prior.attribute
         if prior.turn_type == "drug_to_condition":
@@ -181,9 +179,8 @@ def named_turn(
         or beside
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
-        # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
-        # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
-        # says together ("dùng chung", "cùng lúc") or one is a medicine the patient already takes.
+        # two medicines asked of nothing else are asked together; for a patient, or asked what
+        # they are, each, unless the words say together or one is a medicine already taken
         return "interaction", INTERACTION_SECTION
     if beside and (
         attribute in (None, CAUTION_SECTION)
@@ -191,16 +188,14 @@ def named_turn(
         or (beside == "joined" and attribute == ADR_SECTION)
         or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.folded))
     ):
-        # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
-        # "X cùng thuốc ức chế MAO gây ra vấn đề gì?", "đang uống thuốc tránh thai thì liều X có
-        # cần thay đổi không?": the drug beside a class or an unnamed medicine is its
-        # interactions; any other section asked outright ("liều X bao nhiêu") is kept.
+        # the drug beside a class or an unnamed medicine (asked whether, what to watch, what goes
+        # wrong, or a dose changed for it) is its interactions; any other section asked is kept
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
     if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
-        # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
-        # decision for them, answered from the parts that speak to them, never the intro sections.
+        # for a described patient or a population: a decision for them, answered from the parts
+        # that speak to them, never the intro sections
         return "drug_attribute", attribute
     if asks_more and not cues.has("overview"):
         # "Warfarin INR mục tiêu": a question no section phrase names; the free-form route orders
