@@ -2,13 +2,10 @@
 
 A clause ends where the words before a boundary close a question (a question mark, or a question
 word closing them) and the words after it ask a question of their own: a question word, or a
-question mark closing words that name something of their own (a drug, or a section beside the one
-the words before asked: "…: liều? Đang warfarin, INR có bị ảnh hưởng?"), never a question mark
-alone ("…, nếu bé 2 tuổi?" is a condition of the question before it). Boundaries
-are question marks, semicolons, line breaks, commas, and the coordinating conjunctions that may
-open a clause; never "hay"/"hoặc" (or), which offer an alternative within the same question.
-Words that ask nothing (the patient told first, a closing remark) stay with the clause they stand
-beside: before the first question they open it, after the last they close it.
+question mark closing words that name a drug or a section of their own, never a question mark alone
+(a condition of the question before). Boundaries are question marks, semicolons, line breaks,
+commas and the conjunctions that may open a clause; never "hay"/"hoặc" (an alternative within the
+same question). Words that ask nothing stay with the clause they stand beside.
 """
 
 from __future__ import annotations
