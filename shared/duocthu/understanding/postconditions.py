@@ -94,13 +94,15 @@ def _apply_reverse_relation_cues(
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
-    if cue.value == "adverse_effect" and _names_caution(cues):
+    if cue.value != "adverse_effect":
+        return _reverse(frame, "condition_relation", cue.value, condition)
+    # what the drugs bring on, from here on
+    if _names_caution(cues):
         # which drugs need care is a list no one section holds; "khi dùng thuốc nào" reads a
         # reaction only when no caution is named
         return _reverse(frame, "condition_relation", "unknown", condition)
-    if cue.value == "adverse_effect" and frame.condition is not None:
-        # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
-        # what follows the cue; a condition before it is the patient's
+    if frame.condition is not None:
+        # what the drugs bring on is what follows the cue; a condition before it is the patient's
         after = [c for c in kept if c.start >= cue.end]
         caused = _condition_after(cue, cues, after, True)
         if caused is not None:
@@ -110,32 +112,25 @@ def _apply_reverse_relation_cues(
     # đường huyết"), asks what relieves it
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
-    if (
-        cue.value == "adverse_effect"
-        and relieved is None
-        and verb in RELIEF_VERBS
-        and kept
-        and not named_there
-    ):
+    if relieved is None and verb in RELIEF_VERBS and kept and not named_there:
         relieved = kept[0]
-    if cue.value == "adverse_effect" and relieved is not None:
-        # "thuốc nào làm giảm đau / làm hạ sốt": what relieves it, the indications; never the drugs
-        # that cause pain or fever
+    if relieved is not None:
+        # what relieves it, the indications; never the drugs that cause pain or fever
         kind = "symptom_to_drug" if relieved.kind == "symptom" else "condition_to_drug"
         return _reverse(
             frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
-    if cue.value == "adverse_effect" and causative and named_there and verb in _LOWERING and condition:
+    if causative and named_there and verb in _LOWERING and condition:
         # "thuốc nào làm hạ huyết áp": the drugs used to lower it or those that bring hypotension on
         # as a reaction; the words do not tell which, so ask, offering both readings
         return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
             update=lowering_question(condition.normalized or condition.text)
         )
-    if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
+    if causative and verb in RELIEF_VERBS and not named_there:
         # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
         return _reverse(frame, "symptom_to_drug", "indication", condition)
-    return _reverse(frame, "condition_relation", cue.value, condition)
+    return _reverse(frame, "condition_relation", "adverse_effect", condition)
 
 
 def _names_caution(cues: TurnCues) -> bool:
