@@ -101,15 +101,10 @@ def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCu
     """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe, every condition
     named is whom the drug is for (right after "cho", "ở"), and nothing says "điều trị": no
     indication lookup, which would list the drugs that treat the condition."""
-    if not asks_what_is_safe(cues):  # "thuốc dùng cho người THA" asks what treats them
+    if not cues.has("safe_to_use"):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
     return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
-
-
-def asks_what_is_safe(cues: TurnCues) -> bool:
-    """ "an toàn", "dùng được" (kind `safe_to_use`): the question asks what is safe, not what treats."""
-    return cues.has("safe_to_use")
 
 
 def avoids_combining(cues: TurnCues) -> bool:

@@ -17,7 +17,6 @@ from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import (
     RELIEF_VERBS,
-    asks_what_is_safe,
     avoids_combining,
     condition_asked,
     named_drug_cues,
@@ -184,7 +183,7 @@ def _apply_safe_list_cue(
         or not (frame.population or patient.allergies or patient.pregnancy or patient.breastfeeding)
         or not cues.has("candidate")
         or cues.has("reverse_relation")
-        or not asks_what_is_safe(cues)
+        or not cues.has("safe_to_use")  # what is safe, not what treats
     ):
         return frame
     return _reverse(frame, "condition_relation", "unknown", None)

@@ -1,10 +1,8 @@
-"""Stage: whether this patient may take the one drug asked. A described patient and one drug
-asked ("… dùng X được không?", "có nên dùng X cho người nhược cơ không?", "muốn bắt đầu X thì
-lo ngại gì?") is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`),
-the evidence ranking which line leads. A number, an age or a dose word does not make it a dose
-question unless a quantity is asked; a medicine the patient takes does not make it an interaction
-question (its pairs are read beside); a condition after "cho người … bị" is the patient's, not a
-reaction asked about."""
+"""Stage: whether this patient may take the one drug asked. A described patient and one drug asked
+is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`), the
+evidence ranking which line leads. A number or a dose word makes no dose question unless a quantity
+is asked; a medicine taken makes no interaction question (its pairs are read beside); a condition
+after "cho người … bị" is the patient's, not a reaction asked about."""
 
 from __future__ import annotations
 
