@@ -29,7 +29,7 @@ from duocthu.understanding.rules.direction import with_asked
 from duocthu.understanding.rules.follow_up import continues, same_question
 from duocthu.understanding.rules.names import content_words
 from duocthu.understanding.rules.reading import Reading
-from duocthu.understanding.rules.together import Beside, beside_another_medicine
+from duocthu.understanding.rules.together import beside_another_medicine
 
 # A dose changed because of another medicine: "liều X có cần thay đổi không?".
 _DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
@@ -66,18 +66,11 @@ def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
     if not drugs:
         return None
     frame = reading.frame()
-    asks_more = content_words(cues, [(m.start, m.end) for m in named])
+    spans = [(m.start, m.end) for m in named]
     turn_type, attribute = (
         ("drug_attribute", None)
         if reading.decides
-        else named_turn(
-            len(drugs) + len(reading.unknown),
-            reading.attribute,
-            cues,
-            reading.facts,
-            asks_more,
-            beside_another_medicine(reading),
-        )
+        else named_turn(reading, len(drugs) + len(reading.unknown), spans)
     )
     if (
         turn_type in ("drug_overview", "drug_attribute")
@@ -131,12 +124,8 @@ def unknown_product_frame(reading: Reading) -> dict[str, Any] | None:
     a misspelt or half-remembered name asked back."""
     if not reading.unknown:
         return None
-    beside = beside_another_medicine(reading)
     # as for a catalogue drug: a question no section phrase names is read over the monograph
-    asks_more = content_words(reading.cues, reading.products)
-    turn_type, attribute = named_turn(
-        len(reading.unknown), reading.attribute, reading.cues, reading.facts, asks_more, beside
-    )
+    turn_type, attribute = named_turn(reading, len(reading.unknown), reading.products)
     clarify = name_asked_back(reading)
     frame = {
         **reading.frame(),
@@ -160,17 +149,13 @@ def dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryF
     return asks_dose or (prior is not None and prior.turn_type == "dosing_calc")
 
 
-def named_turn(
-    products: int,
-    attribute: str | None,
-    cues: TurnCues,
-    facts: Facts,
-    asks_more: bool,
-    beside: Beside,
-) -> tuple[str, str | None]:
-    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
-    `beside` another medicine or not (`together.beside_another_medicine`). The section for the
-    patient's state is chosen after the merge (`section_for_patient`)."""
+def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]) -> tuple[str, str | None]:
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names,
+    standing at `spans`), beside another medicine or not (`together.beside_another_medicine`). The
+    section for the patient's state is chosen after the merge (`section_for_patient`)."""
+    attribute, cues, facts = reading.attribute, reading.cues, reading.facts
+    beside = beside_another_medicine(reading)
+    asks_more = content_words(cues, spans)
     for_someone = bool(facts.population or facts.states_patient)
     if products >= 2 and (
         attribute == INTERACTION_SECTION
