@@ -6,6 +6,7 @@ combining, "xử trí" of a reaction, and the condition a which-drug question is
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import pairwise
 
 from duocthu.core.conditions import ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
@@ -120,6 +121,17 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
     if cues.has("manage") and (attribute == ADR_SECTION or (attribute is None and reaction)):
         return ADR_MANAGEMENT_SECTION
     return attribute
+
+
+# Folded words that change a dose, before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
+_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
+
+
+def changes_dose(folded: Sequence[str]) -> bool:
+    """The words change a dose: "thay đổi", or a change word with "liều" within two words after."""
+    return ("thay", "doi") in pairwise(folded) or any(
+        w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded)
+    )
 
 
 # Words that may stand between a "does it treat" cue and the condition it names.

@@ -13,12 +13,11 @@ from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.phrases import find_phrase
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.text import asks_yes_or_no, fold
+from duocthu.understanding.cue_readings import changes_dose
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Folded words that ask a quantity or a manner: a dose question, not a decision.
 _HOW_MUCH = frozenset({("bao", "nhieu"), ("bao", "lau"), ("toi", "da"), ("the", "nao"), ("ra", "sao")})
-# Folded words that change a dose right before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
-_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
 _AMOUNT_REACH = 3  # words after the drug where an amount proposed for it stands ("X 500 mg")
 
 
@@ -82,8 +81,7 @@ def _asks_quantity(reading: Reading, drug_end: int) -> bool:
     không?"), or an amount proposed right after the drug ("X 500 mg được không?")."""
     folded = reading.cues.folded
     after = folded[drug_end : drug_end + _AMOUNT_REACH]
-    changed = any(w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded))
-    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changed
+    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changes_dose(folded)
     return asked or any(w[:1].isdigit() for w in after)
 
 

@@ -5,7 +5,6 @@ a turn going on about the conversation's drugs; else out of scope."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 from duocthu.core.conditions import condition_kind
@@ -20,7 +19,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
-from duocthu.understanding.cue_readings import managed_attribute
+from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.merge import CONTINUED
@@ -30,9 +29,6 @@ from duocthu.understanding.rules.follow_up import continues, same_question
 from duocthu.understanding.rules.names import content_words
 from duocthu.understanding.rules.reading import Reading
 from duocthu.understanding.rules.together import beside_another_medicine
-
-# A dose changed because of another medicine: "liều X có cần thay đổi không?".
-_DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
 
 
 def off_topic(reading: Reading) -> dict[str, Any] | None:
@@ -171,7 +167,7 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
         attribute in (None, CAUTION_SECTION)
         or cues.has("interaction")
         or (beside == "joined" and attribute == ADR_SECTION)
-        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.folded))
+        or (beside == "taken" and attribute == DOSE_SECTION and changes_dose(cues.folded))
     ):
         # the drug beside a class or an unnamed medicine (asked whether, what to watch, what goes
         # wrong, or a dose changed for it) is its interactions; any other section asked is kept
@@ -187,10 +183,6 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
         # the whole monograph for it, where the intro sections would not hold the answer.
         return "drug_attribute", None
     return "drug_overview", None
-
-
-def _changes_dose(folded: Sequence[str]) -> bool:
-    return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
 
 
 def _continued_turn(
