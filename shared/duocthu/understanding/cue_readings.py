@@ -14,8 +14,7 @@ from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_P
 from duocthu.core.text import fold, raw_words
 from duocthu.understanding.cues import WHICH_WORDS, Cue, TurnCues, gapped_section_cues, scan_cues
 
-# Words that may stand between "không" and the use it negates: "không được", "không nên",
-# "không được khuyến cáo".
+# Words that may stand between "không" and the use it negates ("không được khuyến cáo").
 _MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # folded
 # Between a negation and the use form it negates: "cấm dùng cho | người bị bệnh gì".
 _USE_WORDS = frozenset({"dung", "su", "uong", "cho"})
@@ -66,8 +65,7 @@ def section_matches(text: str, gapped: bool = True, cues: TurnCues | None = None
         return all(end <= a or b <= match.start or (match.start <= a and b <= end) for a, b in conditions)
 
     def as_asked(match: PhraseMatch[str]) -> PhraseMatch[str]:
-        # "không được dùng trong những trường hợp nào", "không được chỉ định cho ai": a use
-        # question under a negation asks when the drug must not be used.
+        # a use question under a negation asks when the drug must not be used
         if match.value == "chi_dinh" and _negated(tokens, match.start):
             return PhraseMatch(match.start, match.length, "chong_chi_dinh")
         return match

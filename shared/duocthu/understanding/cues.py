@@ -301,17 +301,15 @@ def scan_cues(text: str) -> TurnCues:
         if asked:
             by_kind["candidate"] = tuple(asked)
     if "reverse_relation" not in by_kind:
-        # "người bị gút chống chỉ định thuốc lợi tiểu nào": a class or a population sits inside
-        # the form; the first gapped form found, spanning its first part only (its later parts are
-        # words of the question, never of the condition: `form_part`)
+        # a class or a population sits inside the form: the first gapped form, spanning its first
+        # part only (its later parts are words of the question, never of the condition: `form_part`)
         gapped = gapped_forms(" ".join(tokens), "reverse_relation")
         if gapped:
             value, (first, *later) = gapped[0]
             by_kind["reverse_relation"] = (Cue("reverse_relation", value, first.start, 1),)
             by_kind["form_part"] = tuple(Cue("form_part", "", m.start, m.length) for m in later)
     if "reverse_relation" not in by_kind:
-        # "thuốc giảm đau có gây loét dạ dày không?": whether a class brings something on asks
-        # which drugs list it among their reactions (the class is not filtered, and it is said)
+        # whether a class brings something on asks which drugs list it among their reactions
         caused = [
             Cue("reverse_relation", "adverse_effect", c.end, end - c.end)
             for c in by_kind.get("drug_class", ())

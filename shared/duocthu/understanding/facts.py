@@ -30,16 +30,14 @@ REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidn
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
 )
-# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
-# ("Má tui xài Plavix sau đặt stent.").
+# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes.
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
 _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
-# Words of a stated level after "suy thận" / "suy gan" / "xơ gan" ("suy thận giai đoạn cuối", "xơ gan
-# Child-Pugh C"), kept so that stage 2 reads the level (duocthu.retrieval.levels).
+# Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read.
 _RENAL_DETAIL = frozenset(
     fold(w)
     for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
@@ -350,8 +348,7 @@ def _allergies(
         span = _object_after(cue, tokens, clauses)
         if len(span):
             allergies.append(" ".join(written[i] for i in span))
-            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
-            # drug asked about (its contraindications list the hypersensitivity)
+            # an allergy to X's own ingredients leaves X the drug asked about
             own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
             objects.update(span[:2] if own else span)
             # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint

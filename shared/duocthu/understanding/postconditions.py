@@ -121,8 +121,7 @@ def _apply_reverse_relation_cues(
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
     if causative and named_there and verb in _LOWERING and condition:
-        # "thuốc nào làm hạ huyết áp": the drugs used to lower it or those that bring hypotension on
-        # as a reaction; the words do not tell which, so ask, offering both readings
+        # "làm hạ X": a use or a reaction; the words do not tell which, so ask, offering both
         return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
             update=lowering_question(condition.normalized or condition.text)
         )

@@ -56,8 +56,8 @@ def unknown_names(
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            # an ordinary word goes on a name already begun ("Coversyl Plus"), and begins none but
-            # an acronym before its strength ("ACC 200"; "glucose 5%" is a fluid)
+            # an ordinary word goes on a name already begun, and begins none but an acronym before
+            # its strength ("ACC 200")
             acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
             return in_run or not_a_common_word(raw[i]) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")

@@ -49,9 +49,8 @@ def section_of_drug(reading: Reading) -> Reading:
     named, unknown = reading.named, reading.unknown
     refers_to_drug = reading.earlier or cues.has("continue")
     if attribute is None and (named or unknown or (refers_to_drug and not reverse_lookup(cues))):
-        # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
-        # about cetirizin asks its adverse reactions, not the section asked before (with no drug
-        # before, which drug is asked back, never a drug for drowsiness)
+        # also of the conversation's drug ("Nó có gây buồn ngủ không?"), not the section asked
+        # before; with no drug before, which drug is asked back
         attribute = named_drug_attribute(cues, facts.complaints)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
@@ -69,8 +68,7 @@ def section_of_drug(reading: Reading) -> Reading:
         asked = ("indication", purpose_object)
     helped = [c for c in facts.complaints if c.start not in reading.history]
     if attribute in (None, INDICATION_SECTION) and products and helped and cues.has("efficacy"):
-        # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
-        # what the drug is for, not whether this patient may take it (the contraindications)
+        # whether it helps the complaint is what the drug is for, not whether the patient may take it
         attribute, asked = INDICATION_SECTION, ("indication", helped[0])
     return replace(reading, attribute=attribute, asked=asked)
 
@@ -83,8 +81,8 @@ def reaction_section(reading: Reading) -> Reading:
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
     prior_section = reading.prior.attribute if reading.prior is not None else None
-    # a generic caution form ("phải làm [những] gì") gives way to a told reaction's management, and
-    # to the section handled before ("Bây giờ phải làm gì?" after an overdose)
+    # a generic caution form ("phải làm gì") gives way to a told reaction's management, and to the
+    # section handled before
     generic = {None, *(c.value for c in cues.all("modal_section"))}
     handled = reaction or prior_section in HANDLED_SECTIONS
     if handled and cues.has("manage") and reading.turn.tags.named_attribute in generic:

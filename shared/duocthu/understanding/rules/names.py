@@ -69,8 +69,7 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         named = _asked_of_the_case(reading)
     allergens = facts.object_positions | facts.reaction_cause_starts
     if any(m.start not in allergens for m in named):
-        # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
-        # question is about ibuprofen (patient_context keeps the allergy)
+        # the allergen is the patient's (patient_context keeps it), the other drug is asked
         named = tuple(m for m in named if m.start not in allergens)
     return replace(reading, named=named)
 

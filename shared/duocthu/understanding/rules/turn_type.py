@@ -179,8 +179,7 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
         # that speak to them, never the intro sections
         return "drug_attribute", attribute
     if asks_more and not cues.has("overview"):
-        # "Warfarin INR mục tiêu": a question no section phrase names; the free-form route orders
-        # the whole monograph for it, where the intro sections would not hold the answer.
+        # a question no section phrase names: the whole monograph ordered for it, not the intro
         return "drug_attribute", None
     return "drug_overview", None
 
