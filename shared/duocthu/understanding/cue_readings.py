@@ -1,4 +1,4 @@
-"""Readings over the cues: what a question asks. The section (`resolve_attribute`, and the one a
+"""Readings over the cues: what a question asks. The section (`strongest_section`, and the one a
 named-drug cue implies), the class of drugs it names, whether it asks what is safe or what to avoid
 combining, "xử trí" of a reaction, and the condition a which-drug question is about.
 """
@@ -28,13 +28,6 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
     while i >= 0 and len(folded) - i <= 4 and folded[i] in _MODALS | _USE_WORDS:
         i -= 1
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
-
-
-def resolve_attribute(text: str, gapped: bool = True, cues: TurnCues | None = None) -> str | None:
-    """The section a question asks for: the strongest of `section_matches` (`cues`: the text's,
-    when already scanned)."""
-    cues = cues or scan_cues(text)
-    return strongest_section(cues, section_matches(text, gapped, cues))
 
 
 def strongest_section(cues: TurnCues, ranked: Sequence[PhraseMatch[str]]) -> str | None:
