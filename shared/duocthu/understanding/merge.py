@@ -198,30 +198,28 @@ def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
 _ONE_AT_A_TIME = "Mỗi câu trả lời chỉ theo một cách hiểu; hãy chọn một trước, rồi hỏi tiếp cách còn lại."
 
 
-def _asked_two_readings(prior: QueryFrame | None) -> bool:
-    """Whether the turn before asked `lowering_question` (again, after "cả hai", too)."""
+def _two_readings_asked(prior: QueryFrame | None) -> str | None:
+    """The `lowering_question` the turn before asked (again, after "cả hai", too), or None."""
     condition = prior.condition if prior is not None else None
     if prior is None or condition is None or len(prior.quick_replies) != 2 or not prior.clarify_reason:
-        return False
-    asked = lowering_question(condition.normalized or condition.text)["clarify_reason"]
-    return prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}")
+        return None
+    asked: str = lowering_question(condition.normalized or condition.text)["clarify_reason"]
+    return asked if prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}") else None
 
 
 def both_asked_again(tags: MessageTags, prior: QueryFrame | None) -> QueryFrame | None:
     """ "cả hai" after `lowering_question`: the same question again, saying why one is picked
     first; never a new question about nothing."""
-    if prior is None or prior.condition is None or not _asked_two_readings(prior):
+    asked = _two_readings_asked(prior)
+    if prior is None or asked is None or not tags.cues.has("both"):
         return None
-    if not tags.cues.has("both"):
-        return None
-    asked = lowering_question(prior.condition.normalized or prior.condition.text)["clarify_reason"]
     return prior.model_copy(update={"clarify_reason": f"{_ONE_AT_A_TIME} {asked}", **CONTINUED})
 
 
 def reading_picked(tags: MessageTags, prior: QueryFrame | None) -> str | None:
     """A typed answer to `lowering_question` is read as the quick reply it picks, as if that button
     were pressed: a reaction's words pick the second reading, a purpose the first."""
-    if prior is None or not _asked_two_readings(prior):
+    if prior is None or _two_readings_asked(prior) is None:
         return None
     cues, section = tags.cues, tags.attribute
     reaction = section == ADR_SECTION or any(

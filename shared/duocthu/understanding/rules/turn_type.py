@@ -104,7 +104,7 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
     if not (reading.earlier and not reading.unknown and continues(reading)):
         return None
     turn = reading.turn
-    turn_type, attribute = _continued_turn(reading.attribute, reading.cues, reading.facts, turn.prior)
+    turn_type, attribute = _continued_turn(reading)
     carried = [] if turn.prior and turn.prior.drugs else list(turn.candidates.history_ids())
     return {
         **reading.frame(),
@@ -184,10 +184,9 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     return "drug_overview", None
 
 
-def _continued_turn(
-    attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryFrame | None
-) -> tuple[str, str | None]:
-    if dose_turn(attribute, cues, facts, prior):
+def _continued_turn(reading: Reading) -> tuple[str, str | None]:
+    attribute, cues, prior = reading.attribute, reading.cues, reading.prior
+    if dose_turn(attribute, cues, reading.facts, prior):
         return "dosing_calc", DOSE_SECTION
     if attribute is None and prior is not None:
         # "có cách nào xử trí không?" after the adverse reactions: their management section
