@@ -79,7 +79,7 @@ def new_patient(frame: QueryFrame, prior: QueryFrame) -> bool:
     )
 
 
-def _describes_patient(frame: QueryFrame) -> bool:
+def describes_patient(frame: QueryFrame) -> bool:
     """The frame describes a particular patient (an age, a weight, a fact), whose population is
     theirs. A population asked about with no patient described ("loperamid cho trẻ em được
     không?") is the question's, carried with the topic only."""
@@ -91,7 +91,7 @@ def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     if new_patient(frame, prior):
         return frame
     scalars = (
-        ("population", "weight_kg", "age_text") if _describes_patient(prior) else ("weight_kg", "age_text")
+        ("population", "weight_kg", "age_text") if describes_patient(prior) else ("weight_kg", "age_text")
     )
     update: dict[str, Any] = {
         name: getattr(prior, name)
@@ -135,7 +135,7 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         return frame
     if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame  # another drug: a new topic (a headache question is not about the omeprazol before)
-    fields = _TOPIC_FIELDS if not _describes_patient(prior) else _TOPIC_FIELDS[:-1]
+    fields = _TOPIC_FIELDS if not describes_patient(prior) else _TOPIC_FIELDS[:-1]
     update: dict[str, Any] = {
         name: getattr(prior, name)
         for name in fields
