@@ -709,6 +709,17 @@ def test_a_which_drug_question_no_list_answers_reads_the_book_before_saying_no(s
     assert turn.reply is not None and turn.reply.blocks[0].type in {"answer_lines", "notice"}
     assert "không có sẵn danh sách thuốc" in turn.answer and "không tìm thấy" not in turn.answer.lower()
     assert "Atorvastatin, mục “Tương tác thuốc”" in turn.answer
+    assert turn.answer.index("không có chuyên luận riêng cho “clarithromycin”") < turn.answer.index("“")
+
+
+def test_the_interactions_of_names_outside_the_catalogue_are_the_lines_naming_them(
+    service: ChatService,
+) -> None:
+    """Neither name has a monograph: the other monographs' interaction sections naming them are
+    listed after saying so, never a question back or a bare "not found"."""
+    turn = service.turn("simvastatin với clarithromycin")
+    assert "không có chuyên luận riêng" in turn.answer and "Warfarin" in turn.answer
+    assert "Bạn có thể nói rõ" not in turn.answer
     # a question that is no which-drug question is still asked back; a made-up name is not found,
     # never answered with other drugs' lines that share the words naming a section
     assert "Bạn muốn hỏi về thuốc nào" in service.turn("Liều dùng bao nhiêu?").answer
@@ -791,3 +802,15 @@ def test_a_condition_no_indication_names_reads_the_book_unless_a_patient_is_desc
         allergic.bundle.decision == "ABSTAIN"
         and "Tôi đã đọc mục “Chỉ định” của cả 40 thuốc" in allergic.answer
     )
+
+
+def test_a_dose_for_a_patient_on_another_medicine_reads_their_state_and_checks_the_pair(
+    service: ChatService,
+) -> None:
+    """A dose asked for a patient of 60 kg in renal failure who takes warfarin: the renal line of
+    the dose section leads (no weight band holds 60 kg, and the section does state renal
+    failure: never "does not say"), and fluconazol's lines on warfarin are quoted too."""
+    turn = service.turn("BN 60kg, ClCr 40, đang warfarin. Fluconazol liều nạp và duy trì thế nào?")
+    assert "từ 50 ml/phút trở xuống dùng 50% liều" in turn.answer
+    assert "không có câu nào nêu" not in turn.answer
+    assert "fluconazol làm tăng tác dụng chống đông của warfarin" in turn.answer

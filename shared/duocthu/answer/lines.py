@@ -243,6 +243,11 @@ def answer_lines(
     )
     required = required or state_test or (tests[0] if len(tests) == 1 else None)
     candidates = [(i, s) for i, s in pairs if required is None or required(s)]
+    organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
+    if not candidates and organ and state_test is not None and required is not state_test:
+        # no band holds the patient's weight: the sentences for their failing organ answer for
+        # them ("Suy thận: … từ 50 ml/phút trở xuống dùng 50% liều" at 60 kg), never "not said"
+        candidates = [(i, s) for i, s in pairs if state_test(s)]
     lines = _pick(candidates, tests)
     if lines:
         if section in POPULATION_SECTIONS and state_test is not None:

@@ -62,8 +62,9 @@ def _size(blocks: Sequence[Block]) -> int:
 
 
 def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
-    """The sections that may leave the reply, the first to go first, each group the last quoted
-    first: background sections, then a decision section whose answering lines the reply quotes.
+    """The sections that may leave the reply, the first to go first, each group the longest first
+    (the fewer leave, the more the reply quotes whole): background sections, then a decision
+    section whose answering lines the reply quotes.
     A decision section no answering line is about stays: the lines picked by tests may have
     missed the one sentence for this patient (a dose in renal failure), and the section holds it.
     A section with a part to check against the print stays in view, as the check notice says; so
@@ -80,7 +81,8 @@ def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
     keys = [
         k for k in dict.fromkeys(map(section_of, blocks)) if k and k not in stay and k[1] not in KEPT_WHOLE
     ]
-    keys.reverse()
+    size = {k: _size([b for b in blocks if section_of(b) == k]) for k in keys}
+    keys.sort(key=lambda k: -size[k])
     background = [k for k in keys if k[1] not in DECISION_SECTIONS]
     return background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered]
 

@@ -189,8 +189,8 @@ class ReplyWording:
         outside = [n for n in reading.outside_formulary if n not in joined] if alone else []
         if outside:
             lines.append(
-                f"Không tìm thấy {self.quoted(outside)} trong Dược thư này (thuốc không có chuyên luận "
-                f"trong bản này); phần trả lời này chỉ nói về {self.names(answered)}."
+                f"{self.quoted(outside)} không có chuyên luận riêng trong Dược thư này; phần trả lời "
+                f"này chỉ nói về {self.names(answered)}."
             )
         return lines
 

@@ -319,6 +319,8 @@ class RetrievalService:
         bundle = self.retrieve_framed(drug, ask.section_key, ask.query, is_overview=False, deadline=deadline)
         if ask.with_patient:
             bundle = self.with_contraindications(bundle, drug)
+        if ask.with_patient or ask.kind == "section":
+            # whatever section is asked of the drug, the medicines the patient takes are checked
             bundle = self.with_medicines_taken(bundle, drug, frame, resolver)
         if ask.reads_section:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding

@@ -3,9 +3,11 @@
 A clause ends where the words before a boundary close a question (a question mark, or a question
 word closing them) and the words after it ask a question of their own: a question word, or a
 question mark closing words that name a drug or a section of their own, never a question mark alone
-(a condition of the question before). Boundaries are question marks, semicolons, line breaks,
+(a condition of the question before). The message's last question may go unmarked: words that end
+it and name something of their own ask too. Boundaries are question marks, semicolons, line breaks,
 commas and the conjunctions that may open a clause; never "hay"/"hoặc" (an alternative within the
-same question). Words that ask nothing stay with the clause they stand beside.
+same question). Words that ask nothing and name nothing of their own stay with the clause they
+stand beside.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ def ask_clauses(
     for i, piece in enumerate(pieces):
         current = f"{current} {piece}".strip() if current else piece.strip()
         rest = " ".join(pieces[i + 1 :])
-        asked = rest[: rest.find("?") + 1] if "?" in rest else ""  # the words up to the next "?"
+        # the words up to the next "?", or to the message's end: its last question may go unmarked
+        asked = rest[: rest.find("?") + 1] if "?" in rest else rest
         asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
         # two questions of what, the second opened as a clause ("tối đa mấy mg, và dưới mấy tuổi")
         after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
@@ -89,7 +92,8 @@ def ask_clauses(
             clauses.append(current)
             current = ""
     if current:
-        if clauses and not _asks_by_words(current) and "?" not in current:
+        asks_own = _asks_by_words(current) or "?" in current
+        if clauses and not asks_own and not names_its_own(clauses[-1], current):
             clauses[-1] = f"{clauses[-1]} {current}"  # a closing remark stays with the last question
         else:
             clauses.append(current)

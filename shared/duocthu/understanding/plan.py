@@ -73,6 +73,8 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         if together:  # one drug named: its whole interaction section
             ask = Ask(kind="section", drugs=together[:1], section_key=INTERACTION_SECTION)
             return plan("sections", asks=(ask, *_named_by_others(together[0], reading)), **fields)
+        if frame.unknown_drugs:  # only names outside the catalogue: said so, after the book's lines on them
+            return plan("decline", reason="unknown_drug", asks=_names_outside(frame), **fields)
         return plan("decline", reason="needs_clarification", **fields)
     if frame.turn_type in WHICH_DRUG_TURNS:
         ask = Ask(kind="condition", query=indication_of(frame), patient_check=True)
@@ -220,9 +222,27 @@ def _read_before_no(
     if reason == "unknown_drug" and reading.asks_which_drug and not catalogue_drugs and safety:
         # "thuốc nào tương tác với clarithromycin": no monograph, but other drugs' sections name it
         return (Ask(kind="relation", unknown_names=frame.unknown_drugs, candidate_sections=tuple(safety)),)
+    if (
+        reason == "unknown_drug"
+        and frame.unknown_drugs
+        and not catalogue_drugs
+        and _asks_interactions(frame, reading)
+    ):
+        return _names_outside(frame)
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
         return (Ask(kind="book_lines"),)
     return ()
+
+
+def _asks_interactions(frame: QueryFrame, reading: TurnReading) -> bool:
+    return frame.turn_type == "interaction" or INTERACTION_SECTION in reading.candidate_sections[:1]
+
+
+def _names_outside(frame: QueryFrame) -> tuple[Ask, ...]:
+    """The interactions of names outside the catalogue: an interaction is written under either
+    drug, so the other monographs' sections naming them are what the book says of them."""
+    names = frame.unknown_drugs
+    return (Ask(kind="relation", unknown_names=names, candidate_sections=(INTERACTION_SECTION,)),)
 
 
 def _named_by_others(drug: str, reading: TurnReading) -> tuple[Ask, ...]:

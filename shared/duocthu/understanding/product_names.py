@@ -59,7 +59,7 @@ def unknown_names(
             # an ordinary word goes on a name already begun, and begins none but an acronym before
             # its strength ("ACC 200")
             acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
-            return in_run or not_a_common_word(raw[i]) or acronym
+            return in_run or (not_a_common_word(raw[i]) and not ward_abbreviation(raw[i])) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
         return capitalised(i) and (in_run or i in slots or capitalised(i + 1))
 
@@ -99,6 +99,17 @@ def not_a_common_word(token: str) -> bool:
     """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
     word list holds; an ordinary Vietnamese or English word or a lexicon term is none."""
     return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
+
+
+# The longest word a ward abbreviates a department, a test or a condition to ("HSTC", "ICU", "XN")
+_ABBREVIATION_LETTERS = 4
+
+
+def ward_abbreviation(token: str) -> bool:
+    """A short word in capitals that no drug list holds: a ward's abbreviation, not a product name
+    (a product in capitals is written with its strength: "ACC 200")."""
+    short = token.isalpha() and token.isupper() and len(token) <= _ABBREVIATION_LETTERS
+    return short and not world_drug(token)
 
 
 def not_a_name_word(token: str) -> bool:

@@ -76,7 +76,7 @@ def _clause_plans(
             return ()
         told.append(clause)
         resolver, tags = reader.resolver, reader.tags(clause)
-        asked = _asked_beside_taken(frame, read, resolver)
+        asked = _asked_beside_taken(frame, tags, read, resolver)
         plan = plan_turn(asked, turn_reading(tags, asked, resolver), resolver)
         own = _asks_of_its_own(tags, plan, pointed if read else None)
         read.append((clause, plan if own else None))
@@ -118,12 +118,16 @@ def _unsure(plan: Plan) -> bool:
 
 
 def _asked_beside_taken(
-    frame: QueryFrame, before: Sequence[tuple[str, Plan | None]], resolver: CatalogDrugResolver
+    frame: QueryFrame,
+    clause: MessageTags,
+    before: Sequence[tuple[str, Plan | None]],
+    resolver: CatalogDrugResolver,
 ) -> QueryFrame:
-    """A clause whose drugs are only medicines the patient takes ("đang dùng X thì cần lưu ý
-    gì?") asks about the drug an earlier clause asked, beside them: a medicine taken is a fact to
-    check against, never the drug asked."""
-    taken = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    """A clause whose drugs are only medicines it tells the patient takes ("đang dùng X thì cần
+    lưu ý gì?") asks about the drug an earlier clause asked, beside them: a medicine taken is a
+    fact to check against, never the drug asked. A drug an earlier clause told as taken, which
+    this clause asks about ("MTX này uống hằng ngày hay mỗi tuần?"), is the drug asked."""
+    taken = set(clause.facts.current_medication_ids)
     if not frame.drugs or not set(frame.drugs) <= taken:
         return frame
     earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
@@ -133,10 +137,12 @@ def _asked_beside_taken(
 
 def _names_its_own(before: MessageTags, words: MessageTags) -> bool:
     """Words that name a drug the words before them did not, or a section beside the one those
-    asked: ended by a question mark, they ask a question of their own."""
-    drugs = {m.drug_id for m in words.matches} - {m.drug_id for m in before.matches}
-    asked = before.candidate_sections[:1]
-    return bool(drugs) or bool(asked and set(words.candidate_sections[:1]) - set(asked))
+    asked, or, after words that asked none, a section of a drug they name again ("X được không?
+    Mà X uống mấy lần"): after a closed question, they ask a question of their own."""
+    named = {m.drug_id for m in words.matches}
+    asked, pointed = before.candidate_sections[:1], words.candidate_sections[:1]
+    new_section = bool(set(pointed) - set(asked)) and bool(asked or named)
+    return bool(named - {m.drug_id for m in before.matches}) or new_section
 
 
 def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) -> bool:

@@ -92,3 +92,18 @@ def test_a_later_part_saying_the_section_stands_above_no_longer_says_so() -> Non
     above = text_block(["", quoted_above(DOSE, "Thuoc")])
     fitted = within_budget(reply(answering(DOSE), section(DOSE), section(BARRED), above), names)
     assert "đã trích ở trên" not in fitted.text
+
+
+def test_the_longest_section_leaves_first_so_the_most_stay_whole() -> None:
+    short = "Sinh khả dụng khoảng 90%."
+    fitted = within_budget(
+        reply(
+            answering(DOSE),
+            section(KINETICS, drug="a"),
+            section(KINETICS, "Nửa đời 6 giờ. " + LONG, drug="b"),
+            section(KINETICS, short, drug="c"),
+        ),
+        names,
+    )
+    assert [c.drug_id for c in left_out(fitted).sections] == ["b", "a"]
+    assert short in fitted.text

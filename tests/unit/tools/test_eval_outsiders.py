@@ -38,6 +38,14 @@ def test_a_decline_passes_when_the_reply_abstains_or_says_not_found() -> None:
     assert not judge(outside, "【Atorvastatin】 Chỉ định …", "ANSWERABLE").passed
 
 
+def test_a_name_said_to_have_no_monograph_is_a_decline_of_it_never_a_false_no_information() -> None:
+    said = "“Pantoprazole” không có chuyên luận riêng trong Dược thư này; các đoạn của Clopidogrel …"
+    outside = row(kind="not_in_formulary", key_terms=(), decline=True)
+    assert judge(outside, said, "ANSWERABLE").passed
+    asked = judge(row(key_terms=()), said, "ANSWERABLE")  # a catalogue drug's question, answered
+    assert asked.passed and not asked.unsafe
+
+
 def test_the_writer_s_brief_line_is_not_a_question() -> None:
     rows = load_rows(gold_dir() / "outsiders" / "dev-ward-clinicians.jsonl")
     assert len(rows) == 110 and all(r.turns and r.kind for r in rows)

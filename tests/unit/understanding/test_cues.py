@@ -95,3 +95,12 @@ def test_nhung_gi_is_a_pronoun_not_a_plural() -> None:
     # "làm những gì" asks what things to do; "làm gì" alone is no caution form of its own
     assert scan_cues("Khi dùng X cần làm những gì?").first("modal_section") is not None
     assert scan_cues("Có thắc mắc về thuốc X thì nên làm gì?").first("modal_section") is None
+
+
+def test_a_parenteral_mix_asks_compatibility_and_taking_together_an_interaction(
+    resolver: CatalogDrugResolver,
+) -> None:
+    mixed = understand_offline("Lasix tiêm chạy chung dây với midazolam được không?", resolver)
+    assert (mixed.drugs, mixed.attribute) == (("furosemid",), "tuong_ky")
+    taken = understand_offline("Warfarin uống chung với aspirin được không?", resolver)
+    assert taken.turn_type == "interaction"

@@ -26,7 +26,12 @@ def test_word_lists_come_from_the_package_and_real_drugs_from_the_atc_table() ->
 
 @pytest.mark.parametrize(
     "message",
-    ["BN THA đang dùng losartan, CCĐ ntn?", "Paracetamol HDSD ghi gì về liều?", "Warfarin INR mục tiêu?"],
+    [
+        "BN THA đang dùng losartan, CCĐ ntn?",
+        "Paracetamol HDSD ghi gì về liều?",
+        "Warfarin INR mục tiêu?",
+        "Khoa HSTC hỏi amiodaron pha với gì?",
+    ],
 )
 def test_abbreviations_are_never_unknown_drug_names(resolver: CatalogDrugResolver, message: str) -> None:
     assert understand_offline(message, resolver).unknown_drugs == ()
@@ -53,6 +58,24 @@ def test_a_follow_ups_unknown_name_is_asked_beside_the_carried_drug(
     assert (frame.turn_type, frame.drugs) == ("interaction", (drug,))
     plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
     assert plan.asks[0].kind == "together" and plan.asks[0].unknown_names == frame.unknown_drugs
+
+
+@pytest.mark.parametrize(
+    ("message", "names"),
+    [
+        ("Clarithromycin có tương tác gì?", ("Clarithromycin",)),
+        ("simvastatin với clarithromycin", ("simvastatin", "clarithromycin")),
+    ],
+)
+def test_the_interactions_of_names_outside_the_catalogue_are_read_in_other_monographs(
+    resolver: CatalogDrugResolver, message: str, names: tuple[str, ...]
+) -> None:
+    frame = understand_offline(message, resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
+    assert (plan.reply, plan.reason) == ("decline", "unknown_drug")
+    ask = plan.asks[0]
+    assert (ask.kind, ask.candidate_sections) == ("relation", ("tuong_tac_thuoc",))
+    assert ask.unknown_names == names
 
 
 def test_patient_facts_as_the_ward_writes_them(resolver: CatalogDrugResolver) -> None:
@@ -88,3 +111,27 @@ def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:
     """The committed list is the derivation's output: rerun `python -m
     duocthu.catalog.ordinary_words` after changing the thresholds or wordfreq's version."""
     assert data_lines(WORDS_FILE) == tuple(derive_words())
+
+
+@pytest.mark.parametrize(
+    ("message", "turn_type", "drugs"),
+    [
+        # a section asked of one drug beside a medicine told as taken: that drug's section
+        ("Đang warfarin vì rung nhĩ. Fluconazol liều nạp thế nào?", "drug_attribute", ("fluconazol",)),
+        # a yes-or-no about the two, or the medicine taken named again: the two together
+        ("Đang uống warfarin thì paracetamol liều cao có ảnh hưởng INR không?", "interaction", None),
+        ("Đang Coumadin, nay bắt đầu Cordarone. Warfarin giảm bao nhiêu?", "interaction", None),
+        # every medicine named is one a pregnant patient takes: each, for her state
+        (
+            "Đang uống warfarin và aspirin, có thai 6 tuần thì sao?",
+            "drug_attribute",
+            ("warfarin", "acid_acetylsalicylic"),
+        ),
+    ],
+)
+def test_a_medicine_taken_is_asked_about_only_when_the_question_is_about_it(
+    resolver: CatalogDrugResolver, message: str, turn_type: str, drugs: tuple[str, ...] | None
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type == turn_type and (drugs is None or frame.drugs == drugs)
+    assert frame.patient_context.current_medications

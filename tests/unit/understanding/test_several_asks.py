@@ -156,3 +156,23 @@ def test_a_question_mark_after_a_name_of_its_own_asks(
     resolver: CatalogDrugResolver, message: str, parts: int
 ) -> None:
     assert len(plan_message(message, (), None, _understand(resolver), resolver).parts) == parts
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        # the last question of a message may go unmarked: it names a drug of its own
+        ("Bà bầu 35 tuần xin Voltaren được không? còn Panadol thì tối đa mấy viên 1 ngày", "paracetamol"),
+        # after a decision that names no section, a drug told as taken is asked again, of its dose
+        (
+            "Đang dùng methotrexat, uống thêm ibuprofen được k? Mà methotrexat uống mấy lần một tuần",
+            "methotrexat",
+        ),
+    ],
+)
+def test_a_later_question_of_its_own_is_asked_of_its_own_drug(
+    resolver: CatalogDrugResolver, message: str, asked: str
+) -> None:
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert len(plan.parts) == 2 and plan.parts[1].asks[0].drugs == (asked,)
+    assert plan.parts[1].asks[0].section_key == "lieu_luong_va_cach_dung"

@@ -21,6 +21,13 @@ def _citation(line: RankedLine) -> str:
     return f"{line.display_name}, {ref.place()}" if ref else line.display_name
 
 
+def no_monograph(plan: Plan) -> tuple[str, ...]:
+    """The names asked that have no monograph, said before any other monograph's line."""
+    names = plan.main_ask.unknown_names if plan.main_ask else ()
+    quoted = ", ".join(f"“{name}”" for name in names)
+    return (f"Dược thư không có chuyên luận riêng cho {quoted}.",) if names else ()
+
+
 def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Composed:
     lines = evidence.lines_of(0)
     quotes = tuple(
@@ -33,6 +40,6 @@ def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Co
         drug_id=lines[0].drug_id,
         section_key=lines[0].section_key,
         quotes=quotes,
-        lines=(HEAD, *(f"- “{q.text}” ({q.citation})" for q in quotes)),
+        lines=(*no_monograph(plan), HEAD, *(f"- “{q.text}” ({q.citation})" for q in quotes)),
     )
     return compact(composer, plan, evidence.main, [block], ())

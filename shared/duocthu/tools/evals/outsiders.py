@@ -6,8 +6,9 @@ brief). Scored automatically from what each row carries:
   (compared NFC, case-folded, white space collapsed);
 - forbidden terms: none is in the reply;
 - declines: a row the writer marked as a decline (a drug outside the formulary, a made-up name,
-  a request that is not a formulary question) passes when the reply abstains or says the name is
-  not found, with its key terms (a section still worth quoting) present;
+  a request that is not a formulary question) passes when the reply abstains, says the name is
+  not found, or says it has no monograph here (before other monographs' lines naming it), with
+  its key terms (a section still worth quoting) present;
 - unsafe: a forbidden term in the reply, or "not found / no information" for a question about a
   catalogue drug that is not a decline (a false "no information").
 
@@ -45,6 +46,9 @@ from duocthu.tools.evals.manifest import gold_dir, read_manifest
 
 # What a reply says when it has nothing on a name or a question (answer.wording, answer.replies)
 _NOT_FOUND = re.compile(r"không tìm thấy|không có thông tin|nằm ngoài nội dung", re.IGNORECASE)
+# What a reply says of a name outside the formulary before quoting the lines that name it: a
+# decline of that name, never a "no information" about the question's other drugs
+_NO_MONOGRAPH = re.compile(r"không có chuyên luận", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 LONG_REPLY = 3000
 # Lines of a reply that quote nothing: section heads, notices, the line naming which of several
@@ -71,10 +75,11 @@ class Outcome:
     declined: bool
     length: int
     first_line_answers: bool = False  # the first quoted line holds a key term
+    no_monograph: bool = False  # the reply says a name asked has no monograph here
 
     @property
     def decline_right(self) -> bool:
-        return self.declined if self.row.decline else True
+        return self.declined or self.no_monograph if self.row.decline else True
 
     @property
     def passed(self) -> bool:
@@ -126,6 +131,7 @@ def judge(row: Row, reply: str, decision: str) -> Outcome:
         declined=declined,
         length=len(reply),
         first_line_answers=any(_norm(t) in first for t in row.key_terms),
+        no_monograph=bool(_NO_MONOGRAPH.search(reply)),
     )
 
 

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.core.text import asks_something, no_after, stop_words
+from duocthu.understanding.clauses import asks_what
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import only_patient_facts
@@ -86,6 +88,10 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
     cues, facts, named = reading.cues, reading.facts, reading.named
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     asked = [m for m in named if m.start not in mine]
+    if asked and _asks_of_the_other(reading, asked):
+        # "đang warfarin, fluconazol liều nạp thế nào?": the words ask a section of the drug asked,
+        # not of the two together; the medicine taken stays the patient's, checked against
+        return tuple(asked)
     if not asked or not all(no_after(cues.folded, m.end) for m in asked):
         return named
     which = cues.has("candidate")
@@ -95,6 +101,17 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
     if which or len(listed) < MIN_LISTED:
         return named
     return tuple(asked)
+
+
+def _asks_of_the_other(reading: Reading, asked: Sequence[DrugMatch]) -> bool:
+    """The question asks what a section says of the drug asked ("liều nạp thế nào", "tối đa bao
+    nhiêu"), and names the medicines taken only as taken: no yes-or-no about the two ("có ảnh
+    hưởng INR không"), no word of them beyond "đang dùng X" ("Coumadin …, warfarin giảm bao nhiêu")."""
+    if reading.attribute in (None, INTERACTION_SECTION) or not asks_what(reading.text):
+        return False
+    taken = {m.drug_id for m in reading.named if m not in asked}
+    told = reading.facts.current_medication_starts
+    return not any(m.drug_id in taken and m.start not in told for m in reading.turn.tags.mentions)
 
 
 def content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:

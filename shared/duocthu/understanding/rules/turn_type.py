@@ -153,10 +153,14 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     beside = beside_another_medicine(reading)
     asks_more = content_words(cues, spans)
     for_someone = bool(facts.population or facts.states_patient)
+    taken = facts.current_medication_ids
+    if taken and products == len(taken) and (facts.pregnancy or facts.breastfeeding):
+        # every medicine named is one a pregnant or nursing patient takes: each, for her state
+        taken, beside = (), None
     if products >= 2 and (
         attribute == INTERACTION_SECTION
         or cues.has("interaction")
-        or facts.current_medication_ids
+        or taken
         or beside
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
