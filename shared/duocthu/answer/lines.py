@@ -236,19 +236,11 @@ def answer_lines(
         return None
     # a sentence stating another route than the question's answers for another dosage form
     pairs = [(i, s) for i, s in _sentences(asked) if not _other_route(s, frame.route)]
-    # a weight band, else the state, is what the question is about: a maximum for someone else
-    # does not answer it
-    required = (
-        tests[1] if weight is not None and reading.asks_maximum else tests[0] if weight is not None else None
-    )
-    required = required or state_test or (tests[0] if len(tests) == 1 else None)
-    candidates = [(i, s) for i, s in pairs if required is None or required(s)]
     organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
-    if not candidates and organ and state_test is not None and required is not state_test:
-        # no band holds the patient's weight: the sentences for their failing organ answer for
-        # them ("Suy thận: … từ 50 ml/phút trở xuống dùng 50% liều" at 60 kg), never "not said"
-        candidates = [(i, s) for i, s in pairs if state_test(s)]
-    lines = _pick(candidates, tests)
+    by_weight = weight is not None
+    lines = _pick(
+        _about_the_question(pairs, tests, by_weight, reading.asks_maximum, state_test, organ), tests
+    )
     if lines:
         if section in POPULATION_SECTIONS and state_test is not None:
             barred = _sentences(section_of(drug, CONTRAINDICATION_SECTION))
@@ -391,6 +383,26 @@ def ranked_lines(
         drug_id=kept[0].drug_id, section_key=section_key or kept[0].section_key, focus=(), lines=tuple(kept),
         ranked=True,
     )  # fmt: skip
+
+
+def _about_the_question(
+    pairs: Sequence[tuple[EvidenceItem, str]],
+    tests: Sequence[Test],
+    by_weight: bool,
+    asks_maximum: bool,
+    state_test: Test | None,
+    organ: bool,
+) -> list[tuple[EvidenceItem, str]]:
+    """The sentences that may answer: a weight band, else the state, is what the question is about
+    (a maximum for someone else does not answer it); with no band holding the patient's weight,
+    the sentences for a failing organ answer for them ("Suy thận: … từ 50 ml/phút trở xuống dùng
+    50% liều" at 60 kg), never "not said"."""
+    required = (tests[1] if asks_maximum else tests[0]) if by_weight else None
+    required = required or state_test or (tests[0] if len(tests) == 1 else None)
+    candidates = [(i, s) for i, s in pairs if required is None or required(s)]
+    if not candidates and organ and state_test is not None and required is not state_test:
+        candidates = [(i, s) for i, s in pairs if state_test(s)]
+    return candidates
 
 
 def _clauses_within(sentence: str, budget: int) -> str:

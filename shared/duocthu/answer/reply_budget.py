@@ -5,17 +5,20 @@ budget, sections quoted whole leave the reply, whole (never cut inside): backgro
 first, then a section a prescribing decision reads whose answering lines the reply quotes (or
 that the reply says does not address the question). Each section left out is named (drug,
 section, pages) in one notice that carries their citations for the page, and is one quick reply
-away. A contraindication or interaction section is never left
-out: a list cut short, or missing, would read as complete.
+away. A contraindication or interaction section is never left out (a list cut short, or missing,
+would read as complete), but for an interaction section whose every sentence about the other
+drugs the turn asks about is quoted: the rest of its list answers another question.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from duocthu.answer.blocks import notice
 from duocthu.answer.lines import says_section_follows
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.core.sentences import split_sentences
 from duocthu.models.reply import (
     AnswerLinesBlock,
     Block,
@@ -61,7 +64,29 @@ def _size(blocks: Sequence[Block]) -> int:
     return sum(len(line) + 1 for block in blocks for line in block.lines)
 
 
-def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
+def pairs_quoted(blocks: Sequence[Block], key: Key, together: Mapping[str, Sequence[str]]) -> bool:
+    """Whether an interaction section's every sentence naming another drug the turn is about is
+    quoted in the reply: then the section answers nothing more about them, and what it says of
+    other drugs is no part of the question (it may leave, named, one tap away)."""
+    drug, section = key
+    others = [name for other, names in together.items() if other != drug for name in names]
+    if section != INTERACTION_SECTION or not others:
+        return False
+    quoted = {q.text.strip() for b in blocks if isinstance(b, AnswerLinesBlock) for q in b.quotes}
+    sentences = [
+        sentence
+        for b in blocks
+        if isinstance(b, SectionBlock) and section_of(b) == key
+        for paragraph in b.paragraphs
+        for sentence in split_sentences(paragraph.text)
+    ]
+    naming = [s for s in sentences if any(contains_phrase(s, name) for name in others)]
+    return bool(naming) and all(s.strip() in quoted for s in naming)
+
+
+def _order(
+    blocks: Sequence[Block], asked: Collection[Key], together: Mapping[str, Sequence[str]] = {}
+) -> list[Key]:
     """The sections that may leave the reply, the first to go first, each group the longest first
     (the fewer leave, the more the reply quotes whole): background sections, then a decision
     section whose answering lines the reply quotes.
@@ -84,7 +109,12 @@ def _order(blocks: Sequence[Block], asked: Collection[Key]) -> list[Key]:
     size = {k: _size([b for b in blocks if section_of(b) == k]) for k in keys}
     keys.sort(key=lambda k: -size[k])
     background = [k for k in keys if k[1] not in DECISION_SECTIONS]
-    return background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered]
+    paired = [
+        k
+        for k in dict.fromkeys(map(section_of, blocks))
+        if k and k not in stay and k[1] == INTERACTION_SECTION and pairs_quoted(blocks, k, together)
+    ]
+    return background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered] + paired
 
 
 def _flagged(block: Block) -> bool:
@@ -141,15 +171,18 @@ def _without(blocks: Sequence[Block], key: Key, names: Names) -> list[Block]:
     return kept
 
 
-def within_budget(reply: Reply, names: Names, asked: Collection[Key] = ()) -> Reply:
+def within_budget(
+    reply: Reply, names: Names, asked: Collection[Key] = (), together: Mapping[str, Sequence[str]] = {}
+) -> Reply:
     """The reply at most REPLY_CHARS characters long where leaving out whole sections can make it
     so; the sections left out named, and each a quick reply. `asked`: the sections the turn
-    routes to, kept."""
+    routes to, kept; `together`: the drugs the turn is about together, with their names (an
+    interaction section whose sentences about them are all quoted may leave, last)."""
     blocks = list(reply.blocks)
     if _size(blocks) <= REPLY_CHARS:
         return reply
     left: list[Citation] = []
-    for key in _order(blocks, asked):
+    for key in _order(blocks, asked, together):
         notice_size = _size([_left_notice(left, names)]) if left else 0
         if _size(blocks) + notice_size <= REPLY_CHARS:
             break

@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from duocthu.core.text import fold
 from duocthu.models.evidence import SourceRef
 
 # The two kinds of chunk: running text, and a table or figure kept whole.
@@ -30,10 +29,6 @@ class Chunk:
     has_quarantined_content: bool
     atc_codes: tuple[str, ...]
 
-    @property
-    def text_norm(self) -> str:
-        return fold(self.text)
-
     def payload(self) -> dict[str, object]:
         return {
             "drug_id": self.drug_id,
@@ -42,7 +37,6 @@ class Chunk:
             "part_index": self.part_index,
             "chunk_kind": self.chunk_kind,
             "text": self.text,
-            "text_norm": self.text_norm,
             "source_refs": [self.source_ref.model_dump()],
             "requires_visual_check": self.requires_visual_check,
             "has_quarantined_content": self.has_quarantined_content,

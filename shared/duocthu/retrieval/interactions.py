@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from types import MappingProxyType
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
@@ -49,14 +50,32 @@ def phrase_in(tokens: Sequence[str], phrase: str) -> bool:
 
 @text_cache(maxsize=4096)
 def _folded_run(phrase: str) -> str:
-    return f" {' '.join(fold(t) for t in _tokens(phrase))} "
+    return _padded(_tokens(phrase))
+
+
+def _padded(tokens: Sequence[str]) -> str:
+    """The words folded, joined and padded with spaces: a phrase can stand in words only where
+    its own padded run stands in theirs (each word it matches folds to the same word)."""
+    return f" {' '.join(map(fold, tokens))} "
+
+
+def phrases_in(tokens: Sequence[str], phrases: Sequence[str]) -> bool:
+    """Whether any of `phrases` stands in `tokens` (`phrase_in`). A phrase whose folded words do
+    not stand in the folded text cannot match, and is not scanned for."""
+    folded = _padded(tokens)
+    return any(_folded_run(p) in folded and phrase_in(tokens, p) for p in phrases)
+
+
+@text_cache(maxsize=4096)  # a formulary sentence is read for names again at every turn naming its drug
+def _read(text: str) -> tuple[tuple[str, ...], str]:
+    """The text's words, and their padded folded run (`_padded`)."""
+    tokens = tuple(words(text))
+    return tokens, _padded(tokens)
 
 
 def names_in(text: str, names: Mapping[str, Sequence[str]]) -> frozenset[str]:
-    """The keys of `names` (drug ids) whose names the text contains as whole-word phrases. A name
-    whose folded words do not stand in the folded text cannot match, and is not scanned for."""
-    tokens = words(text)
-    folded = f" {' '.join(fold(t) for t in tokens)} "
+    """The keys of `names` (drug ids) whose names the text contains as whole-word phrases."""
+    tokens, folded = _read(text)
     return frozenset(
         key
         for key, phrases in names.items()
@@ -81,9 +100,10 @@ def _class_table() -> tuple[PhraseIndex[str], tuple[str, ...]]:
     return index, tuple(sorted(phrases))
 
 
+@text_cache(maxsize=8192)  # a formulary sentence is read again for every patient its drug is checked for
 def classes_named(
     text: str, affirmed_only: bool = False, own: frozenset[str] = frozenset()
-) -> dict[str, str]:
+) -> Mapping[str, str]:
     """The drug classes a text names, each with its first wording as written: the longest phrase
     at a place wins. With `affirmed_only`, a class after "không" in its clause does not count
     ("không xếp vào nhóm thuốc chống viêm không steroid"). A class in `own` (the section's own
@@ -95,10 +115,10 @@ def classes_named(
     tokens = words(text)
     joined = " ".join(tokens)
     if not any(phrase in joined for phrase in phrases):
-        return {}
+        return MappingProxyType({})
     spans = longest_spans(index.matches(tokens))
     if not spans:
-        return {}
+        return MappingProxyType({})
     clauses = segment_ids(text, _CLAUSE_MARKS)
     written = raw_words(text)
     inside = {i for m in spans for i in range(m.start, m.start + m.length)}  # "chống viêm không steroid"
@@ -116,7 +136,7 @@ def classes_named(
         if match.value in own and not others:
             continue
         found.setdefault(match.value, " ".join(written[match.start : match.start + match.length]))
-    return found
+    return MappingProxyType(found)  # kept in the cache: read-only
 
 
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:

@@ -42,7 +42,6 @@ from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.phrases import find_phrase, phrase_starts
 from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTERACTION_SECTION
-from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, typed_matches, typed_token, words
 from duocthu.core.vocabulary import CandidateStatus, FacetStatus
 from duocthu.models.evidence import (
@@ -59,7 +58,7 @@ from duocthu.retrieval.facets import FACET_SECTIONS, FacetQuery, PatientProfile,
 from duocthu.retrieval.interactions import drug_classes
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.section_reads import SectionReads
-from duocthu.retrieval.sentences import advice, cues, has_cue, sentence_status
+from duocthu.retrieval.sentences import advice, cues, has_cue, part_sentences, sentence_status
 from duocthu.store import VectorStore
 
 # Which sections survive the per-candidate cap: a contraindication first, then what the patient's
@@ -102,7 +101,7 @@ def _finding(query: FacetQuery, profile: PatientProfile, item: EvidenceItem) -> 
     named: set[str] = set()
     sentences: list[str] = []
     statuses: list[FacetStatus] = []
-    for sentence in split_sentences(item.text):
+    for sentence in part_sentences(item.text):
         keys = query.named_in(sentence)
         status = sentence_status(query, profile, item.section_key, sentence, keys) if keys else None
         if status is not None:
@@ -157,7 +156,7 @@ def _stage_finding(part: EvidenceItem, facet: SafetyFacet, profile: PatientProfi
     patient = patient_band(profile.level_text("pregnancy"), "pregnancy")
     applying = [
         sentence
-        for sentence in split_sentences(part.text)
+        for sentence in part_sentences(part.text)
         if facet != "pregnancy" or relation(patient, sentence_bands(sentence, "pregnancy")) != "outside"
     ]
     for sentence in applying:
@@ -301,7 +300,7 @@ def named_alternatives(
     for source in dict.fromkeys(sources):
         for section in (INTERACTION_SECTION, "than_trong"):
             for part in store.find_by_section(source, section):
-                for sentence in split_sentences(part.text):
+                for sentence in part_sentences(part.text):
                     if not has_cue(sentence, "preference"):
                         continue
                     tokens = words(sentence)

@@ -65,10 +65,8 @@ class SectionReads:
             limit=limit,
         )
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        return self.store.find_by_phrase(phrase, section_key=section_key, chunk_kind=chunk_kind)
+    def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
+        return self.store.find_by_phrase(phrase, section_key=section_key)
 
     def find_prose(
         self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()

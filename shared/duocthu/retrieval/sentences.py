@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
+from duocthu.core.caching import text_cache
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CONTRAINDICATION_SECTION
 from duocthu.core.sentences import split_sentences
@@ -24,11 +25,17 @@ from duocthu.core.text import raw_words, words
 from duocthu.core.vocabulary import FacetStatus
 from duocthu.models.evidence import SafetyFacet
 from duocthu.retrieval.facets import AGE_CONCEPTS, FacetQuery, PatientProfile, anchor_table
-from duocthu.retrieval.interactions import phrase_in
+from duocthu.retrieval.interactions import phrase_in, phrases_in
 from duocthu.retrieval.levels import SCALES, patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import limits_in, patient_inside
 
 # Whole sentences: "không phải là chống chỉ định ..., nhưng ...; ..." qualifies its clauses after ";" too.
+
+
+# A part's sentences, kept per process: a patient turn reads its candidates' safety sections
+# sentence by sentence, the same parts for every patient checked for those drugs, and a part is
+# longer than core's text cache keeps (its text and sentences, ~4 KB a part: ~8 MB at most here).
+part_sentences = lru_cache(maxsize=2048)(split_sentences)
 
 
 @lru_cache(maxsize=1)
@@ -39,9 +46,10 @@ def cues() -> Mapping[str, tuple[str, ...]]:
     return {kind: tuple(phrases) for kind, phrases in cues.items()}
 
 
+@text_cache(maxsize=8192)  # the book's sentences recur across turns: read once per kind
 def has_cue(sentence: str, kind: str) -> bool:
-    tokens = words(sentence)
-    return any(phrase_in(tokens, p) for p in cues()[kind])
+    """Whether a cue of `kind` stands in the sentence (the diacritics rule, the cue as typed)."""
+    return phrases_in(words(sentence), cues()[kind])
 
 
 def no_change_words(sentence: str) -> str | None:

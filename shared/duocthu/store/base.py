@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.sections import SECTION_ORDER
-from duocthu.core.text import fold, folded_words, stop_words, words
-from duocthu.models.chunk import PROSE, Chunk
+from duocthu.core.text import fold, stop_words, words
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem, RankedLine, SourceRef
 from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms, token_index
 from duocthu.store.prose_parts import ProsePart
@@ -34,7 +34,6 @@ PAYLOAD_INDEXES: Mapping[str, str] = {
     "part_index": "integer",
     "requires_visual_check": "bool",
     "has_quarantined_content": "bool",
-    "text_norm": "text",  # word tokens, lower-cased, phrase matching on
 }
 
 Progress = Callable[[int], None]
@@ -51,8 +50,9 @@ class NoIndex(RuntimeError):
 # What the index holds and how: bumped when a build writes points older code cannot read, or lacks
 # points newer code reads (2: a point per sentence beside the parts, for the answering lines;
 # 3: a sentence point holds its span in its part, not the sentence and the part's citation;
-# 4: the prose parts' folded words beside the shard, store.prose_parts).
-INDEX_LAYOUT = 4
+# 4: the prose parts' folded words beside the shard, store.prose_parts; 5: an Edge part no longer
+# carries its folded text, nor the shard a full-text index of it: the parts file answers phrases).
+INDEX_LAYOUT = 5
 
 
 class Manifest(BaseModel):
@@ -126,11 +126,10 @@ class VectorStore(Protocol):
         best first, ties in book order. Scored inside Qdrant with the sparse `lexical` vector;
         every filter is part of the query. Only parts with a score > 0 (and >= min_score)."""
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        """Every part whose folded text holds the folded phrase as a contiguous run of whole words
-        (Qdrant's phrase match on `text_norm`), read to exhaustion, score 1.0. A candidate set:
+    def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
+        """Every prose part (of one section) whose folded words hold the phrase's as a contiguous
+        run of whole words, read to exhaustion, score 1.0, in id order: on Edge from the parts
+        file (`store.prose_parts`), on a server by Qdrant's phrase match. A candidate set:
         reverse lookup applies its own, stricter rules to it."""
 
     def find_prose(
@@ -266,7 +265,7 @@ class FilteredReads(ABC):
     to exhaustion, a nearest-vector query, a count. Backends differ only in their client calls."""
 
     @abstractmethod
-    def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
+    def _scroll(self, where: Conditions) -> list[EvidenceItem]:
         """The backend primitive."""
 
     @abstractmethod
@@ -332,19 +331,14 @@ class FilteredReads(ABC):
         hits = self._nearest(LEXICAL_VECTOR, terms, where, limit, score_threshold(min_score))
         return rank_hits(h for h in hits if h.score > 0)
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        folded = " ".join(folded_words(phrase))
-        if not folded:
-            return []
-        # text_norm's index has phrase_matching on (without it MatchPhrase silently finds nothing)
-        return self._scroll(conditions(section_key=section_key, chunk_kind=chunk_kind), phrase=folded)
+    @abstractmethod
+    def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
+        """The backend's phrase search (`VectorStore.find_by_phrase`)."""
 
     def find_prose(
         self, phrase: str, *, section_key: str, skip_drugs: Collection[str] = frozenset()
     ) -> list[ProsePart]:
-        found = self.find_by_phrase(phrase, section_key=section_key, chunk_kind=PROSE)
+        found = self.find_by_phrase(phrase, section_key=section_key)
         return [ProsePart(item, len(words(item.text))) for item in found if item.drug_id not in skip_drugs]
 
     def search_dense(

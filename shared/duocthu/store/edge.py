@@ -26,7 +26,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from duocthu.models.chunk import PROSE, Chunk
+from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
@@ -121,8 +121,6 @@ def _index_params(kind: str) -> Any:
         "keyword": qe.PayloadSchemaType.Keyword,
         "integer": qe.IntegerIndexParams(lookup=True, range=True),
         "bool": qe.BoolIndexParams(),
-        # phrase_matching must be on, or MatchPhrase silently finds nothing on an indexed field.
-        "text": qe.TextIndexParams(tokenizer=qe.TokenizerType.Word, lowercase=True, phrase_matching=True),
     }[kind]
 
 
@@ -130,10 +128,8 @@ def _sparse(terms: SparseTerms) -> Any:
     return qe.SparseVector(indices=list(terms.indices), values=list(terms.values))
 
 
-def _filter(where: Conditions, phrase: str | None = None) -> qe.Filter:
+def _filter(where: Conditions) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in where.equal.items()]
-    if phrase:
-        must.append(qe.FieldCondition(key="text_norm", match=qe.MatchPhrase(phrase)))
     must += [qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.any_of.items()]
     must_not: list[Any] = [
         qe.FieldCondition(key=k, match=qe.MatchAny(list(v))) for k, v in where.none_of.items()
@@ -271,11 +267,7 @@ class EdgeStore(FilteredReads):
         assert self._parts is not None  # read with the shard
         return self._parts
 
-    def find_by_phrase(
-        self, phrase: str, *, section_key: str | None = None, chunk_kind: str | None = None
-    ) -> list[EvidenceItem]:
-        if chunk_kind != PROSE:
-            return super().find_by_phrase(phrase, section_key=section_key, chunk_kind=chunk_kind)
+    def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
         found = [part.item for part in self.find_prose(phrase, section_key=section_key)]
         return found if section_key else sorted(found, key=lambda item: item.id)
 
@@ -301,9 +293,9 @@ class EdgeStore(FilteredReads):
             for record in records:
                 item_from_payload(record.id, record.payload, 1.0)
 
-    def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
+    def _scroll(self, where: Conditions) -> list[EvidenceItem]:
         shard = self._open()
-        flt = _filter(where, phrase)
+        flt = _filter(where)
         items: list[EvidenceItem] = []
         offset = None
         with _engine_reads(self._shard_version):

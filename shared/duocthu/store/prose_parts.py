@@ -4,16 +4,18 @@ which-drugs lookup finds the parts naming a phrase by matching these pre-folded 
 no filtered scroll through the whole book, no part of an already listed drug decoded, no text
 tokenised per request (docs/performance.md, "Chat turn at the book's size").
 
-The match is Qdrant's phrase match on `text_norm` (the folded words, contiguous, whole words), so
-the Edge store answers `find_by_phrase` from here and a server answers it as before; a test pins
-the two equal on the sample.
+The match is what Qdrant's phrase match finds on a part's folded text (the folded words,
+contiguous, whole words): the Edge store answers every `find_by_phrase` from here, so its parts
+carry no folded text and its shard no full-text index (a server still matches with them); tests
+pin the two backends equal on a corpus and this file equal to a word-by-word reading on the sample.
 
 The file: one JSON header line (the index version it was written for; where each section's lines
 stand, in bytes, and how many), then one line per prose part, `id \\t drug_id \\t words \\t folded
 words`, by section, each section in Qdrant's scroll order (by id). The bytes are read when the
 shard opens and the header checked against the manifest's version (a file of another version is
-never served); a section's lines are split, and counted against the header, the first time a
-lookup reads that section, so a start pays for the read only.
+never served); a section's lines are split, counted against the header, and its words collected
+(a phrase with a word the section never writes is not searched for) the first time a lookup reads
+that section, so a start pays for the read only.
 """
 
 from __future__ import annotations
@@ -78,6 +80,12 @@ class _Section:
     words: list[int]
     folded: str  # every part's folded words, each padded with spaces, one line a part
     starts: list[int]  # where each part's line starts in `folded`
+    vocabulary: frozenset[str]  # every folded word the section writes
+
+    def may_hold(self, run: str) -> bool:
+        """Whether every word of the run stands somewhere in the section: a phrase with a word the
+        section never writes (most of a drug's other names) needs no search through it."""
+        return self.vocabulary.issuperset(run.split())
 
     def rows_with(self, run: str) -> Iterator[int]:
         """The parts whose line holds the padded run, in order: one search through the section
@@ -112,8 +120,14 @@ class ProseParts:
                 raise PartsMismatch(f"{PARTS_FILE}: section {key} is not the {count} parts its header says")
             lines = [f" {r[3]} \n" for r in rows]
             starts = list(itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
+            folded = "".join(lines)
             section = self._sections[key] = _Section(
-                [r[0] for r in rows], [r[1] for r in rows], [int(r[2]) for r in rows], "".join(lines), starts
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                [int(r[2]) for r in rows],
+                folded,
+                starts,
+                frozenset(folded.split()),
             )
         return section
 
@@ -129,6 +143,8 @@ class ProseParts:
         found: list[tuple[str, int]] = []
         for key in (section_key,) if section_key else sorted(self._spans):
             s = self._section(key)
+            if not s.may_hold(run):
+                continue
             found += [
                 (s.ids[row], s.words[row]) for row in s.rows_with(run) if s.drugs[row] not in skip_drugs
             ]

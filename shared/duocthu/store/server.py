@@ -14,7 +14,8 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from duocthu.core.deadline import TURN_DEADLINE
-from duocthu.models.chunk import Chunk
+from duocthu.core.text import fold, folded_words
+from duocthu.models.chunk import PROSE, Chunk
 from duocthu.models.evidence import EvidenceItem
 from duocthu.store.base import (
     DENSE_VECTOR,
@@ -29,6 +30,7 @@ from duocthu.store.base import (
     NoIndex,
     Progress,
     StoreUnavailable,
+    conditions,
     dense_size,
     item_from_payload,
 )
@@ -53,12 +55,18 @@ def _sparse(terms: SparseTerms) -> models.SparseVector:
     return models.SparseVector(indices=list(terms.indices), values=list(terms.values))
 
 
+# A server finds phrases by Qdrant's phrase match on each part's folded text, a field of its own
+# with a full-text index (phrase_matching on, or MatchPhrase silently finds nothing); Edge reads
+# the parts file instead (`store.prose_parts`).
+PHRASE_FIELD = "text_norm"
+
+
 def _filter(where: Conditions, phrase: str | None = None) -> models.Filter:
     must: list[Any] = [
         models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equal.items()
     ]
     if phrase:
-        must.append(models.FieldCondition(key="text_norm", match=models.MatchPhrase(phrase=phrase)))
+        must.append(models.FieldCondition(key=PHRASE_FIELD, match=models.MatchPhrase(phrase=phrase)))
     must += [
         models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.any_of.items()
     ]
@@ -98,7 +106,7 @@ class ServerStore(FilteredReads):
             LINES_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF),
         }
         self.client.create_collection(name, vectors_config=vectors, sparse_vectors_config=sparse)
-        for field, kind in PAYLOAD_INDEXES.items():
+        for field, kind in {**PAYLOAD_INDEXES, PHRASE_FIELD: "text"}.items():
             self.client.create_payload_index(name, field, field_schema=_SCHEMA[kind])
         for start in range(0, len(chunks), UPSERT_BATCH):
             batch = chunks[start : start + UPSERT_BATCH]
@@ -108,7 +116,8 @@ class ServerStore(FilteredReads):
                 own = dense[start + offset] if dense else None
                 if own is not None:
                     vector[DENSE_VECTOR] = list(own)
-                points.append(models.PointStruct(id=chunk.id, vector=vector, payload=chunk.payload()))
+                payload = {**chunk.payload(), PHRASE_FIELD: fold(chunk.text)}
+                points.append(models.PointStruct(id=chunk.id, vector=vector, payload=payload))
             self.client.upsert(name, points=points, wait=True)
             if progress:
                 progress(len(batch))
@@ -175,6 +184,13 @@ class ServerStore(FilteredReads):
             return call(self._collection)
         except (ResponseHandlingException, UnexpectedResponse) as err:
             raise StoreUnavailable(f"qdrant server: {err}") from err
+
+    def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
+        folded = " ".join(folded_words(phrase))
+        if not folded:
+            return []
+        found = self._scroll(conditions(section_key=section_key, chunk_kind=PROSE), phrase=folded)
+        return sorted(found, key=lambda item: item.id)
 
     def _scroll(self, where: Conditions, phrase: str | None = None) -> list[EvidenceItem]:
         flt = _filter(where, phrase)

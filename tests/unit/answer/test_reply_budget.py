@@ -107,3 +107,17 @@ def test_the_longest_section_leaves_first_so_the_most_stay_whole() -> None:
     )
     assert [c.drug_id for c in left_out(fitted).sections] == ["b", "a"]
     assert short in fitted.text
+
+
+def test_an_interaction_section_leaves_only_when_every_sentence_on_the_drugs_asked_is_quoted() -> None:
+    pair = "Amiodaron làm tăng INR khi dùng cùng warfarin."
+    other = "Aspirin làm tăng nguy cơ chảy máu."
+    quote = QuotedLine(text=pair, drug_id="warfarin", section_key=PAIRS, citation="tr. 3")
+    lines = AnswerLinesBlock(drug_id="warfarin", section_key=PAIRS, quotes=(quote,), lines=(f"- “{pair}”",))
+    together = {"warfarin": ("warfarin",), "amiodaron": ("amiodaron", "Cordarone")}
+    text = f"{pair} {other} " + LONG
+    fitted = within_budget(reply(lines, section(PAIRS, text, drug="warfarin")), names, (), together)
+    assert [c.section_key for c in left_out(fitted).sections] == [PAIRS] and pair in fitted.text
+    unquoted = f"{pair} Cordarone còn làm tăng tác dụng chống đông. " + LONG
+    kept = within_budget(reply(lines, section(PAIRS, unquoted, drug="warfarin")), names, (), together)
+    assert "Cordarone còn làm tăng tác dụng chống đông" in kept.text  # a sentence on the pair not quoted

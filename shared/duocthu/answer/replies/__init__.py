@@ -26,7 +26,8 @@ from duocthu.models.plan import Plan
 def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
     """The turn's reply, within the one reply budget (answer.reply_budget) whatever its kind."""
     composed = _composed(composer, plan, evidence)
-    fitted = within_budget(composed.reply, composer.wording.names, routed_sections(plan))
+    together = {d: names for part in (plan, *plan.parts) for d, names in part.names.items()}
+    fitted = within_budget(composed.reply, composer.wording.names, routed_sections(plan), together)
     return composed if fitted is composed.reply else replace(composed, reply=fitted)
 
 

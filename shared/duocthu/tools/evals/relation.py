@@ -34,7 +34,6 @@ from pathlib import Path
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.sections import RELATION_SECTIONS
 from duocthu.core.text import words
-from duocthu.models.chunk import PROSE
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_phrases
 from duocthu.retrieval.service import RetrievalService
@@ -95,7 +94,7 @@ def as_typed(store: VectorStore, phrases: Sequence[str], section_key: str) -> tu
     """Drugs whose `section_key` holds one of the phrases word for word (the baseline)."""
     found: dict[str, None] = {}
     for phrase in phrases:
-        for item in store.find_by_phrase(phrase, section_key=section_key, chunk_kind=PROSE):
+        for item in store.find_by_phrase(phrase, section_key=section_key):
             if phrase_position(item.text, words(phrase)) >= 0:
                 found[item.drug_id] = None
     return tuple(found)
