@@ -23,6 +23,7 @@ from typing import Any
 
 from duocthu.core.deadline import Deadline
 from duocthu.core.errors import MalformedOutput
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.text import folded_words
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_QUICK_REPLIES
 from duocthu.providers.bedrock import converse
@@ -140,14 +141,7 @@ def typed_fields(data: dict[str, Any]) -> dict[str, Any]:
 
 def _span(name: str, texts: Sequence[str]) -> bool:
     """Whether `name` occurs as whole words in one of the texts (folded)."""
-    wanted = folded_words(name)
-    if not wanted:
-        return False
-    for text in texts:
-        words = folded_words(text)
-        if any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1)):
-            return True
-    return False
+    return bool(folded_words(name)) and any(contains_phrase(text, name) for text in texts)
 
 
 def _candidate_of(name: str, turn: Turn) -> str | None:

@@ -14,7 +14,7 @@ any real drug. A name that fuzzy-matches nothing never enters the set, so it can
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
@@ -71,18 +71,14 @@ def bound_candidates(
 ) -> CandidateSet:
     """The drugs the turn (`turn`, after the history `lines`, oldest first) may name."""
     prior_ids = tuple(d for d in (prior.drugs if prior else ()) if d in resolver.by_id)
-    ids: dict[str, None] = {}
-    for line in (turn, *lines):
-        ids.update((m.drug_id, None) for m in line.matches)
-        ids.update((s.drug_id, None) for s in line.suggestions)
-    ids.update((d, None) for d in prior_ids)
-    names = {d: resolver.catalog_names(d, limit=NAMES_SHOWN) for d in ids}
+    bounded = CandidateSet(turn, tuple(lines), prior_ids, {})
+    names = {d: resolver.catalog_names(d, limit=NAMES_SHOWN) for d in bounded.ids}
     subgroups = {
         d: frozenset(code[:ATC_SUBGROUP] for code in resolver.by_id[d].atc_codes if len(code) >= ATC_SUBGROUP)
-        for d in ids
+        for d in bounded.ids
         if d in resolver.by_id
     }
-    return CandidateSet(turn, tuple(lines), prior_ids, names, subgroups)
+    return replace(bounded, names=names, subgroups=subgroups)
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,12 @@
 
 A clause ends where the words before a boundary close a question (a question mark, or a question
 word closing them) and the words after it ask a question of their own: a question word, or a
-question mark closing words that name something of their own (a drug, or a section beside the one
-the words before asked: "…: liều? Đang warfarin, INR có bị ảnh hưởng?"), never a question mark
-alone ("…, nếu bé 2 tuổi?" is a condition of the question before it). The message's last question
-may go unmarked: words that end it and name something of their own ask too. Boundaries
-are question marks, semicolons, line breaks, commas, and the coordinating conjunctions that may
-open a clause; never "hay"/"hoặc" (or), which offer an alternative within the same question.
-Words that ask nothing and name nothing of their own (the patient told first, a closing remark)
-stay with the clause they stand beside: before the first question they open it, after the last they close it.
+question mark closing words that name a drug or a section of their own, never a question mark alone
+(a condition of the question before). The message's last question may go unmarked: words that end
+it and name something of their own ask too. Boundaries are question marks, semicolons, line breaks,
+commas and the conjunctions that may open a clause; never "hay"/"hoặc" (an alternative within the
+same question). Words that ask nothing and name nothing of their own stay with the clause they
+stand beside.
 """
 
 from __future__ import annotations
@@ -27,9 +25,8 @@ _OPENS_CLAUSE = re.compile(_OPENER, re.IGNORECASE)
 # before a word that opens a clause.
 _BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", re.IGNORECASE)
 
-# Words that close a question when they end it, as written: a word typed with marks matches only
-# the same marks ("nhiều" is no "nhiêu", "họng" no "hông", "nhĩ" no "nhỉ"); typed without, its
-# folded form. "không" in its chat spellings, the question words, "(bao) nhiêu".
+# Words that close a question when they end it ("không" in its chat spellings, the question words),
+# as written: a word typed with marks matches only the same marks; typed without, its folded form.
 _CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
 
 # The question words that ask what (not whether): one inside a clause asks there, wherever it

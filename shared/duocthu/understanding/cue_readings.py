@@ -1,11 +1,12 @@
-"""Readings over the cues: what a question asks. The section (`resolve_attribute`, and the one a
+"""Readings over the cues: what a question asks. The section (`strongest_section`, and the one a
 named-drug cue implies), the class of drugs it names, whether it asks what is safe or what to avoid
 combining, "xử trí" of a reaction, and the condition a which-drug question is about.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import pairwise
 
 from duocthu.core.conditions import ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
@@ -13,8 +14,7 @@ from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_P
 from duocthu.core.text import fold, raw_words
 from duocthu.understanding.cues import WHICH_WORDS, Cue, TurnCues, gapped_section_cues, scan_cues
 
-# Words that may stand between "không" and the use it negates: "không được", "không nên",
-# "không được khuyến cáo".
+# Words that may stand between "không" and the use it negates ("không được khuyến cáo").
 _MODALS = frozenset({"duoc", "nen", "the", "phai", "can", "khuyen", "cao"})  # folded
 # Between a negation and the use form it negates: "cấm dùng cho | người bị bệnh gì".
 _USE_WORDS = frozenset({"dung", "su", "uong", "cho"})
@@ -28,13 +28,6 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
     while i >= 0 and len(folded) - i <= 4 and folded[i] in _MODALS | _USE_WORDS:
         i -= 1
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
-
-
-def resolve_attribute(text: str, gapped: bool = True, cues: TurnCues | None = None) -> str | None:
-    """The section a question asks for: the strongest of `section_matches` (`cues`: the text's,
-    when already scanned)."""
-    cues = cues or scan_cues(text)
-    return strongest_section(cues, section_matches(text, gapped, cues))
 
 
 def strongest_section(cues: TurnCues, ranked: Sequence[PhraseMatch[str]]) -> str | None:
@@ -65,8 +58,7 @@ def section_matches(text: str, gapped: bool = True, cues: TurnCues | None = None
         return all(end <= a or b <= match.start or (match.start <= a and b <= end) for a, b in conditions)
 
     def as_asked(match: PhraseMatch[str]) -> PhraseMatch[str]:
-        # "không được dùng trong những trường hợp nào", "không được chỉ định cho ai": a use
-        # question under a negation asks when the drug must not be used.
+        # a use question under a negation asks when the drug must not be used
         if match.value == "chi_dinh" and _negated(tokens, match.start):
             return PhraseMatch(match.start, match.length, "chong_chi_dinh")
         return match
@@ -98,37 +90,39 @@ def asked_drug_class(written: str, cues: TurnCues) -> str | None:
 
 
 def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
-    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe ("an toàn", "dùng
-    được"), every condition named is whom the drug is for (right after "cho người", "ở bệnh
-    nhân"), and nothing says "điều trị": not an indication lookup, which would list the drugs
-    that treat renal failure. "Bệnh nhân suy tim…, lựa chọn thuốc nào?" names the disease to
-    treat."""
-    if not asks_what_is_safe(cues):  # "thuốc dùng cho người THA" asks what treats them
+    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe, every condition
+    named is whom the drug is for (right after "cho", "ở"), and nothing says "điều trị": no
+    indication lookup, which would list the drugs that treat the condition."""
+    if not cues.has("safe_to_use"):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
     return bool(conditions) and not cues.has("broad_condition") and all(c.start in leads for c in conditions)
 
 
-def asks_what_is_safe(cues: TurnCues) -> bool:
-    """ "an toàn", "dùng được" (kind `safe_to_use`): the question asks what is safe, not what treats."""
-    return cues.has("safe_to_use")
-
-
 def avoids_combining(cues: TurnCues) -> bool:
-    """ "Đang dùng digoxin, tránh phối hợp với thuốc nào?": what to avoid together with the
-    patient's medicine is that medicine's interactions, not a which-drug question."""
+    """What to avoid combining with the patient's medicine is that medicine's interactions, not a
+    which-drug question."""
     return cues.has("interaction") and cues.has("reverse_relation")
 
 
 def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = False) -> str | None:
-    """ "Xử trí" asked of adverse reactions is the ADR-management section: reactions named as such
-    ("gặp tác dụng phụ do X thì xử trí thế nào?"), the section of the turn before ("có cách nào xử
-    trí không?"), or a reaction told after the drug was taken (`reaction`: "uống X bị nổi mẩn thì
-    xử lý sao?"). Any other section is kept: after an overdose question the overdose section
-    itself says how to manage it."""
+    """ "Xử trí" asked of adverse reactions (the section asked, or a reaction told after the drug
+    was taken: `reaction`) is the ADR-management section. Any other section is kept: the overdose
+    section itself says how to manage an overdose."""
     if cues.has("manage") and (attribute == ADR_SECTION or (attribute is None and reaction)):
         return ADR_MANAGEMENT_SECTION
     return attribute
+
+
+# Folded words that change a dose, before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
+_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
+
+
+def changes_dose(folded: Sequence[str]) -> bool:
+    """The words change a dose: "thay đổi", or a change word with "liều" within two words after."""
+    return ("thay", "doi") in pairwise(folded) or any(
+        w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded)
+    )
 
 
 # Words that may stand between a "does it treat" cue and the condition it names.
@@ -139,10 +133,9 @@ _BEFORE_TREATED = frozenset(
 
 
 def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
-    """A "does it treat" cue ("có trị", "có giảm", "có dùng cho") with a condition right after it
-    (or ending after it: "có giảm đau răng"): "X có dùng cho đau thắt ngực không?". A patient
-    between them ("X có dùng cho người bị hen không?") makes it a decision for that patient, and
-    "nào"/"gì" after the condition a question of which ("trị những loại nhiễm nấm nào")."""
+    """A "does it treat" cue ("có trị", "có dùng cho") with a condition right after it (or ending
+    after it). A patient between them makes it a decision for that patient, and "nào"/"gì" after
+    the condition a question of which."""
     return any(
         end > cue.end
         and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
@@ -151,19 +144,23 @@ def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[
     )
 
 
-def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, int]]) -> str | None:
-    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR). A cue
+def named_drug_cues(
+    cues: TurnCues, complaints: Sequence[ConditionMention]
+) -> Iterator[tuple[Cue, str, str, str]]:
+    """Each named-drug cue that counts, with what it asks (turn type, section, relation). A cue
     asking whether the drug treats something needs that something named right after it
-    (`names_what_it_treats`; `condition_spans`: the turn's complaints, start and end)."""
-    spans = tuple(condition_spans)
+    (`names_what_it_treats`), among the turn's `complaints`."""
+    spans = [(c.start, c.start + c.length) for c in complaints]
     for cue in cues.all("named_drug"):
-        _, _, rest = cue.value.partition(":")
+        turn_type, _, rest = cue.value.partition(":")
         attribute, _, relation = rest.partition(":")
-        if relation == "indication" and not names_what_it_treats(cue, cues.folded, spans):
-            continue
-        if attribute:
-            return attribute
-    return None
+        if relation != "indication" or names_what_it_treats(cue, cues.folded, spans):
+            yield cue, turn_type, attribute, relation
+
+
+def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention]) -> str | None:
+    """The section a named-drug cue implies ("có tác dụng gì" -> chi_dinh, "gây" -> ADR)."""
+    return next((attribute for _, _, attribute, _ in named_drug_cues(cues, complaints) if attribute), None)
 
 
 # --- Conditions -------------------------------------------------------------------------------
@@ -173,8 +170,8 @@ def named_drug_attribute(cues: TurnCues, condition_spans: Iterable[tuple[int, in
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
-# A condition written with the verb that relieves it ("giảm đau", "hạ sốt", "cắt cơn") is a use;
-# one whose own name starts so ("hạ đường huyết", "giảm bạch cầu") is not.
+# A condition written with the verb that relieves it ("giảm đau") is a use; one whose own name starts
+# so ("hạ đường huyết") is not.
 RELIEF_VERBS = frozenset(
     {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
 )
@@ -190,9 +187,8 @@ def _named_by_question(
     asked: Sequence[ConditionMention], cues: TurnCues, question: Cue | None
 ) -> list[ConditionMention]:
     """The conditions a which-drug question form names: inside it ("thuốc hạ áp nào") or right
-    after it through a purpose ("thuốc nào để điều trị suy tim"). None in a question of what to
-    avoid or what causes ("thuốc cầm tiêu chảy nào không được dùng"): its class words are no
-    condition of the patient's."""
+    after it through a purpose. None in a question of what to avoid or what causes: its class
+    words are no condition of the patient's."""
     if question is None or cues.has("reverse_relation"):
         return []
     purposes = {c.end for c in cues.all("purpose") if c.start == question.end}
@@ -200,18 +196,11 @@ def _named_by_question(
 
 
 def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> ConditionMention:
-    """The condition a which-drug question is about, when it names several:
-
-    - an organ-function state only when nothing else is named ("bệnh nhân suy thận bị tăng huyết
-      áp thì dùng thuốc gì" asks about tăng huyết áp);
-    - the one right after "thuốc điều trị" / "thuốc nào gây";
-    - never one right after a patient word while another is named ("bệnh nhân hen bị đau đầu",
-      "đau khớp ở người có tiền sử loét dạ dày": the patient's background);
-    - one told before that the question form names again, as told ("bị tăng huyết áp và suy tim …
-      nên thêm thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": `_named_by_question`);
-    - else the last one before the question form ("tôi bị đau dạ dày, giờ bị sốt thì uống thuốc
-      gì" asks about sốt), or the first after it ("thuốc nào trị tăng huyết áp cho ...").
-    """
+    """The condition a which-drug question is about, when it names several: an organ-function state
+    only when nothing else is named; the one right after "thuốc điều trị" / "thuốc nào gây"; never
+    one right after a patient word while another is named (the patient's background); one told
+    before that the question form names again (`_named_by_question`), as told; else the last one
+    before the question form, or the first after it."""
     asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
     if len(asked) == 1:
         return asked[0]
@@ -224,8 +213,6 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     question = cues.first("candidate")
     before = [c for c in asked if question is not None and c.start < question.start]
     named = _named_by_question(asked, cues, question)
-    # "bị tăng huyết áp và suy tim … thuốc hạ áp nào", "… thuốc nào để điều trị suy tim": the
-    # question form names again one told before, and that one is asked, as it was told
     again = [c for c in before if c.normalized in {n.normalized for n in named}]
     if again:
         return again[-1]

@@ -2,16 +2,12 @@
 
 `data/understanding_cues.tsv` holds the question-form cues (kind, phrase, value) and
 `data/condition_phrases.tsv` the condition names. Both are matched on whole words under the
-diacritics rule of `duocthu.core.text`, so "thuoc nao gay" matches "thuốc nào gây" while "thuốc nào
-gãy" does not. Adding a phrasing is adding a row.
+diacritics rule of `duocthu.core.text` (a word typed without marks matches any marks).
 
-A section cue may have gaps: "uống … như thế nào" matches its parts in order with at most
-`MAX_GAP` words between them, because a product name (of any length) usually sits inside the
-question form ("uống Biginol như thế nào"). A gapped cue competes by the words it matched, not
-by the span it crosses, never marks the words in its gaps as question words, and is consulted
-only when no contiguous phrase names a section. A reverse-relation cue may have gaps for the same
-reason: a class or a population sits inside "chống chỉ định … thuốc … nào"; it counts only when
-no contiguous relation form is found.
+A section or reverse-relation cue may have gaps ("uống … như thế nào"): its parts in order with at
+most `MAX_GAP` words between them, because a product name, a class or a population usually sits
+inside the question form. A gapped cue competes by the words it matched, never marks the words in
+its gaps as question words, and counts only when no contiguous form is found.
 """
 
 from __future__ import annotations
@@ -92,9 +88,8 @@ def _finding_end_words(narrowing: bool) -> frozenset[str]:
 
 def ends_finding(token: str, narrowing: bool = False) -> bool:
     """Whether a word of the question ends the finding it names (data/finding_ends.tsv), or with
-    `narrowing` also the words that narrow a known one. Matched as written, marks and all, never
-    folded: folded, "đây" would end "da day" and "hả" would end "ha" (hạ); the file lists the
-    spellings typed without marks that are safe to match."""
+    `narrowing` also the words that narrow a known one. Matched as written, never folded (a folded
+    particle spells words of findings); the file lists the unmarked spellings that are safe."""
     return token.casefold() in _finding_end_words(narrowing)
 
 
@@ -188,19 +183,14 @@ def _cue_tables() -> _CueTables:
 def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
     """Gapped section cues in the text: start at the first part, length = words matched. A part
     right after "không" is negated and does not count."""
-    return gapped_cues(text, "section")
+    return tuple(
+        PhraseMatch(parts[0].start, sum(m.length for m in parts), value)
+        for value, parts in gapped_forms(text, "section")
+    )
 
 
 # Typed without marks, "cam" before a condition is "cầm" ("cầm máu", "cầm tiêu chảy"), not "cấm".
 _HOLDS_BACK = frozenset({"cam"})
-
-
-def gapped_cues(text: str, kind: str) -> tuple[PhraseMatch[str], ...]:
-    """Gapped cues of one kind in the text (see `gapped_section_cues`)."""
-    return tuple(
-        PhraseMatch(parts[0].start, sum(m.length for m in parts), value)
-        for value, parts in gapped_forms(text, kind)
-    )
 
 
 def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tuple[int, int]], ...]], ...]:
@@ -311,17 +301,15 @@ def scan_cues(text: str) -> TurnCues:
         if asked:
             by_kind["candidate"] = tuple(asked)
     if "reverse_relation" not in by_kind:
-        # "người bị gút chống chỉ định thuốc lợi tiểu nào": a class or a population sits inside
-        # the form; the first gapped form found, spanning its first part only (its later parts are
-        # words of the question, never of the condition: `form_part`)
+        # a class or a population sits inside the form: the first gapped form, spanning its first
+        # part only (its later parts are words of the question, never of the condition: `form_part`)
         gapped = gapped_forms(" ".join(tokens), "reverse_relation")
         if gapped:
             value, (first, *later) = gapped[0]
             by_kind["reverse_relation"] = (Cue("reverse_relation", value, first.start, 1),)
             by_kind["form_part"] = tuple(Cue("form_part", "", m.start, m.length) for m in later)
     if "reverse_relation" not in by_kind:
-        # "thuốc giảm đau có gây loét dạ dày không?": whether a class brings something on asks
-        # which drugs list it among their reactions (the class is not filtered, and it is said)
+        # whether a class brings something on asks which drugs list it among their reactions
         caused = [
             Cue("reverse_relation", "adverse_effect", c.end, end - c.end)
             for c in by_kind.get("drug_class", ())
@@ -343,12 +331,9 @@ def _negated_before(folded: Sequence[str], start: int) -> bool:
     return any(folded[k + 1] not in _ASKS_ON for k in at)
 
 
-# A list asked for in the plural names no "nào": "liệt kê các thuốc có chỉ định X", "những kháng
-# sinh chống chỉ định ở X", "danh sách thuốc gây X". The plural or the listing word before the noun
-# of drugs (a class named, or "thuốc", "kháng sinh", "hoạt chất") asks which drugs, as "nào" does,
-# when a section or a condition follows: the question is then about them. "Các thuốc này" stands for
-# drugs named before, and the drugs beside another ("với các thuốc …", "các thuốc khác") are what
-# it is taken with: neither asks for a list.
+# A list asked for in the plural names no "nào": the plural or a listing word before a noun of drugs
+# asks which drugs, as "nào" does, when a section or a condition follows. Drugs named before ("các
+# thuốc này") or taken beside another ("với các thuốc …", "các thuốc khác") ask for no list.
 _PLURALS = ("các", "những")
 _LISTING = (("liệt", "kê"), ("danh", "sách"))
 _DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"))
@@ -393,15 +378,13 @@ def _names_a_topic(rest: Sequence[str]) -> bool:
 # --- Words the rules match on a turn's folded tokens ----------------------------------------------
 
 WHICH_WORDS = frozenset({"nao", "gi", "j"})  # folded: "nào", "gì" (and chat's "j") ask which
-# The joiner words: what joins a medicine to another taken with it, folded. "cùng" and "kèm"
-# (TOGETHER_WORDS) join two medicines ("dùng X cùng Y") or a medicine to any "thuốc …" after them;
-# "với" and "chung" join it only to a class the cue tables name right after them ("với các thuốc
-# lợi tiểu"): "với" alone joins too much else ("với liều").
+# The joiner words (folded) join a medicine to another taken with it: "cùng", "kèm" (TOGETHER_WORDS)
+# to any medicine; "với", "chung" only to a class the cue tables name right after them ("với" alone
+# joins too much else).
 TOGETHER_WORDS = frozenset({"cung", "kem"})
-# "thêm" right before a medicine adds it to what is taken ("kê thêm X", "cho thêm X", "nếu phải thêm
-# X"): beside the conversation's drug, the question is the two together.
+# "thêm" right before a medicine adds it to what is taken: beside the conversation's drug, the two.
 ADD_WORD = "them"
 JOINER_WORDS = TOGETHER_WORDS | {"voi", "chung"}
-# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too ("paracetamol và
-# tramadol"): a name the catalogue lacks, so joined, is asked about beside the catalogue drug.
+# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too: a name the
+# catalogue lacks, so joined, is asked about beside the catalogue drug.
 NAME_JOINER_WORDS = JOINER_WORDS | {"va", "hoac", "hay", "phoi", "hop"}

@@ -18,7 +18,7 @@ from duocthu.core.conditions import ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
-from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, segment_ids, stop_words, tells_only, words
+from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, stop_words, tells_only, words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
@@ -30,25 +30,22 @@ REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidn
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
 )
-# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes
-# ("Má tui xài Plavix sau đặt stent.").
+# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes.
 _TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
 _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
-# Words of a stated level after "suy thận" / "suy gan" / "xơ gan" ("suy thận giai đoạn cuối", "xơ gan
-# Child-Pugh C"), kept so that stage 2 reads the level (duocthu.retrieval.levels).
+# Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read.
 _RENAL_DETAIL = frozenset(
     fold(w)
     for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
               "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
 )  # fmt: skip
-# The stage of a pregnancy as written: weeks, months after "thai"/"bầu", a trimester named in
-# data/patient_levels.tsv ("3 tháng cuối"); read against a stage-bound contraindication.
-# A pregnancy told by its stage alone, as the ward writes it ("thai 8 tuần", "bầu 7 tháng", "sản
-# phụ 32 tuần"), folded; "sản phụ sau sinh 2 tuần" is no pregnancy.
+# A pregnancy told by its stage alone, as the ward writes it (folded), and the stage as written
+# (weeks, months after "thai"/"bầu"; a trimester is data/patient_levels.tsv), read against a
+# stage-bound contraindication.
 _STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
@@ -107,10 +104,8 @@ class Facts:
 
 
 def clause_ids(text: str, tokens: Sequence[str]) -> list[int]:
-    """For each word token of the text, the index of its clause (split at , ; . ? ! :); one clause
-    for all of the turn's `tokens` if the two tokenisers disagree (exotic text)."""
-    clauses = segment_ids(text, ",;.?!:")
-    return [0] * len(tokens) if len(clauses) != len(tokens) else clauses
+    """For each word token of the text, the index of its clause (split at , ; . ? ! :)."""
+    return sentence_ids(text, tokens, ",;.?!:")
 
 
 def _object_after(cue: Cue, tokens: Sequence[str], clauses: Sequence[int], limit: int = 4) -> range:
@@ -189,10 +184,8 @@ def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -
     return match.group(0) if match else None
 
 
-# An infant's age told without "tuổi" ("Bé 6 tháng nặng 7 kg"): months right after a word for a
-# child, or after "tôi", "em", "mình", "nhà", "được" after it ("con tôi 6 tháng", "bé được 6
-# tháng"); a "6 tháng" elsewhere is a duration ("uống 6 tháng", "con bị ho 2 tháng nay"), never an
-# age. Folded, as the age rule reads the turn.
+# An infant's age told without "tuổi": months right after a word for a child (or its possessor);
+# months elsewhere are a duration, never an age. Folded, as the age rule reads the turn.
 _INFANT_MONTHS = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
 )
@@ -297,11 +290,9 @@ def _medication_leads(
         ]
     asked = cues.first("candidate")
     if asked is not None:
-        # "Mẹ tôi uống metformin, bị sốt thì uống thuốc gì?": a verb of use after someone (or
-        # opening its clause), then a complaint in a later clause, before a which-drug question,
-        # tells what the patient takes, "đang" or not. A complaint in the drug's own clause
-        # ("uống X bị Y") may be its reaction, and with no complaint ("tôi uống X hay Y, thuốc
-        # nào") the drugs are the choice; only a named drug counts.
+        # a verb of use after someone (or opening its clause), then a complaint in a later clause,
+        # before a which-drug question, tells what the patient takes. A complaint in the drug's own
+        # clause may be its reaction, and with none the drugs named are the choice asked about.
         subjects = {c.end for c in cues.all("patient_subject")}
         told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
         leads += [
@@ -357,8 +348,7 @@ def _allergies(
         span = _object_after(cue, tokens, clauses)
         if len(span):
             allergies.append(" ".join(written[i] for i in span))
-            # "dị ứng với thành phần của X": the allergen is X's own ingredients; X is still the
-            # drug asked about (its contraindications list the hypersensitivity)
+            # an allergy to X's own ingredients leaves X the drug asked about
             own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
             objects.update(span[:2] if own else span)
             # "dị ứng penicilin" is a fact about the patient; "dị ứng thời tiết" is a complaint
@@ -399,10 +389,9 @@ def _past_reactions(
     written: Sequence[str],
     clauses: Sequence[int],
 ) -> tuple[list[str], set[int], set[int]]:
-    """Reactions told with their cause before a new complaint: "từng bị phù mặt khi uống aspirin,
-    nay đau răng thì uống gì?". The reaction and its drug are the patient's history (the drug is
-    not what is asked about); the complaint after them is the question. Without a later complaint
-    ("bị ho khan do captopril thì xử trí sao?") the reaction is what is asked."""
+    """Reactions told with their cause before a new complaint: the reaction and its drug are the
+    patient's history, never what is asked; the complaint after them is the question. Without a
+    later complaint the reaction is what is asked."""
     reactions: list[str] = []
     reaction_starts: set[int] = set()
     cause_starts: set[int] = set()
@@ -422,9 +411,8 @@ def _past_reactions(
             if before:
                 past(before[-1].start, before[-1].start + before[-1].length, match)
                 continue
-        # the drug, then "bị" and the reaction, then a new complaint: "trước đây uống Tegretol bị
-        # phồng rộp da. Nay động kinh tái phát…" (told as past: without it, "uống X bị Y" is a
-        # reaction happening now, asked about). The reaction runs to the end of its clause.
+        # the drug, then "bị" and the reaction told as past, then a new complaint (not told as past,
+        # it is a reaction happening now, asked about); the reaction runs to its clause's end
         said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
         if said is None or not told_as_past or said.end >= len(clauses):
             continue

@@ -14,10 +14,10 @@ from duocthu.core.text import fold, segment_ids
 MAX_LIST_GAP = 6  # words (a dose, a schedule, joiners) between two medicines of a list
 
 
-def sentence_ids(text: str, tokens: Sequence[str]) -> list[int]:
-    """For each word token of the text, the index of its sentence (split at . ; ? ! and new lines);
-    one sentence for all if the two tokenisers disagree."""
-    sentences = segment_ids(text, ".;?!\n")
+def sentence_ids(text: str, tokens: Sequence[str], marks: str = ".;?!\n") -> list[int]:
+    """For each word token of the text, the index of its sentence (split at `marks`); one for all
+    of `tokens` if the two tokenisers disagree (exotic text)."""
+    sentences = segment_ids(text, marks)
     return [0] * len(tokens) if len(sentences) != len(tokens) else sentences
 
 
@@ -37,9 +37,8 @@ def _in_list(token: str) -> bool:
 
 
 def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
-    """Only list words, a verb of taking after a joiner ("và hay uống"), or a reason for the
-    medicine before ("vì rung nhĩ") closed by a joiner or a clause break: "warfarin vì rung nhĩ và
-    losartan" lists both."""
+    """Only list words, a verb of taking after a joiner, or a reason for the medicine before ("vì
+    rung nhĩ") closed by a joiner or a clause break."""
     words = _list_words()
     reason = joined = False
     for token in gap:
@@ -63,9 +62,8 @@ def listed_after(
     sentences: Sequence[int],
 ) -> list[DrugMatch]:
     """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
-    "digoxin, furosemid, spironolacton và acenocoumarol", "spironolacton với furosemid, thêm digoxin
-    nữa", "clopidogrel và aspirin sau đặt stent, thêm atorvastatin". The next drug joins when only
-    list words stand before it, or it opens a clause with a joiner ("…, thêm atorvastatin")."""
+    the next drug joins when only list words stand before it, or it opens a clause with a joiner
+    ("…, thêm atorvastatin")."""
     listed: list[DrugMatch] = []
     joiners = _list_words()["joiner"]
     while end < len(tokens):

@@ -35,6 +35,13 @@ _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
 # The populations that say who the patient is (the others are a state of the patient: pregnancy,
 # kidney or liver failure, facts the patient accumulates).
 _AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
+# What a turn going on from the conversation says of itself (and, asking about drugs together, of them).
+CONTINUED: dict[str, Any] = {"context_action": "continue", "depends_on_previous_turn": True}
+TOGETHER: dict[str, Any] = {
+    **CONTINUED,
+    "turn_type": "interaction",
+    "attribute": INTERACTION_SECTION,
+}
 # The topic's fields besides its drugs: what the question asked, of which condition, by which
 # route, for which population.
 _TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
@@ -72,7 +79,7 @@ def new_patient(frame: QueryFrame, prior: QueryFrame) -> bool:
     )
 
 
-def _describes_patient(frame: QueryFrame) -> bool:
+def describes_patient(frame: QueryFrame) -> bool:
     """The frame describes a particular patient (an age, a weight, a fact), whose population is
     theirs. A population asked about with no patient described ("loperamid cho trẻ em được
     không?") is the question's, carried with the topic only."""
@@ -84,7 +91,7 @@ def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     if new_patient(frame, prior):
         return frame
     scalars = (
-        ("population", "weight_kg", "age_text") if _describes_patient(prior) else ("weight_kg", "age_text")
+        ("population", "weight_kg", "age_text") if describes_patient(prior) else ("weight_kg", "age_text")
     )
     update: dict[str, Any] = {
         name: getattr(prior, name)
@@ -119,11 +126,8 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         return frame.model_copy(
             update={
                 "drugs": (*frame.drugs, *others),
-                "turn_type": "interaction",
-                "attribute": INTERACTION_SECTION,
+                **TOGETHER,
                 "section_overview": False,
-                "context_action": "continue",
-                "depends_on_previous_turn": True,
             }
         )
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
@@ -131,7 +135,7 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
         return frame
     if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame  # another drug: a new topic (a headache question is not about the omeprazol before)
-    fields = _TOPIC_FIELDS if not _describes_patient(prior) else _TOPIC_FIELDS[:-1]
+    fields = _TOPIC_FIELDS if not describes_patient(prior) else _TOPIC_FIELDS[:-1]
     update: dict[str, Any] = {
         name: getattr(prior, name)
         for name in fields
@@ -160,24 +164,15 @@ def merge_with_prior_frame(
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
-    """A follow-up naming only drugs the catalogue lacks ("còn rifampicin thì sao?", "cho X được
-    không?") asks about them beside the conversation's drugs: is each named in their monographs?
-    The carried drugs are never replaced by a name with no monograph, with or without words
-    referring back (a name the catalogue lacks reads as a new topic to the rules)."""
+    """A follow-up naming only drugs the catalogue lacks asks about them beside the conversation's
+    drugs (is each named in their monographs?): the carried drugs are never replaced by a name with
+    no monograph."""
     prior = turn.prior
     if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
         return frame
     if frame.turn_type not in DRUG_TURN_TYPES:
         return frame
-    return frame.model_copy(
-        update={
-            "drugs": prior.drugs,
-            "turn_type": "interaction",
-            "attribute": INTERACTION_SECTION,
-            "context_action": "continue",
-            "depends_on_previous_turn": True,
-        }
-    )
+    return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
@@ -203,37 +198,28 @@ def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:
 _ONE_AT_A_TIME = "Mỗi câu trả lời chỉ theo một cách hiểu; hãy chọn một trước, rồi hỏi tiếp cách còn lại."
 
 
-def _asked_two_readings(prior: QueryFrame | None) -> bool:
-    """Whether the turn before asked `lowering_question` (again, after "cả hai", too)."""
+def _two_readings_asked(prior: QueryFrame | None) -> str | None:
+    """The `lowering_question` the turn before asked (again, after "cả hai", too), or None."""
     condition = prior.condition if prior is not None else None
     if prior is None or condition is None or len(prior.quick_replies) != 2 or not prior.clarify_reason:
-        return False
-    asked = lowering_question(condition.normalized or condition.text)["clarify_reason"]
-    return prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}")
+        return None
+    asked: str = lowering_question(condition.normalized or condition.text)["clarify_reason"]
+    return asked if prior.clarify_reason in (asked, f"{_ONE_AT_A_TIME} {asked}") else None
 
 
 def both_asked_again(tags: MessageTags, prior: QueryFrame | None) -> QueryFrame | None:
     """ "cả hai" after `lowering_question`: the same question again, saying why one is picked
     first; never a new question about nothing."""
-    if prior is None or prior.condition is None or not _asked_two_readings(prior):
+    asked = _two_readings_asked(prior)
+    if prior is None or asked is None or not tags.cues.has("both"):
         return None
-    if not tags.cues.has("both"):
-        return None
-    asked = lowering_question(prior.condition.normalized or prior.condition.text)["clarify_reason"]
-    return prior.model_copy(
-        update={
-            "clarify_reason": f"{_ONE_AT_A_TIME} {asked}",
-            "context_action": "continue",
-            "depends_on_previous_turn": True,
-        }
-    )
+    return prior.model_copy(update={"clarify_reason": f"{_ONE_AT_A_TIME} {asked}", **CONTINUED})
 
 
 def reading_picked(tags: MessageTags, prior: QueryFrame | None) -> str | None:
-    """A typed answer to `lowering_question` ("tác dụng phụ", "để điều trị") is read as the quick
-    reply it picks, as if that button were pressed: a reaction's words (the ADR section's phrases,
-    "gây ra") pick the second reading, a purpose ("để điều trị", "dùng để chữa") the first."""
-    if prior is None or not _asked_two_readings(prior):
+    """A typed answer to `lowering_question` is read as the quick reply it picks, as if that button
+    were pressed: a reaction's words pick the second reading, a purpose the first."""
+    if prior is None or _two_readings_asked(prior) is None:
         return None
     cues, section = tags.cues, tags.attribute
     reaction = section == ADR_SECTION or any(

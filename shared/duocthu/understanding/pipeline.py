@@ -1,27 +1,16 @@
 """A turn (+ history, prior frame) -> QueryFrame. Intent only: nothing here answers a question.
 
-The pipeline, the same for every provider, on the message read through the clinical lexicon
-(`lexicon`: abbreviations and chat spellings in the formulary's words):
-
-1. subject scope (`scope`): a question about an animal is out of scope before any model runs, and so
-   are the turns after it until the user says the question is about a person;
-2. candidate bounding (`candidates`): the drug_ids this turn may name, fixed before the provider;
-3. the provider (`providers`): Bedrock Converse with the frame as a forced tool, or the offline rules;
-   a failure becomes a frame with `system_error`, never an exception or a silent fallback;
-4. validation: `_resolve_id` keeps only shown drug_ids (anything else is an unknown drug), and the
-   frame's own validators drop out-of-vocabulary values;
-5. four deterministic post-conditions (`postconditions`): narrow, knowledge-free rewrites of surface
-   forms on which a model reverses the requested relation;
-6. the conversation's patient and topic (`merge`), then the section for the merged patient's
-   state (`turn_type.section_for_patient`), and a word for the conversation's drug bound to it
-   (`pronouns`);
-7. `looks_non_human` before any clarifying question.
+One pipeline for every provider (`understand_turn`, in order): the subject scope before any model
+runs; the candidates bounded before the provider; the provider's output validated against them (a
+failure is a frame with `system_error`, never an exception or a silent fallback); the
+post-conditions; the conversation's patient and topic merged in, the section for the merged
+patient's state, a word for the conversation's drug bound; the animal guard before any question back.
 
 A conversation sent as `history` without a prior frame (`duocthu batch`, `/v1/understand`, Step
-Functions) is understood as the same conversation in a session: with a provider that rebuilds the
-prior (the offline rules: deterministic and cheap), the history's user turns are understood first,
-in order, and the last of their frames is the prior (`prior_from_history`). A model provider
-reads the history lines in its prompt instead, with no prior frame (docs/understanding-rules.md).
+Functions) is understood as the same conversation in a session: a provider that rebuilds the prior
+(the offline rules: deterministic and cheap) understands the history's user turns first, in order,
+and the last of their frames is the prior (`prior_from_history`); a model provider reads the
+history lines in its prompt instead.
 """
 
 from __future__ import annotations
@@ -61,7 +50,7 @@ OFFLINE_BUDGET_S = 5.0
 UNAVAILABLE_REASON = "Hệ thống tạm thời chưa phân tích được câu hỏi. Vui lòng thử lại sau giây lát."
 
 
-# --- 4. Validation ---------------------------------------------------------------------------
+# --- Validation ------------------------------------------------------------------------------
 
 
 def _id_key(text: str) -> str:
@@ -135,6 +124,7 @@ def non_human_frame(message: str) -> QueryFrame:
 def understand_turn(
     turn: Turn, provider: FrameProvider, deadline: Deadline, claimed_scope: SubjectScope | None = None
 ) -> QueryFrame:
+    """The pipeline (the module's docstring) on one bounded turn."""
     prior_scope = turn.prior.subject_scope if turn.prior else None
     if conversation_scope(turn.message, turn.history, prior_scope, claimed_scope) == "non_human":
         return non_human_frame(turn.message)

@@ -27,6 +27,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
+from duocthu.understanding.merge import describes_patient
 from duocthu.understanding.reading import unknown_taken
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
@@ -119,13 +120,12 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
     """The one drug's own ask: its section, or its monograph ordered for the question; for a
     described patient asking whether they may take it (or what to be careful of), the decision:
     the patient's contraindications and pairs beside, ranked over `decision_sections`."""
-    decision, query = (
-        frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and _about_patient(frame),
-        reading.text,
-    )
+    about_patient = frame.population is not None or describes_patient(frame)
+    decision = frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and about_patient
+    query = reading.text
     if decision and frame.population is not None and reading.yes_or_no:
-        # "Bé 2 tuổi … dùng loperamid được không?": whether this patient may take it; the
-        # monograph is ordered for the patient too, in the formulary's words ("trẻ em", "trẻ dưới")
+        # whether this patient may take it: the monograph is ordered for the patient too, in the
+        # formulary's words for the population
         query = " ".join((query, *population_wordings(frame.population)))
     return Ask(
         kind="section" if frame.attribute else "monograph",
@@ -159,12 +159,6 @@ def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: Catalo
     if frame.population is not None or frame.weight_kg is not None or about_patient:
         return False
     return reading.only_section_words
-
-
-def _about_patient(frame: QueryFrame) -> bool:
-    """The frame describes a patient: a population, an age or weight, or any fact of theirs."""
-    told = frame.population or frame.age_text or frame.weight_kg
-    return bool(told) or not frame.patient_context.is_empty()
 
 
 def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...]:
@@ -252,10 +246,9 @@ def _names_outside(frame: QueryFrame) -> tuple[Ask, ...]:
 
 
 def _named_by_others(drug: str, reading: TurnReading) -> tuple[Ask, ...]:
-    """A which-drug question about one drug's interactions ("thuốc nào tương tác với X"): the
-    formulary writes an interaction under either drug, so after X's own section the drugs whose
-    interaction section names X are listed; a question about X alone ("X tương tác gì?") reads
-    X's section only."""
+    """A which-drug question about one drug's interactions: the formulary writes an interaction
+    under either drug, so after X's own section the drugs whose interaction section names X are
+    listed; a question about X alone reads X's section only."""
     if not reading.asks_which_drug:
         return ()
     return (Ask(kind="relation", drugs=(drug,), candidate_sections=(INTERACTION_SECTION,)),)

@@ -17,10 +17,9 @@ from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import (
     RELIEF_VERBS,
-    asks_what_is_safe,
     avoids_combining,
     condition_asked,
-    names_what_it_treats,
+    named_drug_cues,
     patient_qualifiers_only,
     relieved_form,
 )
@@ -86,58 +85,50 @@ def _apply_reverse_relation_cues(
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
-    # "Người suy thận không nên dùng thuốc giảm đau nào?": "thuốc giảm đau" names the drugs asked
-    # about, not the patient's condition; the one left (or the population) is what excludes them.
-    # A class condition starts right after its cue or shares its last word ("thuốc giảm" + "giảm đau").
+    # A class ("thuốc giảm đau") names the drugs asked about, not the patient's condition; the one
+    # left (or the population) excludes them. It starts right after its cue or shares its last word.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
     condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
-    if cue.value == "adverse_effect" and _names_caution(cues):
-        # "người suy tim cần thận trọng khi dùng những thuốc nào": which drugs need care, a list no
-        # one section holds; "khi dùng thuốc nào" reads a reaction only when no caution is named
+    if cue.value != "adverse_effect":
+        return _reverse(frame, "condition_relation", cue.value, condition)
+    # what the drugs bring on, from here on
+    if _names_caution(cues):
+        # which drugs need care is a list no one section holds; "khi dùng thuốc nào" reads a
+        # reaction only when no caution is named
         return _reverse(frame, "condition_relation", "unknown", condition)
-    if cue.value == "adverse_effect" and frame.condition is not None:
-        # "người bị hen dùng thuốc nào có thể bị co thắt phế quản?": what the drugs bring on is
-        # what follows the cue; a condition before it is the patient's
+    if frame.condition is not None:
+        # what the drugs bring on is what follows the cue; a condition before it is the patient's
         after = [c for c in kept if c.start >= cue.end]
         caused = _condition_after(cue, cues, after, True)
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
     # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
-    # đường huyết"): "ho khan mấy tuần nay, có thuốc nào làm giảm ho không?"
+    # đường huyết"), asks what relieves it
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
-    if (
-        cue.value == "adverse_effect"
-        and relieved is None
-        and verb in RELIEF_VERBS
-        and kept
-        and not named_there
-    ):
+    if relieved is None and verb in RELIEF_VERBS and kept and not named_there:
         relieved = kept[0]
-    if cue.value == "adverse_effect" and relieved is not None:
-        # "thuốc nào làm giảm đau / làm hạ sốt": what relieves it, the indications; never the drugs
-        # that cause pain or fever
+    if relieved is not None:
+        # what relieves it, the indications; never the drugs that cause pain or fever
         kind = "symptom_to_drug" if relieved.kind == "symptom" else "condition_to_drug"
         return _reverse(
             frame, kind, "indication", ConditionQuery(text=relieved.text, normalized=relieved.normalized)
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
-    if cue.value == "adverse_effect" and causative and named_there and verb in _LOWERING and condition:
-        # "thuốc nào làm hạ huyết áp": the drugs used to lower it or those that bring hypotension on
-        # as a reaction; the words do not tell which, so ask, offering both readings
+    if causative and named_there and verb in _LOWERING and condition:
+        # "làm hạ X": a use or a reaction; the words do not tell which, so ask, offering both
         return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
             update=lowering_question(condition.normalized or condition.text)
         )
-    if cue.value == "adverse_effect" and causative and verb in RELIEF_VERBS and not named_there:
+    if causative and verb in RELIEF_VERBS and not named_there:
         # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
-        # (a cue naming reactions, "có TDKMM giảm bạch cầu", keeps them)
         return _reverse(frame, "symptom_to_drug", "indication", condition)
-    return _reverse(frame, "condition_relation", cue.value, condition)
+    return _reverse(frame, "condition_relation", "adverse_effect", condition)
 
 
 def _names_caution(cues: TurnCues) -> bool:
@@ -180,10 +171,9 @@ def _apply_condition_candidate_cue(
 def _apply_safe_list_cue(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """ "Thuốc kháng sinh nào dùng được cho trẻ em?", "… cho người dị ứng penicilin?": which drugs
-    are safe for a population or a patient (an allergy, a pregnancy), with no condition to treat.
-    No section lists drugs that way: relation unknown, said so, never a request to name a drug
-    the user has not got."""
+    """Which drugs are safe for a population or a patient (an allergy, a pregnancy), with no
+    condition to treat: no section lists drugs that way, so the relation is unknown and said so,
+    never a request to name a drug the user has not got."""
     patient = frame.patient_context
     if (
         named
@@ -192,7 +182,7 @@ def _apply_safe_list_cue(
         or not (frame.population or patient.allergies or patient.pregnancy or patient.breastfeeding)
         or not cues.has("candidate")
         or cues.has("reverse_relation")
-        or not asks_what_is_safe(cues)
+        or not cues.has("safe_to_use")  # what is safe, not what treats
     ):
         return frame
     return _reverse(frame, "condition_relation", "unknown", None)
@@ -220,15 +210,9 @@ def _apply_named_drug_cues(
     relation the phrase asks, not an overview."""
     if len(named) != 1 or frame.turn_type not in ("drug_attribute", "drug_overview", "drug_to_condition"):
         return frame
-    for cue in cues.all("named_drug"):
-        turn_type, _, rest = cue.value.partition(":")
-        attribute, _, relation = rest.partition(":")
+    for cue, turn_type, attribute, relation in named_drug_cues(cues, conditions):
         if frame.attribute not in (None, attribute):
             continue
-        if relation == "indication" and not names_what_it_treats(
-            cue, cues.folded, [(c.start, c.start + c.length) for c in conditions]
-        ):
-            continue  # "X có tác dụng không?" names nothing it would treat
         condition = _condition_after(cue, cues, conditions) if relation else None
         update: dict[str, Any] = {"turn_type": turn_type, "attribute": attribute or frame.attribute}
         if relation:
@@ -256,13 +240,10 @@ _QUESTION_FORMS: tuple[CueKind, ...] = (
 def _apply_narrowing_words(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """ "Thuốc nào gây chảy máu cam?": the words right after a known finding's name narrow it, so
-    a which-drugs-cause lookup searches "chảy máu cam", with "chảy máu" only as a wider finding
-    listed apart; read as "chảy máu" it listed every drug that causes bleeding. So does a named
-    drug's ("Aspirin có gây chảy máu cam không?": its ADR section is read for "chảy máu cam").
-    Kept as the condition's `subtype`; no table is needed for each narrowed form. Not for a
-    contraindication: a drug contraindicated in "suy gan" is so in "suy gan nặng", and must stay
-    on that list."""
+    """The words right after a known finding's name narrow it ("chảy máu cam"), kept as the
+    condition's `subtype`, so an adverse-effect lookup searches the narrowed finding, the wider one
+    listed apart; no table is needed per narrowed form. Not for a contraindication: a drug
+    contraindicated in a condition is so in its severe form, and must stay on that list."""
     condition = frame.condition
     if (
         frame.turn_type not in ("condition_relation", "drug_attribute")

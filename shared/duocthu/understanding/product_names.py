@@ -30,12 +30,10 @@ def unknown_names(
 ) -> tuple[str, ...]:
     """Product names the turn mentions that resolve to no catalogue drug, as the user wrote them.
 
-    A name is a run of words that cannot be Vietnamese ("Dalfusin", "ACC 200"), or of capitalised
-    words mid-sentence, after a product word ("thuốc Bảo Thanh") or two or more in a row ("An Cung
-    Ngưu Hoàng Hoàn"), with any strength that follows it. Spans the resolver matched, section names,
-    cue phrases, ordinary words and lexicon terms (`not_a_common_word`), conditions and allergy
-    objects are never names.
-    A fuzzy suggestion's span is a name too: it was not found as written.
+    A name is a run of words that cannot be Vietnamese, or of capitalised words mid-sentence after a
+    product word or two or more in a row, with any strength that follows it. Spans the resolver
+    matched, section names, cue phrases, ordinary words and lexicon terms, conditions and allergy
+    objects are never names. A fuzzy suggestion's span is a name too: it was not found as written.
     """
     raw = raw_words(text)
     cues = cues or scan_cues(text)
@@ -58,8 +56,8 @@ def unknown_names(
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            # an ordinary word goes on a name already begun ("Coversyl Plus"), and begins none but
-            # an acronym before its strength ("ACC 200"; "glucose 5%" is a fluid)
+            # an ordinary word goes on a name already begun, and begins none but an acronym before
+            # its strength ("ACC 200")
             acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
             return in_run or (not_a_common_word(raw[i]) and not ward_abbreviation(raw[i])) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
@@ -82,11 +80,9 @@ def unknown_names(
         j = i + 1
         while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
             j += 1
-        # Right after a known name: a maker ("Acyclovir Stella 800 mg"), a word that goes on the
-        # name ("Panadol extra", data: name_variant) or the drug again in brackets ("aspirin
-        # (salicylat)") is no name; another word in lower case is a second ingredient ("Hapacol
-        # codein"). A drug named again ("phối hợp digoxin thì giảm digoxin") is known: `resolve`
-        # keeps only each drug's first mention.
+        # Right after a known name, a maker, a word that goes on the name (name_variant) or the
+        # drug again in brackets is no name; another word in lower case is a second ingredient
+        # ("Hapacol codein"). A drug named again is known (`resolve` keeps its first mention).
         name = " ".join(raw[i:j])
         after_known = i in drug_ends and (
             not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
@@ -101,8 +97,7 @@ def unknown_names(
 
 def not_a_common_word(token: str) -> bool:
     """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
-    word list holds ("Glucotrazin"); an ordinary Vietnamese or English word ("stress", "test") or
-    a lexicon term ("INR") is none."""
+    word list holds; an ordinary Vietnamese or English word or a lexicon term is none."""
     return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
 
 

@@ -1,13 +1,9 @@
 """A word standing for the conversation's drug ("nó", "thuốc này": `drug_pronoun` rows of
 understanding_cues.tsv) binds to the prior frame's first drug, the one the conversation is about.
 
-- With another drug named and the two taken together ("nó dùng chung với aspirin được không?"
-  after a question about warfarin: a joiner word, "với", "cùng", "chung", "kèm", between the word
-  and the name), the turn is an interaction question of the pair; without the binding it was a
-  question about aspirin alone, and warfarin was lost. "aspirin thì nó có tương tác với thuốc
-  nào?" joins nothing to the word ("nó" is aspirin): aspirin's interactions.
-- With no drug named after a question about two ("còn tác dụng phụ của nó?" after an interaction
-  question), the word names one drug, the first, not the pair.
+- With another drug named and joined to the word (a joiner word between them: "nó dùng chung
+  với aspirin"), the turn is an interaction question of the pair, never the named drug alone.
+- With no drug named after a question about two, the word names one drug, the first.
 
 Applied after the prior-frame merge, for every provider; it adds no drug the conversation did not
 name before.
@@ -19,6 +15,7 @@ from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import JOINER_WORDS, TurnCues
+from duocthu.understanding.merge import TOGETHER
 
 
 def _together(frame: QueryFrame) -> bool:
@@ -51,11 +48,8 @@ def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
         return frame.model_copy(
             update={
                 "drugs": (bound, *frame.drugs),
-                "turn_type": "interaction",
-                "attribute": INTERACTION_SECTION,
+                **TOGETHER,
                 "section_overview": False,
-                "context_action": "continue",
-                "depends_on_previous_turn": True,
                 "standalone_query": f"{turn.message} ({SECTION_HEADINGS[INTERACTION_SECTION]} của {name})",
             }
         )

@@ -7,7 +7,7 @@ import re
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
-from duocthu.core.phrases import find_phrase
+from duocthu.core.phrases import contains_phrase, find_phrase
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, stop_words
@@ -71,8 +71,8 @@ def only_section_words(tags: MessageTags) -> bool:
     return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
-# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause ("thuốc nào",
-# "những thuốc giảm đau nào", "kháng sinh nào"). Not "gì": "thuốc X là gì" asks about drug X.
+# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause. Not "gì":
+# "thuốc X là gì" asks about drug X.
 _WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
 _WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{0,40}?\bnao\b")
 
@@ -119,30 +119,25 @@ def unknown_taken(frame: QueryFrame, outside: bool = False) -> tuple[str, ...]:
     """The names the catalogue lacks among the medicines the patient takes (with `outside`, the
     other names the catalogue lacks): a medicine taken is a fact about the patient, read where the
     asked drug's sections name it, never a name asked about beside the drug."""
-    taken = [folded_words(m) for m in frame.patient_context.current_medications]
-    return tuple(
-        n for n in frame.unknown_drugs if any(find_phrase(t, folded_words(n)) >= 0 for t in taken) != outside
-    )
+    taken = frame.patient_context.current_medications
+    return tuple(n for n in frame.unknown_drugs if any(contains_phrase(t, n) for t in taken) != outside)
 
 
 def asks_maximum(text: str) -> bool:
     """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
-    tokens = folded_words(text)  # typed without marks too: "lieu toi da"
     asked = (r["phrase"] for r in table_records("answer_focus.tsv") if r["side"] == "asked")
-    return any(find_phrase(tokens, folded_words(p)) >= 0 for p in asked)
+    return any(contains_phrase(text, p) for p in asked)  # typed without marks too: "lieu toi da"
 
 
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
-    """The names the catalogue lacks that the question joins to a catalogue drug ("paracetamol
-    và tramadol", "warfarin với rifampicin", "paracetamol + codein"): asked about beside it, so
-    an answer from that drug's text alone must say it does not cover them. An unknown name
-    elsewhere in the question (an abbreviation, a place) is left alone."""
+    """The names the catalogue lacks that the question joins to a catalogue drug: asked about beside
+    it, so an answer from that drug's text alone must say it does not cover them. An unknown name
+    elsewhere in the question is left alone."""
     tokens = list(tags.cues.folded)
     spans = [(m.start, m.end) for m in tags.matches]
     if frame.turn_type == "interaction" and frame.drugs:
-        # the words asked the drugs together ("Y có dùng chung với X được không?"), or a follow-up
-        # asked them beside the drugs the conversation carries: every name that is a drug (a real
-        # one, or a product written as a name) goes with them; a typo ("khôg") does not
+        # the drugs asked together, by the words or beside the drugs a follow-up carries: every
+        # name that is a drug (a real one, or a product written as a name) goes with them
         return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
     for name in unknown_taken(frame, outside=True):

@@ -7,9 +7,8 @@ provider is down, and must be auditable. It checks corpus coverage only; it must
 rules about what a professional may ask.
 
 A conversation keeps its scope: once a turn is about an animal, the later turns are too
-(declined) until the user says the question is about a person (`person` rows: "tôi hỏi cho
-tôi", "cho người lớn"). It is read from the prior frame and scanned over the history lines, so a
-session and the same conversation sent as history agree.
+(declined) until the user says the question is about a person (`person` rows). It is read from
+the prior frame and scanned over the history lines, so a session and history agree.
 
 A caller may claim a scope (the web client sends one), but the claim can only narrow: the result
 is the more conservative of the claim and the scan, so a client that always sends "human" cannot
@@ -45,10 +44,6 @@ def _scope_tables() -> tuple[PhraseIndex[SubjectScope], PhraseIndex[bool]]:
     return index, person
 
 
-def _scope_phrases() -> PhraseIndex[SubjectScope]:
-    return _scope_tables()[0]
-
-
 def says_person(text: str) -> bool:
     """Whether the text says its question is about a person ("tôi hỏi cho tôi", "người lớn")."""
     return bool(_scope_tables()[1].matches(words(text)))
@@ -57,7 +52,7 @@ def says_person(text: str) -> bool:
 def scan_scope(text: str) -> SubjectScope:
     """non_human when the text names an animal as the subject. An animal word inside a phrase about
     a person ("bị chó cắn", "dị ứng lông mèo") does not count."""
-    found = _scope_phrases().matches(words(text))
+    found = _scope_tables()[0].matches(words(text))
     personal = {m.start + i for m in found if m.value == "human" for i in range(m.length)}
     for match in found:
         if match.value == "non_human" and personal.isdisjoint(range(match.start, match.start + match.length)):

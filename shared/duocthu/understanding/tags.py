@@ -61,7 +61,7 @@ class MessageTags:
 
     @cached_property
     def attribute(self) -> str | None:
-        """The section the words ask for (`cue_readings.resolve_attribute`)."""
+        """The section the words ask for: the strongest of `section_matches`."""
         return strongest_section(self.cues, self.section_matches)
 
     @cached_property

@@ -1,9 +1,16 @@
-"""Which section a question's words ask for (`understanding.cue_readings.resolve_attribute`)."""
+"""Which section a question's words ask for (`understanding.cue_readings.strongest_section`)."""
 
 from __future__ import annotations
 
 import pytest
-from duocthu.understanding.cue_readings import resolve_attribute
+from duocthu.understanding.cue_readings import section_matches, strongest_section
+from duocthu.understanding.cues import scan_cues
+
+
+def resolve_attribute(text: str) -> str | None:
+    """The section the words of `text` ask for, as a turn's tags read it."""
+    cues = scan_cues(text)
+    return strongest_section(cues, section_matches(text, True, cues))
 
 
 @pytest.mark.parametrize(

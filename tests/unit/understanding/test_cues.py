@@ -6,7 +6,7 @@ from __future__ import annotations
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.conditions import find_conditions
 from duocthu.core.tables import table_records
-from duocthu.understanding.cue_readings import resolve_attribute
+from duocthu.understanding.cue_readings import section_matches, strongest_section
 from duocthu.understanding.cues import (
     MAX_GAP,
     _cue_tables,
@@ -15,6 +15,12 @@ from duocthu.understanding.cues import (
 )
 from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.pipeline import understand_offline
+
+
+def resolve_attribute(text: str) -> str | None:
+    """The section the words of `text` ask for, as a turn's tags read it."""
+    cues = scan_cues(text)
+    return strongest_section(cues, section_matches(text, True, cues))
 
 
 def test_cue_tables_load_and_match_under_the_diacritics_rule() -> None:

@@ -49,10 +49,9 @@ def section_of_drug(reading: Reading) -> Reading:
     named, unknown = reading.named, reading.unknown
     refers_to_drug = reading.earlier or cues.has("continue")
     if attribute is None and (named or unknown or (refers_to_drug and not reverse_lookup(cues))):
-        # also of the conversation's drug: "Thuốc này / Nó có gây buồn ngủ không?" after a question
-        # about cetirizin asks its adverse reactions, not the section asked before (with no drug
-        # before, which drug is asked back, never a drug for drowsiness)
-        attribute = named_drug_attribute(cues, ((c.start, c.start + c.length) for c in facts.complaints))
+        # also of the conversation's drug ("Nó có gây buồn ngủ không?"), not the section asked
+        # before; with no drug before, which drug is asked back
+        attribute = named_drug_attribute(cues, facts.complaints)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
     products = reading.products
@@ -65,13 +64,11 @@ def section_of_drug(reading: Reading) -> Reading:
         and asked is None
         and not WHICH_WORDS & set(cues.folded[purpose_object.start :])
     ):
-        # "colchicin trị gút cấp được không": for gout; "trị những loại nhiễm nấm nào" asks
-        # which, the indications as a whole
+        # the condition the purpose names; "trị những loại … nào" asks the indications whole
         asked = ("indication", purpose_object)
     helped = [c for c in facts.complaints if c.start not in reading.history]
     if attribute in (None, INDICATION_SECTION) and products and helped and cues.has("efficacy"):
-        # "bị viêm phế quản, uống carbocistein có đỡ không?": whether it helps the complaint is
-        # what the drug is for, not whether this patient may take it (the contraindications)
+        # whether it helps the complaint is what the drug is for, not whether the patient may take it
         attribute, asked = INDICATION_SECTION, ("indication", helped[0])
     return replace(reading, attribute=attribute, asked=asked)
 
@@ -84,8 +81,8 @@ def reaction_section(reading: Reading) -> Reading:
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
     prior_section = reading.prior.attribute if reading.prior is not None else None
-    # a generic caution form ("phải làm [những] gì") gives way to a told reaction's management, and
-    # to the section handled before ("Bây giờ phải làm gì?" after an overdose)
+    # a generic caution form ("phải làm gì") gives way to a told reaction's management, and to the
+    # section handled before
     generic = {None, *(c.value for c in cues.all("modal_section"))}
     handled = reaction or prior_section in HANDLED_SECTIONS
     if handled and cues.has("manage") and reading.turn.tags.named_attribute in generic:
@@ -94,18 +91,15 @@ def reaction_section(reading: Reading) -> Reading:
     if attribute is None and told_reaction:
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     if attribute is None and reading.named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
-        # "Captopril thì xử trí sao?" after "Thuốc nào gây ho khan?": the reaction of the turn
-        # before, handled for this drug; after an overdose question, the overdose section
+        # "X thì xử trí sao?": the reaction or overdose of the turn before, handled for this drug
         attribute = managed_attribute(prior_section, cues)
     return replace(reading, attribute=attribute)
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
-    """ "Bệnh nhân suy thận có được chỉ định metformin không?", "Trẻ 5 tuổi có chỉ định aspirin được
-    không?": whether this patient may take the drug is a decision (the contraindications first),
-    not what the drug is indicated for, which alone would leave the contraindication out. Only the
-    yes/no form about a patient: "X được chỉ định trong trường hợp nào?" and "X có được chỉ định
-    cho viêm họng không?" stay chỉ định."""
+    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
+    drug is a decision (the contraindications first), not what the drug is indicated for, which
+    alone would leave the contraindication out. Only the yes/no form about a patient."""
     folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
     return (

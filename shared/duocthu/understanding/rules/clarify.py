@@ -43,14 +43,13 @@ def patient_told(reading: Reading) -> dict[str, Any] | None:
         return None
     names = ", ".join(m.matched_text for m in named)
     template = ASK_ABOUT_PATIENT if only_current_medications(facts, named) else ASK_ABOUT_ALLERGY
-    return {
-        **reading.frame(),
-        "drugs": [],
-        "turn_type": "out_of_scope",
-        "needs_clarify": True,
-        "clarify_reason": template.format(names=names),
-        "context_action": reading.context_action,
-    }
+    return _asked_back(reading, template.format(names=names), drugs=[])
+
+
+def _asked_back(reading: Reading, reason: str, **fields: Any) -> dict[str, Any]:
+    """The turn's frame with a question asked back (out of scope unless `fields` say otherwise)."""
+    frame = reading.frame() | {"turn_type": "out_of_scope", "context_action": reading.context_action}
+    return {**frame, "needs_clarify": True, "clarify_reason": reason, **fields}
 
 
 def name_asked_back(reading: Reading) -> dict[str, Any]:
@@ -80,14 +79,8 @@ def ask_for_drug(reading: Reading) -> dict[str, Any] | None:
         attribute or cues.has("medicine") or cues.has("dose") or cues.has("manage") or reverse_lookup(cues)
     ):
         return None
-    return {
-        **reading.frame(),
-        "turn_type": "drug_attribute" if attribute else "out_of_scope",
-        "attribute": attribute,
-        "needs_clarify": True,
-        "clarify_reason": ASK_FOR_DRUG,
-        "context_action": reading.context_action,
-    }
+    turn_type = "drug_attribute" if attribute else "out_of_scope"
+    return _asked_back(reading, ASK_FOR_DRUG, turn_type=turn_type, attribute=attribute)
 
 
 def described_patient(reading: Reading) -> dict[str, Any] | None:
@@ -99,10 +92,4 @@ def described_patient(reading: Reading) -> dict[str, Any] | None:
         and (facts.states_patient or facts.population or facts.weight_kg or facts.age_text)
     ):
         return None
-    return {
-        **reading.frame(),
-        "turn_type": "out_of_scope",
-        "needs_clarify": True,
-        "clarify_reason": ASK_ABOUT_DESCRIBED_PATIENT,
-        "context_action": reading.context_action,
-    }
+    return _asked_back(reading, ASK_ABOUT_DESCRIBED_PATIENT)

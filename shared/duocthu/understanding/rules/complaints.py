@@ -30,9 +30,8 @@ def read_complaints(reading: Reading) -> Reading:
 
 
 def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[DrugMatch]) -> frozenset[int]:
-    """Where a condition a current medicine is taken for starts: "đang uống methotrexat trị viêm
-    khớp", "đang dùng carbamazepin chống động kinh". Such a condition is the patient's history, not
-    a complaint the turn asks about."""
+    """Where a condition a current medicine is taken for starts: the patient's history, not a
+    complaint the turn asks about."""
     ends = {m.end for m in named if m.start in facts.current_medication_starts}
     return frozenset(c.end for c in cues.all("purpose") if c.start in ends)
 
@@ -42,9 +41,8 @@ _UNNAMED_COMPLAINT_WORDS = 5
 
 
 def _unnamed_complaint(cues: TurnCues, clauses: Sequence[int]) -> ConditionMention | None:
-    """ "Đang uống atorvastatin, bị lẹo mắt, bôi thuốc gì?": a complaint no condition table names,
-    told after "bị" in a clause of its own before a which-drug question, is what the question asks
-    about (as written), never a question about the medicine the patient takes."""
+    """A complaint no condition table names, told after "bị" in a clause of its own before a
+    which-drug question, is what the question asks about (as written)."""
     candidate = cues.first("candidate")
     if candidate is None:
         return None
@@ -68,9 +66,8 @@ def _unnamed_complaint(cues: TurnCues, clauses: Sequence[int]) -> ConditionMenti
 
 def reaction_after_use(cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]) -> bool:
     """A condition that happened on the drug, not the disease it was taken for: told after the drug
-    or the verb of taking it ("uống captopril bị ho khan"), or before a cause or time lead that
-    names the drug ("bị ho khan do captopril", "ban da khi đang uống carbamazepin"). Organ
-    function is never a reaction. `products`: where the drugs asked about stand."""
+    or the verb of taking it, or before a cause or time lead that names the drug. Organ function
+    is never a reaction. `products`: where the drugs asked about stand."""
     uses = [start for start, _ in products] + [c.start for c in cues.all("medicine")]
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
     if not uses or not reactions:
@@ -94,8 +91,7 @@ def noticed_after_use(cues: TurnCues, products: Sequence[tuple[int, int]]) -> bo
     )
 
 
-# Words between a drug and the "bị" of its reaction: "uống X có thể bị tiêu chảy không?", "X
-# uống vô bị buồn nôn".
+# Words between a drug and the "bị" of its reaction ("uống X có thể bị …").
 _BEFORE_REACTION = frozenset({"co", "the", "de", "hay", "ma", "uong", "dung", "xit", "boi", "vo", "xong"})
 # Words that tell what came after taking a drug: "uống X mà / xong / vô nổi ban", "xài X thấy buồn ngủ".
 _THEN_WORDS = frozenset({"ma", "xong", "vo", "vao", "thay"})
@@ -104,12 +100,11 @@ _THEN_WORDS = frozenset({"ma", "xong", "vo", "vao", "thay"})
 def reaction_told_with_drug(
     cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]], clauses: Sequence[int]
 ) -> bool:
-    """A reaction told with the drug it came with, and nothing else asked: "bị phù mạch khi uống
-    Brufen thì sao?", "uống allopurinol bị phát ban", "đang uống captopril mà bị ho khan".
-    Stricter than `reaction_after_use`: the reaction sits right before a lead naming the drug, or
-    right after "bị" following the drug in the same clause ("đang dùng warfarin, bị đau đầu" tells
-    a new complaint), and no purpose word says it is what the drug is taken for ("uống X trị ho").
-    After "bị" the reaction need not be a known condition ("uống amlodipin bị phù hai cổ chân")."""
+    """A reaction told with the drug it came with, and nothing else asked. Stricter than
+    `reaction_after_use`: the reaction sits right before a lead naming the drug, or right after
+    "bị" following the drug in the same clause (in a clause of its own it is a new complaint), and
+    no purpose word says it is what the drug is taken for. After "bị" it need not be a known
+    condition."""
     reactions = [c for c in facts.conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
     if not products or cues.has("purpose"):
         return False

@@ -1,10 +1,8 @@
-"""Stage: whether this patient may take the one drug asked. A described patient and one drug
-asked ("… dùng X được không?", "có nên dùng X cho người nhược cơ không?", "muốn bắt đầu X thì
-lo ngại gì?") is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`),
-the evidence ranking which line leads. A number, an age or a dose word does not make it a dose
-question unless a quantity is asked; a medicine the patient takes does not make it an interaction
-question (its pairs are read beside); a condition after "cho người … bị" is the patient's, not a
-reaction asked about."""
+"""Stage: whether this patient may take the one drug asked. A described patient and one drug asked
+is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`), the
+evidence ranking which line leads. A number or a dose word makes no dose question unless a quantity
+is asked; a medicine taken makes no interaction question (its pairs are read beside); a condition
+after "cho người … bị" is the patient's, not a reaction asked about."""
 
 from __future__ import annotations
 
@@ -12,14 +10,14 @@ from dataclasses import replace
 from itertools import pairwise
 
 from duocthu.catalog.resolver import DrugMatch
+from duocthu.core.phrases import find_phrase
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.text import asks_yes_or_no, fold
+from duocthu.understanding.cue_readings import changes_dose
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Folded words that ask a quantity or a manner: a dose question, not a decision.
 _HOW_MUCH = frozenset({("bao", "nhieu"), ("bao", "lau"), ("toi", "da"), ("the", "nao"), ("ra", "sao")})
-# Folded words that change a dose right before "liều" ("giảm tổng liều", "hiệu chỉnh liều").
-_DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
 _AMOUNT_REACH = 3  # words after the drug where an amount proposed for it stands ("X 500 mg")
 
 
@@ -83,8 +81,7 @@ def _asks_quantity(reading: Reading, drug_end: int) -> bool:
     không?"), or an amount proposed right after the drug ("X 500 mg được không?")."""
     folded = reading.cues.folded
     after = folded[drug_end : drug_end + _AMOUNT_REACH]
-    changed = any(w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded))
-    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changed
+    asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changes_dose(folded)
     return asked or any(w[:1].isdigit() for w in after)
 
 
@@ -103,8 +100,8 @@ def reactions_told(reading: Reading) -> Reading:
     reactions, causes = [], []
     for name in reading.unknown:
         words = fold(name).split()
-        at = next((i for i in range(len(folded)) if list(folded[i : i + len(words)]) == words), None)
-        if at is None:
+        at = find_phrase(folded, words)
+        if at < 0:
             continue
         end = at + len(words)
         lead = next(

@@ -26,8 +26,7 @@ _EFFECT_VERBS = frozenset(
 _MAKES = (("co", "lam"), ("co", "khien"))
 # "có (thể) bị" after the drug: whether taking it brings something on ("Uống X có bị ho khan không?")
 _GETS = (("co", "bi"), ("co", "the", "bi"))
-# After "có làm", what is not something brought on: "có làm sao không" (is it serious), "có làm
-# xét nghiệm gì không" (a test done).
+# After "có làm", what is not something brought on: "có làm sao" (is it serious), a test done.
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
 # At most this many words of a finding no condition table names ("có bị rụng tóc không").
 _UNNAMED_FINDING_WORDS = 5
@@ -36,14 +35,11 @@ _UNNAMED_FINDING_WORDS = 5
 def made_to_happen(
     cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]], clauses: Sequence[int]
 ) -> tuple[str | None, Asked]:
-    """ "X có làm (khiến) tim đập nhanh / miệng bị đắng không?", "X uống lâu làm tăng đường huyết có
-    đúng không?", "Uống X có (thể) bị ho khan không?": whether the drug brings something on is its
-    adverse reactions; "X có làm hết đau đầu / giảm huyết áp không?", a wanted effect on a
-    condition, is what it is for. A wanted effect on no known condition ("có làm loãng đờm")
-    names no section, unless what is lowered is a faculty ("có làm giảm khả năng thụ thai"): a
-    harm. With the section, the condition asked about: a known one, else the words of the
-    finding as written. Bare "làm" counts only before a condition; "có bị" only after a drug
-    (`products`), where what one gets is never a wanted effect."""
+    """Whether the drug brings something on ("có làm", "có bị") is its adverse reactions; a wanted
+    effect on a condition is what it is for. A wanted effect on no known condition names no
+    section, unless what is lowered is a faculty: a harm. With the section, the condition asked
+    about: a known one, else the finding's words as written. Bare "làm" counts only before a
+    condition; "có bị" only after a drug (`products`), where what one gets is never wanted."""
     folded = cues.folded
     starts = {c.start for c in facts.complaints}
     faculties = {c.start for c in cues.all("faculty")}
@@ -76,9 +72,8 @@ def made_to_happen(
 
 def _unnamed_finding(cues: TurnCues, start: int, clauses: Sequence[int]) -> ConditionMention | None:
     """The words of a finding no condition table names, as written from `start` up to the first
-    word that ends one or narrows it ("không", "ạ", "sau", "khi"), in its clause: "có bị rụng tóc
-    không" -> "rụng tóc", "có làm tụt huyết áp sau lần uống đầu" -> "tụt huyết áp"; after the one
-    made to get it, what "bị" names."""
+    word that ends or narrows one (`ends_finding`), in its clause; after the one made to get it,
+    what "bị" names."""
     subject = next((c.end for c in cues.all("comorbidity") if start < c.start < start + 3), None)
     if subject is not None and clauses[subject - 1] == clauses[start]:  # "có làm đàn ông bị to ngực"
         start = subject
@@ -122,12 +117,10 @@ _USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
 def asks_if_it_treats(
     cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]
 ) -> tuple[bool, ConditionMention | None]:
-    """The drug used for a purpose: "bị viêm mũi dị ứng có dùng X để điều trị không?", "có dùng X
-    để giảm chóng mặt được không?" ask what X is indicated for. A disease the patient has beside
-    a complaint the drug would be for ("bị loét dạ dày có dùng ibuprofen để giảm đau không?")
-    leaves it a decision for that patient, where the contraindications come first; so does a
-    population ("có nên dùng aspirin để phòng đột quỵ cho người 80 tuổi không?"). With the
-    answer, the condition the purpose names, if one is known ("colchicin trị gút cấp")."""
+    """The drug used for a purpose ("có dùng X để điều trị không?") asks what X is indicated for. A
+    disease the patient has beside the complaint, or a population, leaves it a decision for that
+    patient, where the contraindications come first. With the answer, the condition the purpose
+    names, if one is known."""
     if facts.population:
         return False, None
     # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
@@ -176,10 +169,9 @@ def condition_to_drugs(reading: Reading) -> dict[str, Any] | None:
 
 
 def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
-    """The patient of a which-drug question: every condition it names except the one asked about
-    is the patient's ("bệnh nhân hen bị đau đầu": hen), so the safety facets read it; the one asked
-    about never is. Organ function is stated apart (renal_function, hepatic_function); what an
-    allergy names is an allergy; a class of drugs ("thuốc giảm đau nào") is no condition."""
+    """The patient of a which-drug question: every condition it names but the one asked about is the
+    patient's, for the safety facets. Organ function is stated apart; what an allergy names is an
+    allergy; a class of drugs is no condition."""
     classes = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
     others = [
         c.normalized

@@ -14,6 +14,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
+from duocthu.understanding.merge import CONTINUED
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
@@ -48,8 +49,7 @@ def continues(reading: Reading) -> bool:
         return False
     prior = reading.prior
     if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
-        # "Ông tôi đang uống Sintrom", then "ông bị đau khớp gối": a complaint of the patient
-        # described, to find a drug for; the medicine he takes is not the subject.
+        # a complaint of the patient described before: a drug to find, not the medicine taken
         return False
     return bool(
         cues.leads("continue_lead")
@@ -65,9 +65,8 @@ def continues(reading: Reading) -> bool:
 
 
 def tells_a_measure(reading: Reading) -> bool:
-    """The turn only tells a value of the case ("kali máu 6,2 mmol/l", "creatinin 180"): a number,
-    no question, no cue and no complaint. It updates the patient and keeps the topic; read alone it
-    would be out of scope and break the conversation's chain."""
+    """The turn only tells a value of the case: a number, no question, no cue and no complaint. It
+    updates the patient and keeps the topic; read alone it would break the conversation's chain."""
     cues = reading.cues
     return (
         "?" not in reading.text
@@ -78,9 +77,8 @@ def tells_a_measure(reading: Reading) -> bool:
 
 
 def relation_kept(reading: Reading) -> dict[str, Any] | None:
-    """ "Người bị gút nên tránh thuốc nào?", then "còn người suy thận thì sao?": the same relation
-    of another condition or population. Read as a new which-drug question it would list the drugs
-    that treat renal failure: the inversion this guards against."""
+    """ "còn người suy thận thì sao?" after a relation question: the same relation of another
+    condition or population; read as a new which-drug question it would invert to the indications."""
     prior, cues, asked_about = reading.prior, reading.cues, reading.asked_about
     if (
         prior is None
@@ -99,8 +97,7 @@ def relation_kept(reading: Reading) -> dict[str, Any] | None:
         "condition_relation": relation,
         "attribute": RELATION_SECTIONS.get(relation),
         "condition": {"text": first.text, "normalized": first.normalized} if first else None,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 
@@ -121,6 +118,5 @@ def prior_condition(reading: Reading) -> dict[str, Any] | None:
         "condition": prior.condition.model_dump(),
         "condition_relation": "indication",
         "indication": prior.condition.normalized or prior.condition.text,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }

@@ -63,19 +63,15 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
     ):
-        # "đang dùng warfarin, bị đau đầu thì dùng thuốc gì" (or, told without a question, "tôi
-        # đang dùng warfarin, bị đau đầu"): the named medicine is the patient's (it stays in
-        # patient_context); the question is which drug, for the condition. Without a condition
-        # ("đang dùng warfarin, thuốc nào tương tác?") the medicine is still the subject, and so
-        # is it when the complaint is told as what happened on it ("đang uống captopril bị ho
-        # khan": its adverse reactions, not a drug for the cough).
+        # a complaint beside the patient's own medicines: they stay in patient_context and the
+        # question is which drug, for the complaint. Without a complaint, or with one told as
+        # what happened on the medicine (its reaction), the medicine is still the subject.
         named = ()
     elif named and not reading.unknown and not cues.has("interaction"):
         named = _asked_of_the_case(reading)
     allergens = facts.object_positions | facts.reaction_cause_starts
     if any(m.start not in allergens for m in named):
-        # "dị ứng aspirin thì dùng ibuprofen được không?": the allergen is the patient's, the
-        # question is about ibuprofen (patient_context keeps the allergy)
+        # the allergen is the patient's (patient_context keeps it), the other drug is asked
         named = tuple(m for m in named if m.start not in allergens)
     return replace(reading, named=named)
 
@@ -85,12 +81,10 @@ MIN_LISTED = 2
 
 
 def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
-    """In a case that lists what the patient takes, the drugs its question asks about: "đang uống
-    warfarin và digoxin … có dùng được ibuprofen không?" asks whether this patient may take
-    ibuprofen (the medicines taken stay in patient_context, and the facets read them), and "… có
-    dùng được ibuprofen không, hay nên uống thuốc gì khác?" asks which drug, for the complaint: the
-    question's last clause decides. A drug asked after no such list, or in no yes/no form, stays
-    as it was; so does a turn saying "dùng chung" or "phối hợp" (`cues.has("interaction")`)."""
+    """In a case that lists what the patient takes, the drugs its question asks about: whether this
+    patient may take the other drug (the medicines taken stay in patient_context), or, asked with
+    "thuốc gì khác", which drug for the complaint: the question's last clause decides. A drug asked
+    after no such list, or in no yes/no form, stays as it was."""
     cues, facts, named = reading.cues, reading.facts, reading.named
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     asked = [m for m in named if m.start not in mine]
@@ -122,8 +116,7 @@ def _asks_of_the_other(reading: Reading, asked: Sequence[DrugMatch]) -> bool:
 
 def content_words(cues: TurnCues, names: Sequence[tuple[int, int]]) -> bool:
     """The turn says more than a drug's name: a word that is no stop word, cue, number or part of
-    a name ("Warfarin INR mục tiêu" has three; "Omeprazol là thuốc gì vậy?" none). `names`: where
-    the names stand, start and end."""
+    a name. `names`: where the names stand, start and end."""
     taken = set(cues.covered())
     for start, end in names:
         taken.update(range(start, end))

@@ -1,10 +1,6 @@
-"""The offline understanding provider: the frame built deterministically, without a model.
-
-It is the embedded default (no model configured) and a real provider, judged on real questions
-(`duocthu eval understanding`). Its inputs are the bounded candidates (only exact `resolve` hits
-become drugs; `suggest` hits become a clarifying question offering them), the longest-phrase
-section resolver, the cue tables and the extractors. Its output goes through the same validation,
-post-conditions and prior-frame merge as a model's.
+"""The offline provider, the embedded default (no model configured): only exact catalogue hits
+become drugs (a spelling guess becomes a question back), and its frame goes through the same
+validation, post-conditions and merge as a model's (`duocthu eval understanding` judges it).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from typing import Any
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ConditionMention
+from duocthu.core.phrases import phrase_starts
 from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -99,7 +100,5 @@ def product_spans(
     spans = [(m.start, m.end) for m in named]
     for name in unknown:
         parts = fold(name).split()
-        spans += [
-            (i, i + len(parts)) for i in range(len(folded)) if list(folded[i : i + len(parts)]) == parts
-        ]
+        spans += [(i, i + len(parts)) for i in phrase_starts(folded, parts)]
     return spans

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any, Literal
 
-from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.cues import ADD_WORD, JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS, TurnCues
-from duocthu.understanding.facts import Facts, only_current_medications
-from duocthu.understanding.merge import merged_context
+from duocthu.understanding.cues import ADD_WORD, JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS
+from duocthu.understanding.facts import only_current_medications
+from duocthu.understanding.merge import CONTINUED, TOGETHER, merged_context
 from duocthu.understanding.rules.follow_up import refers_back
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
 
@@ -24,9 +23,8 @@ from duocthu.understanding.rules.reading import Reading, product_spans, reverse_
 _TOGETHER_TO_CLASS = 4
 # How far before a class the cue tables name (drug_class) a joiner may stand: "với các thuốc lợi tiểu".
 _JOINER_TO_NAMED_CLASS = 2
-# The words that set two medicines side by side, right between them ("digoxin đi với Lasix",
-# "A cùng B", "A kèm B"; "+" is read as "cùng" by the lexicon): the two are asked about together.
-# Not "và"/"hoặc": "A và B dùng cho trẻ em được không?" asks about each.
+# The words that set two medicines side by side, right between them ("A đi với B"; the lexicon reads
+# "+" as "cùng"): the two are asked about together. Not "và"/"hoặc", which ask about each.
 _PAIRING_WORDS = JOINER_WORDS | {"di"}
 _PAIRING_GAP = 2
 
@@ -34,39 +32,22 @@ Beside = Literal["taken", "joined"] | None
 
 
 def taken_together(reading: Reading) -> dict[str, Any] | None:
-    """May the drug be taken with the patient's medicines: "đang dùng warfarin thì có dùng được
-    không?" after a question about paracetamol (the conversation's drug first), or "uống
-    paracetamol được không?" after "tôi đang dùng warfarin" (the drug asked first)."""
-    turn, cues, named, attribute = reading.turn, reading.cues, reading.named, reading.attribute
-    unknown, prior = reading.unknown, reading.prior
-    with_prior = _with_conversation_drug(cues, reading.facts, named, unknown, attribute, prior)
-    added = _added_beside_conversation(cues, named, unknown, attribute, prior)
-    if added and prior is not None:
-        return _beside_what_is_taken(reading, prior, added)
-    taken = _with_patient_medicines(turn, cues, named, attribute) or _interaction_kept(
-        turn, cues, named, attribute
-    )
+    """May the drug be taken with the patient's medicines, whichever of the two the conversation
+    named first; one drug of an interaction swapped in a follow-up."""
+    added = _added_beside_conversation(reading)
+    if added and reading.prior is not None:
+        return _beside_what_is_taken(reading, reading.prior, added)
+    taken = _with_patient_medicines(reading) or _interaction_kept(reading)
+    with_prior = _with_conversation_drug(reading)
     drugs = reading.drugs
     together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
-    if not together:
-        return None
-    return {
-        **reading.frame(),
-        "drugs": together,
-        "turn_type": "interaction",
-        "attribute": INTERACTION_SECTION,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
-    }
+    return {**reading.frame(), "drugs": together, **TOGETHER} if together else None
 
 
 def beside_another_medicine(reading: Reading) -> Beside:
-    """Whether the medicines asked about are taken beside another: "taken" when the patient
-    already takes a medicine that is not one of them ("đang uống thuốc tránh thai", "đang dùng
-    thuốc khác"), "joined" when "cùng"/"kèm" joins one of them to another or to a class ("dùng
-    Bequantene cùng succinylcholin", "uống cùng thuốc kháng acid"), "với"/"chung" to a class
-    the cue tables name ("uống methotrexat với thuốc chống viêm không steroid"), or only pairing
-    words stand between two of them ("digoxin đi với Lasix")."""
+    """Whether the medicines asked about are taken beside another: "taken" when the patient already
+    takes a medicine that is not one of them, "joined" when a joiner word joins one of them to
+    another or to a class (`JOINER_WORDS`), or only pairing words stand between two of them."""
     folded, facts, named, unknown = reading.cues.folded, reading.facts, reading.named, reading.unknown
     class_starts = frozenset(c.start for c in reading.cues.all("drug_class"))
     asked = [fold(m.matched_text) for m in named] + [fold(u) for u in unknown]
@@ -104,38 +85,32 @@ def beside_another_medicine(reading: Reading) -> Beside:
     return "joined" if joined else None
 
 
-def _with_conversation_drug(
-    cues: TurnCues,
-    facts: Facts,
-    named: Sequence[DrugMatch],
-    unknown: Sequence[str],
-    attribute: str | None,
-    prior: QueryFrame | None,
-) -> list[str]:
+def _with_conversation_drug(reading: Reading) -> list[str]:
     """The conversation's drug, when a turn names only medicines the patient already takes and asks
     nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
     drug under discussion goes with them. Empty otherwise."""
-    if not named or unknown or attribute or prior is None or not prior.drugs or reverse_lookup(cues):
+    named, prior = reading.named, reading.prior
+    if not named or reading.unknown or reading.attribute or prior is None or not prior.drugs:
         return []
-    if not only_current_medications(facts, named) or set(prior.drugs) & {m.drug_id for m in named}:
+    if (
+        reverse_lookup(reading.cues)
+        or not only_current_medications(reading.facts, named)
+        or set(prior.drugs) & {m.drug_id for m in named}
+    ):
         return []
     return list(prior.drugs[:1])
 
 
-def _added_beside_conversation(
-    cues: TurnCues,
-    named: Sequence[DrugMatch],
-    unknown: Sequence[str],
-    attribute: str | None,
-    prior: QueryFrame | None,
-) -> list[str]:
-    """The conversation's drugs, when a turn adds one other drug to them and asks nothing else of it
-    ("Nếu phải thêm Cordarone nữa thì sao?" after questions on digoxin; "cho thêm loratadin được
-    không?" after cetirizin): the question is the drugs together. Empty otherwise."""
-    if prior is None or not prior.drugs or attribute or unknown or len(named) != 1 or reverse_lookup(cues):
+def _added_beside_conversation(reading: Reading) -> list[str]:
+    """The conversation's drugs, when a turn adds one other drug to them ("thêm X") and asks nothing
+    else of it: the question is the drugs together. Empty otherwise."""
+    prior, named, cues = reading.prior, reading.named, reading.cues
+    if prior is None or not prior.drugs or reading.attribute or reading.unknown or len(named) != 1:
         return []
     added = named[0]
-    if added.drug_id in prior.drugs or added.start == 0 or cues.folded[added.start - 1] != ADD_WORD:
+    if reverse_lookup(cues) or added.drug_id in prior.drugs or added.start == 0:
+        return []
+    if cues.folded[added.start - 1] != ADD_WORD:
         return []
     return list(prior.drugs)
 
@@ -156,8 +131,7 @@ def _beside_what_is_taken(reading: Reading, prior: QueryFrame, taken: Sequence[s
         "patient_context": context.model_dump(),
         "turn_type": "drug_attribute",
         "attribute": None,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 
@@ -172,39 +146,29 @@ def _patient_medicine_ids(turn: Turn) -> list[str]:
     return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
 
 
-def _with_patient_medicines(
-    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
-) -> list[str]:
+def _with_patient_medicines(reading: Reading) -> list[str]:
     """The medicines the conversation's patient takes, when this turn asks whether one other drug
-    may be taken ("tôi đang dùng warfarin", then "uống paracetamol được không?"; "BN đang dùng
-    spironolacton", then "phối hợp captopril được không?"): the question is the two together.
-    Empty when the turn asks something else of the drug (a section, its overview)."""
-    prior = turn.prior
-    if (
-        prior is None
-        or attribute not in (None, INTERACTION_SECTION)
-        or len(named) != 1
-        or cues.has("overview")
-    ):
+    may be taken: the question is the two together. Empty when the turn asks something else of the
+    drug (a section, its overview)."""
+    named = reading.named
+    if reading.prior is None or reading.attribute not in (None, INTERACTION_SECTION) or len(named) != 1:
         return []
-    return [d for d in _patient_medicine_ids(turn) if d != named[0].drug_id]
+    if reading.cues.has("overview"):
+        return []
+    return [d for d in _patient_medicine_ids(reading.turn) if d != named[0].drug_id]
 
 
-def _interaction_kept(
-    turn: Turn, cues: TurnCues, named: Sequence[DrugMatch], attribute: str | None
-) -> list[str]:
-    """ "Còn fluconazol thì sao?" after an interaction question: the same question with one drug
-    swapped. Kept are the patient's own medicines of the prior pair ("đang dùng warfarin, kê thêm
-    ciprofloxacin được không?"), else the drugs other than one of the new drug's own class (its ATC
-    chemical subgroup: an alternative takes the place of its class-mate), else its first drug, the
-    subject ("warfarin có tương tác với aspirin không?", then "còn ibuprofen?"). Empty when the
-    turn is no such follow-up."""
-    prior = turn.prior
+def _interaction_kept(reading: Reading) -> list[str]:
+    """ "Còn X thì sao?" after an interaction question: the same question with one drug swapped.
+    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the
+    new drug's own class (its ATC chemical subgroup: an alternative takes its class-mate's place),
+    else its first drug, the subject. Empty when the turn is no such follow-up."""
+    turn, cues, named, prior = reading.turn, reading.cues, reading.named, reading.prior
     if (
         prior is None
         or prior.turn_type != "interaction"
         or not refers_back(turn.message, cues, named)
-        or attribute
+        or reading.attribute
         or cues.has("overview")
         or len(named) != 1
         or named[0].drug_id in prior.drugs

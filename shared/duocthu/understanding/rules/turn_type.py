@@ -5,7 +5,6 @@ a turn going on about the conversation's drugs; else out of scope."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 from duocthu.core.conditions import condition_kind
@@ -20,18 +19,16 @@ from duocthu.core.sections import (
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
-from duocthu.understanding.cue_readings import managed_attribute
+from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
+from duocthu.understanding.merge import CONTINUED
 from duocthu.understanding.rules.clarify import name_asked_back
 from duocthu.understanding.rules.direction import with_asked
 from duocthu.understanding.rules.follow_up import continues, same_question
 from duocthu.understanding.rules.names import content_words
 from duocthu.understanding.rules.reading import Reading
-from duocthu.understanding.rules.together import Beside, beside_another_medicine
-
-# A dose changed because of another medicine: "liều X có cần thay đổi không?".
-_DOSE_CHANGES = (("thay", "doi"), ("tang", "lieu"), ("giam", "lieu"), ("chinh", "lieu"))
+from duocthu.understanding.rules.together import beside_another_medicine
 
 
 def off_topic(reading: Reading) -> dict[str, Any] | None:
@@ -52,9 +49,8 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
         # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
-        # Price, a missed dose, where to buy: no section of the formulary answers them. Buying and
-        # the maker are weak evidence: "mua X có cần đơn không?" asks about the regulatory
-        # section, "uống nhiều hơn liều nhà sản xuất khuyến cáo" about the dose.
+        # Price, a missed dose, where to buy: no section answers them. Buying and the maker are
+        # weak evidence: beside a section asked, the section decides.
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 
@@ -66,27 +62,19 @@ def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
     if not drugs:
         return None
     frame = reading.frame()
-    asks_more = content_words(cues, [(m.start, m.end) for m in named])
+    spans = [(m.start, m.end) for m in named]
     turn_type, attribute = (
         ("drug_attribute", None)
         if reading.decides
-        else named_turn(
-            len(drugs) + len(reading.unknown),
-            reading.attribute,
-            cues,
-            reading.facts,
-            asks_more,
-            beside_another_medicine(reading),
-        )
+        else named_turn(reading, len(drugs) + len(reading.unknown), spans)
     )
     if (
         turn_type in ("drug_overview", "drug_attribute")
         and not attribute
         and same_question(reading.text, cues, named, prior)
     ):
-        # "thế còn paracetamol?" after "thận trọng của ibuprofen?": the same section, asked of
-        # the drug this turn names. Nothing else of the prior frame comes with it, but the
-        # condition of "X có trị Y không?" ("thế còn ibuprofen?": does it treat Y).
+        # "thế còn X?": the section asked before, of the drug this turn names; of the prior frame
+        # only the condition of "có trị Y không?" comes with it
         assert prior is not None
         turn_type, attribute = "drug_attribute", prior.attribute
         if prior.turn_type == "drug_to_condition":
@@ -116,15 +104,14 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
     if not (reading.earlier and not reading.unknown and continues(reading)):
         return None
     turn = reading.turn
-    turn_type, attribute = _continued_turn(reading.attribute, reading.cues, reading.facts, turn.prior)
+    turn_type, attribute = _continued_turn(reading)
     carried = [] if turn.prior and turn.prior.drugs else list(turn.candidates.history_ids())
     return {
         **reading.frame(),
         "turn_type": turn_type,
         "drugs": carried,
         "attribute": attribute,
-        "context_action": "continue",
-        "depends_on_previous_turn": True,
+        **CONTINUED,
     }
 
 
@@ -133,12 +120,8 @@ def unknown_product_frame(reading: Reading) -> dict[str, Any] | None:
     a misspelt or half-remembered name asked back."""
     if not reading.unknown:
         return None
-    beside = beside_another_medicine(reading)
     # as for a catalogue drug: a question no section phrase names is read over the monograph
-    asks_more = content_words(reading.cues, reading.products)
-    turn_type, attribute = named_turn(
-        len(reading.unknown), reading.attribute, reading.cues, reading.facts, asks_more, beside
-    )
+    turn_type, attribute = named_turn(reading, len(reading.unknown), reading.products)
     clarify = name_asked_back(reading)
     frame = {
         **reading.frame(),
@@ -162,17 +145,13 @@ def dose_turn(attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryF
     return asks_dose or (prior is not None and prior.turn_type == "dosing_calc")
 
 
-def named_turn(
-    products: int,
-    attribute: str | None,
-    cues: TurnCues,
-    facts: Facts,
-    asks_more: bool,
-    beside: Beside,
-) -> tuple[str, str | None]:
-    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names),
-    `beside` another medicine or not (`together.beside_another_medicine`). The section for the
-    patient's state is chosen after the merge (`section_for_patient`)."""
+def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]) -> tuple[str, str | None]:
+    """The turn type for a turn naming `products` medicines (catalogue drugs and unknown names,
+    standing at `spans`), beside another medicine or not (`together.beside_another_medicine`). The
+    section for the patient's state is chosen after the merge (`section_for_patient`)."""
+    attribute, cues, facts = reading.attribute, reading.cues, reading.facts
+    beside = beside_another_medicine(reading)
+    asks_more = content_words(cues, spans)
     for_someone = bool(facts.population or facts.states_patient)
     taken = facts.current_medication_ids
     if taken and products == len(taken) and (facts.pregnancy or facts.breastfeeding):
@@ -185,42 +164,33 @@ def named_turn(
         or beside
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
-        # "A và B dùng được không?" asks about the two together; "A và B dùng cho trẻ em được
-        # không?" asks about each for the child, and "A và B là thuốc gì?" about each, unless it
-        # says together ("dùng chung", "cùng lúc") or one is a medicine the patient already takes.
+        # two medicines asked of nothing else are asked together; for a patient, or asked what
+        # they are, each, unless the words say together or one is a medicine already taken
         return "interaction", INTERACTION_SECTION
     if beside and (
         attribute in (None, CAUTION_SECTION)
         or cues.has("interaction")
         or (beside == "joined" and attribute == ADR_SECTION)
-        or (beside == "taken" and attribute == DOSE_SECTION and _changes_dose(cues.folded))
+        or (beside == "taken" and attribute == DOSE_SECTION and changes_dose(cues.folded))
     ):
-        # "đang dùng thuốc chống đông có nên uống thêm X không?", "… cần lưu ý gì khi dùng X?",
-        # "X cùng thuốc ức chế MAO gây ra vấn đề gì?", "đang uống thuốc tránh thai thì liều X có
-        # cần thay đổi không?": the drug beside a class or an unnamed medicine is its
-        # interactions; any other section asked outright ("liều X bao nhiêu") is kept.
+        # the drug beside a class or an unnamed medicine (asked whether, what to watch, what goes
+        # wrong, or a dose changed for it) is its interactions; any other section asked is kept
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
     if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
-        # "dùng ... được không?" for a described patient or a population ("cho trẻ em"): a
-        # decision for them, answered from the parts that speak to them, never the intro sections.
+        # for a described patient or a population: a decision for them, answered from the parts
+        # that speak to them, never the intro sections
         return "drug_attribute", attribute
     if asks_more and not cues.has("overview"):
-        # "Warfarin INR mục tiêu": a question no section phrase names; the free-form route orders
-        # the whole monograph for it, where the intro sections would not hold the answer.
+        # a question no section phrase names: the whole monograph ordered for it, not the intro
         return "drug_attribute", None
     return "drug_overview", None
 
 
-def _changes_dose(folded: Sequence[str]) -> bool:
-    return any(pair in _DOSE_CHANGES for pair in pairwise(folded))
-
-
-def _continued_turn(
-    attribute: str | None, cues: TurnCues, facts: Facts, prior: QueryFrame | None
-) -> tuple[str, str | None]:
-    if dose_turn(attribute, cues, facts, prior):
+def _continued_turn(reading: Reading) -> tuple[str, str | None]:
+    attribute, cues, prior = reading.attribute, reading.cues, reading.prior
+    if dose_turn(attribute, cues, reading.facts, prior):
         return "dosing_calc", DOSE_SECTION
     if attribute is None and prior is not None:
         # "có cách nào xử trí không?" after the adverse reactions: their management section
@@ -235,9 +205,8 @@ def _continued_turn(
 
 def state_section(context: PatientContext) -> str | None:
     """The section the formulary gives the patient's state, if any: a pregnant or breastfeeding
-    patient's (the contraindications go beside it: plan._one_drug_support); for an allergy or a
-    disease ("người bị hen có nên dùng X?", "dị ứng penicilin, uống amoxicilin được không?"),
-    whether the drug may be used at all: the contraindications, where cross-allergies are listed."""
+    patient's; for an allergy or a disease, whether the drug may be used at all: the
+    contraindications, where cross-allergies are listed."""
     if context.pregnancy or context.breastfeeding:
         return PREGNANCY_SECTION if context.pregnancy else BREASTFEEDING_SECTION
     if context.allergies or any(condition_kind(c) == "disease" for c in context.comorbidities):
