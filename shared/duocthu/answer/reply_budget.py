@@ -85,7 +85,7 @@ def pairs_quoted(blocks: Sequence[Block], key: Key, together: Mapping[str, Seque
 
 
 def _order(
-    blocks: Sequence[Block], asked: Collection[Key], together: Mapping[str, Sequence[str]] = {}
+    blocks: Sequence[Block], asked: Collection[Key], together: Mapping[str, Sequence[str]]
 ) -> list[Key]:
     """The sections that may leave the reply, the first to go first, each group the longest first
     (the fewer leave, the more the reply quotes whole): background sections, then a decision
@@ -172,7 +172,10 @@ def _without(blocks: Sequence[Block], key: Key, names: Names) -> list[Block]:
 
 
 def within_budget(
-    reply: Reply, names: Names, asked: Collection[Key] = (), together: Mapping[str, Sequence[str]] = {}
+    reply: Reply,
+    names: Names,
+    asked: Collection[Key] = (),
+    together: Mapping[str, Sequence[str]] | None = None,
 ) -> Reply:
     """The reply at most REPLY_CHARS characters long where leaving out whole sections can make it
     so; the sections left out named, and each a quick reply. `asked`: the sections the turn
@@ -182,7 +185,7 @@ def within_budget(
     if _size(blocks) <= REPLY_CHARS:
         return reply
     left: list[Citation] = []
-    for key in _order(blocks, asked, together):
+    for key in _order(blocks, asked, together or {}):
         notice_size = _size([_left_notice(left, names)]) if left else 0
         if _size(blocks) + notice_size <= REPLY_CHARS:
             break

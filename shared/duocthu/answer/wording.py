@@ -80,6 +80,12 @@ class ReplyWording:
     def quoted(names: Sequence[str]) -> str:
         return ", ".join(f"“{name}”" for name in names)
 
+    @classmethod
+    def without_monograph(cls, names: Sequence[str]) -> str:
+        """What a reply says of names asked that have no monograph (never "not found": the book
+        may still name them in another drug's sections)."""
+        return f"{cls.quoted(names)} không có chuyên luận riêng trong Dược thư này"
+
     def abstain_text(self, plan: Plan, bundle: EvidenceBundle) -> str | None:
         frame, reading, ask = plan.frame, plan.reading, plan.main_ask
         if bundle.reason == "section_absent" and frame.drugs:
@@ -177,7 +183,7 @@ class ReplyWording:
             unknown = [n for n in joined if n not in real]
             said = "; ".join(
                 [
-                    *([f"{self.quoted(real)} không có chuyên luận riêng trong Dược thư này"] if real else []),
+                    *([self.without_monograph(real)] if real else []),
                     *([f"không tìm thấy {self.quoted(unknown)} trong Dược thư"] if unknown else []),
                 ]
             )
@@ -189,8 +195,7 @@ class ReplyWording:
         outside = [n for n in reading.outside_formulary if n not in joined] if alone else []
         if outside:
             lines.append(
-                f"{self.quoted(outside)} không có chuyên luận riêng trong Dược thư này; phần trả lời "
-                f"này chỉ nói về {self.names(answered)}."
+                f"{self.without_monograph(outside)}; phần trả lời này chỉ nói về {self.names(answered)}."
             )
         return lines
 

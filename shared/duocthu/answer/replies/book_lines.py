@@ -21,15 +21,11 @@ def _citation(line: RankedLine) -> str:
     return f"{line.display_name}, {ref.place()}" if ref else line.display_name
 
 
-def no_monograph(plan: Plan) -> tuple[str, ...]:
-    """The names asked that have no monograph, said before any other monograph's line."""
-    names = plan.main_ask.unknown_names if plan.main_ask else ()
-    quoted = ", ".join(f"“{name}”" for name in names)
-    return (f"Dược thư không có chuyên luận riêng cho {quoted}.",) if names else ()
-
-
 def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Composed:
     lines = evidence.lines_of(0)
+    # the names asked that have no monograph, said before any other monograph's line
+    names = plan.main_ask.unknown_names if plan.main_ask else ()
+    no_monograph = (f"{composer.wording.without_monograph(names)}.",) if names else ()
     quotes = tuple(
         QuotedLine(
             text=line.text, drug_id=line.drug_id, section_key=line.section_key, citation=_citation(line)
@@ -40,6 +36,6 @@ def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Co
         drug_id=lines[0].drug_id,
         section_key=lines[0].section_key,
         quotes=quotes,
-        lines=(*no_monograph(plan), HEAD, *(f"- “{q.text}” ({q.citation})" for q in quotes)),
+        lines=(*no_monograph, HEAD, *(f"- “{q.text}” ({q.citation})" for q in quotes)),
     )
     return compact(composer, plan, evidence.main, [block], ())
