@@ -216,7 +216,7 @@ def answering_lines(
             line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision)})
             for line in hits
         ]
-        kept += _band_lines(store, drug_id, candidates, patient, mine)
+        kept += _band_lines(store, drug_id, candidates, patient, mine, decision)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
@@ -235,11 +235,13 @@ def _band_lines(
     candidates: Sequence[str],
     patient: PatientProfile | None,
     ranked: Sequence[RankedLine],
+    decision: bool = False,
 ) -> list[RankedLine]:
     """The sentences of the asked sections stating a band the patient's numbers fall in ("eGFR
     30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
     answer for this patient whatever words the question uses: they score as its best line, just
-    under it when that line is in the patient's band too."""
+    under it when that line is in the patient's band too; for a question whether to use the drug,
+    one that directs goes before one that explains, as among ranked lines."""
     if patient is None or patient.is_empty():
         return []
     have = {(line.part_id, line.line_index) for line in ranked}
@@ -258,6 +260,7 @@ def _band_lines(
                     source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
                 )  # fmt: skip
                 out.append(line)
+    out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
 
