@@ -266,6 +266,10 @@ class RetrievalService:
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
         # a drug without a monograph asked beside this one is named in its lines as any other is
         together += [(name, (name,)) for name in ask.unknown_names]
+        # and so is one the patient reacted to or is allergic to: a line naming it (a cross-reaction)
+        told = (*plan.frame.patient_context.allergies, *plan.frame.patient_context.adverse_reactions)
+        reacted = dict.fromkeys(m.drug_id for text in told for m in resolver.resolve(text))
+        together += [(d, drug_names(resolver, d)) for d in reacted if d not in drugs and d not in plan.names]
         # a follow-up's standalone query goes on with the ask it continues: its words, weaker
         frame = plan.frame
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
