@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from duocthu.core.text import nfc, raw_words, tells_only, token_matches
+from duocthu.core.text import nfc, raw_words, tells_only, token_matches, words
 
 # Words that open a clause of its own: a coordinating conjunction ("và", "còn", "với lại", "ngoài
 # ra"), a number counting the questions off ("(2) …", "2) …")
@@ -98,3 +98,26 @@ def ask_clauses(
         else:
             clauses.append(current)
     return tuple(clauses) if len(clauses) > 1 else (text,)
+
+
+# Sentences end at a question or exclamation mark, a line break, or a full stop that is no
+# decimal point ("0.25 mg")
+_SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
+
+
+def sentences_asking(text: str, count: int) -> list[tuple[int, bool]] | None:
+    """For each word token (as `words` splits the text), its sentence and whether that sentence
+    asks (a question mark or a question word); None when the sentences' words do not add up to
+    `count`, the turn's."""
+    found = [(i, not tells_only(s)) for i, s in enumerate(_SENTENCE_END.split(text)) for _ in words(s)]
+    return found if len(found) == count else None
+
+
+def in_what_is_asked(text: str, count: int) -> list[bool]:
+    """For each word token, whether it stands where the turn asks: a sentence that asks, or the
+    last one (a request ends a message, with no question word: "… tính giúp em")."""
+    sentences = sentences_asking(text, count)
+    if sentences is None or not sentences:
+        return [True] * count
+    last = sentences[-1][0]
+    return [asks or sentence == last for sentence, asks in sentences]

@@ -5,14 +5,13 @@ context."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import INTERACTION_SECTION
-from duocthu.core.text import asks_something, no_after, raw_words, stop_words, tells_only, words
-from duocthu.understanding.clauses import asks_what
+from duocthu.core.text import asks_something, no_after, raw_words, stop_words
+from duocthu.understanding.clauses import asks_what, sentences_asking
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts, only_patient_facts
@@ -72,6 +71,10 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         named = _asked_of_the_case(reading)
     if named and not cues.has("interaction"):
         named, facts = _told_before_the_question(reading, named)
+    elif not named and cues.has("candidate"):
+        # "đã uống X …. Dùng tiếp được không, hay thuốc gì?": which drug instead; X, told, stays
+        # the patient's (asked of in the question, it is only considered)
+        facts = as_the_patients(reading, _told(reading, reading.named), facts)
     allergens = facts.object_positions | facts.reaction_cause_starts
     if reading.unknown or any(m.start not in allergens for m in named):
         # the allergen is the patient's (patient_context keeps it), the other product is asked
@@ -79,37 +82,31 @@ def set_aside_the_patients(reading: Reading) -> Reading:
     return replace(reading, named=named, facts=facts)
 
 
-# Sentences end at a question or exclamation mark, a line break, or a full stop that is no
-# decimal point ("0.25 mg")
-_SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
-
-
-def _sentences(text: str, count: int) -> list[tuple[int, bool]] | None:
-    """For each word token, its sentence and whether that sentence asks (a question mark or a
-    question word); None when the sentences' words do not add up to the turn's."""
-    split = _SENTENCE_END.split(text)
-    found = [(i, not tells_only(s)) for i, s in enumerate(split) for _ in words(s)]
-    return found if len(found) == count else None
-
-
 def _told_before_the_question(
     reading: Reading, named: tuple[DrugMatch, ...]
 ) -> tuple[tuple[DrugMatch, ...], Facts]:
     """A case told in sentences, then a question naming its own drug: the drugs named only in the
-    sentences that tell (what was given, taken or reacted to) are the patient's, not asked. One
-    told with a condition in its clause is a past reaction to it; else a medicine taken."""
-    facts = reading.facts
-    sentences = _sentences(reading.text, len(reading.cues.tokens))
+    sentences that tell (what was given, taken or reacted to) are the patient's, not asked. A
+    question naming no catalogue drug asks about those told (or whether their sections name the
+    product it names)."""
+    told = _told(reading, named)
+    if not told or len(told) == len(named):
+        return named, reading.facts
+    return tuple(m for m in named if m not in told), as_the_patients(reading, told, reading.facts)
+
+
+def _told(reading: Reading, named: Sequence[DrugMatch]) -> list[DrugMatch]:
+    """The drugs named only in sentences that ask nothing."""
+    sentences = sentences_asking(reading.text, len(reading.cues.tokens))
     if sentences is None:
-        return named, facts
-    asked_ids = {m.drug_id for m in named if sentences[m.start][1]}
-    if not asked_ids:
-        # the question names no catalogue drug: it asks about those told, or whether their
-        # sections name the product it names
-        return named, facts
-    told = [m for m in named if m.drug_id not in asked_ids]
-    if not told:
-        return named, facts
+        return []
+    asked = {m.drug_id for m in named if sentences[m.start][1]}
+    return [m for m in named if m.drug_id not in asked]
+
+
+def as_the_patients(reading: Reading, told: Sequence[DrugMatch], facts: Facts) -> Facts:
+    """The drugs told in the case, in the patient's facts: one told with a condition in its
+    clause as a past reaction to it, else as a medicine taken (each once)."""
     written = raw_words(reading.text)
     known = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     reactions, taken = [], []
@@ -120,7 +117,7 @@ def _told_before_the_question(
             reactions.append((match, f"{' '.join(c.text for c in conditions)} ({name})"))
         else:
             taken.append((match, name))
-    facts = replace(
+    return replace(
         facts,
         adverse_reactions=(*facts.adverse_reactions, *(r for _, r in reactions)),
         reaction_cause_starts=facts.reaction_cause_starts | {m.start for m, _ in reactions},
@@ -128,7 +125,6 @@ def _told_before_the_question(
         current_medication_ids=(*facts.current_medication_ids, *(m.drug_id for m, _ in taken)),
         current_medication_starts=facts.current_medication_starts | {m.start for m, _ in taken},
     )
-    return tuple(m for m in named if m.drug_id in asked_ids), facts
 
 
 # The medicines taken that make a list: beside one, a drug asked about is asked about the two together.

@@ -266,3 +266,18 @@ def test_an_allergen_beside_an_unknown_product_asked_is_the_patients(resolver: C
         "Bé dị ứng nhẹ với amoxicillin. Bs gợi ý Cefaprozilex siro, thuốc này liều sao?", resolver
     )
     assert frame.drugs == () and frame.unknown_drugs == ("Cefaprozilex",)
+
+
+def test_a_request_told_in_the_case_is_not_what_is_asked(resolver: CatalogDrugResolver) -> None:
+    # buying is told ("tự mua"), the question asks whether to go on: a formulary question
+    told = "Thai 32 tuần, tự mua Brufen 400 uống 2 hôm nay. Có dùng tiếp được không?"
+    assert understand_offline(told, resolver).turn_type == "drug_attribute"
+    # asked, it is no formulary question; nor a request closing the message without a question word
+    assert understand_offline("Brufen mua ở đâu?", resolver).turn_type == "out_of_scope"
+    assert understand_offline("Tôi muốn mua Brufen.", resolver).turn_type == "out_of_scope"
+
+
+def test_the_drug_asked_instead_of_stays_the_patients(resolver: CatalogDrugResolver) -> None:
+    message = "Thai 32 tuần đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?"
+    frame = understand_offline(message, resolver)
+    assert frame.drugs == () and frame.patient_context.current_medications == ("Brufen",)
