@@ -189,9 +189,11 @@ def test_conversation_store_failure_degrades_to_stateless(
 def test_interaction_pools_both_monographs(service: ChatService) -> None:
     turn = service.turn("Warfarin dùng chung với aspirin được không?")
     assert turn.frame is not None and turn.frame.turn_type == "interaction"
+    # and aspirin's contraindications, which forbid it beside warfarin's class
     assert {(e.drug_id, e.section_key) for e in turn.bundle.evidence} == {
         ("warfarin", "tuong_tac_thuoc"),
         ("acid_acetylsalicylic", "tuong_tac_thuoc"),
+        ("acid_acetylsalicylic", "chong_chi_dinh"),
     }
 
 

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
-from duocthu.answer.indication_lines import clip
 from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
-from duocthu.core.sections import ADR_SECTION, DOSE_SECTION, INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
-from duocthu.models.evidence import EvidenceBundle, RankedLine
+from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
-
-# The sentence barring a patient, as long as the reply quotes it in a line of its own
-BARRED_WINDOW = 240
 
 POPULATION_NAMES = {
     "tre_em": "trẻ em",
@@ -222,22 +219,6 @@ class ReplyWording:
             notes += self.names_not_covered(plan, answered, joined)[:1]
         return notes
 
-    def dose_barred(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
-        """A drug the patient's own numbers contraindicate: the sentences that do (one a section,
-        contraindications first), and that its dose is not quoted as an option (still asked for
-        by its section's name)."""
-        if not bundle.barred_for_patient or plan.main_ask is None:
-            return []
-        drug = self.names(plan.main_ask.drugs[:1])
-        first: dict[str, RankedLine] = {}
-        for line in bundle.barred_for_patient:
-            first.setdefault(line.section_key, line)
-        quotes = "; ".join(_cited(line) for line in first.values())
-        return [
-            f"Chống chỉ định cho người bệnh này theo Dược thư ({drug}): {quotes}. Vì vậy liều dùng không "
-            f"được trích như một lựa chọn; nếu vẫn cần, hỏi “{SECTION_HEADINGS[DOSE_SECTION]} của {drug}”."
-        ]
-
     def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
         """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
         frame, reading = plan.frame, plan.reading
@@ -254,7 +235,7 @@ class ReplyWording:
         joined = reading.joined_unknown_names if answered and not which_drugs else ()
         lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
-        lines += self.dose_barred(plan, bundle)
+        lines += dose_barred(self.names(plan.main_ask.drugs[:1]) if plan.main_ask else "", bundle)
         if plan.dose_calculation:
             lines.append(self.dosing_echo(frame, reading.asks_computation))
         read = plan.main_ask.reads_section if plan.main_ask else None
@@ -513,9 +494,3 @@ def _first_named(names: Sequence[str], patient_frame: QueryFrame | None) -> str:
     first, rest = ", ".join(names[:UNLISTED_SHOWN]), len(names) - UNLISTED_SHOWN
     question = UNLISTED_REPLY.format(condition=condition.text)
     return f"{first} và {rest} thuốc khác (nút “{question}” liệt kê đủ)"
-
-
-def _cited(line: RankedLine) -> str:
-    """The sentence in quotes (clipped to BARRED_WINDOW) with its section and pages."""
-    quote = clip(line.text, (), BARRED_WINDOW)
-    return f"{quote} ({line.source_refs[0].place()})" if line.source_refs else quote

@@ -97,15 +97,22 @@ _FORMS = tuple(
 )  # fmt: skip
 
 
+# A dose a clause is conditional on ("liều cao, kéo dài", "khi dùng liều trên 100 mg/ngày"): it
+# bars that dose only
+_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
+
+
 def barring_clause(sentence: str, patient: PatientProfile, advising: bool = False) -> str | None:
     """The clause of the sentence (between semicolons) that states a band the patient's numbers
-    fall in and names no dosage form or route: it bars the drug for them, whatever form is given.
-    With `advising` (a sentence outside the contraindications), it must advise against use too."""
+    fall in and names no dosage form, route or dose: it bars the drug for them, whatever form or
+    dose is given. With `advising` (a sentence outside the contraindications), it must advise
+    against use too."""
     for clause in sentence.split(";"):
         said = words(clause)
         runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
         against = not advising or advises_against(clause)
-        if against and patient_fit(clause, patient) > 1 and not runs.intersection(_FORMS):
+        unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
+        if against and unconditional and patient_fit(clause, patient) > 1:
             return clause.strip()
     return None
 

@@ -1,7 +1,7 @@
 """A named drug a patient's own numbers contraindicate (`RetrievalService._barring`,
 `retrieval.answering.barring_lines`): the barring sentence is shown with its section, and the dose
-is never quoted as an option; a line about one dosage form or a band the patient is outside of
-bars nothing. On the sample formulary."""
+is never quoted as an option; a line about one dosage form, a band the patient is outside of or
+a dose bars nothing. On the sample formulary."""
 
 from __future__ import annotations
 
@@ -31,5 +31,6 @@ def test_a_line_about_another_form_or_band_bars_nothing(tmp_path: Path) -> None:
         "Bé 4t 15kg mày đay cấp, cetirizin siro 1mg/ml cho bao nhiêu ml, ngày mấy lần?"  # tablets barred < 6
     )
     moderate = "bn nam 70t gút cấp, ClCr khoảng 40. colchicin cho thế nào?"  # barred under 30
-    for turn in run_turns([syrup, moderate], tmp_path):
+    one_dose = "Thai 10 tuần, nấm âm đạo. Cho Diflucan 150mg 1 liều có sao không?"  # barred: high, long doses
+    for turn in run_turns([syrup, moderate, one_dose], tmp_path):
         assert DOSE_WITHHELD not in turn.answer
