@@ -309,7 +309,9 @@ def band_lines(
     have = {(line.part_id, line.line_index) for line in ranked}
     top = max(ranked, key=lambda line: line.score, default=None)
     best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
-    best *= BAND_RUNNER_UP if top and patient_fit(top.text, patient) > 1 else 1.0
+    # just under it only when its band counts: in a section asked or one a decision reads (`_prior`)
+    counts = top is not None and (top.section_key in candidates or top.section_key in DECISION_SECTIONS)
+    best *= BAND_RUNNER_UP if top and counts and patient_fit(top.text, patient) > 1 else 1.0
     out = []
     for section in candidates:
         for part in store.find_by_section(drug_id, section):
