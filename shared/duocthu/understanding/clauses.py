@@ -84,10 +84,13 @@ def ask_clauses(
         # the words up to the next "?", or to the message's end: its last question may go unmarked
         asked = rest[: rest.find("?") + 1] if "?" in rest else rest
         asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
-        # two questions of what, the second opened as a clause ("tối đa mấy mg, và dưới mấy tuổi")
+        # a question of what, then a clause opened as one that asks what too ("tối đa mấy mg, và
+        # dưới mấy tuổi") or asks anything of a drug or section of its own ("… chỉnh liều thế nào
+        # với ClCr này, và có bắt đầu allopurinol luôn không?")
         after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
-        both_ask_what = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and asks_what(after)
-        closed = _closes_question(current) or both_ask_what
+        own = asks_what(after) or (_asks_by_words(after) and names_its_own(current, after))
+        both_ask = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and own
+        closed = _closes_question(current) or both_ask
         if rest and closed and asks and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
