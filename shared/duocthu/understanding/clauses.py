@@ -27,7 +27,10 @@ _BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", r
 
 # Words that close a question when they end it ("không" in its chat spellings, the question words),
 # as written: a word typed with marks matches only the same marks; typed without, its folded form.
-_CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
+_CLOSERS = (
+    *("không", "ko", "k", "hông", "hok", "khg", "chưa"),
+    *("gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu"),
+)
 
 # The question words that ask what (not whether): one inside a clause asks there, wherever it
 # sits ("tối đa mấy mg/ngày"), where "không" inside a clause is as often a negation
