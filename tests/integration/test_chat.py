@@ -189,9 +189,11 @@ def test_conversation_store_failure_degrades_to_stateless(
 def test_interaction_pools_both_monographs(service: ChatService) -> None:
     turn = service.turn("Warfarin dùng chung với aspirin được không?")
     assert turn.frame is not None and turn.frame.turn_type == "interaction"
+    # and aspirin's contraindications, which forbid it beside warfarin's class
     assert {(e.drug_id, e.section_key) for e in turn.bundle.evidence} == {
         ("warfarin", "tuong_tac_thuoc"),
         ("acid_acetylsalicylic", "tuong_tac_thuoc"),
+        ("acid_acetylsalicylic", "chong_chi_dinh"),
     }
 
 
@@ -596,9 +598,9 @@ def test_a_dose_question_the_section_does_not_answer_says_so_in_one_line(service
     turn = service.turn("Fluconazol cho người suy gan dùng liều bao nhiêu?")
     assert turn.answer_lines is not None and turn.answer_lines.not_said
     assert turn.answer_lines.other_section_key == "than_trong"
-    assert turn.answer.startswith(
-        "Mục “Liều lượng và cách dùng” của Fluconazol không có câu nào nêu “suy gan”."
-    )
+    # the caution that names the patient's state leads; the dose section's silence follows it
+    assert turn.answer.startswith("Mục “Thận trọng” của Fluconazol nêu (suy gan):")
+    assert "Mục “Liều lượng và cách dùng” của Fluconazol không có câu nào nêu “suy gan”." in turn.answer
 
 
 def test_a_population_question_always_carries_the_whole_contraindication_section(

@@ -35,14 +35,18 @@ def test_an_interaction_is_pooled_from_both_drugs_sections() -> None:
     }
     # When it is retrieved
     bundle = retrieve(frame)
-    # Then each drug's interaction section contributes the part that names the other
+    # Then each drug's interaction section contributes the part that names the other, and so
+    # do aspirin's contraindications, which forbid it beside warfarin's class
     assert (bundle["decision"], bundle["reason"]) == ("ANSWERABLE", "grounded_evidence_available")
     assert set(parts(bundle)) == {
         ("warfarin", "tuong_tac_thuoc"),
         ("acid_acetylsalicylic", "tuong_tac_thuoc"),
+        ("acid_acetylsalicylic", "chong_chi_dinh"),
     }
-    by_drug = {e["drug_id"]: e["text"] for e in bundle["evidence"]}
-    assert "aspirin" in by_drug["warfarin"] and "warfarin" in by_drug["acid_acetylsalicylic"]
+    by_part = {(e["drug_id"], e["section_key"]): e["text"] for e in bundle["evidence"]}
+    assert "aspirin" in by_part["warfarin", "tuong_tac_thuoc"]
+    assert "warfarin" in by_part["acid_acetylsalicylic", "tuong_tac_thuoc"]
+    assert "thuốc chống đông đường uống" in by_part["acid_acetylsalicylic", "chong_chi_dinh"]
     assert all(e["source_refs"] for e in bundle["evidence"])
 
 

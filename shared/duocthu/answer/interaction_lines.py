@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.indication_lines import CLOSING, LINE_WINDOW, LONGEST_LINE, REPLY_TARGET, SOURCE, clip
-from duocthu.core.sections import INTERACTION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
@@ -25,6 +25,8 @@ HEADING = SECTION_HEADINGS[INTERACTION_SECTION]
 MIN_DRUGS = 3  # two drugs keep the full answer: both sections' naming parts fit in full
 QUARANTINED = " [CẦN ĐỐI CHIẾU BẢN IN]"
 OPENING = f"Theo mục “{HEADING}” của từng thuốc, từng cặp (toàn mục: nút bên dưới):"
+# a combination the contraindications forbid is quoted from there too
+BARRED = OPENING.replace("mục", f"mục “{SECTION_HEADINGS[CONTRAINDICATION_SECTION]}” và", 1)
 NOT_EACH_OTHER = "mục {heading} của {a} và của {b} không nêu nhau; không có nghĩa là không có tương tác."
 NOT_THE_OTHER = "mục {heading} của {a} không nêu {b}; không có nghĩa là không có tương tác."
 ONE_WAY = " (mục của {b} không nêu {a})"
@@ -82,20 +84,36 @@ class InteractionLines:
         for item in sorted(bundle.evidence, key=lambda i: i.part_index):
             parts.setdefault(item.drug_id, []).append(item)
         known, unknown = self.known, self.unknown
-        sectioned = {d for d in known if d in parts or self.section(d, INTERACTION_SECTION)}
+        sectioned = {d for d in known if self.section(d, INTERACTION_SECTION)}
         pairs = [(a, b) for i, a in enumerate(known) for b in (*known[i + 1 :], *unknown)]
         found = [
-            (a, b, [m for m in (self._mention(a, b, parts, bundle), self._mention(b, a, parts, bundle)) if m])
+            (a, b, [*self._mentions(a, b, parts, bundle), *self._mentions(b, a, parts, bundle)])
             for a, b in pairs
             if about is None or about in (a, b)
         ]
         return _Reading(parts, sectioned, found)
 
+    def _mentions(
+        self, owner: str, other: str, parts: Mapping[str, Sequence[EvidenceItem]], bundle: EvidenceBundle
+    ) -> list[Mention]:
+        """Owner's mentions of other, one per section they stand in (each line cites one section):
+        a combination its contraindications forbid first."""
+        items = parts.get(owner, ())
+        keys = sorted(
+            dict.fromkeys(i.section_key for i in items), key=lambda k: k != CONTRAINDICATION_SECTION
+        )
+        found = (
+            self._mention(owner, other, {owner: [i for i in items if i.section_key == k]}, bundle)
+            for k in keys
+        )
+        return [m for m in found if m]
+
     def lines(self, bundle: EvidenceBundle, used: int = 0, about: str | None = None) -> list[str]:
         """The pairs in the order the drugs were asked, those the sections name first, then the
         silent ones; `used`: the characters before these lines; `about`: only that drug's pairs."""
         read = self._read(bundle, about)
-        lines = ["", OPENING]
+        barred = any(m.items[0].section_key == CONTRAINDICATION_SECTION for *_, ms in read.pairs for m in ms)
+        lines = ["", BARRED if barred else OPENING]
         lines += [
             NO_SECTION.format(a=self.name(d), heading=HEADING) for d in self.known if d not in read.sectioned
         ]
@@ -208,7 +226,8 @@ class InteractionLines:
         more = more if len(sentences) < len(mention.sentences) else ""
         by_class = f" (nêu nhóm {', '.join(f'“{w}”' for w in mention.by_class)})" if mention.by_class else ""
         flag = QUARANTINED if any(i.needs_visual_check for i in mention.items) else ""
-        source = f"{self.name(mention.owner)} – {HEADING} – tr. {pages(mention.items)}"
+        heading = SECTION_HEADINGS[mention.items[0].section_key]  # a mention's parts are of one section
+        source = f"{self.name(mention.owner)} – {heading} – tr. {pages(mention.items)}"
         return f"  - {source}{by_class}: {quotes}{more}{flag}"
 
     def quick_replies(self) -> list[str]:

@@ -447,16 +447,21 @@ def lines_text(found: AnswerLines, drug_name: str, section_absent: bool = False)
     heading = SECTION_HEADINGS[found.section_key]
     asked = ", ".join(found.focus)
     out: list[str] = []
+    after: list[str] = []  # said once the lines are quoted
     if found.outside_limits:
         out.append(
             f"Mục “{heading}” của {drug_name} nêu “{asked}” chỉ với giới hạn tuổi hoặc cân nặng mà người "
             "bệnh bạn nêu nằm ngoài; hãy đối chiếu:"
         )
     elif found.not_said:
-        out.append(f"Mục “{heading}” của {drug_name} không có câu nào nêu “{asked}”.")
+        not_said = f"Mục “{heading}” của {drug_name} không có câu nào nêu “{asked}”."
         if found.other_section_key:
-            out.append(f"Mục “{SECTION_HEADINGS[found.other_section_key]}” có nêu:")
-        elif any(f in STATE_NAMES.values() for f in found.focus):
+            # the lines that say it are the answer: they lead, the asked section's silence follows
+            out.append(f"Mục “{SECTION_HEADINGS[found.other_section_key]}” của {drug_name} nêu ({asked}):")
+            after.append(not_said)
+        else:
+            out.append(not_said)
+        if not found.other_section_key and any(f in STATE_NAMES.values() for f in found.focus):
             out.append(
                 "Các mục Chống chỉ định và Thận trọng cũng không nêu; điều đó KHÔNG có nghĩa là an toàn."
             )
@@ -470,6 +475,7 @@ def lines_text(found: AnswerLines, drug_name: str, section_absent: bool = False)
         if before is not None and before.section_key != line.section_key and not found.not_said:
             out.append(f"Mục “{SECTION_HEADINGS[line.section_key]}” nêu:")
         out.append(f"- “{line.text}” ({line.pages})")
+    out += after
     if not found.not_said or found.lines:
         out.append(WHOLE_SECTION_FOLLOWS)
     return out

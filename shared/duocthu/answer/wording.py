@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
@@ -234,6 +235,7 @@ class ReplyWording:
         joined = reading.joined_unknown_names if answered and not which_drugs else ()
         lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
+        lines += dose_barred(self.names(plan.main_ask.drugs[:1]) if plan.main_ask else "", bundle)
         if plan.dose_calculation:
             lines.append(self.dosing_echo(frame, reading.asks_computation))
         read = plan.main_ask.reads_section if plan.main_ask else None

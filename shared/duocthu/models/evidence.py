@@ -165,6 +165,10 @@ class EvidenceBundle(_Model):
     named_by_class: tuple[NamedByClass, ...] = ()
     candidate_statuses: tuple[CandidateAssessment, ...] = ()
     named_alternatives: tuple[NamedAlternative, ...] = ()
+    # A named drug the patient's own numbers contraindicate: the sentences that bar them (a
+    # contraindication, or a line against use in their band). Its dose parts are left out (in
+    # `omitted_evidence_ids`): never offered as an option for this patient.
+    barred_for_patient: tuple[RankedLine, ...] = ()
     ordering: str | None = None
     system_error: SystemError | None = None
 

@@ -87,6 +87,68 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
 
 
+# The book's words for a dosage form or a route, as written (marks kept: "nang" is no "năng"): a
+# contraindication clause naming one bars that form only ("Viên nén … không dùng cho trẻ em dưới
+# 6 tuổi; trẻ từ 2 đến dưới 6 tuổi dùng dạng dung dịch"), not the drug
+_FORMS = tuple(
+    tuple(words(w))
+    for w in ("viên", "nang", "siro", "hỗn dịch", "dung dịch", "giọt", "thuốc đạn", "gel", "kem", "thuốc mỡ",
+              "miếng dán", "tiêm", "truyền", "đường uống", "dạng uống", "khí dung", "xịt")
+)  # fmt: skip
+
+
+# A dose a clause is conditional on ("liều cao, kéo dài", "khi dùng liều trên 100 mg/ngày"): it
+# bars that dose only
+_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
+
+
+def barring_clause(sentence: str, patient: PatientProfile, advising: bool = False) -> str | None:
+    """The clause of the sentence (between semicolons) that states a band the patient's numbers
+    fall in and names no dosage form, route or dose: it bars the drug for them, whatever form or
+    dose is given. With `advising` (a sentence outside the contraindications), it must advise
+    against use too."""
+    for clause in sentence.split(";"):
+        said = words(clause)
+        runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
+        against = not advising or advises_against(clause)
+        unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
+        if against and unconditional and patient_fit(clause, patient) > 1:
+            return clause.strip()
+    return None
+
+
+# The sections a bar for this patient is read from: a contraindication, or a line against use in
+# the patient's band in their state's section or the dose's ("eGFR < 30: không dùng")
+BARRING_SECTIONS = (CONTRAINDICATION_SECTION, "thoi_ky_mang_thai", DOSE_SECTION)
+
+
+def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> list[RankedLine]:
+    """The clauses that bar the drug for this patient, verbatim: in its contraindications, or
+    advising against use elsewhere (`BARRING_SECTIONS`), each stating a band the patient's own
+    numbers fall in for every form of the drug (`barring_clause`); the contraindications' first."""
+    out: list[RankedLine] = []
+    for section in BARRING_SECTIONS:
+        for part in store.find_by_section(drug_id, section):
+            for index, sentence in enumerate(split_sentences(part.text)):
+                clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
+                if clause:
+                    out.append(
+                        RankedLine(
+                            text=clause,
+                            drug_id=drug_id,
+                            display_name=part.display_name,
+                            section_key=section,
+                            part_id=part.id,
+                            part_index=part.part_index,
+                            line_index=index,
+                            score=0.0,
+                            source_refs=part.source_refs,
+                            needs_visual_check=part.needs_visual_check,
+                        )
+                    )
+    return out
+
+
 # A question whether to use the drug (this patient, this combination) is answered first by a line
 # that directs: a contraindication, or a wording that advises against use ("không khuyến cáo",
 # "tránh dùng"), before a line that explains why or states a risk; it outranks one scoring up to
@@ -216,7 +278,7 @@ def answering_lines(
             line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision)})
             for line in hits
         ]
-        kept += _band_lines(store, drug_id, candidates, patient, mine)
+        kept += band_lines(store, drug_id, candidates, patient, mine, decision)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
@@ -229,23 +291,27 @@ def answering_lines(
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
 
 
-def _band_lines(
+def band_lines(
     store: VectorStore,
     drug_id: str,
     candidates: Sequence[str],
     patient: PatientProfile | None,
     ranked: Sequence[RankedLine],
+    decision: bool = False,
 ) -> list[RankedLine]:
     """The sentences of the asked sections stating a band the patient's numbers fall in ("eGFR
     30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
     answer for this patient whatever words the question uses: they score as its best line, just
-    under it when that line is in the patient's band too."""
+    under it when that line is in the patient's band too; for a question whether to use the drug,
+    one that directs goes before one that explains, as among ranked lines."""
     if patient is None or patient.is_empty():
         return []
     have = {(line.part_id, line.line_index) for line in ranked}
     top = max(ranked, key=lambda line: line.score, default=None)
     best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
-    best *= BAND_RUNNER_UP if top and patient_fit(top.text, patient) > 1 else 1.0
+    # just under it only when its band counts: in a section asked or one a decision reads (`_prior`)
+    counts = top is not None and (top.section_key in candidates or top.section_key in DECISION_SECTIONS)
+    best *= BAND_RUNNER_UP if top and counts and patient_fit(top.text, patient) > 1 else 1.0
     out = []
     for section in candidates:
         for part in store.find_by_section(drug_id, section):
@@ -258,6 +324,7 @@ def _band_lines(
                     source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
                 )  # fmt: skip
                 out.append(line)
+    out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
 

@@ -29,7 +29,7 @@ from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
-from duocthu.core.sections import CLASS_SECTION, INTERACTION_SECTION
+from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, raw_words, segment_ids, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
@@ -154,6 +154,8 @@ def _pool(
     parts = store.find_by_section(drug_id, INTERACTION_SECTION)
     if any(part.needs_visual_check for part in parts):
         return parts, []  # quarantined: surfaced whole, for a check against the printed page
+    # the formulary may write a forbidden combination under contraindications: read there too
+    parts = [*parts, *store.find_by_section(drug_id, CONTRAINDICATION_SECTION)]
     pooled: list[EvidenceItem] = []
     by_class: list[NamedByClass] = []
     for part in parts:

@@ -16,7 +16,9 @@ from typing import Literal
 from duocthu.core.text import nfc
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
-_UNIT = r"(tháng|tuổi|tuần|ngày|kg)"
+# An age in days or weeks is written with "tuổi" ("28 ngày tuổi"); without it, "3–7 ngày" or
+# "trên 3 tuần" is how long, never how old
+_UNIT = r"(tháng|tuổi|tuần(?=\s+tuổi)|ngày(?=\s+tuổi)|kg)"
 # "từ 2 đến dưới 6 tuổi" (a band), "dưới 16 tuổi", "dưới 3 tháng tuổi", "dưới 5 kg"
 _BELOW = re.compile(rf"(?:\btừ\s+{_NUMBER}\s*{_UNIT}?\s+đến\s+)?\bdưới\s+{_NUMBER}\s*{_UNIT}\b")
 _PER_YEAR = {"tuổi": 1.0, "tháng": 12.0, "tuần": 52.0, "ngày": 365.0}

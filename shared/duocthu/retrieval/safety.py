@@ -433,7 +433,9 @@ def with_patient_safety(
     store = _reads(store)
     medicines = [m.drug_id for text in profile.context.current_medications for m in resolver.resolve(text)]
     alternatives = named_alternatives(store, resolver, [*medicines, *candidates], [*candidates, *medicines])
-    checked = list(dict.fromkeys([*candidates, *(a.drug_id for a, _ in alternatives)]))
+    # a listed drug the patient already takes is checked (and read) first: the turn is about it
+    taken = [c for c in candidates if c in medicines]
+    checked = list(dict.fromkeys([*taken, *candidates, *(a.drug_id for a, _ in alternatives)]))
     stage_two = retrieve_patient_drug_context(store, resolver, checked, profile, policy)
     contraindications = [p for d in checked for p in store.find_by_section(d, CONTRAINDICATION_SECTION)]
     quoted = tuple(part for _, part in alternatives)

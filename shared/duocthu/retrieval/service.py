@@ -26,6 +26,7 @@ from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Embedder, Reranker
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
     INDICATION_SECTION,
     INTERACTION_SECTION,
     INTRO_SECTIONS,
@@ -40,7 +41,13 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
-from duocthu.retrieval.answering import answering_lines, book_lines, content_words
+from duocthu.retrieval.answering import (
+    answering_lines,
+    barring_lines,
+    book_lines,
+    content_words,
+    directs,
+)
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
@@ -219,6 +226,10 @@ class RetrievalService:
             else:
                 bundle = self._answer(ask, plan.frame, resolver, deadline)
                 lines = self._lines(ask, plan, resolver)
+                barring = self._barring(ask, plan.frame, resolver)
+                if barring:  # never its dose as an option for a patient its contraindications name
+                    bundle = _without_dose(bundle, barring)
+                    lines = tuple(line for line in lines if line.section_key != DOSE_SECTION or directs(line))
                 if self._reads_the_book(ask, plan, bundle):
                     lines = book_lines(self.store, plan.reading.text)
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
@@ -226,6 +237,22 @@ class RetrievalService:
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
                 answers.append(AskEvidence(ask=index, bundle=bundle, lines=lines))
         return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
+
+    def _barring(self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
+        """The sentences that bar the one drug an ask names for the patient the frame describes
+        (`barring_lines`: a band their own numbers fall in, for every form), so no bar rests on a
+        word alone ("thẩm phân" for a clearance of 40); () when none does, or when the patient's
+        kidney, liver or pregnancy state is told without its level."""
+        if (
+            ask.kind not in ("section", "monograph")
+            or len(ask.drugs) != 1
+            or ask.drugs[0] not in resolver.by_id
+        ):
+            return ()
+        profile = PatientProfile.from_frame(frame)
+        if profile.is_empty() or profile.levels_not_told():
+            return ()
+        return tuple(barring_lines(self.store, ask.drugs[0], profile))
 
     @staticmethod
     def _reads_the_book(ask: Ask, plan: Plan, bundle: EvidenceBundle) -> bool:
@@ -266,6 +293,10 @@ class RetrievalService:
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
         # a drug without a monograph asked beside this one is named in its lines as any other is
         together += [(name, (name,)) for name in ask.unknown_names]
+        # and so is one the patient reacted to or is allergic to: a line naming it (a cross-reaction)
+        told = (*plan.frame.patient_context.allergies, *plan.frame.patient_context.adverse_reactions)
+        reacted = dict.fromkeys(m.drug_id for text in told for m in resolver.resolve(text))
+        together += [(d, drug_names(resolver, d)) for d in reacted if d not in drugs and d not in plan.names]
         # a follow-up's standalone query goes on with the ask it continues: its words, weaker
         frame = plan.frame
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
@@ -346,3 +377,15 @@ def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> Eviden
     omitted = [i for i in bundle.omitted_evidence_ids if i not in {p.id for p in missing}]
     decided = decide([*missing, *bundle.evidence], omitted)
     return decided.model_copy(update={"ordering": bundle.ordering, "system_error": bundle.system_error})
+
+
+def _without_dose(bundle: EvidenceBundle, barring: tuple[RankedLine, ...]) -> EvidenceBundle:
+    """The bundle without its dose parts (counted as omitted), with the sentences that bar them."""
+    dose = [item.id for item in bundle.evidence if item.section_key == DOSE_SECTION]
+    kept = tuple(item for item in bundle.evidence if item.section_key != DOSE_SECTION)
+    if not kept:  # the dose was all there was: it stays, the bar said before it
+        return bundle.model_copy(update={"barred_for_patient": barring})
+    omitted = (*bundle.omitted_evidence_ids, *dose)
+    return bundle.model_copy(
+        update={"evidence": kept, "omitted_evidence_ids": omitted, "barred_for_patient": barring}
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from duocthu.core.text import nfc, raw_words, tells_only, token_matches
+from duocthu.core.text import nfc, raw_words, tells_only, token_matches, words
 
 # Words that open a clause of its own: a coordinating conjunction ("và", "còn", "với lại", "ngoài
 # ra"), a number counting the questions off ("(2) …", "2) …")
@@ -27,7 +27,10 @@ _BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", r
 
 # Words that close a question when they end it ("không" in its chat spellings, the question words),
 # as written: a word typed with marks matches only the same marks; typed without, its folded form.
-_CLOSERS = ("không", "ko", "hông", "hok", "khg", "chưa", "gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu")
+_CLOSERS = (
+    *("không", "ko", "k", "hông", "hok", "khg", "chưa"),
+    *("gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu"),
+)
 
 # The question words that ask what (not whether): one inside a clause asks there, wherever it
 # sits ("tối đa mấy mg/ngày"), where "không" inside a clause is as often a negation
@@ -84,10 +87,13 @@ def ask_clauses(
         # the words up to the next "?", or to the message's end: its last question may go unmarked
         asked = rest[: rest.find("?") + 1] if "?" in rest else rest
         asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
-        # two questions of what, the second opened as a clause ("tối đa mấy mg, và dưới mấy tuổi")
+        # a question of what, then a clause opened as one that asks what too ("tối đa mấy mg, và
+        # dưới mấy tuổi") or asks anything of a drug or section of its own ("… chỉnh liều thế nào
+        # với ClCr này, và có bắt đầu allopurinol luôn không?")
         after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
-        both_ask_what = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and asks_what(after)
-        closed = _closes_question(current) or both_ask_what
+        own = asks_what(after) or (_asks_by_words(after) and names_its_own(current, after))
+        both_ask = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and own
+        closed = _closes_question(current) or both_ask
         if rest and closed and asks and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
@@ -98,3 +104,26 @@ def ask_clauses(
         else:
             clauses.append(current)
     return tuple(clauses) if len(clauses) > 1 else (text,)
+
+
+# Sentences end at a question or exclamation mark, a line break, or a full stop that is no
+# decimal point ("0.25 mg")
+_SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
+
+
+def sentences_asking(text: str, count: int) -> list[tuple[int, bool]] | None:
+    """For each word token (as `words` splits the text), its sentence and whether that sentence
+    asks (a question mark or a question word); None when the sentences' words do not add up to
+    `count`, the turn's."""
+    found = [(i, not tells_only(s)) for i, s in enumerate(_SENTENCE_END.split(text)) for _ in words(s)]
+    return found if len(found) == count else None
+
+
+def in_what_is_asked(text: str, count: int) -> list[bool]:
+    """For each word token, whether it stands where the turn asks: a sentence that asks, or the
+    last one (a request ends a message, with no question word: "… tính giúp em")."""
+    sentences = sentences_asking(text, count)
+    if sentences is None or not sentences:
+        return [True] * count
+    last = sentences[-1][0]
+    return [asks or sentence == last for sentence, asks in sentences]

@@ -36,7 +36,7 @@ _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_sub
 # Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
 _FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
-_PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn"})
+_PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn", "tiếp"})
 # Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read.
 _RENAL_DETAIL = frozenset(
     fold(w)
@@ -323,7 +323,13 @@ def _current_medications(
         drugs = [starts[i] for i in span if i in starts]
         # a name the catalogue lacks, as written ("đang uống á" names nothing)
         unnamed = not drugs and cue.value != _SUBJECT_LEAD
-        if unnamed and any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span):
+        # a name opens with letters: "uống 2 hôm nay" tells how long, "dùng tiếp" goes on
+        named_words = len(span) and not tokens[span.start].isdigit()
+        if (
+            unnamed
+            and named_words
+            and any(tokens[i] not in stop_words() and tokens[i] not in _PARTICLES for i in span)
+        ):
             current.append(" ".join(written[i] for i in span))
         elif unnamed:
             continue

@@ -13,6 +13,7 @@ from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, stop_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
+from duocthu.understanding.clauses import in_what_is_asked
 from duocthu.understanding.cue_readings import asked_drug_class
 from duocthu.understanding.cues import NAME_JOINER_WORDS
 from duocthu.understanding.tags import MessageTags
@@ -30,7 +31,8 @@ def added_words(written: str, worded: str) -> str:
 def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`, from its tags (`understanding.tags`)."""
     text = tags.written
-    not_covered = tuple(sorted({c.value for c in tags.cues.all("not_covered") if c.value}))
+    asked = in_what_is_asked(text, len(tags.cues.tokens))
+    not_covered = tuple(sorted({c.value for c in tags.cues.all("not_covered") if c.value and asked[c.start]}))
     return TurnReading(
         text=text,
         formulary_words=added_words(text, tags.text),

@@ -44,7 +44,10 @@ def plan_message(
     parts = _clause_plans(clauses, history, prior, understand, reader) if len(clauses) > 1 else ()
     if len(parts) < 2:
         frame = understand(message, history, prior, reader)
-        return plan_turn(frame, turn_reading(reader.tags(message), frame, resolver), resolver)
+        whole = plan_turn(frame, turn_reading(reader.tags(message), frame, resolver), resolver)
+        parts = _instead(parts, whole, clauses)
+        if len(parts) < 2:
+            return whole
     last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on
     return Plan(
         reply="several_asks",
@@ -95,6 +98,17 @@ def _clause_plans(
         said = " ".join(filter(None, (joined.clause, *pending, clause)))
         parts[last], pending = joined.model_copy(update={"clause": said}), []
     return _unsure_joined(list(parts.values()))
+
+
+def _instead(parts: Sequence[Plan], whole: Plan, clauses: Sequence[str]) -> tuple[Plan, ...]:
+    """ "X được không, nếu không thì dùng gì?": a clause asks of a named drug and the message, read
+    whole, asks which drug instead (its last clause, which alone asks nothing it can answer): both
+    are asked, X's answer first, then the list. Else no parts."""
+    first = parts[0] if len(parts) == 1 else None
+    if first is None or whole.reply != "drug_list" or first.reply == "drug_list" or not first.frame.drugs:
+        return ()
+    said = " ".join(clauses[:-1])
+    return (first.model_copy(update={"clause": said}), whole.model_copy(update={"clause": clauses[-1]}))
 
 
 def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:

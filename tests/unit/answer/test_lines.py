@@ -97,9 +97,11 @@ def test_a_section_that_does_not_say_is_said_so_and_the_one_that_does_is_quoted(
     found = answer_lines(hepatic, TurnReading(text=""), BUNDLE, section_of, ask_of(hepatic))
     assert found is not None and found.not_said and found.other_section_key == "than_trong"
     assert [line.text for line in found.lines] == ["Thận trọng ở người suy gan nhẹ."]
-    assert lines_text(found, "Thuốc")[:2] == [
+    # the line that says it leads; that the asked section does not follows it
+    assert lines_text(found, "Thuốc")[:3] == [
+        "Mục “Thận trọng” của Thuốc nêu (suy gan):",
+        "- “Thận trọng ở người suy gan nhẹ.” (tr. 7)",
         "Mục “Liều lượng và cách dùng” của Thuốc không có câu nào nêu “suy gan”.",
-        "Mục “Thận trọng” có nêu:",
     ]
 
 

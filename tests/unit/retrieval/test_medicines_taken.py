@@ -25,3 +25,16 @@ def test_the_interaction_with_a_medicine_taken_is_quoted_after_the_contraindicat
         "Thuốc chống đông (warfarin, acenocoumarol, heparin): ibuprofen làm tăng nguy cơ chảy máu"
         in turn.answer
     )
+
+
+def test_a_combination_the_contraindications_forbid_is_quoted_from_there(tmp_path: Path) -> None:
+    # losartan's contraindications forbid it beside the class enalapril is in; its interaction
+    # section names enalapril only for another risk
+    message = (
+        "BN 58t ĐTĐ có bệnh thận do ĐTĐ, đang Renitec 10mg. BS muốn thêm losartan 50 giảm đạm niệu. Ổn ko?"
+    )
+    answer = run_turns([message], tmp_path)[0].answer
+    barred = "Không phối hợp losartan với thuốc ức chế enzym chuyển angiotensin ở người có bệnh thận do"
+    assert barred in answer
+    # cited from the section it stands in, before the interaction lines
+    assert answer.index("Losartan – Chống chỉ định – tr.") < answer.index("Losartan – Tương tác thuốc – tr.")

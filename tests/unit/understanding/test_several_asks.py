@@ -176,3 +176,24 @@ def test_a_later_question_of_its_own_is_asked_of_its_own_drug(
     plan = plan_message(message, (), None, _understand(resolver), resolver)
     assert len(plan.parts) == 2 and plan.parts[1].asks[0].drugs == (asked,)
     assert plan.parts[1].asks[0].section_key == "lieu_luong_va_cach_dung"
+
+
+def test_a_clause_opened_as_one_asking_of_a_drug_of_its_own_is_an_ask(resolver: CatalogDrugResolver) -> None:
+    # after a question of what ("thế nào") that does not end the clause before it
+    message = "Colchicin chỉnh liều thế nào với ClCr này, và có bắt đầu allopurinol luôn không?"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [p.frame.drugs[:1] for p in plan.parts] == [("colchicin",), ("allopurinol",)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Đang Plavix 75, đau thượng vị. Cho Losec 20 kèm được không? nếu ko nên thì thay bằng gì",
+        "Thai 32 tuần, đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?",
+    ],
+)
+def test_a_drug_asked_then_what_instead_is_two_asks(resolver: CatalogDrugResolver, message: str) -> None:
+    # the named drug for this patient first, then the list for the complaint (never the list alone)
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert plan.reply == "several_asks" and [p.reply for p in plan.parts][1] == "drug_list"
+    assert plan.parts[0].frame.drugs and plan.parts[0].reply != "drug_list"

@@ -10,11 +10,11 @@ from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import INTERACTION_SECTION
-from duocthu.core.text import asks_something, no_after, stop_words
-from duocthu.understanding.clauses import asks_what
+from duocthu.core.text import asks_something, no_after, raw_words, stop_words
+from duocthu.understanding.clauses import asks_what, sentences_asking
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
-from duocthu.understanding.facts import only_patient_facts
+from duocthu.understanding.facts import Facts, only_patient_facts
 from duocthu.understanding.product_names import unknown_names
 from duocthu.understanding.rules.complaints import reaction_told_with_drug
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
@@ -69,11 +69,62 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         named = ()
     elif named and not reading.unknown and not cues.has("interaction"):
         named = _asked_of_the_case(reading)
+    if named and not cues.has("interaction"):
+        named, facts = _told_before_the_question(reading, named)
+    elif not named and cues.has("candidate"):
+        # "đã uống X …. Dùng tiếp được không, hay thuốc gì?": which drug instead; X, told, stays
+        # the patient's (asked of in the question, it is only considered)
+        facts = as_the_patients(reading, _told(reading, reading.named), facts)
     allergens = facts.object_positions | facts.reaction_cause_starts
-    if any(m.start not in allergens for m in named):
-        # the allergen is the patient's (patient_context keeps it), the other drug is asked
+    if reading.unknown or any(m.start not in allergens for m in named):
+        # the allergen is the patient's (patient_context keeps it), the other product is asked
         named = tuple(m for m in named if m.start not in allergens)
-    return replace(reading, named=named)
+    return replace(reading, named=named, facts=facts)
+
+
+def _told_before_the_question(
+    reading: Reading, named: tuple[DrugMatch, ...]
+) -> tuple[tuple[DrugMatch, ...], Facts]:
+    """A case told in sentences, then a question naming its own drug: the drugs named only in the
+    sentences that tell (what was given, taken or reacted to) are the patient's, not asked. A
+    question naming no catalogue drug asks about those told (or whether their sections name the
+    product it names)."""
+    told = _told(reading, named)
+    if not told or len(told) == len(named):
+        return named, reading.facts
+    return tuple(m for m in named if m not in told), as_the_patients(reading, told, reading.facts)
+
+
+def _told(reading: Reading, named: Sequence[DrugMatch]) -> list[DrugMatch]:
+    """The drugs named only in sentences that ask nothing."""
+    sentences = sentences_asking(reading.text, len(reading.cues.tokens))
+    if sentences is None:
+        return []
+    asked = {m.drug_id for m in named if sentences[m.start][1]}
+    return [m for m in named if m.drug_id not in asked]
+
+
+def as_the_patients(reading: Reading, told: Sequence[DrugMatch], facts: Facts) -> Facts:
+    """The drugs told in the case, in the patient's facts: one told with a condition in its
+    clause as a past reaction to it, else as a medicine taken (each once)."""
+    written = raw_words(reading.text)
+    known = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
+    reactions, taken = [], []
+    for match in (m for m in told if m.start not in known):
+        name = " ".join(written[match.start : match.end])
+        conditions = [c for c in facts.conditions if reading.clauses[c.start] == reading.clauses[match.start]]
+        if conditions:
+            reactions.append((match, f"{' '.join(c.text for c in conditions)} ({name})"))
+        else:
+            taken.append((match, name))
+    return replace(
+        facts,
+        adverse_reactions=(*facts.adverse_reactions, *(r for _, r in reactions)),
+        reaction_cause_starts=facts.reaction_cause_starts | {m.start for m, _ in reactions},
+        current_medications=(*facts.current_medications, *(w for _, w in taken)),
+        current_medication_ids=(*facts.current_medication_ids, *(m.drug_id for m, _ in taken)),
+        current_medication_starts=facts.current_medication_starts | {m.start for m, _ in taken},
+    )
 
 
 # The medicines taken that make a list: beside one, a drug asked about is asked about the two together.

@@ -86,9 +86,10 @@ def beside_another_medicine(reading: Reading) -> Beside:
 
 
 def _with_conversation_drug(reading: Reading) -> list[str]:
-    """The conversation's drug, when a turn names only medicines the patient already takes and asks
+    """The conversation's drugs, when a turn names only medicines the patient already takes and asks
     nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
-    drug under discussion goes with them. Empty otherwise."""
+    drugs under discussion (each of them: a medicine added beside two is paired with both) go with
+    them. Empty otherwise."""
     named, prior = reading.named, reading.prior
     if not named or reading.unknown or reading.attribute or prior is None or not prior.drugs:
         return []
@@ -98,7 +99,7 @@ def _with_conversation_drug(reading: Reading) -> list[str]:
         or set(prior.drugs) & {m.drug_id for m in named}
     ):
         return []
-    return list(prior.drugs[:1])
+    return list(prior.drugs)
 
 
 def _added_beside_conversation(reading: Reading) -> list[str]:

@@ -19,6 +19,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.understanding.clauses import in_what_is_asked
 from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
@@ -43,7 +44,9 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
         and cues.has("smalltalk")
     ):
         return {**frame, "turn_type": "smalltalk", "context_action": reading.context_action}
-    uncovered = {cue.value for cue in cues.all("not_covered")}
+    # a request no section answers is asked, not told ("tự mua X uống …, có dùng tiếp được không?")
+    asked = in_what_is_asked(reading.text, len(cues.tokens))
+    uncovered = {cue.value for cue in cues.all("not_covered") if asked[cue.start]}
     if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
         # computing or converting a dose, a volume or a rate is not done: the reply says so and
         # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)

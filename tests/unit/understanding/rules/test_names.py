@@ -221,3 +221,63 @@ def test_a_medicine_taken_without_dang_is_the_patients_before_a_which_drug_quest
     choice = understand_offline("Tôi uống paracetamol hay ibuprofen thì tốt hơn, thuốc nào?", resolver)
     assert set(choice.drugs) == {"paracetamol", "ibuprofen"}
     assert not choice.patient_context.current_medications
+
+
+@pytest.mark.parametrize(
+    ("message", "asked", "reaction", "taken"),
+    [
+        (
+            "bé 12kg, sốt 39 độ. Mẹ kể lần trước uống Brufen bé nổi mề đay. Cho Hapacol mỗi lần mấy mg?",
+            ("paracetamol",), "nổi mề đay (Brufen)", (),
+        ),
+        (
+            "Bé 4 tháng, 6kg, sốt sau tiêm, đã dùng paracetamol. Nếu muốn dùng ibuprofen thì liều bao nhiêu?",
+            ("ibuprofen",), None, ("paracetamol",),
+        ),
+    ],
+)  # fmt: skip
+def test_a_drug_named_only_where_the_case_is_told_is_the_patients(
+    resolver: CatalogDrugResolver,
+    message: str,
+    asked: tuple[str, ...],
+    reaction: str | None,
+    taken: tuple[str, ...],
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.drugs == asked
+    context = frame.patient_context
+    assert (reaction in context.adverse_reactions) if reaction else not context.adverse_reactions
+    assert context.current_medications == taken
+
+
+def test_a_drug_told_is_still_asked_when_the_question_names_none_or_asks_them_together(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # the question names no drug: it asks about the one told
+    frame = understand_offline("Bé uống Brufen bị nổi mề đay. Thuốc này dùng lại được không?", resolver)
+    assert frame.drugs == ("ibuprofen",)
+    # the two together: an interaction, both asked
+    frame = understand_offline("BN đang dùng warfarin. Dùng chung với aspirin được không?", resolver)
+    assert set(frame.drugs) == {"warfarin", "acid_acetylsalicylic"}
+
+
+def test_an_allergen_beside_an_unknown_product_asked_is_the_patients(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline(
+        "Bé dị ứng nhẹ với amoxicillin. Bs gợi ý Cefaprozilex siro, thuốc này liều sao?", resolver
+    )
+    assert frame.drugs == () and frame.unknown_drugs == ("Cefaprozilex",)
+
+
+def test_a_request_told_in_the_case_is_not_what_is_asked(resolver: CatalogDrugResolver) -> None:
+    # buying is told ("tự mua"), the question asks whether to go on: a formulary question
+    told = "Thai 32 tuần, tự mua Brufen 400 uống 2 hôm nay. Có dùng tiếp được không?"
+    assert understand_offline(told, resolver).turn_type == "drug_attribute"
+    # asked, it is no formulary question; nor a request closing the message without a question word
+    assert understand_offline("Brufen mua ở đâu?", resolver).turn_type == "out_of_scope"
+    assert understand_offline("Tôi muốn mua Brufen.", resolver).turn_type == "out_of_scope"
+
+
+def test_the_drug_asked_instead_of_stays_the_patients(resolver: CatalogDrugResolver) -> None:
+    message = "Thai 32 tuần đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?"
+    frame = understand_offline(message, resolver)
+    assert frame.drugs == () and frame.patient_context.current_medications == ("Brufen",)

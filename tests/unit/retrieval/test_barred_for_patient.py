@@ -1,0 +1,36 @@
+"""A named drug a patient's own numbers contraindicate (`RetrievalService._barring`,
+`retrieval.answering.barring_lines`): the barring sentence is shown with its section, and the dose
+is never quoted as an option; a line about one dosage form, a band the patient is outside of or
+a dose bars nothing. On the sample formulary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu.tools.evals.answers import run_turns
+
+DOSE_WITHHELD = "Vì vậy liều dùng không được trích như một lựa chọn"
+
+
+def test_a_child_under_the_contraindicated_age_gets_the_bar_and_no_dose(tmp_path: Path) -> None:
+    message = "bé trai 10 tháng 9kg tiêu chảy cấp, bà nội cho uống Imodium nửa viên. Có dùng tiếp được không?"
+    answer = run_turns([message], tmp_path)[0].answer
+    assert "“Trẻ em dưới 2 tuổi, do nguy cơ ức chế hô hấp" in answer and DOSE_WITHHELD in answer
+    assert "0,1 mg/kg sau mỗi lần đi ngoài" not in answer  # the children's dose line
+
+
+def test_the_bar_cites_each_section_that_states_it(tmp_path: Path) -> None:
+    message = "BN nam 72t ĐTĐ típ 2 đang Glucophage 850mg x2. eGFR 27. Có tiếp tục metformin được ko?"
+    answer = run_turns([message], tmp_path)[0].answer
+    assert "“eGFR < 30: không dùng” (mục “Liều lượng và cách dùng”" in answer
+    assert "(mục “Chống chỉ định”" in answer and DOSE_WITHHELD in answer
+
+
+def test_a_line_about_another_form_or_band_bars_nothing(tmp_path: Path) -> None:
+    syrup = (
+        "Bé 4t 15kg mày đay cấp, cetirizin siro 1mg/ml cho bao nhiêu ml, ngày mấy lần?"  # tablets barred < 6
+    )
+    moderate = "bn nam 70t gút cấp, ClCr khoảng 40. colchicin cho thế nào?"  # barred under 30
+    one_dose = "Thai 10 tuần, nấm âm đạo. Cho Diflucan 150mg 1 liều có sao không?"  # barred: high, long doses
+    for turn in run_turns([syrup, moderate, one_dose], tmp_path):
+        assert DOSE_WITHHELD not in turn.answer
