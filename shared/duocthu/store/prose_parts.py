@@ -23,8 +23,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from duocthu.core.text import folded_words, words
@@ -79,24 +79,41 @@ class _Section:
     drugs: list[str]
     words: list[int]
     folded: str  # every part's folded words, each padded with spaces, one line a part
-    starts: list[int]  # where each part's line starts in `folded`
+    starts: list[int]  # where each part's line starts in `folded`, and where the last ends
     vocabulary: frozenset[str]  # every folded word the section writes
+    # the parts writing a word, in order: one search through the section per word and process
+    # (bounded by the section's own words), so a phrase is looked for only in the parts writing
+    # its rarest word; the words most lookups share (a finding, a population) are read once
+    postings: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def may_hold(self, run: str) -> bool:
         """Whether every word of the run stands somewhere in the section: a phrase with a word the
         section never writes (most of a drug's other names) needs no search through it."""
         return self.vocabulary.issuperset(run.split())
 
-    def rows_with(self, run: str) -> Iterator[int]:
-        """The parts whose line holds the padded run, in order: one search through the section
-        (the run holds no line break, so it never spans two parts)."""
-        at = self.folded.find(run)
+    def _rows_holding(self, run: str, lo: int, hi: int) -> Iterator[int]:
+        """The parts among rows lo..hi-1 whose line holds the padded run (which holds no line
+        break, so it never spans two parts), in order."""
+        at = self.folded.find(run, self.starts[lo], self.starts[hi])
         while at >= 0:
-            row = bisect.bisect_right(self.starts, at) - 1
+            row = bisect.bisect_right(self.starts, at, lo, hi) - 1
             yield row
-            if row + 1 >= len(self.starts):
-                return
-            at = self.folded.find(run, self.starts[row + 1])
+            at = self.folded.find(run, self.starts[row + 1], self.starts[hi])
+
+    def rows_of(self, word: str) -> tuple[int, ...]:
+        rows = self.postings.get(word)
+        if rows is None:
+            rows = self.postings[word] = tuple(self._rows_holding(f" {word} ", 0, len(self.ids)))
+        return rows
+
+    def rows_with(self, run: str) -> Iterable[int]:
+        """The parts whose line holds the padded run, in order: the parts writing its rarest
+        word, each searched for the whole run within its own line."""
+        words_of_run = run.split()
+        rarest = min((self.rows_of(w) for w in words_of_run), key=len)
+        if len(words_of_run) == 1:
+            return rarest
+        return [row for row in rarest if self.folded.find(run, self.starts[row], self.starts[row + 1]) >= 0]
 
 
 class ProseParts:
@@ -119,7 +136,7 @@ class ProseParts:
             if len(rows) != count or any(len(r) != 4 for r in rows):
                 raise PartsMismatch(f"{PARTS_FILE}: section {key} is not the {count} parts its header says")
             lines = [f" {r[3]} \n" for r in rows]
-            starts = list(itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
+            starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
             folded = "".join(lines)
             section = self._sections[key] = _Section(
                 [r[0] for r in rows],
