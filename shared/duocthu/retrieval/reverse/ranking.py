@@ -39,8 +39,8 @@ def group_by_drug(hits: Sequence[EvidenceItem]) -> list[DrugGroup]:
     by_drug: dict[str, list[EvidenceItem]] = {}
     for hit in rank_hits(hits):
         by_drug.setdefault(hit.drug_id, []).append(hit)
-    groups = [
-        DrugGroup(drug_id, items[0].display_name, max(i.score for i in items), tuple(items))
+    groups = [  # each drug's items best first: its score is its first's
+        DrugGroup(drug_id, items[0].display_name, items[0].score, tuple(items))
         for drug_id, items in by_drug.items()
     ]
     return sorted(groups, key=lambda g: (-g.score, g.drug_id))
@@ -97,7 +97,7 @@ def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
 def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
     """The drugs among everything the search found that the capped answer does not show."""
     shown = {g.drug_id for g in ranked.groups}
-    rest = [g for g in group_by_drug(found) if g.drug_id not in shown]
+    rest = group_by_drug([hit for hit in found if hit.drug_id not in shown])
     return named_drugs(by_directness(ranked.indication, rest) if ranked.indication else rest)
 
 
