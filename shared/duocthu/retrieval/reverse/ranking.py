@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pydantic import TypeAdapter
+
 from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.retrieval.decision import EvidencePolicy, decide
@@ -84,13 +86,22 @@ def rank_drugs(
     return RankedGroups(capped, reranked, error, indication)
 
 
+# A list names hundreds of drugs at the book's size: validated in one call, not one model at a time.
+_NAMED = TypeAdapter(tuple[RankedDrug, ...])
+
+
 def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
     """The groups' drugs, named without their evidence."""
-    return tuple(
-        RankedDrug(
-            drug_id=g.drug_id, display_name=g.display_name, score=g.score, section_key=g.items[0].section_key
-        )
-        for g in groups
+    return _NAMED.validate_python(
+        [
+            {
+                "drug_id": g.drug_id,
+                "display_name": g.display_name,
+                "score": g.score,
+                "section_key": g.items[0].section_key,
+            }
+            for g in groups
+        ]
     )
 
 
