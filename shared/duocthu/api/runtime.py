@@ -8,6 +8,7 @@ from 1 s to 30 s, so a restored manifest or a passing blip is picked up without 
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -71,7 +72,12 @@ def build_runtime(settings: Settings) -> Runtime:
     except Exception as err:  # e.g. an unreadable S3 artifact: a 503 with its reason, not a crash at import
         log.exception("index not ready")
         return Runtime(settings, store, None, None, None, start_problem(err))
-    return Runtime(settings, store, manifest, catalog, CatalogDrugResolver(catalog), None)
+    runtime = Runtime(settings, store, manifest, catalog, CatalogDrugResolver(catalog), None)
+    # What a start loads (modules, catalogue, the index's parts) lives as long as the process: kept
+    # out of the collector's full passes, which would otherwise walk it in the middle of a turn
+    # (30-40 ms at the book's size; docs/performance.md, "Chat turn at the book's size").
+    gc.freeze()
+    return runtime
 
 
 class CacheInfo(NamedTuple):

@@ -24,7 +24,7 @@ import bisect
 import itertools
 import json
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from duocthu.core.text import folded_words, words
@@ -48,6 +48,23 @@ class ProsePart:
 
     item: EvidenceItem
     words: int
+    scores: dict[float, EvidenceItem] = field(default_factory=dict, compare=False, repr=False)
+
+    def scored(self, score: float) -> EvidenceItem:
+        """The part's evidence at a lookup's score, made once and kept with the part: a version's
+        parts never change, and a part scores the same for a phrase at every lookup (where the
+        phrase first stands in it). At most MAX_SCORES_KEPT scores a part."""
+        item = self.scores.get(score)
+        if item is None:
+            if len(self.scores) >= MAX_SCORES_KEPT:
+                self.scores.clear()
+            item = self.scores[score] = self.item.model_copy(update={"score": score})
+        return item
+
+
+# The scored copies a part keeps (the phrases of the lookups that find it); each shares the
+# part's text, so the bound costs a few hundred bytes a copy.
+MAX_SCORES_KEPT = 4
 
 
 def folded_run(phrase: str) -> str:
@@ -79,36 +96,63 @@ class _Section:
     drugs: list[str]
     words: list[int]
     folded: str  # every part's folded words, each padded with spaces, one line a part
-    starts: list[int]  # where each part's line starts in `folded`
+    starts: list[int]  # where each part's line starts in `folded`, and where the last ends
     vocabulary: frozenset[str]  # every folded word the section writes
+    # the parts holding a word or a phrase (a padded run), in order: a word's are found by one
+    # search through the section, once per process (bounded by the section's words); a phrase's
+    # among the parts writing its rarest word, kept for the phrases asked again (the wordings
+    # and advice phrases of the data files, the same for every question of a kind)
+    rows: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    phrases_kept: int = 0
 
     def may_hold(self, run: str) -> bool:
         """Whether every word of the run stands somewhere in the section: a phrase with a word the
         section never writes (most of a drug's other names) needs no search through it."""
         return self.vocabulary.issuperset(run.split())
 
-    def rows_with(self, run: str) -> Iterator[int]:
-        """The parts whose line holds the padded run, in order: one search through the section
-        (the run holds no line break, so it never spans two parts)."""
+    def _rows_holding(self, run: str) -> Iterator[int]:
+        """The parts whose line holds the padded run (which holds no line break, so it never
+        spans two parts), in order: one search through the section."""
         at = self.folded.find(run)
         while at >= 0:
             row = bisect.bisect_right(self.starts, at) - 1
             yield row
-            if row + 1 >= len(self.starts):
-                return
             at = self.folded.find(run, self.starts[row + 1])
+
+    def rows_with(self, run: str) -> tuple[int, ...]:
+        """The parts whose line holds the padded run, in order."""
+        rows = self.rows.get(run)
+        if rows is not None:
+            return rows
+        words_of_run = run.split()
+        if len(words_of_run) == 1:
+            rows = tuple(self._rows_holding(run))
+        else:
+            rarest = min((self.rows_with(f" {w} ") for w in words_of_run), key=len)
+            ends = self.starts
+            rows = tuple(row for row in rarest if self.folded.find(run, ends[row], ends[row + 1]) >= 0)
+            self.phrases_kept += 1
+            if self.phrases_kept > MAX_PHRASES_KEPT:  # phrases as typed: never more than a bound
+                self.rows = {w: r for w, r in self.rows.items() if w.count(" ") == 2}
+                self.phrases_kept = 1
+        self.rows[run] = rows
+        return rows
+
+
+# Phrases whose parts a section keeps (a few ints each); past it, only the words' are kept.
+MAX_PHRASES_KEPT = 4096
 
 
 class ProseParts:
-    """The parts file of one index version. An EvidenceItem is made the first time a lookup
-    returns its part (read through `fetch`), and kept: a version's parts never change."""
+    """The parts file of one index version. A part's ProsePart is made the first time a lookup
+    returns it (read through `fetch`), and kept: a version's parts never change."""
 
     def __init__(self, raw: bytes, body_at: int, spans: dict[str, tuple[int, int, int]], fetch: FetchParts):
         self._raw, self._body_at = raw, body_at
         self._spans = spans
         self._fetch = fetch
         self._sections: dict[str, _Section] = {}
-        self._items: dict[str, EvidenceItem] = {}
+        self._parts: dict[str, ProsePart] = {}
 
     def _section(self, key: str) -> _Section:
         section = self._sections.get(key)
@@ -119,7 +163,7 @@ class ProseParts:
             if len(rows) != count or any(len(r) != 4 for r in rows):
                 raise PartsMismatch(f"{PARTS_FILE}: section {key} is not the {count} parts its header says")
             lines = [f" {r[3]} \n" for r in rows]
-            starts = list(itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
+            starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
             folded = "".join(lines)
             section = self._sections[key] = _Section(
                 [r[0] for r in rows],
@@ -140,23 +184,27 @@ class ProseParts:
         run = folded_run(phrase)
         if not run.strip():
             return []
-        found: list[tuple[str, int]] = []
+        found: list[str] = []
+        missing: dict[str, int] = {}  # parts no lookup has returned yet: their word counts
         for key in (section_key,) if section_key else sorted(self._spans):
             s = self._section(key)
             if not s.may_hold(run):
                 continue
-            found += [
-                (s.ids[row], s.words[row]) for row in s.rows_with(run) if s.drugs[row] not in skip_drugs
-            ]
-        missing = [part_id for part_id, _ in found if part_id not in self._items]
+            for row in s.rows_with(run):
+                if s.drugs[row] not in skip_drugs:
+                    found.append(s.ids[row])
+                    if s.ids[row] not in self._parts:
+                        missing[s.ids[row]] = s.words[row]
         if missing:
             fetched = self._fetch(missing)
             if len(fetched) != len(missing):
                 raise PartsMismatch(
                     f"{len(missing) - len(fetched)} parts of {PARTS_FILE} are not in the shard"
                 )
-            self._items.update(fetched)
-        return [ProsePart(self._items[part_id], count) for part_id, count in found]
+            self._parts.update(
+                (part_id, ProsePart(item, missing[part_id])) for part_id, item in fetched.items()
+            )
+        return [self._parts[part_id] for part_id in found]
 
 
 def read_prose_parts(path: Path, version: str, fetch: FetchParts) -> ProseParts:

@@ -17,7 +17,7 @@ from duocthu.core.text import folded_words, words
 from duocthu.models.chunk import PROSE
 from duocthu.models.evidence import EvidenceItem
 from duocthu.settings import Settings
-from duocthu.store import StoreUnavailable
+from duocthu.store import StoreUnavailable, prose_parts
 from duocthu.store.edge import EdgeStore
 from duocthu.store.prose_parts import PARTS_FILE, PartsMismatch, read_prose_parts
 
@@ -75,6 +75,36 @@ def test_a_lookup_leaves_out_the_drugs_already_listed(
     listed = {every[0].item.drug_id, every[-1].item.drug_id}
     rest = store.find_prose("buồn nôn", section_key=ADR_SECTION, skip_drugs=listed)
     assert rest == [p for p in every if p.item.drug_id not in listed] and len(rest) < len(every)
+
+
+def test_a_section_keeps_its_phrases_within_a_bound_and_finds_the_same_parts(
+    sample_index: tuple[EdgeStore, Catalog, Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past MAX_PHRASES_KEPT phrases a section keeps only its words' parts: what it finds after
+    is what a word-by-word reading finds."""
+    monkeypatch.setattr(prose_parts, "MAX_PHRASES_KEPT", 3)
+    store, catalog, _ = sample_index
+    in_section = [p for d in catalog.drugs for p in store.find_by_drug(d.drug_id, chunk_kind=PROSE)]
+    in_section = [p for p in in_section if p.section_key == CONTRAINDICATION_SECTION]
+    phrases = [p for p in _searched_phrases(catalog) if len(words(p)) > 1][:40]
+    section = store._prose()._section(CONTRAINDICATION_SECTION)
+    section.rows.clear()  # what earlier lookups kept
+    for phrase in phrases * 2:
+        found = store.find_prose(phrase, section_key=CONTRAINDICATION_SECTION)
+        assert [p.item for p in found] == _naming(in_section, phrase), phrase
+    assert 0 < sum(run.count(" ") > 2 for run in section.rows) <= 3
+
+
+def test_a_part_keeps_its_scored_copies_within_a_bound(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    part = store.find_prose("buồn nôn", section_key=ADR_SECTION)[0]
+    first = part.scored(1.5)
+    assert first == part.item.model_copy(update={"score": 1.5}) and part.scored(1.5) is first
+    for score in range(prose_parts.MAX_SCORES_KEPT + 1):
+        assert part.scored(float(score)).score == score
+    assert len(part.scores) <= prose_parts.MAX_SCORES_KEPT
 
 
 def _copy(settings: Settings, tmp_path: Path) -> tuple[EdgeStore, Path]:

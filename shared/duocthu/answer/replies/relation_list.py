@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from pydantic import TypeAdapter
+
 from duocthu.answer.blocks import verify_notice
 from duocthu.answer.generation import citations_of
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
@@ -70,6 +72,10 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
     return compact(composer, plan, bundle, body, listing.replies)
 
 
+# A list names hundreds of drugs at the book's size: validated in one call, not one model at a time.
+_LISTED = TypeAdapter(tuple[ListedDrug, ...])
+
+
 class RelationList:
     def __init__(self, composer: Composer, plan: Plan, bundle: EvidenceBundle, ask: Ask | None = None):
         self.titles, self.classes = composer.titles, composer.wording.classes
@@ -101,14 +107,16 @@ class RelationList:
 
     def listed(self, drugs: Sequence[RankedDrug]) -> tuple[ListedDrug, ...]:
         """The drugs as the list block carries them: name, the section naming them, their class."""
-        return tuple(
-            ListedDrug(
-                drug_id=d.drug_id,
-                name=self.name(d),
-                section_key=d.section_key,
-                drug_class=self.classes.get(d.drug_id),
-            )
-            for d in drugs
+        return _LISTED.validate_python(
+            [
+                {
+                    "drug_id": d.drug_id,
+                    "name": self.name(d),
+                    "section_key": d.section_key,
+                    "drug_class": self.classes.get(d.drug_id),
+                }
+                for d in drugs
+            ]
         )
 
     def no_monograph(self) -> list[str]:

@@ -98,5 +98,5 @@ def _find_asked_phrase(
                 position, reading = first_mention(part.item.text, wording, section_key, lenient)
             if position >= 0:
                 score = _WEIGHTS[reading] * indication_score(position, part.words)
-                hits.append(part.item.model_copy(update={"score": score}))
+                hits.append(part.scored(score))
     return hits

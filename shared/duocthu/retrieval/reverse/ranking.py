@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pydantic import TypeAdapter
+
 from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.retrieval.decision import EvidencePolicy, decide
@@ -39,8 +41,8 @@ def group_by_drug(hits: Sequence[EvidenceItem]) -> list[DrugGroup]:
     by_drug: dict[str, list[EvidenceItem]] = {}
     for hit in rank_hits(hits):
         by_drug.setdefault(hit.drug_id, []).append(hit)
-    groups = [
-        DrugGroup(drug_id, items[0].display_name, max(i.score for i in items), tuple(items))
+    groups = [  # each drug's items best first: its score is its first's
+        DrugGroup(drug_id, items[0].display_name, items[0].score, tuple(items))
         for drug_id, items in by_drug.items()
     ]
     return sorted(groups, key=lambda g: (-g.score, g.drug_id))
@@ -84,20 +86,29 @@ def rank_drugs(
     return RankedGroups(capped, reranked, error, indication)
 
 
+# A list names hundreds of drugs at the book's size: validated in one call, not one model at a time.
+_NAMED = TypeAdapter(tuple[RankedDrug, ...])
+
+
 def named_drugs(groups: Sequence[DrugGroup]) -> tuple[RankedDrug, ...]:
     """The groups' drugs, named without their evidence."""
-    return tuple(
-        RankedDrug(
-            drug_id=g.drug_id, display_name=g.display_name, score=g.score, section_key=g.items[0].section_key
-        )
-        for g in groups
+    return _NAMED.validate_python(
+        [
+            {
+                "drug_id": g.drug_id,
+                "display_name": g.display_name,
+                "score": g.score,
+                "section_key": g.items[0].section_key,
+            }
+            for g in groups
+        ]
     )
 
 
 def _unlisted(ranked: RankedGroups, found: Sequence[EvidenceItem]) -> tuple[RankedDrug, ...]:
     """The drugs among everything the search found that the capped answer does not show."""
     shown = {g.drug_id for g in ranked.groups}
-    rest = [g for g in group_by_drug(found) if g.drug_id not in shown]
+    rest = group_by_drug([hit for hit in found if hit.drug_id not in shown])
     return named_drugs(by_directness(ranked.indication, rest) if ranked.indication else rest)
 
 

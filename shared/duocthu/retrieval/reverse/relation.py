@@ -177,7 +177,7 @@ def _find_advice(
         position = advice_position(part.item.text, phrase)
         if position >= 0:
             score = indication_score(position, part.words)
-            hits.append(part.item.model_copy(update={"score": score}))
+            hits.append(part.scored(score))
     return rank_hits(hits)
 
 

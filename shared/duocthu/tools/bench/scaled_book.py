@@ -44,24 +44,30 @@ def _renamed(record: Monograph, title: str, aliases: list[str], drug_id: str) ->
 
 
 def scaled_book(size: int, atc_csv: Path) -> list[Monograph]:
-    """The sample's 40 monographs, then renamed copies of them in turn until `size` records."""
+    """The sample's 40 monographs, then renamed copies of them in turn until `size` records. A
+    name belongs to one monograph, as in the printed book: an ATC row any of whose names (title,
+    brands, generated forms) is already another record's ("Omeprazole" for the sample's Omeprazol,
+    a second dosage form of a drug already copied) is another form of that drug, and is left out."""
     sample = load_source(sample_formulary_path())
     if size <= len(sample):
         return sample[:size]
-    taken = {fold(n) for r in sample for n in (r.title, *r.aliases)}
+    taken = {fold(n) for r in sample for n in (r.title, *r.aliases, *(b.name for b in r.brands))}
     used = {r.drug_id for r in sample}
     book = list(sample)
-    for n, atc in enumerate(r for r in convert_rows(read_atc_csv(atc_csv)) if fold(r["title"]) not in taken):
+    for atc in convert_rows(read_atc_csv(atc_csv)):
         if len(book) >= size:
             break
+        n = len(book) - len(sample)
         drug_id = slugify(atc["title"])
-        if not drug_id or drug_id in used:
-            continue
-        used.add(drug_id)
         # the ATC table's brands, and the other spelling, a salt and a maker's brand of the name,
         # as many names per drug as the printed book's index gives
         variants = [v for k in range(3) for v in name_variants(atc["title"], n + k)]
         aliases = list(dict.fromkeys([*atc["aliases"], *variants]))
+        names = {fold(name) for name in (atc["title"], *aliases)}
+        if not drug_id or drug_id in used or names & taken:
+            continue
+        used.add(drug_id)
+        taken |= names
         book.append(_renamed(sample[n % len(sample)], atc["title"], aliases, drug_id))
     if len(book) < size:
         raise SystemExit(f"the ATC table names only {len(book)} distinct drugs (< {size})")
