@@ -19,10 +19,9 @@ from typing import Literal, TypeVar, get_args
 
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
-from duocthu.core.sections import SECTION_ORDER, SECTION_PHRASES
+from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
-from duocthu.core.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
 
 CueKind = Literal[
     "smalltalk",
@@ -72,6 +71,7 @@ CueKind = Literal[
     "book",
     "form_part",
 ]
+# What a row of the table may hold: the tests check every row (a bad row fails the build, not a turn).
 CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 T = TypeVar("T")
 GAP = "…"
@@ -103,26 +103,6 @@ class Cue:
     @property
     def end(self) -> int:
         return self.start + self.length
-
-
-def _check_value(kind: str, value: str) -> None:
-    if kind == "population" and value not in POPULATIONS:
-        raise ValueError(f"understanding_cues.tsv: unknown population {value!r}")
-    if kind == "route" and value not in ROUTES:
-        raise ValueError(f"understanding_cues.tsv: unknown route {value!r}")
-    if kind in ("section", "modal_section") and value not in SECTION_ORDER:
-        raise ValueError(f"understanding_cues.tsv: unknown section key {value!r}")
-    if kind == "reverse_relation" and value not in CONDITION_RELATIONS:
-        raise ValueError(f"understanding_cues.tsv: unknown relation {value!r}")
-    if kind == "named_drug":
-        turn_type, _, rest = value.partition(":")
-        attribute, _, relation = rest.partition(":")
-        if (
-            turn_type not in TURN_TYPES
-            or (attribute and attribute not in SECTION_ORDER)
-            or (relation and relation not in CONDITION_RELATIONS)
-        ):
-            raise ValueError(f"understanding_cues.tsv: bad named_drug value {value!r}")
 
 
 @dataclass(frozen=True)
@@ -165,15 +145,10 @@ def _cue_tables() -> _CueTables:
     gapped: list[tuple[int, str, str]] = []
     for row in table_records("understanding_cues.tsv"):
         kind, value, phrase = row["kind"], (row.get("value") or "").strip(), row["phrase"]
-        if kind not in CUE_KINDS:
-            raise ValueError(f"understanding_cues.tsv: unknown kind {kind!r}")
-        _check_value(kind, value)
         if GAP not in phrase:
             index.add(" ".join(_cue_words(words(phrase))[0]), (kind, value))
             continue
         pieces = [" ".join(_cue_words(words(p))[0]) for p in phrase.split(GAP)]
-        if kind not in GAPPED_KINDS or len(pieces) < 2 or not all(words(p) for p in pieces):
-            raise ValueError(f"understanding_cues.tsv: a gapped phrase must be of {GAPPED_KINDS}: {phrase!r}")
         for number, piece in enumerate(pieces):
             parts.add(piece, (len(gapped), number))
         gapped.append((len(pieces), kind, value))
