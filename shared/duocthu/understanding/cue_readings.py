@@ -165,13 +165,11 @@ def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention])
 
 # --- Conditions -------------------------------------------------------------------------------
 
-# Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
-# condition a question is about only when it names no other.
+# Organ-function states are patient facts: the condition asked only when the question names no other.
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
-# A condition written with the verb that relieves it ("giảm đau") is a use; one whose own name starts
-# so ("hạ đường huyết") is not.
+# A condition written with a verb that relieves it is a use; one whose own name starts so is not.
 RELIEF_VERBS = frozenset(
     {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
 )

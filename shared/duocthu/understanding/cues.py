@@ -112,8 +112,7 @@ class _CueTables:
     gapped: tuple[tuple[int, str, str], ...]  # gapped cue -> (number of parts, kind, value)
 
 
-# Determiners that only make the noun after them plural ("các thuốc", "những trường hợp"): cues are
-# matched with them skipped, in the rows and in the turn, so no row repeats another with one.
+# Determiners that only make a noun plural: skipped in rows and turns alike, so no row repeats another.
 _DETERMINERS = ("các", "những")
 
 
@@ -276,8 +275,7 @@ def scan_cues(text: str) -> TurnCues:
         if asked:
             by_kind["candidate"] = tuple(asked)
     if "reverse_relation" not in by_kind:
-        # a class or a population sits inside the form: the first gapped form, spanning its first
-        # part only (its later parts are words of the question, never of the condition: `form_part`)
+        # a class or a population sits inside the form: the first gapped form, spanning its first part
         gapped = gapped_forms(" ".join(tokens), "reverse_relation")
         if gapped:
             value, (first, *later) = gapped[0]
@@ -306,9 +304,8 @@ def _negated_before(folded: Sequence[str], start: int) -> bool:
     return any(folded[k + 1] not in _ASKS_ON for k in at)
 
 
-# A list asked for in the plural names no "nào": the plural or a listing word before a noun of drugs
-# asks which drugs, as "nào" does, when a section or a condition follows. Drugs named before ("các
-# thuốc này") or taken beside another ("với các thuốc …", "các thuốc khác") ask for no list.
+# A plural or a listing word before a noun of drugs asks which drugs, as "nào" does, when a section or a
+# condition follows; drugs named before or taken beside another ask for no list.
 _PLURALS = ("các", "những")
 _LISTING = (("liệt", "kê"), ("danh", "sách"))
 _DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"))
@@ -353,13 +350,11 @@ def _names_a_topic(rest: Sequence[str]) -> bool:
 # --- Words the rules match on a turn's folded tokens ----------------------------------------------
 
 WHICH_WORDS = frozenset({"nao", "gi", "j"})  # folded: "nào", "gì" (and chat's "j") ask which
-# The joiner words (folded) join a medicine to another taken with it: "cùng", "kèm" (TOGETHER_WORDS)
-# to any medicine; "với", "chung" only to a class the cue tables name right after them ("với" alone
-# joins too much else).
+# Joiner words (folded) join a medicine to another taken with it: "cùng", "kèm" to any medicine; "với",
+# "chung" only to a class the cue tables name right after them ("với" alone joins too much else).
 TOGETHER_WORDS = frozenset({"cung", "kem"})
 # "thêm" right before a medicine adds it to what is taken: beside the conversation's drug, the two.
 ADD_WORD = "them"
 JOINER_WORDS = TOGETHER_WORDS | {"voi", "chung"}
-# Between two names of medicines, "và", "hoặc", "hay" and "phối hợp" join them too: a name the
-# catalogue lacks, so joined, is asked about beside the catalogue drug.
+# Between two names of medicines these join too: a name the catalogue lacks, so joined, is asked beside.
 NAME_JOINER_WORDS = JOINER_WORDS | {"va", "hoac", "hay", "phoi", "hop"}

@@ -32,8 +32,7 @@ from duocthu.understanding.tags import MessageTags
 
 # Turn types that carry nothing of the prior frame (a question asked back keeps its patient).
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
-# The populations that say who the patient is (the others are a state of the patient: pregnancy,
-# kidney or liver failure, facts the patient accumulates).
+# The populations that say who the patient is (the others are states the patient accumulates).
 _AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
 # What a turn going on from the conversation says of itself (and, asking about drugs together, of them).
 CONTINUED: dict[str, Any] = {"context_action": "continue", "depends_on_previous_turn": True}
@@ -42,8 +41,7 @@ TOGETHER: dict[str, Any] = {
     "turn_type": "interaction",
     "attribute": INTERACTION_SECTION,
 }
-# The topic's fields besides its drugs: what the question asked, of which condition, by which
-# route, for which population.
+# The topic's fields besides its drugs: the section, the condition, the route, the population.
 _TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
 
 

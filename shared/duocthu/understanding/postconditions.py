@@ -85,8 +85,8 @@ def _apply_reverse_relation_cues(
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
-    # A class ("thuốc giảm đau") names the drugs asked about, not the patient's condition; the one
-    # left (or the population) excludes them. It starts right after its cue or shares its last word.
+    # A class (right after its cue, or sharing its last word) names the drugs asked about, not the
+    # patient's condition; the one left (or the population) excludes them.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
@@ -97,8 +97,7 @@ def _apply_reverse_relation_cues(
         return _reverse(frame, "condition_relation", cue.value, condition)
     # what the drugs bring on, from here on
     if _names_caution(cues):
-        # which drugs need care is a list no one section holds; "khi dùng thuốc nào" reads a
-        # reaction only when no caution is named
+        # which drugs need care is a list no one section holds: a reaction only when no caution is named
         return _reverse(frame, "condition_relation", "unknown", condition)
     if frame.condition is not None:
         # what the drugs bring on is what follows the cue; a condition before it is the patient's
@@ -107,8 +106,7 @@ def _apply_reverse_relation_cues(
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
-    # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
-    # đường huyết"), asks what relieves it
+    # a relieving verb right after the cue, not starting a condition's own name, asks what relieves it
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
     if relieved is None and verb in RELIEF_VERBS and kept and not named_there:

@@ -49,8 +49,7 @@ def section_of_drug(reading: Reading) -> Reading:
     named, unknown = reading.named, reading.unknown
     refers_to_drug = reading.earlier or cues.has("continue")
     if attribute is None and (named or unknown or (refers_to_drug and not reverse_lookup(cues))):
-        # also of the conversation's drug ("Nó có gây buồn ngủ không?"), not the section asked
-        # before; with no drug before, which drug is asked back
+        # also of the conversation's drug, not the section asked before (with none, which drug is asked)
         attribute = named_drug_attribute(cues, facts.complaints)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
@@ -81,8 +80,7 @@ def reaction_section(reading: Reading) -> Reading:
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
     prior_section = reading.prior.attribute if reading.prior is not None else None
-    # a generic caution form ("phải làm gì") gives way to a told reaction's management, and to the
-    # section handled before
+    # a generic caution form gives way to a told reaction's management, and to the section handled before
     generic = {None, *(c.value for c in cues.all("modal_section"))}
     handled = reaction or prior_section in HANDLED_SECTIONS
     if handled and cues.has("manage") and reading.turn.tags.named_attribute in generic:

@@ -31,8 +31,7 @@ def patient_decision(reading: Reading) -> Reading:
     asked = asked or again
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
     theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
-    # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
-    # for each name in the drug's whole monograph
+    # beside medicines the catalogue lacks alone, the pair is the question (each name sought in the text)
     theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
     # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
     patients = (

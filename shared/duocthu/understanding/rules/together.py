@@ -23,8 +23,7 @@ from duocthu.understanding.rules.reading import Reading, product_spans, reverse_
 _TOGETHER_TO_CLASS = 4
 # How far before a class the cue tables name (drug_class) a joiner may stand: "với các thuốc lợi tiểu".
 _JOINER_TO_NAMED_CLASS = 2
-# The words that set two medicines side by side, right between them ("A đi với B"; the lexicon reads
-# "+" as "cùng"): the two are asked about together. Not "và"/"hoặc", which ask about each.
+# Words that, right between two medicines, ask about them together (the lexicon reads "+" as "cùng").
 _PAIRING_WORDS = JOINER_WORDS | {"di"}
 _PAIRING_GAP = 2
 
