@@ -31,9 +31,8 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
 
 
 def strongest_section(cues: TurnCues, ranked: Sequence[PhraseMatch[str]]) -> str | None:
-    """The first of `ranked`. As in `sections.resolve_section`, a wrongly marked phrase that
-    folds to a longer phrase of another section ("chông chỉ định") makes the reading ambiguous:
-    None."""
+    """The first of `ranked`; None, as in `sections.resolve_section`, when a wrongly marked phrase
+    folds to a longer phrase of another section (the reading is ambiguous)."""
     if not ranked:
         return None
     best = ranked[0]
@@ -90,9 +89,8 @@ def asked_drug_class(written: str, cues: TurnCues) -> str | None:
 
 
 def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
-    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe, every condition
-    named is whom the drug is for (right after "cho", "ở"), and nothing says "điều trị": no
-    indication lookup, which would list the drugs that treat the condition."""
+    """The question asks what is safe, every condition named is whom the drug is for (right after
+    "cho", "ở") and nothing says "điều trị": no indication lookup, which would list what treats it."""
     if not cues.has("safe_to_use"):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
@@ -133,9 +131,8 @@ _BEFORE_TREATED = frozenset(
 
 
 def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
-    """A "does it treat" cue ("có trị", "có dùng cho") with a condition right after it (or ending
-    after it). A patient between them makes it a decision for that patient, and "nào"/"gì" after
-    the condition a question of which."""
+    """A "does it treat" cue with a condition right after it (or ending after it); a patient between
+    them makes it a decision for that patient, and "nào"/"gì" after the condition a question of which."""
     return any(
         end > cue.end
         and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
@@ -184,9 +181,8 @@ def relieved_form(condition: ConditionMention) -> bool:
 def _named_by_question(
     asked: Sequence[ConditionMention], cues: TurnCues, question: Cue | None
 ) -> list[ConditionMention]:
-    """The conditions a which-drug question form names: inside it ("thuốc hạ áp nào") or right
-    after it through a purpose. None in a question of what to avoid or what causes: its class
-    words are no condition of the patient's."""
+    """The conditions a which-drug question form names, inside it or right after it through a
+    purpose; none in a question of what to avoid or what causes (its class words are no condition)."""
     if question is None or cues.has("reverse_relation"):
         return []
     purposes = {c.end for c in cues.all("purpose") if c.start == question.end}

@@ -273,8 +273,8 @@ def _medication_leads(
     text: str, cues: TurnCues, clauses: Sequence[int], starts: dict[int, DrugMatch]
 ) -> list[Cue]:
     """Where the medicines the patient takes are introduced: the `current_medication` cues, "đang"
-    right before a catalogue drug (the ward drops the verb: "đang Cordarone"), and a verb of
-    taking where no question is asked or before a which-drug question."""
+    right before a catalogue drug (the ward drops the verb), and a verb of taking where no question
+    is asked or before a which-drug question."""
     tokens = cues.tokens
     leads = list(cues.all("current_medication"))
     leads += [
@@ -440,8 +440,7 @@ def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
 
 
 def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
-    """Every catalogue drug the turn names is the patient's: a medicine taken, what the patient is
-    allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject), or
-    the cause of a past reaction told before a new complaint (`_past_reactions`)."""
+    """Every catalogue drug the turn names is the patient's (context, not the subject): a medicine
+    taken, an allergen, or the cause of a past reaction told before a new complaint."""
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     return bool(named) and all(m.start in mine for m in named)

@@ -62,8 +62,7 @@ def listed_after(
     sentences: Sequence[int],
 ) -> list[DrugMatch]:
     """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
-    the next drug joins when only list words stand before it, or it opens a clause with a joiner
-    ("…, thêm atorvastatin")."""
+    the next drug joins when only list words stand before it, or it opens a clause with a joiner."""
     listed: list[DrugMatch] = []
     joiners = _list_words()["joiner"]
     while end < len(tokens):

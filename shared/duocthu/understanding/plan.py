@@ -138,10 +138,9 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
 
 
 def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:
-    """Whether the question asks for a section itself: it names the drug and the section, and
-    besides them only words of asking ("là gì", "thế nào") or of reading a section whole ("xem
-    toàn mục"); a maximum, a patient, a finding or any other word makes it a question about
-    something in the section, which its answering lines answer."""
+    """Whether the question asks for a section itself: besides the drug and the section only words
+    of asking or of reading a section whole; a maximum, a patient, a finding or any other word asks
+    about something in the section, which its answering lines answer."""
     if not frame.attribute or reading.asks_maximum or frame.condition is not None:
         return False
     context = frame.patient_context
@@ -161,8 +160,7 @@ def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...
     """Where the formulary says whether this patient may take a drug, for the evidence to rank: the
     section routed to first, the contraindications and precautions, the pregnancy or breastfeeding
     section the facts name, and the interactions when the patient takes other medicines. A question
-    neither yes/no nor routed keeps the sections its words point to ("dùng sao cho an toàn": none,
-    the ranking decides)."""
+    neither yes/no nor routed keeps the sections its words point to (none: the ranking decides)."""
     if not reading.yes_or_no and frame.attribute is None:
         return reading.candidate_sections
     context = frame.patient_context

@@ -31,9 +31,8 @@ def _condition_after(
     cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention], which_drugs: bool = False
 ) -> ConditionQuery | None:
     """The condition a cue introduces: a known condition after it, else the words that follow it;
-    for a which-drug question, those after its whole form (the later parts of a gapped form: a class
-    or a population sits in its gaps) but for the references to the book ("NSAID nào trong DT CCĐ
-    3 tháng cuối thai kỳ?")."""
+    for a which-drug question, those after its whole form (a class or a population sits in a gapped
+    form's gaps) but for the references to the book."""
     for condition in conditions:
         if condition.start >= cue.end:
             return ConditionQuery(text=condition.text, normalized=condition.normalized)

@@ -56,9 +56,8 @@ READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "
 
 
 def only_section_words(tags: MessageTags) -> bool:
-    """Whether every word but the drugs' names, the section's words and stop words asks for a
-    section or for reading it whole (its words in the formulary's wording: "CCĐ" is "chống chỉ
-    định")."""
+    """Whether every word but the drugs' names, the section's words (in the formulary's wording) and
+    stop words asks for a section or for reading it whole."""
     tokens = tags.cues.tokens
     spans = [
         *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(list(tokens))),

@@ -95,9 +95,8 @@ def reaction_section(reading: Reading) -> Reading:
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
-    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
-    drug is a decision (the contraindications first), not what the drug is indicated for, which
-    alone would leave the contraindication out. Only the yes/no form about a patient."""
+    """A yes/no "được chỉ định" about a patient asks whether they may take the drug: a decision (the
+    contraindications first), not the indications, which alone would leave the contraindication out."""
     folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
     return (

@@ -88,9 +88,8 @@ _NAME_TO_REACTION = 4  # words between a name and the "bị" of its reaction ("t
 
 
 def reactions_told(reading: Reading) -> Reading:
-    """A name the catalogue lacks told as the cause of a past reaction ("năm ngoái tiêm ampicillin
-    bị phù mạch"): a fact about the patient (its reaction, with the cause), never a drug asked
-    about; catalogue drugs are read so by `facts`. Unchanged when the turn tells nothing as past."""
+    """A name the catalogue lacks told as the cause of a past reaction: a fact about the patient (the
+    reaction, with its cause), never a drug asked about (`facts` reads catalogue drugs so)."""
     cues, clauses = reading.cues, reading.clauses
     if not reading.unknown or not cues.has("past"):
         return reading

@@ -102,9 +102,8 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
 
 
 def _asks_of_the_other(reading: Reading, asked: Sequence[DrugMatch]) -> bool:
-    """The question asks what a section says of the drug asked ("liều nạp thế nào", "tối đa bao
-    nhiêu"), and names the medicines taken only as taken: no yes-or-no about the two ("có ảnh
-    hưởng INR không"), no word of them beyond "đang dùng X" ("Coumadin …, warfarin giảm bao nhiêu")."""
+    """The question asks what a section says of the drug asked, and names the medicines taken only
+    as taken: no yes-or-no about the two, no word of them beyond the one telling they are taken."""
     if reading.attribute in (None, INTERACTION_SECTION) or not asks_what(reading.text):
         return False
     taken = {m.drug_id for m in reading.named if m not in asked}

@@ -86,8 +86,7 @@ def beside_another_medicine(reading: Reading) -> Beside:
 
 def _with_conversation_drug(reading: Reading) -> list[str]:
     """The conversation's drug, when a turn names only medicines the patient already takes and asks
-    nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
-    drug under discussion goes with them. Empty otherwise."""
+    nothing of them: whether the drug under discussion goes with them. Empty otherwise."""
     named, prior = reading.named, reading.prior
     if not named or reading.unknown or reading.attribute or prior is None or not prior.drugs:
         return []
@@ -158,10 +157,9 @@ def _with_patient_medicines(reading: Reading) -> list[str]:
 
 
 def _interaction_kept(reading: Reading) -> list[str]:
-    """ "Còn X thì sao?" after an interaction question: the same question with one drug swapped.
-    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the
-    new drug's own class (its ATC chemical subgroup: an alternative takes its class-mate's place),
-    else its first drug, the subject. Empty when the turn is no such follow-up."""
+    """An elliptical turn after an interaction question: the same question with one drug swapped.
+    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the new
+    drug's ATC chemical subgroup (its class-mate's place), else the first. Empty for no such turn."""
     turn, cues, named, prior = reading.turn, reading.cues, reading.named, reading.prior
     if (
         prior is None
