@@ -1,6 +1,5 @@
 """The words of a patient's list of medicines and of a stated clearance (data/medicine_lists.tsv):
-where a list of medicines taken goes on ("digoxin, furosemid, spironolacton và acenocoumarol"),
-and a word between a clearance and its number ("eGFR khoảng 35"). Used by `understanding.facts`."""
+where a list of medicines taken goes on, and a word between a clearance and its number."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The post-conditions: narrow, knowledge-free rewrites of surface forms on which a model reverses
 the requested relation, applied to every provider's frame in the same order. None holds disease or
-drug knowledge, none adds a candidate. A which-drug question keeps its direction ("thuốc nào gây
-X" / "chống chỉ định X" is never an indication lookup, "thuốc nào làm giảm X" is one); a named
-drug keeps the relation its cue asks; a finding keeps the words that narrow it.
+drug knowledge, none adds a candidate. A which-drug question keeps its direction (what causes or is
+excluded in X is never an indication lookup); a named drug keeps the relation its cue asks; a
+finding keeps the words that narrow it.
 """
 
 from __future__ import annotations

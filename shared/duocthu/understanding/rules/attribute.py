@@ -1,7 +1,6 @@
-"""Stages: which section the turn asks for. First what its words name (the section phrases and the
-question-form cues), else what "có làm … không" asks; then, once the drugs asked about are known,
-what is asked of them (a named-drug cue, a decision for a patient, a purpose or an effect hoped
-for), and last a reaction told on the drug (its adverse reactions, or their management)."""
+"""Stages: which section the turn asks for. First what its words name, else whether the drug makes
+something happen; then what is asked of the drugs named (a named-drug cue, a decision for a
+patient, a purpose), and last a reaction told on the drug (its adverse reactions, or handling)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Stage: whether this patient may take the one drug asked. A described patient and one drug asked
 is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`), the
-evidence ranking which line leads. A number or a dose word makes no dose question unless a quantity
-is asked; a medicine taken makes no interaction question (its pairs are read beside); a condition
-after "cho người … bị" is the patient's, not a reaction asked about."""
+evidence ranking which line leads. A dose word makes no dose question unless a quantity is asked;
+a medicine taken makes no interaction question; a condition told of the patient is no reaction."""
 
 from __future__ import annotations
 

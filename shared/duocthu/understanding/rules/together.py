@@ -1,7 +1,6 @@
 """Stage: medicines taken together. A drug asked about beside a medicine the patient takes, or
-joined to another or to a class ("cùng", "kèm", "với"), is asked about its interactions; so is a
-drug asked after the patient's medicines were told, and one drug of an interaction swapped for
-another in a follow-up."""
+joined to another or to a class, is asked about its interactions; so is a drug asked after the
+patient's medicines were told, and one drug of an interaction swapped in a follow-up."""
 
 from __future__ import annotations
 
