@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeVar
 
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
@@ -23,6 +23,7 @@ from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
 
+# The kinds a row of the table may have (tests/unit/understanding/test_tables.py checks every row).
 CueKind = Literal[
     "smalltalk",
     "not_covered",
@@ -71,12 +72,9 @@ CueKind = Literal[
     "book",
     "form_part",
 ]
-# What a row of the table may hold: the tests check every row (a bad row fails the build, not a turn).
-CUE_KINDS: frozenset[str] = frozenset(get_args(CueKind))
 T = TypeVar("T")
 GAP = "…"
 MAX_GAP = 6  # words between two parts of a gapped cue
-GAPPED_KINDS = ("section", "reverse_relation")
 
 
 @lru_cache(maxsize=2)
@@ -306,7 +304,6 @@ def _negated_before(folded: Sequence[str], start: int) -> bool:
 
 # A plural or a listing word before a noun of drugs asks which drugs, as "nào" does, when a section or a
 # condition follows; drugs named before or taken beside another ask for no list.
-_PLURALS = ("các", "những")
 _LISTING = (("liệt", "kê"), ("danh", "sách"))
 _DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"))
 _LIST_REACH = 3  # words between the listing word and the noun ("liệt kê giúp các thuốc")
@@ -327,7 +324,7 @@ def asks_for_a_list(cues: TurnCues) -> TurnCues:
         beside = start > 1 and cues.folded[start - 2] in JOINER_WORDS
         if not start or start in pronouns or beside or (end < len(tokens) and cues.folded[end] == "khac"):
             continue
-        plural = any(token_matches(tokens[start - 1], p) for p in _PLURALS)
+        plural = any(token_matches(tokens[start - 1], p) for p in _DETERMINERS)
         if (plural or any(start - 2 - _LIST_REACH <= i < start for i in listed)) and _names_a_topic(
             tokens[end:]
         ):

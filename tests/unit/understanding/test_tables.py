@@ -4,6 +4,8 @@ can never decide a turn)."""
 
 from __future__ import annotations
 
+from typing import get_args
+
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.ordinary_words import ordinary_word
 from duocthu.catalog.world_drugs import world_drug
@@ -11,10 +13,12 @@ from duocthu.core.sections import SECTION_ORDER, SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.core.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
-from duocthu.understanding.cues import CUE_KINDS, GAP, GAPPED_KINDS, _cue_words
+from duocthu.understanding.cues import GAP, CueKind, _cue_words
 from duocthu.understanding.product_names import not_a_common_word
 
 CUE_ROWS = table_records("understanding_cues.tsv")
+CUE_KINDS = frozenset(get_args(CueKind))
+GAPPED_KINDS = ("section", "reverse_relation")  # a product, a class or a population sits in their gaps
 
 
 def _value_errors(kind: str, value: str) -> bool:
