@@ -196,8 +196,6 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     before that the question form names again (`_named_by_question`), as told; else the last one
     before the question form, or the first after it."""
     asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
-    if len(asked) == 1:
-        return asked[0]
     leads = {c.end for kind in ("broad_condition", "reverse_relation") for c in cues.all(kind)}
     led = [c for c in asked if c.start in leads]
     if led:
