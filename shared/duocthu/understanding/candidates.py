@@ -30,8 +30,7 @@ class CandidateSet:
     history: tuple[MessageTags, ...]  # oldest first
     prior_ids: tuple[str, ...]  # catalogue drugs of the prior frame
     names: dict[str, tuple[str, ...]]  # drug_id -> display names, its own name form first
-    # drug_id -> its ATC chemical subgroups (the code's first five characters: A02BC, the proton
-    # pump inhibitors): which drugs are alternatives within one class
+    # drug_id -> its ATC chemical subgroups (a code's first five characters): alternatives in one class
     subgroups: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def alike(self, drug_id: str, others: Sequence[str]) -> tuple[str, ...]:

@@ -17,23 +17,19 @@ from collections.abc import Callable
 
 from duocthu.core.text import nfc, raw_words, tells_only, token_matches, words
 
-# Words that open a clause of its own: a coordinating conjunction ("và", "còn", "với lại", "ngoài
-# ra"), a number counting the questions off ("(2) …", "2) …")
+# Words that open a clause of its own: a coordinating conjunction, a number counting the questions off
 _OPENER = r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s"
 _OPENS_CLAUSE = re.compile(_OPENER, re.IGNORECASE)
-# Where a clause may end: after a question mark, at a semicolon or a line break, at a comma, or
-# before a word that opens a clause.
+# Where a clause may end: after "?", at ";" or a line break, at a comma, or before a word opening one.
 _BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", re.IGNORECASE)
 
-# Words that close a question when they end it ("không" in its chat spellings, the question words),
-# as written: a word typed with marks matches only the same marks; typed without, its folded form.
+# Words that close a question when they end it ("không" in its chat spellings, the question words).
 _CLOSERS = (
     *("không", "ko", "k", "hông", "hok", "khg", "chưa"),
     *("gì", "nào", "sao", "nhỉ", "nhiêu", "mấy", "đâu"),
 )
 
-# The question words that ask what (not whether): one inside a clause asks there, wherever it
-# sits ("tối đa mấy mg/ngày"), where "không" inside a clause is as often a negation
+# Question words asking what (not whether): they ask wherever they sit; an inner "không" may negate.
 _WH = ("gì", "nào", "sao", "nhiêu", "mấy", "đâu")
 
 # The disjunctions: words that open an alternative within one question

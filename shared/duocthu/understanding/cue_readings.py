@@ -31,9 +31,8 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
 
 
 def strongest_section(cues: TurnCues, ranked: Sequence[PhraseMatch[str]]) -> str | None:
-    """The first of `ranked`. As in `sections.resolve_section`, a wrongly marked phrase that
-    folds to a longer phrase of another section ("chông chỉ định") makes the reading ambiguous:
-    None."""
+    """The first of `ranked`; None, as in `sections.resolve_section`, when a wrongly marked phrase
+    folds to a longer phrase of another section (the reading is ambiguous)."""
     if not ranked:
         return None
     best = ranked[0]
@@ -90,9 +89,8 @@ def asked_drug_class(written: str, cues: TurnCues) -> str | None:
 
 
 def patient_qualifiers_only(conditions: Sequence[ConditionMention], cues: TurnCues) -> bool:
-    """ "Thuốc nào an toàn cho người suy thận?": the question asks what is safe, every condition
-    named is whom the drug is for (right after "cho", "ở"), and nothing says "điều trị": no
-    indication lookup, which would list the drugs that treat the condition."""
+    """The question asks what is safe, every condition named is whom the drug is for (right after
+    "cho", "ở") and nothing says "điều trị": no indication lookup, which would list what treats it."""
     if not cues.has("safe_to_use"):  # "thuốc dùng cho người THA" asks what treats them
         return False
     leads = {c.end for c in cues.all("patient_lead") if fold(cues.tokens[c.start]) in ("cho", "o")}
@@ -133,9 +131,8 @@ _BEFORE_TREATED = frozenset(
 
 
 def names_what_it_treats(cue: Cue, folded: Sequence[str], spans: Iterable[tuple[int, int]]) -> bool:
-    """A "does it treat" cue ("có trị", "có dùng cho") with a condition right after it (or ending
-    after it). A patient between them makes it a decision for that patient, and "nào"/"gì" after
-    the condition a question of which."""
+    """A "does it treat" cue with a condition right after it (or ending after it); a patient between
+    them makes it a decision for that patient, and "nào"/"gì" after the condition a question of which."""
     return any(
         end > cue.end
         and all(t in _BEFORE_TREATED for t in folded[cue.end : max(start, cue.end)])
@@ -165,13 +162,11 @@ def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention])
 
 # --- Conditions -------------------------------------------------------------------------------
 
-# Organ-function states: stated as patient facts (renal_function, hepatic_function), so they are the
-# condition a question is about only when it names no other.
+# Organ-function states are patient facts: the condition asked only when the question names no other.
 ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
-# A condition written with the verb that relieves it ("giảm đau") is a use; one whose own name starts
-# so ("hạ đường huyết") is not.
+# A condition written with a verb that relieves it is a use; one whose own name starts so is not.
 RELIEF_VERBS = frozenset(
     {"giam", "ha", "cat", "tri", "chua", "chong", "ngua", "phong", "diu", "bot", "het", "do"}
 )
@@ -186,9 +181,8 @@ def relieved_form(condition: ConditionMention) -> bool:
 def _named_by_question(
     asked: Sequence[ConditionMention], cues: TurnCues, question: Cue | None
 ) -> list[ConditionMention]:
-    """The conditions a which-drug question form names: inside it ("thuốc hạ áp nào") or right
-    after it through a purpose. None in a question of what to avoid or what causes: its class
-    words are no condition of the patient's."""
+    """The conditions a which-drug question form names, inside it or right after it through a
+    purpose; none in a question of what to avoid or what causes (its class words are no condition)."""
     if question is None or cues.has("reverse_relation"):
         return []
     purposes = {c.end for c in cues.all("purpose") if c.start == question.end}
@@ -202,8 +196,6 @@ def condition_asked(conditions: Sequence[ConditionMention], cues: TurnCues) -> C
     before that the question form names again (`_named_by_question`), as told; else the last one
     before the question form, or the first after it."""
     asked = [c for c in conditions if c.normalized not in ORGAN_FUNCTION_CONDITIONS] or list(conditions)
-    if len(asked) == 1:
-        return asked[0]
     leads = {c.end for kind in ("broad_condition", "reverse_relation") for c in cues.all(kind)}
     led = [c for c in asked if c.start in leads]
     if led:

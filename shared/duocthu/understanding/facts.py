@@ -43,9 +43,8 @@ _RENAL_DETAIL = frozenset(
     for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
               "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
 )  # fmt: skip
-# A pregnancy told by its stage alone, as the ward writes it (folded), and the stage as written
-# (weeks, months after "thai"/"bầu"; a trimester is data/patient_levels.tsv), read against a
-# stage-bound contraindication.
+# A pregnancy told by its stage alone (folded), and the stage as written (weeks, or months after a word
+# for pregnancy; a trimester is data/patient_levels.tsv), read against stage-bound contraindications.
 _STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
@@ -184,8 +183,7 @@ def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -
     return match.group(0) if match else None
 
 
-# An infant's age told without "tuổi": months right after a word for a child (or its possessor);
-# months elsewhere are a duration, never an age. Folded, as the age rule reads the turn.
+# Months right after a word for a child (or its possessor) are its age; elsewhere a duration. Folded.
 _INFANT_MONTHS = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
 )
@@ -275,8 +273,8 @@ def _medication_leads(
     text: str, cues: TurnCues, clauses: Sequence[int], starts: dict[int, DrugMatch]
 ) -> list[Cue]:
     """Where the medicines the patient takes are introduced: the `current_medication` cues, "đang"
-    right before a catalogue drug (the ward drops the verb: "đang Cordarone"), and a verb of
-    taking where no question is asked or before a which-drug question."""
+    right before a catalogue drug (the ward drops the verb), and a verb of taking where no question
+    is asked or before a which-drug question."""
     tokens = cues.tokens
     leads = list(cues.all("current_medication"))
     leads += [
@@ -290,9 +288,8 @@ def _medication_leads(
         ]
     asked = cues.first("candidate")
     if asked is not None:
-        # a verb of use after someone (or opening its clause), then a complaint in a later clause,
-        # before a which-drug question, tells what the patient takes. A complaint in the drug's own
-        # clause may be its reaction, and with none the drugs named are the choice asked about.
+        # a verb of use after someone (or opening its clause), then a complaint in a later clause, before
+        # a which-drug question, tells what the patient takes (in its own clause it may be a reaction)
         subjects = {c.end for c in cues.all("patient_subject")}
         told = [clauses[c.start] for c in find_conditions(text) if c.start < asked.start]
         leads += [
@@ -417,8 +414,7 @@ def _past_reactions(
             if before:
                 past(before[-1].start, before[-1].start + before[-1].length, match)
                 continue
-        # the drug, then "bị" and the reaction told as past, then a new complaint (not told as past,
-        # it is a reaction happening now, asked about); the reaction runs to its clause's end
+        # the drug, then "bị" and a reaction told as past (to its clause's end), then a new complaint
         said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
         if said is None or not told_as_past or said.end >= len(clauses):
             continue
@@ -450,8 +446,7 @@ def only_current_medications(facts: Facts, named: Sequence[DrugMatch]) -> bool:
 
 
 def only_patient_facts(facts: Facts, named: Sequence[DrugMatch]) -> bool:
-    """Every catalogue drug the turn names is the patient's: a medicine taken, what the patient is
-    allergic to ("dị ứng với aspirin, đau đầu uống gì?": aspirin is context, not the subject), or
-    the cause of a past reaction told before a new complaint (`_past_reactions`)."""
+    """Every catalogue drug the turn names is the patient's (context, not the subject): a medicine
+    taken, an allergen, or the cause of a past reaction told before a new complaint."""
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     return bool(named) and all(m.start in mine for m in named)

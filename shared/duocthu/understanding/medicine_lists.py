@@ -1,6 +1,5 @@
 """The words of a patient's list of medicines and of a stated clearance (data/medicine_lists.tsv):
-where a list of medicines taken goes on ("digoxin, furosemid, spironolacton và acenocoumarol"),
-and a word between a clearance and its number ("eGFR khoảng 35"). Used by `understanding.facts`."""
+where a list of medicines taken goes on, and a word between a clearance and its number."""
 
 from __future__ import annotations
 
@@ -62,8 +61,7 @@ def listed_after(
     sentences: Sequence[int],
 ) -> list[DrugMatch]:
     """The catalogue drugs that go on a list of medicines taken ending at `end`, in its sentence:
-    the next drug joins when only list words stand before it, or it opens a clause with a joiner
-    ("…, thêm atorvastatin")."""
+    the next drug joins when only list words stand before it, or it opens a clause with a joiner."""
     listed: list[DrugMatch] = []
     joiners = _list_words()["joiner"]
     while end < len(tokens):

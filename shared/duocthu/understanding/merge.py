@@ -32,8 +32,7 @@ from duocthu.understanding.tags import MessageTags
 
 # Turn types that carry nothing of the prior frame (a question asked back keeps its patient).
 _NO_CARRY = frozenset({"smalltalk", "out_of_scope"})
-# The populations that say who the patient is (the others are a state of the patient: pregnancy,
-# kidney or liver failure, facts the patient accumulates).
+# The populations that say who the patient is (the others are states the patient accumulates).
 _AGE_BANDS = frozenset({"tre_em", "nguoi_lon", "nguoi_cao_tuoi"})
 # What a turn going on from the conversation says of itself (and, asking about drugs together, of them).
 CONTINUED: dict[str, Any] = {"context_action": "continue", "depends_on_previous_turn": True}
@@ -42,8 +41,7 @@ TOGETHER: dict[str, Any] = {
     "turn_type": "interaction",
     "attribute": INTERACTION_SECTION,
 }
-# The topic's fields besides its drugs: what the question asked, of which condition, by which
-# route, for which population.
+# The topic's fields besides its drugs: the section, the condition, the route, the population.
 _TOPIC_FIELDS = ("attribute", "route", "indication", "condition", "condition_relation", "population")
 
 
@@ -81,8 +79,7 @@ def new_patient(frame: QueryFrame, prior: QueryFrame) -> bool:
 
 def describes_patient(frame: QueryFrame) -> bool:
     """The frame describes a particular patient (an age, a weight, a fact), whose population is
-    theirs. A population asked about with no patient described ("loperamid cho trẻ em được
-    không?") is the question's, carried with the topic only."""
+    theirs; a population asked about with no patient described is the question's (the topic's)."""
     return bool(frame.age_text or frame.weight_kg or not frame.patient_context.is_empty())
 
 
@@ -153,9 +150,8 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
 def merge_with_prior_frame(
     frame: QueryFrame, prior: QueryFrame | None, other_patient: bool = False
 ) -> QueryFrame:
-    """The turn with the conversation's patient (`patient_carried`; none when the turn says it is
-    about `other_patient`: "BN khác: …") and topic (`topic_carried`). Smalltalk and a turn out of
-    scope take neither, but a question asked back keeps its patient for the turn that answers it."""
+    """The turn with the conversation's patient (none when it says it is about `other_patient`) and
+    topic. Smalltalk and out of scope take neither; a question asked back keeps its patient."""
     if prior is None or frame.system_error:
         return frame
     if frame.turn_type in _NO_CARRY:

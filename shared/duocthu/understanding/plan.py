@@ -32,19 +32,16 @@ from duocthu.understanding.reading import unknown_taken
 
 # Turns whose evidence is not one named drug's monograph: they may name no drug.
 DRUGLESS_TURNS = frozenset({*WHICH_DRUG_TURNS, "condition_relation", "interaction"})
-# Drugs asked together (catalogue or not) from which a reply quotes pair by pair instead of
-# pasting every interaction section: two keep the full answer, both sections' parts fit.
+# From this many drugs asked together a reply quotes pair by pair, not every interaction section.
 PAIRS_FROM = 3
 # The sections a one-drug answer may quote beside the asked one: where a state the asked section
 # is silent on is said (contraindications first), and where a drug's effect is stated.
 _BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
 _BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
-# What a question for a described patient asks when it decides whether they may take the drug: no
-# section, or what to be careful of (a state's own section is read as routed, with its own support)
+# A described patient's question decides whether they may take the drug when it asks no section or care.
 _DECIDED_IN = (None, CAUTION_SECTION)
 _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")
-# Declines a which-drug question is read for before they are said (never a non-human subject, a
-# failed provider or small talk)
+# Declines before which a which-drug question reads the book (never an animal, a fault or small talk)
 _READ_THE_BOOK = frozenset({"needs_clarification", "unknown_drug", "out_of_scope"})
 
 
@@ -124,8 +121,7 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
     decision = frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and about_patient
     query = reading.text
     if decision and frame.population is not None and reading.yes_or_no:
-        # whether this patient may take it: the monograph is ordered for the patient too, in the
-        # formulary's words for the population
+        # whether this patient may take it: the monograph ordered in the formulary's words for them too
         query = " ".join((query, *population_wordings(frame.population)))
     return Ask(
         kind="section" if frame.attribute else "monograph",
@@ -142,10 +138,9 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
 
 
 def asks_whole_section(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> bool:
-    """Whether the question asks for a section itself: it names the drug and the section, and
-    besides them only words of asking ("là gì", "thế nào") or of reading a section whole ("xem
-    toàn mục"); a maximum, a patient, a finding or any other word makes it a question about
-    something in the section, which its answering lines answer."""
+    """Whether the question asks for a section itself: besides the drug and the section only words
+    of asking or of reading a section whole; a maximum, a patient, a finding or any other word asks
+    about something in the section, which its answering lines answer."""
     if not frame.attribute or reading.asks_maximum or frame.condition is not None:
         return False
     context = frame.patient_context
@@ -165,8 +160,7 @@ def decision_sections(frame: QueryFrame, reading: TurnReading) -> tuple[str, ...
     """Where the formulary says whether this patient may take a drug, for the evidence to rank: the
     section routed to first, the contraindications and precautions, the pregnancy or breastfeeding
     section the facts name, and the interactions when the patient takes other medicines. A question
-    neither yes/no nor routed keeps the sections its words point to ("dùng sao cho an toàn": none,
-    the ranking decides)."""
+    neither yes/no nor routed keeps the sections its words point to (none: the ranking decides)."""
     if not reading.yes_or_no and frame.attribute is None:
         return reading.candidate_sections
     context = frame.patient_context

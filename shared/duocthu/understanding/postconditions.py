@@ -1,8 +1,8 @@
 """The post-conditions: narrow, knowledge-free rewrites of surface forms on which a model reverses
 the requested relation, applied to every provider's frame in the same order. None holds disease or
-drug knowledge, none adds a candidate. A which-drug question keeps its direction ("thuốc nào gây
-X" / "chống chỉ định X" is never an indication lookup, "thuốc nào làm giảm X" is one); a named
-drug keeps the relation its cue asks; a finding keeps the words that narrow it.
+drug knowledge, none adds a candidate. A which-drug question keeps its direction (what causes or is
+excluded in X is never an indication lookup); a named drug keeps the relation its cue asks; a
+finding keeps the words that narrow it.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ def _condition_after(
     cue: Cue, cues: TurnCues, conditions: Sequence[ConditionMention], which_drugs: bool = False
 ) -> ConditionQuery | None:
     """The condition a cue introduces: a known condition after it, else the words that follow it;
-    for a which-drug question, those after its whole form (the later parts of a gapped form: a class
-    or a population sits in its gaps) but for the references to the book ("NSAID nào trong DT CCĐ
-    3 tháng cuối thai kỳ?")."""
+    for a which-drug question, those after its whole form (a class or a population sits in a gapped
+    form's gaps) but for the references to the book."""
     for condition in conditions:
         if condition.start >= cue.end:
             return ConditionQuery(text=condition.text, normalized=condition.normalized)
@@ -85,8 +84,8 @@ def _apply_reverse_relation_cues(
     cue = cues.first("reverse_relation")
     if named or frame.unknown_drugs or cue is None:
         return frame
-    # A class ("thuốc giảm đau") names the drugs asked about, not the patient's condition; the one
-    # left (or the population) excludes them. It starts right after its cue or shares its last word.
+    # A class (right after its cue, or sharing its last word) names the drugs asked about, not the
+    # patient's condition; the one left (or the population) excludes them.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
@@ -97,8 +96,7 @@ def _apply_reverse_relation_cues(
         return _reverse(frame, "condition_relation", cue.value, condition)
     # what the drugs bring on, from here on
     if _names_caution(cues):
-        # which drugs need care is a list no one section holds; "khi dùng thuốc nào" reads a
-        # reaction only when no caution is named
+        # which drugs need care is a list no one section holds: a reaction only when no caution is named
         return _reverse(frame, "condition_relation", "unknown", condition)
     if frame.condition is not None:
         # what the drugs bring on is what follows the cue; a condition before it is the patient's
@@ -107,8 +105,7 @@ def _apply_reverse_relation_cues(
         if caused is not None:
             frame, condition = frame.model_copy(update={"condition": None, "indication": None}), caused
     relieved = next((c for c in kept if c.start >= cue.end and relieved_form(c)), None)
-    # a relieving verb right after the cue, not the start of a condition's own name ("gây hạ
-    # đường huyết"), asks what relieves it
+    # a relieving verb right after the cue, not starting a condition's own name, asks what relieves it
     verb = cues.folded[cue.end] if cue.end < len(cues.folded) else ""
     named_there = any(c.start == cue.end for c in kept)
     if relieved is None and verb in RELIEF_VERBS and kept and not named_there:

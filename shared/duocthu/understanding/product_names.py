@@ -56,8 +56,7 @@ def unknown_names(
         if i in blocked:
             return False
         if foreign_word(raw[i]):
-            # an ordinary word goes on a name already begun, and begins none but an acronym before
-            # its strength ("ACC 200")
+            # an ordinary word goes on a name begun, and begins none but an acronym before its strength
             acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
             return in_run or (not_a_common_word(raw[i]) and not ward_abbreviation(raw[i])) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
@@ -80,9 +79,8 @@ def unknown_names(
         j = i + 1
         while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
             j += 1
-        # Right after a known name, a maker, a word that goes on the name (name_variant) or the
-        # drug again in brackets is no name; another word in lower case is a second ingredient
-        # ("Hapacol codein"). A drug named again is known (`resolve` keeps its first mention).
+        # Right after a known name, a maker, a word that goes on the name or the drug again in brackets
+        # is no name; another word in lower case is a second ingredient. A drug named again is known.
         name = " ".join(raw[i:j])
         after_known = i in drug_ends and (
             not raw[i][:1].islower() or i in variants or f"({name})" in bracketed

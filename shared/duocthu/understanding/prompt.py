@@ -165,8 +165,7 @@ def known_facts_block(prior: QueryFrame | None, candidates: CandidateSet) -> str
 
 USER_TEXT_BEGINS = "<<<USER TEXT"
 USER_TEXT_ENDS = "USER TEXT>>>"
-# The labels the prompts are built from (this one's and the grounded answer's): in what the user
-# typed they are words, never structure, so they are taken out of it.
+# The prompts' labels (this one's and the grounded answer's): taken out of what the user typed.
 STRUCTURAL_LABELS = (
     "CANDIDATE DRUGS",
     "SECTION KEYS",

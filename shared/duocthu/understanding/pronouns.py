@@ -1,12 +1,8 @@
-"""A word standing for the conversation's drug ("nó", "thuốc này": `drug_pronoun` rows of
-understanding_cues.tsv) binds to the prior frame's first drug, the one the conversation is about.
-
-- With another drug named and joined to the word (a joiner word between them: "nó dùng chung
-  với aspirin"), the turn is an interaction question of the pair, never the named drug alone.
-- With no drug named after a question about two, the word names one drug, the first.
-
-Applied after the prior-frame merge, for every provider; it adds no drug the conversation did not
-name before.
+"""A word standing for the conversation's drug (`drug_pronoun` rows of understanding_cues.tsv)
+binds to the prior frame's first drug, the one the conversation is about. Joined to another drug
+named (a joiner word between them), the turn asks about the pair; with no drug named after a
+question about two, it names the first. Applied after the prior-frame merge, for every provider;
+it adds no drug the conversation did not name before.
 """
 
 from __future__ import annotations

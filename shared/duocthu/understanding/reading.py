@@ -53,15 +53,13 @@ def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugReso
     )
 
 
-# Words asking to read a section whole ("xem toàn văn mục", "đầy đủ"), folded: the reply's own
-# quick reply opening a section left out is one (answer.reply_budget.whole_section_reply)
+# Words asking to read a section whole (folded), as the reply's quick reply for a section left out does.
 READ_WHOLE = frozenset({"xem", "toan", "muc", "van", "day", "du", "tat", "ca", "het"})
 
 
 def only_section_words(tags: MessageTags) -> bool:
-    """Whether every word but the drugs' names, the section's words and stop words asks for a
-    section or for reading it whole (its words in the formulary's wording: "CCĐ" is "chống chỉ
-    định")."""
+    """Whether every word but the drugs' names, the section's words (in the formulary's wording) and
+    stop words asks for a section or for reading it whole."""
     tokens = tags.cues.tokens
     spans = [
         *((m.start, m.start + m.length) for m in SECTION_PHRASES.matches(list(tokens))),
@@ -73,8 +71,7 @@ def only_section_words(tags: MessageTags) -> bool:
     return all(fold(t) in READ_WHOLE for i, t in enumerate(tokens) if i not in covered and t not in stops)
 
 
-# Vietnamese asks "which drug" with "nào" after the noun it asks about, in one clause. Not "gì":
-# "thuốc X là gì" asks about drug X.
+# "Which drug" is "nào" after the noun asked, in one clause; "gì" after a named drug asks about it.
 _WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
 _WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{0,40}?\bnao\b")
 
@@ -138,8 +135,7 @@ def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...
     tokens = list(tags.cues.folded)
     spans = [(m.start, m.end) for m in tags.matches]
     if frame.turn_type == "interaction" and frame.drugs:
-        # the drugs asked together, by the words or beside the drugs a follow-up carries: every
-        # name that is a drug (a real one, or a product written as a name) goes with them
+        # asked together (or beside a follow-up's drugs): every name that is a drug goes with them
         return tuple(n for n in frame.unknown_drugs if world_drug(n) or n[:1].isupper())
     joined = []
     for name in unknown_taken(frame, outside=True):

@@ -112,9 +112,8 @@ def _instead(parts: Sequence[Plan], whole: Plan, clauses: Sequence[str]) -> tupl
 
 
 def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:
-    """A part that commits to no section (its drug's monograph ranked for the words) beside a part
-    that does, about the same drug, is that part's question in other words: joined to it, unless
-    its own words ask what ("tối đa mấy mg"): a question of its own, answered from the monograph."""
+    """A part that commits to no section beside a part that does, about the same drug, is that part's
+    question in other words: joined to it, unless its own words ask what (a question of its own)."""
     for part in [p for p in parts if _unsure(p) and not asks_what(p.clause or "")]:
         about = part.frame.drugs[:1]
         sure = next((p for p in parts if p.frame.drugs[:1] == about and not _unsure(p)), None)
@@ -137,10 +136,9 @@ def _asked_beside_taken(
     before: Sequence[tuple[str, Plan | None]],
     resolver: CatalogDrugResolver,
 ) -> QueryFrame:
-    """A clause whose drugs are only medicines it tells the patient takes ("đang dùng X thì cần
-    lưu ý gì?") asks about the drug an earlier clause asked, beside them: a medicine taken is a
-    fact to check against, never the drug asked. A drug an earlier clause told as taken, which
-    this clause asks about ("MTX này uống hằng ngày hay mỗi tuần?"), is the drug asked."""
+    """A clause whose drugs are only medicines it tells the patient takes asks about the drug an
+    earlier clause asked, beside them (a medicine taken is a fact to check against); a drug an
+    earlier clause told as taken, which this clause asks about, is the drug asked."""
     taken = set(clause.facts.current_medication_ids)
     if not frame.drugs or not set(frame.drugs) <= taken:
         return frame
@@ -150,9 +148,8 @@ def _asked_beside_taken(
 
 
 def _names_its_own(before: MessageTags, words: MessageTags) -> bool:
-    """Words that name a drug the words before them did not, or a section beside the one those
-    asked, or, after words that asked none, a section of a drug they name again ("X được không?
-    Mà X uống mấy lần"): after a closed question, they ask a question of their own."""
+    """Words that name a drug the words before them did not, or a section beside the one those asked
+    (or, after words that asked none, of a drug named again): after a closed question, a new one."""
     named = {m.drug_id for m in words.matches}
     asked, pointed = before.candidate_sections[:1], words.candidate_sections[:1]
     new_section = bool(set(pointed) - set(asked)) and bool(asked or named)

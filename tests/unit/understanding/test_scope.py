@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from duocthu.core.tables import table_records
 from duocthu.understanding.scope import looks_non_human, resolve_subject_scope, scan_scope
 
 
@@ -77,3 +78,13 @@ def test_looks_non_human_reads_the_whole_conversation() -> None:
     assert looks_non_human(["Con mèo nhà tôi 4 kg", "Liều bao nhiêu?"])
     assert not looks_non_human(["Trẻ 12 kg", "Liều bao nhiêu?"])
     assert looks_non_human(["Liều cho chó?"])
+
+
+def test_every_scope_row_is_well_formed() -> None:
+    rows = table_records("subject_scope.tsv")
+    bad = [
+        r
+        for r in rows
+        if r["scope"] not in ("human", "non_human", "person") or r["match"] not in ("folded", "as_written")
+    ]
+    assert bad == []

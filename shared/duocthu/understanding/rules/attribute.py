@@ -1,7 +1,6 @@
-"""Stages: which section the turn asks for. First what its words name (the section phrases and the
-question-form cues), else what "có làm … không" asks; then, once the drugs asked about are known,
-what is asked of them (a named-drug cue, a decision for a patient, a purpose or an effect hoped
-for), and last a reaction told on the drug (its adverse reactions, or their management)."""
+"""Stages: which section the turn asks for. First what its words name, else whether the drug makes
+something happen; then what is asked of the drugs named (a named-drug cue, a decision for a
+patient, a purpose), and last a reaction told on the drug (its adverse reactions, or handling)."""
 
 from __future__ import annotations
 
@@ -49,8 +48,7 @@ def section_of_drug(reading: Reading) -> Reading:
     named, unknown = reading.named, reading.unknown
     refers_to_drug = reading.earlier or cues.has("continue")
     if attribute is None and (named or unknown or (refers_to_drug and not reverse_lookup(cues))):
-        # also of the conversation's drug ("Nó có gây buồn ngủ không?"), not the section asked
-        # before; with no drug before, which drug is asked back
+        # also of the conversation's drug, not the section asked before (with none, which drug is asked)
         attribute = named_drug_attribute(cues, facts.complaints)
     if attribute == INDICATION_SECTION and _asks_if_patient_may(text, cues, facts):
         attribute = None
@@ -81,8 +79,7 @@ def reaction_section(reading: Reading) -> Reading:
     told_reaction = reaction_told_with_drug(cues, facts, products, reading.clauses)
     reaction = told_reaction or reaction_after_use(cues, facts, products) or noticed_after_use(cues, products)
     prior_section = reading.prior.attribute if reading.prior is not None else None
-    # a generic caution form ("phải làm gì") gives way to a told reaction's management, and to the
-    # section handled before
+    # a generic caution form gives way to a told reaction's management, and to the section handled before
     generic = {None, *(c.value for c in cues.all("modal_section"))}
     handled = reaction or prior_section in HANDLED_SECTIONS
     if handled and cues.has("manage") and reading.turn.tags.named_attribute in generic:
@@ -97,9 +94,8 @@ def reaction_section(reading: Reading) -> Reading:
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:
-    """ "Bệnh nhân suy thận có được chỉ định metformin không?": whether this patient may take the
-    drug is a decision (the contraindications first), not what the drug is indicated for, which
-    alone would leave the contraindication out. Only the yes/no form about a patient."""
+    """A yes/no "được chỉ định" about a patient asks whether they may take the drug: a decision (the
+    contraindications first), not the indications, which alone would leave the contraindication out."""
     folded = f" {' '.join(fold(t) for t in words(text))} "
     asked = " duoc chi dinh " in folded or " co chi dinh " in folded
     return (

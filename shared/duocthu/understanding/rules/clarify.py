@@ -87,9 +87,6 @@ def described_patient(reading: Reading) -> dict[str, Any] | None:
     """ "Con tui 2 tuổi, nặng 12 ký.": the patient, described; the question is still to come, and
     the next turn keeps this patient (a clarifying prior is always continued)."""
     facts = reading.facts
-    if not (
-        tells_only(reading.text)
-        and (facts.states_patient or facts.population or facts.weight_kg or facts.age_text)
-    ):
+    if not (tells_only(reading.text) and (facts.states_patient or facts.population)):
         return None
     return _asked_back(reading, ASK_ABOUT_DESCRIBED_PATIENT)

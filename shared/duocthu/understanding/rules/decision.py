@@ -1,8 +1,7 @@
 """Stage: whether this patient may take the one drug asked. A described patient and one drug asked
 is one ask: the drug's safety sections for the patient's facts (`plan.decision_sections`), the
-evidence ranking which line leads. A number or a dose word makes no dose question unless a quantity
-is asked; a medicine taken makes no interaction question (its pairs are read beside); a condition
-after "cho người … bị" is the patient's, not a reaction asked about."""
+evidence ranking which line leads. A dose word makes no dose question unless a quantity is asked;
+a medicine taken makes no interaction question; a condition told of the patient is no reaction."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ def patient_decision(reading: Reading) -> Reading:
     asked = asked or again
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
     theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
-    # beside medicines the catalogue lacks alone, the pair is the question: the together ask looks
-    # for each name in the drug's whole monograph
+    # beside medicines the catalogue lacks alone, the pair is the question (each name sought in the text)
     theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
     # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
     patients = (
@@ -89,9 +87,8 @@ _NAME_TO_REACTION = 4  # words between a name and the "bị" of its reaction ("t
 
 
 def reactions_told(reading: Reading) -> Reading:
-    """A name the catalogue lacks told as the cause of a past reaction ("năm ngoái tiêm ampicillin
-    bị phù mạch"): a fact about the patient (its reaction, with the cause), never a drug asked
-    about; catalogue drugs are read so by `facts`. Unchanged when the turn tells nothing as past."""
+    """A name the catalogue lacks told as the cause of a past reaction: a fact about the patient (the
+    reaction, with its cause), never a drug asked about (`facts` reads catalogue drugs so)."""
     cues, clauses = reading.cues, reading.clauses
     if not reading.unknown or not cues.has("past"):
         return reading

@@ -89,9 +89,8 @@ def _unnamed_finding(cues: TurnCues, start: int, clauses: Sequence[int]) -> Cond
 
 
 def with_asked(frame: dict[str, Any], asked: Asked) -> dict[str, Any]:
-    """A turn asking whether its drug treats or brings on a condition (`made_to_happen`, an
-    `efficacy` cue) carries that condition, as "X có trị Y không?" does: a use is
-    `drug_to_condition` for Y, a reaction the adverse-reaction section for Y."""
+    """A turn asking whether its drug treats or brings on a condition carries it: a use is
+    `drug_to_condition` for it, a reaction the adverse-reaction section for it."""
     if asked is None or frame["turn_type"] != "drug_attribute":
         return frame
     relation, condition = asked
@@ -117,10 +116,8 @@ _USE_VERBS = frozenset({"dung", "uong", "boi", "de"})
 def asks_if_it_treats(
     cues: TurnCues, facts: Facts, products: Sequence[tuple[int, int]]
 ) -> tuple[bool, ConditionMention | None]:
-    """The drug used for a purpose ("có dùng X để điều trị không?") asks what X is indicated for. A
-    disease the patient has beside the complaint, or a population, leaves it a decision for that
-    patient, where the contraindications come first. With the answer, the condition the purpose
-    names, if one is known."""
+    """The drug used for a purpose asks what it is indicated for (with the condition the purpose
+    names, if known); a disease beside the complaint, or a population, leaves it a decision."""
     if facts.population:
         return False, None
     # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history

@@ -1,6 +1,6 @@
-"""Stages: what a turn takes from the conversation. An elliptical turn ("thế còn X?", "X thì sao?")
-asks the question before of another drug or condition; a turn naming no drug may go on about the
-conversation's; a bare which-drug question asks about the condition told before."""
+"""Stages: what a turn takes from the conversation. An elliptical turn asks the question before of
+another drug or condition; a turn naming no drug may go on about the conversation's; a bare
+which-drug question asks about the condition told before."""
 
 from __future__ import annotations
 

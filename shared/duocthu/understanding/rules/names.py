@@ -63,9 +63,8 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         and only_patient_facts(facts, named)
         and not avoids_combining(cues)
     ):
-        # a complaint beside the patient's own medicines: they stay in patient_context and the
-        # question is which drug, for the complaint. Without a complaint, or with one told as
-        # what happened on the medicine (its reaction), the medicine is still the subject.
+        # a complaint beside the patient's own medicines (not their reaction): which drug for the
+        # complaint, the medicines kept in patient_context
         named = ()
     elif named and not reading.unknown and not cues.has("interaction"):
         named = _asked_of_the_case(reading)
@@ -140,8 +139,7 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
     mine = facts.current_medication_starts | facts.object_positions | facts.reaction_cause_starts
     asked = [m for m in named if m.start not in mine]
     if asked and _asks_of_the_other(reading, asked):
-        # "đang warfarin, fluconazol liều nạp thế nào?": the words ask a section of the drug asked,
-        # not of the two together; the medicine taken stays the patient's, checked against
+        # a section of the drug asked, not of the two: the medicine taken stays the patient's
         return tuple(asked)
     if not asked or not all(no_after(cues.folded, m.end) for m in asked):
         return named
@@ -155,9 +153,8 @@ def _asked_of_the_case(reading: Reading) -> tuple[DrugMatch, ...]:
 
 
 def _asks_of_the_other(reading: Reading, asked: Sequence[DrugMatch]) -> bool:
-    """The question asks what a section says of the drug asked ("liều nạp thế nào", "tối đa bao
-    nhiêu"), and names the medicines taken only as taken: no yes-or-no about the two ("có ảnh
-    hưởng INR không"), no word of them beyond "đang dùng X" ("Coumadin …, warfarin giảm bao nhiêu")."""
+    """The question asks what a section says of the drug asked, and names the medicines taken only
+    as taken: no yes-or-no about the two, no word of them beyond the one telling they are taken."""
     if reading.attribute in (None, INTERACTION_SECTION) or not asks_what(reading.text):
         return False
     taken = {m.drug_id for m in reading.named if m not in asked}

@@ -1,7 +1,6 @@
 """Stage: medicines taken together. A drug asked about beside a medicine the patient takes, or
-joined to another or to a class ("cùng", "kèm", "với"), is asked about its interactions; so is a
-drug asked after the patient's medicines were told, and one drug of an interaction swapped for
-another in a follow-up."""
+joined to another or to a class, is asked about its interactions; so is a drug asked after the
+patient's medicines were told, and one drug of an interaction swapped in a follow-up."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ from duocthu.understanding.rules.reading import Reading, product_spans, reverse_
 _TOGETHER_TO_CLASS = 4
 # How far before a class the cue tables name (drug_class) a joiner may stand: "với các thuốc lợi tiểu".
 _JOINER_TO_NAMED_CLASS = 2
-# The words that set two medicines side by side, right between them ("A đi với B"; the lexicon reads
-# "+" as "cùng"): the two are asked about together. Not "và"/"hoặc", which ask about each.
+# Words that, right between two medicines, ask about them together (the lexicon reads "+" as "cùng").
 _PAIRING_WORDS = JOINER_WORDS | {"di"}
 _PAIRING_GAP = 2
 
@@ -87,9 +85,8 @@ def beside_another_medicine(reading: Reading) -> Beside:
 
 def _with_conversation_drug(reading: Reading) -> list[str]:
     """The conversation's drugs, when a turn names only medicines the patient already takes and asks
-    nothing of them ("đang dùng warfarin thì có dùng được không?"): the question is whether the
-    drugs under discussion (each of them: a medicine added beside two is paired with both) go with
-    them. Empty otherwise."""
+    nothing of them: whether the drugs under discussion (each: a medicine added beside two is paired
+    with both) go with them. Empty otherwise."""
     named, prior = reading.named, reading.prior
     if not named or reading.unknown or reading.attribute or prior is None or not prior.drugs:
         return []
@@ -160,10 +157,9 @@ def _with_patient_medicines(reading: Reading) -> list[str]:
 
 
 def _interaction_kept(reading: Reading) -> list[str]:
-    """ "Còn X thì sao?" after an interaction question: the same question with one drug swapped.
-    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the
-    new drug's own class (its ATC chemical subgroup: an alternative takes its class-mate's place),
-    else its first drug, the subject. Empty when the turn is no such follow-up."""
+    """An elliptical turn after an interaction question: the same question with one drug swapped.
+    Kept are the patient's own medicines of the prior pair, else the drugs other than one of the new
+    drug's ATC chemical subgroup (its class-mate's place), else the first. Empty for no such turn."""
     turn, cues, named, prior = reading.turn, reading.cues, reading.named, reading.prior
     if (
         prior is None

@@ -48,12 +48,10 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     asked = in_what_is_asked(reading.text, len(cues.tokens))
     uncovered = {cue.value for cue in cues.all("not_covered") if asked[cue.start]}
     if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
-        # computing or converting a dose, a volume or a rate is not done: the reply says so and
-        # quotes the drug's dose section for the clinician to work from (Plan.dose_calculation)
+        # computing a dose is not done: the reply says so and quotes the dose section to work from
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
-        # Price, a missed dose, where to buy: no section answers them. Buying and the maker are
-        # weak evidence: beside a section asked, the section decides.
+        # no section answers them; buying and the maker are weak: beside a section asked, it decides
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 
@@ -76,8 +74,7 @@ def named_drug_frame(reading: Reading) -> dict[str, Any] | None:
         and not attribute
         and same_question(reading.text, cues, named, prior)
     ):
-        # "thế còn X?": the section asked before, of the drug this turn names; of the prior frame
-        # only the condition of "có trị Y không?" comes with it
+        # the section asked before, of the drug this turn names (and a use question's condition)
         assert prior is not None
         turn_type, attribute = "drug_attribute", prior.attribute
         if prior.turn_type == "drug_to_condition":
@@ -167,8 +164,8 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
         or beside
         or (attribute is None and not for_someone and not cues.has("overview"))
     ):
-        # two medicines asked of nothing else are asked together; for a patient, or asked what
-        # they are, each, unless the words say together or one is a medicine already taken
+        # medicines asked of nothing else are asked together; for a patient, or asked what they are,
+        # each, unless the words say together or one is already taken
         return "interaction", INTERACTION_SECTION
     if beside and (
         attribute in (None, CAUTION_SECTION)
@@ -176,14 +173,13 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
         or (beside == "joined" and attribute == ADR_SECTION)
         or (beside == "taken" and attribute == DOSE_SECTION and changes_dose(cues.folded))
     ):
-        # the drug beside a class or an unnamed medicine (asked whether, what to watch, what goes
-        # wrong, or a dose changed for it) is its interactions; any other section asked is kept
+        # beside a class or an unnamed medicine, whether, what to watch, what goes wrong or a dose
+        # changed for it is the interactions; any other section asked is kept
         return "interaction", INTERACTION_SECTION
     if dose_turn(attribute, cues, facts, None):
         return "dosing_calc", DOSE_SECTION
     if attribute or ((facts.states_patient or facts.population) and not cues.has("overview")):
-        # for a described patient or a population: a decision for them, answered from the parts
-        # that speak to them, never the intro sections
+        # a described patient or a population: a decision from the parts on them, not the intro
         return "drug_attribute", attribute
     if asks_more and not cues.has("overview"):
         # a question no section phrase names: the whole monograph ordered for it, not the intro
