@@ -13,22 +13,28 @@ BARRED_WINDOW = 240
 
 
 def dose_barred(drug: str, bundle: EvidenceBundle) -> list[str]:
-    """The line saying the drug (its display name) is contraindicated for this patient: one
-    barring sentence a section, contraindications first; the dose is still asked for by its
-    section's name."""
+    """The line saying the drug (its display name) is contraindicated for this patient: each section
+    that bars, contraindications first, cited, and its barring clause quoted when the reply leaves
+    that section out (the dose's); the dose is still asked for by its section's name."""
     if not bundle.barred_for_patient:
         return []
     first: dict[str, RankedLine] = {}
     for line in bundle.barred_for_patient:
         first.setdefault(line.section_key, line)
-    quotes = "; ".join(_cited(line) for line in first.values())
+    # a section the reply quotes is cited (its sentence is there); one it leaves out is quoted
+    shown = {item.section_key for item in bundle.evidence}
+    said = "; ".join(
+        f"{_place(line)} (trích trong câu trả lời)"
+        if line.section_key in shown
+        else f"{clip(line.text, (), BARRED_WINDOW)} ({_place(line)})"
+        for line in first.values()
+    )
     return [
-        f"Chống chỉ định cho người bệnh này theo Dược thư ({drug}): {quotes}. Vì vậy liều dùng không "
-        f"được trích như một lựa chọn; nếu vẫn cần, hỏi “{SECTION_HEADINGS[DOSE_SECTION]} của {drug}”."
+        f"Dược thư ghi không dùng {drug} cho trường hợp của người bệnh này: {said}. Vì vậy liều dùng "
+        f"không được trích như một lựa chọn; nếu vẫn cần, hỏi “{SECTION_HEADINGS[DOSE_SECTION]} của {drug}”."
     ]
 
 
-def _cited(line: RankedLine) -> str:
-    """The sentence in quotes (clipped to BARRED_WINDOW) with its section and pages."""
-    quote = clip(line.text, (), BARRED_WINDOW)
-    return f"{quote} ({line.source_refs[0].place()})" if line.source_refs else quote
+def _place(line: RankedLine) -> str:
+    """Where the sentence stands: its section and pages."""
+    return line.source_refs[0].place() if line.source_refs else SECTION_HEADINGS[line.section_key]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
-from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION, SECTION_HEADINGS
+from duocthu.core.sections import ADR_SECTION, DOSE_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
@@ -236,7 +236,8 @@ class ReplyWording:
         lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
         lines += dose_barred(self.names(plan.main_ask.drugs[:1]) if plan.main_ask else "", bundle)
-        if plan.dose_calculation:
+        # the echo says the dose section follows: never when it does not (a barred patient)
+        if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             lines.append(self.dosing_echo(frame, reading.asks_computation))
         read = plan.main_ask.reads_section if plan.main_ask else None
         if read:

@@ -68,6 +68,11 @@ def _condition_leads() -> PhraseIndex[str]:
     return index
 
 
+# Organ-function states are patient facts, stated at a level: the condition asked only when the
+# question names no other, and a band, not a condition, where a contraindication names them.
+ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
+
+
 @text_cache(maxsize=4096)
 def find_conditions(text: str) -> tuple[ConditionMention, ...]:
     """Conditions named in the text, longest phrase first on overlaps, in text order: the table's

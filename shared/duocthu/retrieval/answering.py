@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
+from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
@@ -39,6 +40,7 @@ from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
 from duocthu.retrieval.reverse.reading import advice_position
 from duocthu.retrieval.reverse.wordings import population_advice
+from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
 from duocthu.store.lexical import line_terms
@@ -102,17 +104,31 @@ _FORMS = tuple(
 _DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
 
 
+# Where a clause gives its reason ("… dưới 2 tuổi, do nguy cơ ức chế hô hấp"): what follows names
+# no one the clause is about
+_REASON = re.compile(r"\b(?:do|vì|bởi)\b")
+# A bar is the book's own "do not use": a contraindication, or "không dùng" elsewhere; a clause that
+# only advises against use ("không khuyến cáo", "không nên", "tránh") is quoted, never made a bar
+_NOT_USED = ("chống chỉ định", "không dùng", "không được dùng")
+_ADVISES_ONLY = ("khuyến cáo", "không nên", "tránh", "cân nhắc", "thận trọng")
+
+
 def barring_clause(sentence: str, patient: PatientProfile, advising: bool = False) -> str | None:
     """The clause of the sentence (between semicolons) that states a band the patient's numbers
-    fall in and names no dosage form, route or dose: it bars the drug for them, whatever form or
-    dose is given. With `advising` (a sentence outside the contraindications), it must advise
-    against use too."""
+    fall in and names no dosage form, route or dose, nor a condition beside the band ("dưới 16
+    tuổi bị sốt do nhiễm virus" is about a feverish child): it bars the drug for them, whatever
+    form or dose is given. With `advising` (a sentence outside the contraindications), it must say
+    the drug is not used ("không dùng"); advice against use alone bars nothing."""
     for clause in sentence.split(";"):
         said = words(clause)
         runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
-        against = not advising or advises_against(clause)
+        lowered = clause.lower()
+        strong = not advising or any(w in lowered for w in _NOT_USED)
+        against = strong and not any(w in lowered for w in _ADVISES_ONLY)
         unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
-        if against and unconditional and patient_fit(clause, patient) > 1:
+        about = _REASON.split(clause.lower(), maxsplit=1)[0]
+        named = [c for c in find_conditions(about) if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
+        if against and unconditional and not named and patient_fit(clause, patient) > 1:
             return clause.strip()
     return None
 
@@ -129,7 +145,7 @@ def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> 
     out: list[RankedLine] = []
     for section in BARRING_SECTIONS:
         for part in store.find_by_section(drug_id, section):
-            for index, sentence in enumerate(split_sentences(part.text)):
+            for index, sentence in enumerate(part_sentences(part.text)):
                 clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
                 if clause:
                     out.append(

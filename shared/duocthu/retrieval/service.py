@@ -228,7 +228,10 @@ class RetrievalService:
                 lines = self._lines(ask, plan, resolver)
                 barring = self._barring(ask, plan.frame, resolver)
                 if barring:  # never its dose as an option for a patient its contraindications name
-                    bundle = _without_dose(bundle, barring)
+                    # a dose was all it read: the contraindications answer in its place
+                    only_dose = all(item.section_key == DOSE_SECTION for item in bundle.evidence)
+                    base = self.with_contraindications(bundle, ask.drugs[0]) if only_dose else bundle
+                    bundle = _without_dose(base, barring)
                     lines = tuple(line for line in lines if line.section_key != DOSE_SECTION or directs(line))
                 if self._reads_the_book(ask, plan, bundle):
                     lines = book_lines(self.store, plan.reading.text)
@@ -383,9 +386,11 @@ def _without_dose(bundle: EvidenceBundle, barring: tuple[RankedLine, ...]) -> Ev
     """The bundle without its dose parts (counted as omitted), with the sentences that bar them."""
     dose = [item.id for item in bundle.evidence if item.section_key == DOSE_SECTION]
     kept = tuple(item for item in bundle.evidence if item.section_key != DOSE_SECTION)
-    if not kept:  # the dose was all there was: it stays, the bar said before it
+    if not kept:  # no contraindications section beside it: the dose stays, the bar said before it
         return bundle.model_copy(update={"barred_for_patient": barring})
-    omitted = (*bundle.omitted_evidence_ids, *dose)
+    # decided again: a dose table to check against the print no longer makes the answer one
+    decided = decide(list(kept), [*bundle.omitted_evidence_ids, *dose])
+    fields = ("evidence", "decision", "reason", "omitted_evidence_ids")
     return bundle.model_copy(
-        update={"evidence": kept, "omitted_evidence_ids": omitted, "barred_for_patient": barring}
+        update={**{f: getattr(decided, f) for f in fields}, "barred_for_patient": barring}
     )

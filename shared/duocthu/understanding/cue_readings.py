@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 
-from duocthu.core.conditions import ConditionMention, condition_index
+from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_PHRASES
 from duocthu.core.text import fold, raw_words
@@ -161,9 +161,6 @@ def named_drug_attribute(cues: TurnCues, complaints: Sequence[ConditionMention])
 
 
 # --- Conditions -------------------------------------------------------------------------------
-
-# Organ-function states are patient facts: the condition asked only when the question names no other.
-ORGAN_FUNCTION_CONDITIONS = frozenset({"suy thận", "suy gan", "xơ gan"})
 
 
 # A condition written with a verb that relieves it is a use; one whose own name starts so is not.

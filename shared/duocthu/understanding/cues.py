@@ -52,6 +52,7 @@ CueKind = Literal[
     "renal",
     "hepatic",
     "pregnancy",
+    "delivered",
     "breastfeeding",
     "name_slot",
     "not_a_name",

@@ -14,14 +14,13 @@ from functools import lru_cache
 
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.conditions import ConditionMention, find_conditions
+from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
 from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, stop_words, tells_only, words
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
-from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids
 
@@ -223,7 +222,9 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
-    pregnant = cues.has("pregnancy") or _STAGED.search(fold(text)) is not None
+    # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
+    delivered = cues.has("delivered")
+    pregnant = not delivered and (cues.has("pregnancy") or _STAGED.search(fold(text)) is not None)
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
@@ -231,7 +232,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
         route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
         renal_function=_function(cues.all("renal"), tokens),
         hepatic_function=_function(cues.all("hepatic"), tokens),
-        pregnancy=True if pregnant else None,
+        pregnancy=False if delivered else True if pregnant else None,
         pregnancy_stage=_pregnancy_stage(text, written, tokens) if pregnant else None,
         breastfeeding=True if cues.has("breastfeeding") else None,
         current_medications=tuple(dict.fromkeys(current)),

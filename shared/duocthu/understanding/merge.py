@@ -54,6 +54,8 @@ def merged_context(own: PatientContext, prior: PatientContext) -> PatientContext
             update[name] = tuple(dict.fromkeys((*value, *mine)))
         elif mine is None and value is not None:
             update[name] = value
+    if own.pregnancy is False:  # delivered since: no stage of a pregnancy told before
+        update["pregnancy_stage"] = None
     return own.model_copy(update=update)
 
 

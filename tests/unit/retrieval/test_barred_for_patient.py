@@ -22,8 +22,10 @@ def test_a_child_under_the_contraindicated_age_gets_the_bar_and_no_dose(tmp_path
 def test_the_bar_cites_each_section_that_states_it(tmp_path: Path) -> None:
     message = "BN nam 72t ĐTĐ típ 2 đang Glucophage 850mg x2. eGFR 27. Có tiếp tục metformin được ko?"
     answer = run_turns([message], tmp_path)[0].answer
+    # the dose section's own bar is quoted (its section is left out); the contraindications, quoted
+    # whole in the reply, are cited
     assert "“eGFR < 30: không dùng” (mục “Liều lượng và cách dùng”" in answer
-    assert "(mục “Chống chỉ định”" in answer and DOSE_WITHHELD in answer
+    assert "mục “Chống chỉ định”, tr. 296–297 (trích trong câu trả lời)" in answer and DOSE_WITHHELD in answer
 
 
 def test_a_line_about_another_form_or_band_bars_nothing(tmp_path: Path) -> None:
@@ -34,3 +36,11 @@ def test_a_line_about_another_form_or_band_bars_nothing(tmp_path: Path) -> None:
     one_dose = "Thai 10 tuần, nấm âm đạo. Cho Diflucan 150mg 1 liều có sao không?"  # barred: high, long doses
     for turn in run_turns([syrup, moderate, one_dose], tmp_path):
         assert DOSE_WITHHELD not in turn.answer
+
+
+def test_a_dose_asked_for_a_barred_patient_is_answered_by_the_bar(tmp_path: Path) -> None:
+    answer = run_turns(["Liều loperamid cho bé 10 tháng 9kg bao nhiêu?"], tmp_path)[0].answer
+    assert DOSE_WITHHELD in answer and "【Loperamid】 Chống chỉ định" in answer
+    # no dose line, no word that the dose section follows, no print check for a table not shown
+    assert "0,1 mg/kg sau mỗi lần đi ngoài" not in answer and "nguyên văn mục Liều lượng" not in answer
+    assert "CẦN ĐỐI CHIẾU BẢN IN" not in answer

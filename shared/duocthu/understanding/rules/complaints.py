@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.conditions import ConditionMention
+from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention
 from duocthu.core.text import stop_words
-from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, relieved_form
+from duocthu.understanding.cue_readings import relieved_form
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import REACTION_TO_LEAD, Facts
 from duocthu.understanding.rules.reading import Reading

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from duocthu.core.conditions import ConditionMention
+from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION
 from duocthu.core.text import fold, no_after
 from duocthu.models.frame import PatientContext
-from duocthu.understanding.cue_readings import ORGAN_FUNCTION_CONDITIONS, condition_asked
+from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues, ends_finding
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.product_names import not_a_name_word
