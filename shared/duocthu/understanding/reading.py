@@ -31,7 +31,7 @@ def added_words(written: str, worded: str) -> str:
 def turn_reading(tags: MessageTags, frame: QueryFrame, resolver: CatalogDrugResolver) -> TurnReading:
     """The reading of a turn whose frame is `frame`, from its tags (`understanding.tags`)."""
     text = tags.written
-    asked = in_what_is_asked(text, len(tags.cues.tokens))
+    asked = in_what_is_asked(tags.text, len(tags.cues.tokens))  # the words the cues were read in
     not_covered = tuple(sorted({c.value for c in tags.cues.all("not_covered") if c.value and asked[c.start]}))
     return TurnReading(
         text=text,
