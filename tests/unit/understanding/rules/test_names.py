@@ -7,6 +7,8 @@ import pytest
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.conditions import find_conditions
 from duocthu.understanding.pipeline import understand_offline
+from duocthu.understanding.reading import turn_reading
+from duocthu.understanding.tags import tag_message
 
 
 def test_a_sentence_in_another_language_is_not_a_product_name(resolver: CatalogDrugResolver) -> None:
@@ -281,3 +283,12 @@ def test_the_drug_asked_instead_of_stays_the_patients(resolver: CatalogDrugResol
     message = "Thai 32 tuần đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?"
     frame = understand_offline(message, resolver)
     assert frame.drugs == () and frame.patient_context.current_medications == ("Brufen",)
+
+
+def test_the_plan_reads_a_request_where_the_turn_asks(resolver: CatalogDrugResolver) -> None:
+    # "bs" is read as "bác sĩ": the words the cues stand in are not the written ones
+    told = "BN tự mua Brufen uống 2 hôm, bs cho hỏi. Dùng tiếp được không?"
+    frame = understand_offline(told, resolver)
+    assert turn_reading(tag_message(told, resolver), frame, resolver).not_covered == ()
+    asked = "Brufen mua ở đâu? bs cho hỏi"
+    assert turn_reading(tag_message(asked, resolver), frame, resolver).not_covered == ("purchase",)
