@@ -34,7 +34,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import folded_words, words
-from duocthu.models.evidence import RankedLine
+from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
@@ -140,7 +140,7 @@ BARRING_SECTIONS = (CONTRAINDICATION_SECTION, "thoi_ky_mang_thai", DOSE_SECTION)
 
 def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> list[RankedLine]:
     """The clauses that bar the drug for this patient, verbatim: in its contraindications, or
-    advising against use elsewhere (`BARRING_SECTIONS`), each stating a band the patient's own
+    saying it is not used elsewhere (`BARRING_SECTIONS`), each stating a band the patient's own
     numbers fall in for every form of the drug (`barring_clause`); the contraindications' first."""
     out: list[RankedLine] = []
     for section in BARRING_SECTIONS:
@@ -148,20 +148,7 @@ def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> 
             for index, sentence in enumerate(part_sentences(part.text)):
                 clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
                 if clause:
-                    out.append(
-                        RankedLine(
-                            text=clause,
-                            drug_id=drug_id,
-                            display_name=part.display_name,
-                            section_key=section,
-                            part_id=part.id,
-                            part_index=part.part_index,
-                            line_index=index,
-                            score=0.0,
-                            source_refs=part.source_refs,
-                            needs_visual_check=part.needs_visual_check,
-                        )
-                    )
+                    out.append(_part_line(part, clause, index, 0.0))
     return out
 
 
@@ -334,12 +321,7 @@ def band_lines(
             for index, sentence in enumerate(split_sentences(part.text)):
                 if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
                     continue
-                line = RankedLine(
-                    text=sentence, drug_id=drug_id, display_name=part.display_name, section_key=section,
-                    part_id=part.id, part_index=part.part_index, line_index=index, score=best,
-                    source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
-                )  # fmt: skip
-                out.append(line)
+                out.append(_part_line(part, sentence, index, best))
     out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
@@ -396,3 +378,12 @@ def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
     return tuple(chosen[:BOOK_LINES])
+
+
+def _part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
+    """A sentence (or a clause of it) of a part as a ranked line, cited as the part is."""
+    return RankedLine(
+        text=text, drug_id=part.drug_id, display_name=part.display_name, section_key=part.section_key,
+        part_id=part.id, part_index=part.part_index, line_index=index, score=score,
+        source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
+    )  # fmt: skip
