@@ -148,7 +148,7 @@ def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> 
             for index, sentence in enumerate(part_sentences(part.text)):
                 clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
                 if clause:
-                    out.append(_part_line(part, clause, index, 0.0))
+                    out.append(part_line(part, clause, index, 0.0))
     return out
 
 
@@ -321,7 +321,7 @@ def band_lines(
             for index, sentence in enumerate(split_sentences(part.text)):
                 if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
                     continue
-                out.append(_part_line(part, sentence, index, best))
+                out.append(part_line(part, sentence, index, best))
     out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
@@ -380,7 +380,7 @@ def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
     return tuple(chosen[:BOOK_LINES])
 
 
-def _part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
+def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
     """A sentence (or a clause of it) of a part as a ranked line, cited as the part is."""
     return RankedLine(
         text=text, drug_id=part.drug_id, display_name=part.display_name, section_key=part.section_key,

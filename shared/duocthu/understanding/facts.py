@@ -415,14 +415,16 @@ def _past_reactions(
             if before:
                 past(before[-1].start, before[-1].start + before[-1].length, match)
                 continue
-        # the drug, then "bị" and a reaction told as past (to its clause's end), then a new complaint
+        # the drug, then "bị" and a reaction (to its clause's end), then what is asked: a new
+        # complaint after a reaction told as past, or another drug (the one the patient may take now)
         said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
-        if said is None or not told_as_past or said.end >= len(clauses):
+        if said is None or said.end >= len(clauses) or clauses[said.start] != clauses[match.start]:
             continue
         end, clause = said.end, clauses[said.end]
         while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
             end += 1
-        if any(c.start >= end for c in conditions):
+        complaint = told_as_past and any(c.start >= end for c in conditions)
+        if complaint or any(m.start >= end for m in named):
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
 

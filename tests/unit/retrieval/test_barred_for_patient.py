@@ -44,3 +44,15 @@ def test_a_dose_asked_for_a_barred_patient_is_answered_by_the_bar(tmp_path: Path
     # no dose line, no word that the dose section follows, no print check for a table not shown
     assert "0,1 mg/kg sau mỗi lần đi ngoài" not in answer and "nguyên văn mục Liều lượng" not in answer
     assert "CẦN ĐỐI CHIẾU BẢN IN" not in answer
+
+
+def test_a_severe_reaction_to_a_drug_of_the_class_a_contraindication_names_bars(tmp_path: Path) -> None:
+    # cefuroxime's contraindications name "quá mẫn tức thì và nặng (như sốc phản vệ …) với penicilin":
+    # an anaphylaxis to amoxicillin (a penicillin, by its Loại thuốc) is that reaction
+    anaphylaxis = "Bé 3 tuổi 14kg, năm ngoái tiêm amoxicillin bị sốc phản vệ. Cho Zinnat liều bao nhiêu?"
+    # a mild rash is not the reaction the clause names: quoted, never a bar
+    rash = "BN dị ứng penicilin (nổi mẩn nhẹ), dùng cefuroxim được không?"
+    barred, quoted = (t.answer for t in run_turns([anaphylaxis, rash], tmp_path))
+    assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in barred
+    assert DOSE_WITHHELD in barred and "10 mg/kg, 2 lần/ngày" not in barred
+    assert DOSE_WITHHELD not in quoted and "dị ứng nhẹ, không tức thì với penicilin" in quoted
