@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
+from duocthu.core.labs import lab_relation
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
@@ -84,6 +85,7 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
         level = patient.level_text(concept)
         if level:
             found.append(relation(patient_band(level, concept), sentence_bands(text, concept)) or "")
+    found.append(lab_relation(text, patient.lab_values) or "")
     if "inside" in found:
         return 1 + BAND_PRIOR
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
@@ -285,13 +287,21 @@ def answering_lines(
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
-    # answers it before any line on the patient's condition, however many of its words that shares
-    kept = together_lines or kept
+    # answers it before any line on the patient's condition, however many of its words that shares;
+    # a line stating a band the patient's own numbers fall in answers for them whatever is asked
+    if together_lines:
+        kept = [*together_lines, *(line for line in kept if _for_patient(line, candidates, patient))]
     if not kept:
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+
+
+def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
+    """The line states a band the patient's own numbers fall in, in a section that decides."""
+    decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
+    return decides and patient_fit(line.text, patient) > 1
 
 
 def band_lines(

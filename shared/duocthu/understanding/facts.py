@@ -15,6 +15,7 @@ from functools import lru_cache
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
+from duocthu.core.labs import stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
@@ -73,6 +74,7 @@ class Facts:
     reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
     reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
     denied: frozenset[int] = field(default_factory=frozenset)  # conditions said not to be ("không sốt")
+    labs: tuple[str, ...] = ()  # laboratory values as written ("K+ 5,4 mmol/l", core.labs)
 
     def patient_context(self) -> PatientContext:
         return PatientContext(
@@ -85,6 +87,7 @@ class Facts:
             pregnancy=self.pregnancy,
             pregnancy_stage=self.pregnancy_stage,
             breastfeeding=self.breastfeeding,
+            labs=self.labs,
         )
 
     @property
@@ -248,6 +251,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
         reaction_starts=frozenset(reaction_starts),
         reaction_cause_starts=frozenset(cause_starts),
         denied=frozenset(_denied(cues.folded, conditions)),
+        labs=stated_labs(text),
     )
 
 

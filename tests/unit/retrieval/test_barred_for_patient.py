@@ -56,3 +56,17 @@ def test_a_severe_reaction_to_a_drug_of_the_class_a_contraindication_names_bars(
     assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in barred
     assert DOSE_WITHHELD in barred and "10 mg/kg, 2 lần/ngày" not in barred
     assert DOSE_WITHHELD not in quoted and "dị ứng nhẹ, không tức thì với penicilin" in quoted
+
+
+def test_a_laboratory_value_inside_a_contraindications_band_bars(tmp_path: Path) -> None:
+    # "kali huyết thanh trên 5,0 mmol/l" at K+ 5,4: the bar, and its sentence first
+    high, normal = (
+        f"BN suy tim, {value}. Khởi đầu spironolacton liều bao nhiêu?"
+        for value in ("K+ 5,4 mmol/l", "kali 4,2")
+    )
+    barred, dosed = (t.answer for t in run_turns([high, normal], tmp_path))
+    assert DOSE_WITHHELD in barred and "kali huyết thanh trên 5,0 mmol/l" in barred.split("\n")[1]
+    assert (
+        "không có mục" not in barred and "được trích dưới đây" not in barred
+    )  # the dose is withheld, not absent
+    assert DOSE_WITHHELD not in dosed and "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết" in dosed
