@@ -244,7 +244,9 @@ def answering_lines(
         # is written by its INN in this drug's interactions ("acenocoumarol")
         others = " ".join(other[:1][0] for d, other in (*drugs, *together) if d != drug_id and other)
         tokens = question_tokens(f"{question} {others}", names)
-        if not tokens:
+        if not tokens:  # no words of its own ("còn X thì sao?"): what the book says of this patient
+            read = [*candidates, *(k for k in (*SAFETY_SECTIONS, DOSE_SECTION) if k not in candidates)]
+            kept += band_lines(store, drug_id, read if decision else candidates, patient, (), decision)
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition

@@ -70,3 +70,16 @@ def test_a_laboratory_value_inside_a_contraindications_band_bars(tmp_path: Path)
         "không có mục" not in barred and "được trích dưới đây" not in barred
     )  # the dose is withheld, not absent
     assert DOSE_WITHHELD not in dosed and "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết" in dosed
+
+
+def test_a_follow_up_with_no_words_of_its_own_reads_the_lines_on_this_patient(tmp_path: Path) -> None:
+    # "còn paracetamol thì sao?" after a 2-month-old's question: the band lines for them, never
+    # "no passage relevant enough"
+    turns = run_turns(
+        ["Bé 2 tháng tuổi 5kg sốt, ibuprofen được không?", "còn paracetamol thì sao"],
+        tmp_path,
+        [[], ["Bé 2 tháng tuổi 5kg sốt, ibuprofen được không?"]],
+    )
+    answer = turns[1].answer
+    assert "Trẻ dưới 3 tháng tuổi chỉ dùng theo chỉ định của thầy thuốc" in answer
+    assert "không có đoạn nào đủ liên quan" not in answer
