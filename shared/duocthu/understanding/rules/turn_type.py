@@ -9,6 +9,7 @@ from typing import Any
 
 from duocthu.core.conditions import condition_kind
 from duocthu.core.sections import (
+    ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
     BREASTFEEDING_SECTION,
     CAUTION_SECTION,
@@ -154,8 +155,11 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     asks_more = content_words(cues, spans)
     for_someone = bool(facts.population or facts.states_patient)
     taken = facts.current_medication_ids
-    if taken and products == len(taken) and (facts.pregnancy or facts.breastfeeding):
-        # every medicine named is one a pregnant or nursing patient takes: each, for her state
+    # the patient's state is what every medicine named is asked of (none is added to the others,
+    # and no word says together): each, for her pregnancy or nursing, or each dose for their organ
+    for_state = facts.pregnancy or facts.breastfeeding
+    for_state = for_state or (attribute == DOSE_SECTION and (facts.renal_function or facts.hepatic_function))
+    if for_state and (not taken or products == len(taken)) and not cues.has("interaction"):
         taken, beside = (), None
     if products >= 2 and (
         attribute == INTERACTION_SECTION
@@ -218,11 +222,16 @@ def section_for_patient(frame: QueryFrame) -> QueryFrame:
     gives a section: that section decides first. Run after the merge, on the merged patient, for a
     turn naming its drugs and a turn going on about the conversation's alike (a pregnancy told two
     turns before the question still decides it)."""
-    if frame.attribute or frame.turn_type not in ("drug_overview", "drug_attribute"):
+    # what to do ("xử lý sao") with no reaction told is asked of the patient's state, not of a reaction
+    managed = frame.attribute == ADR_MANAGEMENT_SECTION and not frame.patient_context.adverse_reactions
+    managed = managed and frame.condition is None
+    if (frame.attribute and not managed) or frame.turn_type not in ("drug_overview", "drug_attribute"):
         return frame
     if not (frame.drugs or frame.unknown_drugs):
         return frame
     section = state_section(frame.patient_context)
+    if section is None and managed:
+        return frame
     if section is None:
         return frame
     update = {"turn_type": "drug_attribute", "attribute": section, "section_overview": False}
