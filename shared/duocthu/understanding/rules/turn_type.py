@@ -157,8 +157,8 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     taken = facts.current_medication_ids
     # the patient's state is what every medicine named is asked of (none is added to the others,
     # and no word says together): each, for her pregnancy or nursing, or each dose for their organ
-    for_state = facts.pregnancy or facts.breastfeeding
-    for_state = for_state or (attribute == DOSE_SECTION and (facts.renal_function or facts.hepatic_function))
+    organ = bool(facts.renal_function or facts.hepatic_function)
+    for_state = bool(facts.pregnancy or facts.breastfeeding) or (attribute == DOSE_SECTION and organ)
     if for_state and (not taken or products == len(taken)) and not cues.has("interaction"):
         taken, beside = (), None
     if products >= 2 and (
