@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.conditions import condition_kind
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
@@ -20,6 +21,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.understanding.candidates import Turn
 from duocthu.understanding.clauses import in_what_is_asked
 from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
@@ -106,7 +108,9 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
         return None
     turn = reading.turn
     turn_type, attribute = _continued_turn(reading)
-    carried = [] if turn.prior and turn.prior.drugs else list(turn.candidates.history_ids())
+    carried = [] if turn.prior and turn.prior.drugs else _not_allergens(turn)
+    if not carried and not (turn.prior and turn.prior.drugs):
+        return None
     return {
         **reading.frame(),
         "turn_type": turn_type,
@@ -114,6 +118,19 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
         "attribute": attribute,
         **CONTINUED,
     }
+
+
+def _not_allergens(turn: Turn) -> list[str]:
+    """The drugs the conversation named, less those named as what the patient is allergic or
+    reacted to: an allergen is a fact about the patient, never the drug a follow-up goes on about."""
+    context = turn.prior.patient_context if turn.prior else None
+    told = " ".join((*context.allergies, *context.adverse_reactions)) if context else ""
+    names = turn.candidates.names
+    return [
+        d
+        for d in turn.candidates.history_ids()
+        if not any(contains_phrase(told, n) for n in names.get(d, (d,)))
+    ]
 
 
 def unknown_product_frame(reading: Reading) -> dict[str, Any] | None:
