@@ -152,7 +152,7 @@ def _with_labs(named: Test | None, frame: QueryFrame, asked: Sequence[EvidenceIt
     """A sentence about the patient: named by their state (`named`), or, where the section states a
     band of a laboratory value they give, one their own number falls in."""
     values = PatientProfile.from_frame(frame).lab_values
-    if not any(lab_relation(s, values) for _, s in _sentences(asked)):
+    if not values or not any(lab_relation(s, values) for _, s in _sentences(asked)):
         return named
     return lambda s: lab_relation(s, values) == "inside" or bool(named and named(s))
 
