@@ -1,11 +1,12 @@
 """ "Đang uống A và B, uống thêm X được không?": X's contraindication sentences about the patient,
 then per medicine taken the sentences of X's and its interaction sections naming the other (those
 first when one of them bars the combination); every whole section a quick reply away, never
-pasted."""
+pasted, but X's contraindications asked by name when none of their sentences names the patient."""
 
 from __future__ import annotations
 
-from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, answer_lines, lines_text
+from duocthu.answer.blocks import section_blocks
+from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, AnswerLines, answer_lines, lines_text
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
 from duocthu.answer.replies.pairs import interaction_lines
 from duocthu.answer.replies.sections import answer_lines_block
@@ -32,6 +33,13 @@ def beside_medicines(
     pairs = interaction_lines(composer, plan, evidence)
     lines = pairs.lines(pooled, used, about=drug)
     head: list[Block] = [answer_lines_block(found, quoted)] if found and quoted else []
+    if _asked_whole(plan, found):  # the contraindications asked: the list whole, never a quick reply away
+        parts = [
+            item
+            for item in bundle.evidence
+            if (item.drug_id, item.section_key) == (drug, CONTRAINDICATION_SECTION)
+        ]
+        head += section_blocks(parts[0], parts) if parts else []
     read = pairs.pairs(pooled, about=drug)
     paired = PairsBlock(drugs=pairs.known, unknown_names=pairs.unknown, pairs=read, lines=tuple(lines))
     # a combination the sections bar answers before what the patient's state reads (a precaution,
@@ -46,6 +54,15 @@ def beside_medicines(
     return compact(
         composer, plan, merge_bundles(bundle, pooled), body, [barred, *pairs.quick_replies()], found
     )
+
+
+def _asked_whole(plan: Plan, found: AnswerLines | None) -> bool:
+    """The turn asks the drug's contraindications and no sentence of them names this patient: the
+    section is the answer (a list cut to the lines on the patient, or to none, would read as
+    complete)."""
+    ask = plan.main_ask
+    asked = ask is not None and ask.section_key == CONTRAINDICATION_SECTION
+    return asked and (found is None or found.not_said or found.section_key != CONTRAINDICATION_SECTION)
 
 
 _CONTRAINDICATED = ("chống", "chỉ", "định")
