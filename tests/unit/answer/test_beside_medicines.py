@@ -10,7 +10,7 @@ from duocthu.tools.evals.answers import run_turns
 
 
 def test_the_contraindications_asked_beside_medicines_taken_are_quoted_whole(tmp_path: Path) -> None:
-    message = "BN đang aspirin 81 + Plavix, nay phát hiện loét tá tràng chảy máu. Aspirin có CCĐ không"
+    message = "BN nam 58t, đang aspirin 81 + Plavix, nay phát hiện loét tá tràng. Aspirin có CCĐ không"
     answer = run_turns([message], tmp_path)[0].answer
     assert "【Acid acetylsalicylic】 Chống chỉ định" in answer
     assert "Loét dạ dày tá tràng đang tiến triển" in answer
