@@ -52,7 +52,7 @@ from duocthu.retrieval.answering import (
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
-from duocthu.retrieval.interactions import drug_classes, interaction_evidence
+from duocthu.retrieval.interactions import classes_named, drug_classes, interaction_evidence
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
@@ -258,8 +258,11 @@ class RetrievalService:
         context = plan.frame.patient_context
         told = (*context.allergies, *context.adverse_reactions)
         reacted = (m.drug_id for text in told for m in resolver.resolve(text))
-        allergens = {a: drug_names(resolver, a) for a in reacted}
+        allergens: dict[str, Sequence[str]] = {a: drug_names(resolver, a) for a in reacted}
         classes = {a: drug_classes(self.store, a) for a in allergens}
+        # an allergy told as a class ("dị ứng penicilin", "dị ứng nhóm cephalosporin") is to every member
+        for told_class in {c for text in told for c in classes_named(text, affirmed_only=True)}:
+            allergens[f"class:{told_class}"], classes[f"class:{told_class}"] = (), frozenset({told_class})
         bars = allergy_lines(self.store, drug, allergens, classes, plan.reading.text) if allergens else []
         profile = PatientProfile.from_frame(plan.frame)
         if not profile.is_empty() and not profile.levels_not_told():

@@ -354,7 +354,10 @@ def _allergies(
     stated: set[int] = set()  # "dị ứng" saying which medicine the patient is allergic to
     for cue in cues.all("allergy"):
         span = _object_after(cue, tokens, clauses)
-        if len(span):
+        if len(span) and _denied_allergy(cue, cues.folded, clauses):
+            objects.update(span)  # what the patient is not allergic to is no complaint either
+            stated.update(range(cue.start, cue.end))
+        elif len(span):
             allergies.append(" ".join(written[i] for i in span))
             # an allergy to X's own ingredients leaves X the drug asked about
             own = [fold(tokens[i]) for i in span[:2]] == ["thanh", "phan"]
@@ -363,6 +366,17 @@ def _allergies(
             if any(i in starts or fold(tokens[i]) == "thuoc" or foreign_word(written[i]) for i in span):
                 stated.update(range(cue.start, cue.end))
     return allergies, objects, stated
+
+
+# Words before "dị ứng" in its clause that deny it: "không dị ứng", "chưa từng dị ứng", "không có
+# tiền sử dị ứng"
+_DENYING = frozenset({"khong", "chua"})
+ALLERGY_DENIAL_WINDOW = 4
+
+
+def _denied_allergy(cue: Cue, folded: Sequence[str], clauses: Sequence[int]) -> bool:
+    before = range(max(0, cue.start - ALLERGY_DENIAL_WINDOW), cue.start)
+    return any(folded[i] in _DENYING and clauses[i] == clauses[cue.start] for i in before)
 
 
 def _comorbid(

@@ -83,3 +83,11 @@ def test_a_follow_up_with_no_words_of_its_own_reads_the_lines_on_this_patient(tm
     answer = turns[1].answer
     assert "Trẻ dưới 3 tháng tuổi chỉ dùng theo chỉ định của thầy thuốc" in answer
     assert "không có đoạn nào đủ liên quan" not in answer
+
+
+def test_an_allergy_told_as_a_class_bars_its_members_and_a_denied_one_bars_nothing(tmp_path: Path) -> None:
+    by_class = "BN dị ứng penicilin (sốc phản vệ), dùng cefuroxim được không?"
+    denied = "Chưa từng dị ứng cephalosporin, dùng cefuroxim liều bao nhiêu"
+    barred, dosed = (t.answer for t in run_turns([by_class, denied], tmp_path))
+    assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in barred
+    assert DOSE_WITHHELD not in dosed and "【Cefuroxim】 Liều lượng và cách dùng" in dosed

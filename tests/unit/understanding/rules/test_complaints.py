@@ -102,3 +102,12 @@ def test_a_complaint_no_table_names_is_still_what_a_which_drug_question_asks(
     # a vague complaint is not one
     vague = understand_offline("Tôi đang dùng warfarin, bị gì đó ở chân, dùng thuốc gì", resolver)
     assert vague.condition is None
+
+
+def test_an_allergy_said_not_to_be_is_no_allergy(resolver: CatalogDrugResolver) -> None:
+    for question in (
+        "BN không dị ứng penicilin, dùng cefuroxim được không?",
+        "Chưa từng dị ứng cephalosporin",
+    ):
+        assert understand_offline(question, resolver).patient_context.allergies == (), question
+    assert understand_offline("BN dị ứng penicilin", resolver).patient_context.allergies == ("penicilin",)
