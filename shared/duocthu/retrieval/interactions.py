@@ -139,6 +139,25 @@ def classes_named(
     return MappingProxyType(found)  # kept in the cache: read-only
 
 
+# At most this many words between a class a question names and the "nào" asking among it
+# ("thuốc chống đông máu đường uống nào")
+CLASS_TO_WHICH = 3
+
+
+def classes_asked_among(question: str) -> Mapping[str, str]:
+    """The classes a which-drug question asks among, each with its wording: named just before "nào"
+    ("NSAID nào …"), not after it ("thuốc nào tương tác với thuốc chống đông" asks of the class,
+    not among it)."""
+    folded = [fold(t) for t in words(question)]
+    asked: dict[str, str] = {}
+    for value, wording in classes_named(question, affirmed_only=True).items():
+        said = [fold(t) for t in words(wording)]
+        ends = [i + len(said) for i in range(len(folded)) if folded[i : i + len(said)] == said]
+        if any("nao" in folded[end : end + CLASS_TO_WHICH] for end in ends):
+            asked[value] = wording
+    return asked
+
+
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
     """The classes a drug's "Loại thuốc" section puts it in."""
     parts = store.find_by_section(drug_id, CLASS_SECTION)

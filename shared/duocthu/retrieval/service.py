@@ -52,7 +52,12 @@ from duocthu.retrieval.answering import (
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
-from duocthu.retrieval.interactions import classes_named, drug_classes, interaction_evidence
+from duocthu.retrieval.interactions import (
+    classes_asked_among,
+    classes_named,
+    drug_classes,
+    interaction_evidence,
+)
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
@@ -323,6 +328,19 @@ class RetrievalService:
         decision = plan.reading.yes_or_no or ask.with_patient
         return answering_lines(self.store, named, question, candidates, together, carried, patient, decision)
 
+    def _outside_class_asked(self, question: str | None, resolver: CatalogDrugResolver) -> tuple[str, ...]:
+        """The catalogue drugs outside the class a which-drug question asks among (the class the
+        book's class table knows, named just before "nào": "thuốc kháng vitamin K nào …", "NSAID
+        nào …", a list's quick reply "Thuốc chống đông máu đường uống nào …"): never listed. A broad
+        word ("thuốc giảm đau": an NSAID's "Loại thuốc" may not say it) narrows nothing, nor a class
+        no catalogue drug is in."""
+        asked = frozenset(classes_asked_among(question or ""))
+        if not asked:
+            return ()
+        drugs = [d.drug_id for d in resolver.catalog.drugs]
+        members = {d for d in drugs if drug_classes(self.store, d) & asked}
+        return tuple(d for d in drugs if d not in members) if members else ()
+
     def _answer(
         self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None
     ) -> EvidenceBundle:
@@ -337,6 +355,7 @@ class RetrievalService:
         if ask.kind == "relation":
             # a catalogue drug asked ("thuốc nào tương tác với warfarin") is searched by its names
             named = [name for drug in ask.drugs for name in drug_names(resolver, drug)]
+            outside = self._outside_class_asked(ask.query or frame.standalone_query, resolver)
             return retrieve_for_relation(
                 self.store,
                 frame,
@@ -344,7 +363,7 @@ class RetrievalService:
                 rerank=self.rerank,
                 candidates=ask.candidate_sections,
                 names=(*ask.unknown_names, *dict.fromkeys(named)),
-                skip_drugs=ask.drugs,
+                skip_drugs=(*ask.drugs, *outside),
             )
         if ask.kind == "each_drug":
             if ask.query is None:

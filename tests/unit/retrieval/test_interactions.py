@@ -215,3 +215,14 @@ def test_a_part_naming_one_drug_and_anothers_class_records_the_class_for_the_oth
         assert interaction_evidence(edge, resolver, ["ciproxin", "prednisolin"]).named_by_class == ()
     finally:
         edge.close()
+
+
+def test_the_class_a_which_drug_question_asks_among_stands_before_which() -> None:
+    from duocthu.retrieval.interactions import classes_asked_among
+
+    assert set(
+        classes_asked_among("Thuốc chống đông máu đường uống nào chống chỉ định ở phụ nữ có thai?")
+    ) == {"anticoagulant"}
+    assert set(classes_asked_among("NSAID nào trong DT CCĐ 3 tháng cuối thai kỳ?")) == {"nsaid"}
+    # after "nào" the class is what is asked of, not among
+    assert classes_asked_among("thuốc nào tương tác với thuốc chống đông") == {}

@@ -25,6 +25,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, GatheredEvidence, RankedDrug
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reply import Block, DrugListBlock, ListedDrug, NoticeBlock
+from duocthu.retrieval.interactions import classes_asked_among, classes_named
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
 from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
@@ -129,9 +130,16 @@ class RelationList:
         ]
 
     def class_asked(self) -> list[str]:
-        """The list is by section text, never filtered by class: a drug of the class asked is put
-        first and named, the others stay (an NSAID is an analgesic its "Loại thuốc" head may not
-        call one)."""
+        """A class of the book's class table asked among ("NSAID nào …"): the lookup listed its
+        members only, and the list says so. A broader word the question names is no filter: a drug
+        of that class is put first and named, the others stay (an NSAID is an analgesic its "Loại
+        thuốc" head may not call one)."""
+        among = classes_asked_among(self.plan.reading.text)
+        heads = [classes_named(self.classes.get(d.drug_id) or "", affirmed_only=True) for d in self.drugs]
+        if among and self.drugs and all(among.keys() & head.keys() for head in heads):
+            named = ", ".join(f"“{w}”" for w in among.values())
+            said = f"Chỉ gồm các thuốc mà mục “Loại thuốc” xếp vào nhóm {named}"
+            return [f"{said}; hỏi lại không kèm tên nhóm để xem mọi thuốc."]
         asked = self.plan.reading.asked_class
         if not asked:
             return []
