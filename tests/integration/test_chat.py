@@ -85,6 +85,8 @@ def test_dosing_quotes_the_formulary_and_does_no_arithmetic(service: ChatService
     turn = service.turn("paracetamol cho trẻ 12 kg liều bao nhiêu?")
     assert turn.decision == "VERIFY_PDF"  # the weight table must be checked against the page
     assert "không tự tính liều" in turn.answer and "12 kg" in turn.answer
+    # the answering lines first, how the question was read after them
+    assert turn.answer.index("“11 – 15 kg | 160 mg”") < turn.answer.index("không tự tính liều")
     assert {e.section_key for e in turn.bundle.evidence} == {"lieu_luong_va_cach_dung"}
     assert "180 mg" not in turn.answer.split("Nguồn:")[0]  # nothing computed before the quoted text
 

@@ -210,10 +210,13 @@ class ReplyWording:
     def reading_notes(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         """The preface's lines that say how the question was read, not what the reply leaves out
         (a shorthand, a drug without a monograph quoted where the asked drug's interactions name
-        it): they may follow the answering lines, which a warning of what is not covered may not."""
+        it, the dose not computed for the figures given): they may follow the answering lines,
+        which a warning of what is not covered may not."""
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         joined = plan.reading.joined_unknown_names
         notes = self.read_as(plan)
+        if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
+            notes.append(self.dosing_echo(plan.frame, plan.reading.asks_computation))  # after the lines
         real = set(plan.reading.outside_together).issuperset(joined)
         if joined and answered and plan.asks_kind("together") and real:
             notes += self.names_not_covered(plan, answered, joined)[:1]
