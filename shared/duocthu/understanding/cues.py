@@ -251,13 +251,15 @@ class TurnCues:
         )
 
 
-# A population that is a patient's state tells that state too (a fact the patient's reply checks), in
-# the same words: the state's own rows hold only the words no population row has ("thai kỳ", "eGFR").
-_STATE_OF_POPULATION = {
-    "phu_nu_co_thai": "pregnancy",
-    "phu_nu_cho_con_bu": "breastfeeding",
-    "suy_than": "renal",
-    "suy_gan": "hepatic",
+# A cue that tells another kind by the same words: a population that is a patient's state tells that
+# state (a fact the reply checks); a word standing for the conversation's drug refers back to it. The
+# told kind's own rows hold only the words no such cue has ("thai kỳ", "eGFR", "thì sao").
+_TELLS_TOO = {
+    ("population", "phu_nu_co_thai"): "pregnancy",
+    ("population", "phu_nu_cho_con_bu"): "breastfeeding",
+    ("population", "suy_than"): "renal",
+    ("population", "suy_gan"): "hepatic",
+    ("drug_pronoun", ""): "continue",
 }
 
 
@@ -267,9 +269,9 @@ def scan_cues(text: str) -> TurnCues:
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
     for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)
-        state = _STATE_OF_POPULATION.get(match.value[1]) if match.value[0] == "population" else None
-        if state:
-            grouped.setdefault(state, []).append(PhraseMatch(match.start, match.length, (state, "")))
+        told = _TELLS_TOO.get(match.value)
+        if told:
+            grouped.setdefault(told, []).append(PhraseMatch(match.start, match.length, (told, "")))
     by_kind = {
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()
