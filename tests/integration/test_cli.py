@@ -41,6 +41,10 @@ def test_ask_surfaces_visual_check(data_dir: Path, capsys: pytest.CaptureFixture
 def test_ask_abstains_on_unknown_drug(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = ask(data_dir, "Chống chỉ định của aspirinol?", capsys)
     assert "Không tìm thấy “aspirinol”" in out and "Nguồn:" not in out
+    # a real drug (the ATC table's) is said to have no monograph here, never "not found"
+    real = ask(data_dir, "Chống chỉ định của pantoprazol?", capsys)
+    assert "“pantoprazol” không có chuyên luận riêng trong Dược thư này" in real
+    assert "Không tìm thấy" not in real
 
 
 def test_ask_prints_the_replies_a_clarifying_question_offers(

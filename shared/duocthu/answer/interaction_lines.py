@@ -20,6 +20,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.models.reply import InteractionPair, PairMention
 from duocthu.retrieval.interactions import names_in, phrase_in
+from duocthu.retrieval.sentences import has_cue
 
 HEADING = SECTION_HEADINGS[INTERACTION_SECTION]
 MIN_DRUGS = 3  # two drugs keep the full answer: both sections' naming parts fit in full
@@ -160,9 +161,13 @@ class InteractionLines:
         by_class: list[str] = []
         for item in parts.get(owner, ()):
             wording = classes.get((item.id, other))
+            named = False  # the sentence before names the other drug
             for sentence in split_sentences(item.text.removeprefix(f"【{item.display_name}】 ")):
                 by_name = bool(names_in(sentence, {other: names}))
-                if not by_name and not (wording and phrase_in(words(sentence), wording)):
+                # what to take instead, said right after the pair ("có thể chọn pantoprazol"), goes with it
+                instead = named and has_cue(sentence, "preference")
+                named = by_name or bool(wording and phrase_in(words(sentence), wording))
+                if not named and not instead:
                     continue
                 if not by_name and wording and wording not in by_class:
                     by_class.append(wording)

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from duocthu.core.labs import lab_relation
 from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS, resolve_section
 from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
@@ -147,6 +148,12 @@ def _about_patient(named: Test, frame: QueryFrame) -> Test:
     )
 
 
+def _with_labs(named: Test | None, values: dict[str, float]) -> Test:
+    """A sentence about the patient: named by their state (`named`), or stating a band of a
+    laboratory value their own number falls in."""
+    return lambda s: lab_relation(s, values) == "inside" or bool(named and named(s))
+
+
 def _in_band(sentence: str, weight: float) -> bool:
     for low, high in _BAND.findall(sentence):
         if float(low.replace(",", ".")) <= weight <= float(high.replace(",", ".")):
@@ -210,7 +217,7 @@ def answer_lines(
     if ask is None or not ask.answering_lines or len(frame.drugs) != 1:
         return None
     section = ask.section_key
-    if section is None and _state(frame) is not None:
+    if section is None and (_state(frame) is not None or frame.patient_context.labs):
         # "X dùng cho <this patient> được không?": its contraindications answer it first
         section = CONTRAINDICATION_SECTION
     if not section:
@@ -231,7 +238,13 @@ def answer_lines(
     state_test = _about_patient(state_named, frame) if state_named else None
     if state and state_test:
         focus.append(state[0])
-        tests.append(state_test)
+    values = PatientProfile.from_frame(frame).lab_values
+    patient_test = state_test
+    if values:  # a band of a laboratory value the patient's own number falls in is about them too
+        focus += frame.patient_context.labs
+        patient_test = _with_labs(state_test, values)
+    if patient_test is not None:
+        tests.append(patient_test)
     if not tests or not asked:
         return None
     # a sentence stating another route than the question's answers for another dosage form
@@ -239,7 +252,7 @@ def answer_lines(
     organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
     by_weight = weight is not None
     lines = _pick(
-        _about_the_question(pairs, tests, by_weight, reading.asks_maximum, state_test, organ), tests
+        _about_the_question(pairs, tests, by_weight, reading.asks_maximum, patient_test, organ), tests
     )
     if lines:
         if section in POPULATION_SECTIONS and state_test is not None:
@@ -423,25 +436,31 @@ def _ranked_line(line: AnswerLine) -> str:
     return f"- “{line.text}” ({line.citation})"
 
 
-def _ranked_text(found: AnswerLines, drug_name: str, section_absent: bool) -> list[str]:
+def _ranked_text(
+    found: AnswerLines, drug_name: str, section_absent: bool, withheld: bool = False
+) -> list[str]:
     """Each line with its section and pages; the routed section, when it is not where the best
-    line is from, is said to follow (or, absent from the monograph, said to be absent)."""
+    line is from, is said to follow (or, absent from the monograph, said to be absent; or nothing,
+    `withheld` from the reply)."""
     routed = SECTION_HEADINGS.get(found.section_key, found.section_key)
     if section_absent:
         head = f"Chuyên luận {drug_name} không có mục “{routed}”; các câu trả lời trong chuyên luận:"
     else:
         head = f"Câu trả lời trong chuyên luận {drug_name}:"
     out = [head, *(_ranked_line(line) for line in found.lines)]
-    if not section_absent and found.lines[0].section_key != found.section_key:
+    if not section_absent and not withheld and found.lines[0].section_key != found.section_key:
         out.append(section_follows(routed))
     return out
 
 
-def lines_text(found: AnswerLines, drug_name: str, section_absent: bool = False) -> list[str]:
+def lines_text(
+    found: AnswerLines, drug_name: str, section_absent: bool = False, withheld: bool = False
+) -> list[str]:
     """The reply's opening lines: the answering sentences with their citations, or one line that
-    the section does not say, then what the section that does say says."""
+    the section does not say, then what the section that does say says (`withheld`: the routed
+    section is left out of the reply, never said to follow)."""
     if found.ranked:
-        return _ranked_text(found, drug_name, section_absent)
+        return _ranked_text(found, drug_name, section_absent, withheld)
     if found.read_sections:
         return _effect_text(found, drug_name)
     heading = SECTION_HEADINGS[found.section_key]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from duocthu.core.tables import table_rows
+from duocthu.core.text import fold, folded_words, stop_words, words
 
 
 @lru_cache(maxsize=1)
@@ -19,3 +20,11 @@ def _population_phrases() -> dict[str, tuple[str, ...]]:
 def population_wordings(population: str | None) -> tuple[str, ...]:
     """How the formulary's sections name a population ("trẻ em", "trẻ dưới" for tre_em)."""
     return _population_phrases().get(population or "", ())
+
+
+def population_named(text: str) -> str | None:
+    """The population a text names by a formulary wording and nothing more ("trong thai kỳ":
+    phu_nu_co_thai; "3 tháng cuối thai kỳ" names a stage, no population)."""
+    said = [fold(w) for w in words(text) if w not in stop_words()]
+    phrases = _population_phrases().items()
+    return next((p for p, wordings in phrases if any(folded_words(w) == said for w in wordings)), None)

@@ -133,8 +133,9 @@ class NamedByClass(_Model):
 
 class NamedAlternative(_Model):
     """A sentence of a checked drug's or a current medicine's section that names another drug as
-    the one to take instead ("nếu cần giảm đau ưu tiên paracetamol", in warfarin's interactions):
-    quoted, and the drug it names is checked too."""
+    the one to take instead ("nếu cần giảm đau ưu tiên paracetamol", in warfarin's interactions),
+    or names itself the one preferred in the patient's state (its pregnancy section): quoted, and
+    the drug it names is checked too."""
 
     evidence_id: str
     source_drug_id: str  # whose section says it

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
+from duocthu.core.labs import lab_relation
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
@@ -84,6 +85,7 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
         level = patient.level_text(concept)
         if level:
             found.append(relation(patient_band(level, concept), sentence_bands(text, concept)) or "")
+    found.append(lab_relation(text, patient.lab_values) or "")
     if "inside" in found:
         return 1 + BAND_PRIOR
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
@@ -148,7 +150,7 @@ def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> 
             for index, sentence in enumerate(part_sentences(part.text)):
                 clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
                 if clause:
-                    out.append(_part_line(part, clause, index, 0.0))
+                    out.append(part_line(part, clause, index, 0.0))
     return out
 
 
@@ -242,7 +244,9 @@ def answering_lines(
         # is written by its INN in this drug's interactions ("acenocoumarol")
         others = " ".join(other[:1][0] for d, other in (*drugs, *together) if d != drug_id and other)
         tokens = question_tokens(f"{question} {others}", names)
-        if not tokens:
+        if not tokens:  # no words of its own ("còn X thì sao?"): what the book says of this patient
+            read = [*candidates, *(k for k in (*SAFETY_SECTIONS, DOSE_SECTION) if k not in candidates)]
+            kept += band_lines(store, drug_id, read if decision else candidates, patient, (), decision)
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
@@ -285,13 +289,21 @@ def answering_lines(
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
-    # answers it before any line on the patient's condition, however many of its words that shares
-    kept = together_lines or kept
+    # answers it before any line on the patient's condition, however many of its words that shares;
+    # a line stating a band the patient's own numbers fall in answers for them whatever is asked
+    if together_lines:
+        kept = [*together_lines, *(line for line in kept if _for_patient(line, candidates, patient))]
     if not kept:
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
     return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+
+
+def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
+    """The line states a band the patient's own numbers fall in, in a section that decides."""
+    decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
+    return decides and patient_fit(line.text, patient) > 1
 
 
 def band_lines(
@@ -321,7 +333,7 @@ def band_lines(
             for index, sentence in enumerate(split_sentences(part.text)):
                 if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
                     continue
-                out.append(_part_line(part, sentence, index, best))
+                out.append(part_line(part, sentence, index, best))
     out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
@@ -380,7 +392,7 @@ def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
     return tuple(chosen[:BOOK_LINES])
 
 
-def _part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
+def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
     """A sentence (or a clause of it) of a part as a ranked line, cited as the part is."""
     return RankedLine(
         text=text, drug_id=part.drug_id, display_name=part.display_name, section_key=part.section_key,

@@ -17,6 +17,7 @@ from typing import Literal
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.caching import text_cache
+from duocthu.core.labs import patient_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
 from duocthu.core.phrases import PhraseIndex
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
@@ -203,6 +204,11 @@ class PatientProfile:
     @classmethod
     def from_frame(cls, frame: QueryFrame) -> PatientProfile:
         return cls(frame.patient_context, frame.population, frame.age_text, frame.weight_kg)
+
+    @property
+    def lab_values(self) -> dict[str, float]:
+        """The laboratory values the patient's state gives, by lab (core.labs)."""
+        return patient_labs(" ; ".join(self.context.labs))
 
     @property
     def age_years(self) -> float | None:

@@ -314,6 +314,38 @@ def named_alternatives(
     return found
 
 
+# The sections that speak of a patient's state, where a drug may name itself the one preferred
+_STATE_SECTIONS = {"pregnant": "thoi_ky_mang_thai", "breastfeeding": "thoi_ky_cho_con_bu"}
+
+
+def preferred_in_state(
+    store: VectorStore, resolver: CatalogDrugResolver, candidates: Sequence[str], patient: PatientProfile
+) -> list[tuple[NamedAlternative, EvidenceItem]]:
+    """The checked drugs' sentences, in the section for the patient's state (pregnancy,
+    breastfeeding), that name the drug itself as the one preferred there ("Paracetamol là thuốc
+    giảm đau, hạ sốt được ưu tiên lựa chọn trong thời kỳ mang thai"): its own name before a word
+    of preference, with no "không" between them ("không phải là lựa chọn ưu tiên")."""
+    sections = [key for state, key in _STATE_SECTIONS.items() if getattr(patient, state)]
+    index = catalogue_index(resolver)
+    found: list[tuple[NamedAlternative, EvidenceItem]] = []
+    for drug in candidates:
+        for part in (p for key in sections for p in store.find_by_section(drug, key)):
+            for sentence in part_sentences(part.text):
+                tokens = words(sentence)
+                named = index.starts(tokens).get(drug, [])
+                cues_at = [i for c in cues()["preference"] for i in phrase_starts(tokens, words(c))]
+                if not named or not cues_at:
+                    continue
+                first, cue = min(named), min(cues_at)
+                if first < cue and "không" not in tokens[first:cue]:
+                    alternative = NamedAlternative(
+                        evidence_id=part.id, source_drug_id=drug, drug_id=drug, text=sentence
+                    )
+                    found.append((alternative, part))
+                    break
+    return found
+
+
 class NameIndex:
     """Every catalogue drug's names as a formulary text may write them, by the folded form of
     their first word: a text is read once, one dict probe per word, whatever the catalogue's size
@@ -433,6 +465,7 @@ def with_patient_safety(
     store = _reads(store)
     medicines = [m.drug_id for text in profile.context.current_medications for m in resolver.resolve(text)]
     alternatives = named_alternatives(store, resolver, [*medicines, *candidates], [*candidates, *medicines])
+    alternatives += preferred_in_state(store, resolver, candidates, profile)
     # a listed drug the patient already takes is checked (and read) first: the turn is about it
     taken = [c for c in candidates if c in medicines]
     checked = list(dict.fromkeys([*taken, *candidates, *(a.drug_id for a, _ in alternatives)]))

@@ -41,6 +41,7 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
+from duocthu.retrieval.allergy import allergy_lines
 from duocthu.retrieval.answering import (
     answering_lines,
     barring_lines,
@@ -51,7 +52,7 @@ from duocthu.retrieval.answering import (
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
-from duocthu.retrieval.interactions import interaction_evidence
+from duocthu.retrieval.interactions import drug_classes, interaction_evidence
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
@@ -226,7 +227,7 @@ class RetrievalService:
             else:
                 bundle = self._answer(ask, plan.frame, resolver, deadline)
                 lines = self._lines(ask, plan, resolver)
-                barring = self._barring(ask, plan.frame, resolver)
+                barring = self._barring(ask, plan, resolver)
                 if barring:  # never its dose as an option for a patient its contraindications name
                     # a dose was all it read: the contraindications answer in its place
                     only_dose = all(item.section_key == DOSE_SECTION for item in bundle.evidence)
@@ -241,21 +242,29 @@ class RetrievalService:
                 answers.append(AskEvidence(ask=index, bundle=bundle, lines=lines))
         return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
 
-    def _barring(self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
-        """The sentences that bar the one drug an ask names for the patient the frame describes
-        (`barring_lines`: a band their own numbers fall in, for every form), so no bar rests on a
-        word alone ("thẩm phân" for a clearance of 40); () when none does, or when the patient's
-        kidney, liver or pregnancy state is told without its level."""
+    def _barring(self, ask: Ask, plan: Plan, resolver: CatalogDrugResolver) -> tuple[RankedLine, ...]:
+        """The sentences that bar the one drug an ask names for the patient the frame describes:
+        a clause of its contraindications about a drug they are allergic or reacted to, by name or
+        class (`allergy_lines`), then a band their own numbers fall in, for every form
+        (`barring_lines`), so no bar rests on a word alone ("thẩm phân" for a clearance of 40).
+        No band bars when the patient's kidney, liver or pregnancy state is told without its level."""
         if (
             ask.kind not in ("section", "monograph")
             or len(ask.drugs) != 1
             or ask.drugs[0] not in resolver.by_id
         ):
             return ()
-        profile = PatientProfile.from_frame(frame)
-        if profile.is_empty() or profile.levels_not_told():
-            return ()
-        return tuple(barring_lines(self.store, ask.drugs[0], profile))
+        drug = ask.drugs[0]
+        context = plan.frame.patient_context
+        told = (*context.allergies, *context.adverse_reactions)
+        reacted = (m.drug_id for text in told for m in resolver.resolve(text))
+        allergens = {a: drug_names(resolver, a) for a in reacted}
+        classes = {a: drug_classes(self.store, a) for a in allergens}
+        bars = allergy_lines(self.store, drug, allergens, classes, plan.reading.text) if allergens else []
+        profile = PatientProfile.from_frame(plan.frame)
+        if not profile.is_empty() and not profile.levels_not_told():
+            bars += barring_lines(self.store, drug, profile)
+        return tuple(bars)
 
     @staticmethod
     def _reads_the_book(ask: Ask, plan: Plan, bundle: EvidenceBundle) -> bool:

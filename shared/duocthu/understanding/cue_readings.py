@@ -11,7 +11,7 @@ from itertools import pairwise
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, condition_index
 from duocthu.core.phrases import PhraseMatch, longest_spans
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION, SECTION_PHRASES
-from duocthu.core.text import fold, raw_words
+from duocthu.core.text import fold, raw_words, segment_ids
 from duocthu.understanding.cues import WHICH_WORDS, Cue, TurnCues, gapped_section_cues, scan_cues
 
 # Words that may stand between "không" and the use it negates ("không được khuyến cáo").
@@ -65,8 +65,17 @@ def section_matches(text: str, gapped: bool = True, cues: TurnCues | None = None
     # nor is what an allergy names: "quá mẫn với thành phần của thuốc"
     allergy_objects = {c.end for c in cues.all("allergy")}
 
+    # a number just before it, in its clause, tells an amount taken ("150mg 1 liều"), not the
+    # section asked ("ClCr 45: liều?" asks it)
+    clauses = segment_ids(text, ",;.?!:")
+
+    def amount(match: PhraseMatch[str]) -> bool:
+        at = match.start - 1
+        number = at >= 0 and (tokens[at].isdigit() or fold(tokens[at]) == "mot")
+        return number and len(clauses) == len(tokens) and clauses[at] == clauses[match.start]
+
     def counts(match: PhraseMatch[str]) -> bool:
-        return outside_conditions(match) and match.start not in allergy_objects
+        return outside_conditions(match) and match.start not in allergy_objects and not amount(match)
 
     named = [(as_asked(m), 0) for m in SECTION_PHRASES.matches(tokens) if counts(m)]
     forms = [(as_asked(PhraseMatch(c.start, c.length, c.value)), 1) for c in cues.all("section")]

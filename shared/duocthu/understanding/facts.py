@@ -15,6 +15,7 @@ from functools import lru_cache
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
+from duocthu.core.labs import stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
@@ -73,6 +74,7 @@ class Facts:
     reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
     reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
     denied: frozenset[int] = field(default_factory=frozenset)  # conditions said not to be ("không sốt")
+    labs: tuple[str, ...] = ()  # laboratory values as written ("K+ 5,4 mmol/l", core.labs)
 
     def patient_context(self) -> PatientContext:
         return PatientContext(
@@ -85,6 +87,7 @@ class Facts:
             pregnancy=self.pregnancy,
             pregnancy_stage=self.pregnancy_stage,
             breastfeeding=self.breastfeeding,
+            labs=self.labs,
         )
 
     @property
@@ -248,6 +251,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
         reaction_starts=frozenset(reaction_starts),
         reaction_cause_starts=frozenset(cause_starts),
         denied=frozenset(_denied(cues.folded, conditions)),
+        labs=stated_labs(text),
     )
 
 
@@ -415,14 +419,16 @@ def _past_reactions(
             if before:
                 past(before[-1].start, before[-1].start + before[-1].length, match)
                 continue
-        # the drug, then "bị" and a reaction told as past (to its clause's end), then a new complaint
+        # the drug, then "bị" and a reaction (to its clause's end), then what is asked: a new
+        # complaint after a reaction told as past, or another drug (the one the patient may take now)
         said = next((c for c in cues.all("comorbidity") if 0 <= c.start - match.end <= 1), None)
-        if said is None or not told_as_past or said.end >= len(clauses):
+        if said is None or said.end >= len(clauses) or clauses[said.start] != clauses[match.start]:
             continue
         end, clause = said.end, clauses[said.end]
         while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
             end += 1
-        if any(c.start >= end for c in conditions):
+        complaint = told_as_past and any(c.start >= end for c in conditions)
+        if complaint or any(m.start >= end for m in named):
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
 

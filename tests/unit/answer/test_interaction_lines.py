@@ -190,3 +190,19 @@ def test_the_pairs_as_data_keep_every_sentence_and_say_a_silent_pair() -> None:
     assert named.without_section == ("mirtazol",)
     assert [m.owner for m in pairs[("halvorin", "tenoxil")].mentions] == ["tenoxil"]
     assert pairs[("mirtazol", "tenoxil")].mentions == ()  # said as not named, never "no interaction"
+
+
+def test_what_to_take_instead_said_right_after_the_pair_goes_with_it() -> None:
+    parts = [
+        item(
+            "halvorin",
+            0,
+            "Mirtazol làm giảm tác dụng của halvorin. Nếu cần, có thể chọn tenoxil thay thế. "
+            "Rượu nên tránh. Nên dùng halvorin buổi sáng.",
+        ),
+    ]
+    _, lines = lines_for(["halvorin", "mirtazol"], parts)
+    said = "\n".join(lines)
+    assert "có thể chọn tenoxil thay thế" in said
+    # a preference later in the part, after a sentence on something else, is not the pair's
+    assert "buổi sáng" not in said

@@ -44,3 +44,42 @@ def test_a_dose_asked_for_a_barred_patient_is_answered_by_the_bar(tmp_path: Path
     # no dose line, no word that the dose section follows, no print check for a table not shown
     assert "0,1 mg/kg sau mỗi lần đi ngoài" not in answer and "nguyên văn mục Liều lượng" not in answer
     assert "CẦN ĐỐI CHIẾU BẢN IN" not in answer
+
+
+def test_a_severe_reaction_to_a_drug_of_the_class_a_contraindication_names_bars(tmp_path: Path) -> None:
+    # cefuroxime's contraindications name "quá mẫn tức thì và nặng (như sốc phản vệ …) với penicilin":
+    # an anaphylaxis to amoxicillin (a penicillin, by its Loại thuốc) is that reaction
+    anaphylaxis = "Bé 3 tuổi 14kg, năm ngoái tiêm amoxicillin bị sốc phản vệ. Cho Zinnat liều bao nhiêu?"
+    # a mild rash is not the reaction the clause names: quoted, never a bar
+    rash = "BN dị ứng penicilin (nổi mẩn nhẹ), dùng cefuroxim được không?"
+    barred, quoted = (t.answer for t in run_turns([anaphylaxis, rash], tmp_path))
+    assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in barred
+    assert DOSE_WITHHELD in barred and "10 mg/kg, 2 lần/ngày" not in barred
+    assert DOSE_WITHHELD not in quoted and "dị ứng nhẹ, không tức thì với penicilin" in quoted
+
+
+def test_a_laboratory_value_inside_a_contraindications_band_bars(tmp_path: Path) -> None:
+    # "kali huyết thanh trên 5,0 mmol/l" at K+ 5,4: the bar, and its sentence first
+    high, normal = (
+        f"BN suy tim, {value}. Khởi đầu spironolacton liều bao nhiêu?"
+        for value in ("K+ 5,4 mmol/l", "kali 4,2")
+    )
+    barred, dosed = (t.answer for t in run_turns([high, normal], tmp_path))
+    assert DOSE_WITHHELD in barred and "kali huyết thanh trên 5,0 mmol/l" in barred.split("\n")[1]
+    assert (
+        "không có mục" not in barred and "được trích dưới đây" not in barred
+    )  # the dose is withheld, not absent
+    assert DOSE_WITHHELD not in dosed and "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết" in dosed
+
+
+def test_a_follow_up_with_no_words_of_its_own_reads_the_lines_on_this_patient(tmp_path: Path) -> None:
+    # "còn paracetamol thì sao?" after a 2-month-old's question: the band lines for them, never
+    # "no passage relevant enough"
+    turns = run_turns(
+        ["Bé 2 tháng tuổi 5kg sốt, ibuprofen được không?", "còn paracetamol thì sao"],
+        tmp_path,
+        [[], ["Bé 2 tháng tuổi 5kg sốt, ibuprofen được không?"]],
+    )
+    answer = turns[1].answer
+    assert "Trẻ dưới 3 tháng tuổi chỉ dùng theo chỉ định của thầy thuốc" in answer
+    assert "không có đoạn nào đủ liên quan" not in answer

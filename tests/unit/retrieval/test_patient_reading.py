@@ -19,6 +19,7 @@ from duocthu.retrieval.safety import (
     NameIndex,
     _preferred,
     named_alternatives,
+    preferred_in_state,
     retrieve_patient_drug_context,
     with_patient_safety,
 )
@@ -181,3 +182,35 @@ def test_a_drug_named_after_not_advised_is_never_the_alternative() -> None:
     assert not preferred(avoid, "ibuxen")
     assert preferred("Nên tránh ibuxen, nếu cần giảm đau ưu tiên paranol.", "paranol")
     assert preferred("Không nên dùng ibuxen; nên dùng paranol.", "paranol")
+
+
+def test_a_drug_its_own_pregnancy_section_calls_preferred_is_offered_as_such(tmp_path: Path) -> None:
+    parts = {
+        "paranol": {
+            "thoi_ky_mang_thai": ["Paranol qua nhau thai. Paranol là thuốc giảm đau được ưu tiên lựa chọn."]
+        },
+        # a preference the drug is denied, or one for something else, is no alternative
+        "ibuxen": {"thoi_ky_mang_thai": ["Ibuxen không phải là lựa chọn ưu tiên khi mang thai."]},
+        "coumadol": {
+            "thoi_ky_mang_thai": ["Nên ưu tiên các biện pháp khác khi có thể; coumadol gây dị tật."]
+        },
+    }
+    edge = EdgeStore(tmp_path)
+    publish(edge, section_chunks(parts, TITLES))
+    pregnant = PatientProfile(PatientContext(pregnancy=True))
+    drugs = ["ibuxen", "paranol", "coumadol"]
+    try:
+        found = preferred_in_state(edge, _resolver(), drugs, pregnant)
+        assert [(a.source_drug_id, a.drug_id) for a, _ in found] == [("paranol", "paranol")]
+        assert found[0][0].text.startswith("Paranol là thuốc giảm đau được ưu tiên")
+        assert (
+            preferred_in_state(edge, _resolver(), drugs, PatientProfile(PatientContext(breastfeeding=True)))
+            == []
+        )
+    finally:
+        edge.close()
+
+
+def _resolver() -> CatalogDrugResolver:
+    drugs = tuple(CatalogDrug(drug_id=d, title=t, aliases=()) for d, t in TITLES.items())
+    return CatalogDrugResolver(Catalog(corpus_hash="h", drugs=drugs))

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from duocthu.answer.blocks import notice
 from duocthu.answer.replies.context import Composed, Composer, abstain, quick_replies
-from duocthu.answer.wording import ABSTAIN_REPLIES, SMALLTALK_REPLY
+from duocthu.answer.wording import ABSTAIN_REPLIES, SMALLTALK_REPLY, ReplyWording
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.vocabulary import SystemError
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.plan import Plan
@@ -35,8 +36,12 @@ def declined(composer: Composer, plan: Plan) -> Composed:
     system_error = frame.system_error if reason == "dependency_unavailable" else None
     bundle = abstain(reason, system_error)
     if reason == "unknown_drug" and frame.unknown_drugs and not frame.drugs:
-        names = ", ".join(frame.unknown_drugs)
-        text = f"Không tìm thấy “{names}” trong Dược thư nên tôi không có thông tin để trả lời."
+        unknown = frame.unknown_drugs
+        if all(world_drug(name) for name in unknown):  # real drugs this formulary has no monograph of
+            said = ReplyWording.without_monograph(unknown)
+            text = f"{said}; tôi chỉ trả lời từ Dược thư nên không nói thêm."
+        else:
+            text = f"Không tìm thấy {ReplyWording.quoted(unknown)} trong Dược thư nên tôi không có thông tin."
         return _said(plan, bundle, text)
     return abstained(composer, plan, bundle)
 

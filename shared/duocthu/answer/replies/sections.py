@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
-from duocthu.core.sections import CONTRAINDICATION_SECTION
+from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
@@ -95,19 +95,28 @@ def _drugs_of(found: AnswerLines) -> list[str]:
 
 
 def section_absent(plan: Plan, bundle: EvidenceBundle) -> bool:
-    """The section the plan routed to is not in the monograph (the lines found stand for it)."""
+    """The section the plan routed to is not in the monograph (the lines found stand for it); a
+    dose withheld from a patient the drug is barred for (`dose_withheld`) is there, not quoted."""
     ask = plan.main_ask
     routed = ask.section_key if ask and ask.kind == "section" else None
-    return routed is not None and all(item.section_key != routed for item in bundle.evidence)
+    present = dose_withheld(plan, bundle)
+    return routed is not None and not present and all(item.section_key != routed for item in bundle.evidence)
+
+
+def dose_withheld(plan: Plan, bundle: EvidenceBundle) -> bool:
+    """The dose asked is not quoted: the drug is barred for this patient (`answer.barred`)."""
+    ask = plan.main_ask
+    return bool(ask and ask.section_key == DOSE_SECTION and bundle.barred_for_patient)
 
 
 def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
     frame, reading = plan.frame, plan.reading
     preface: list[Block] = lines_block(composer.wording.preface(plan, bundle))
     leads = lead(plan, evidence, bundle)
-    absent = section_absent(plan, bundle)
+    absent, withheld = section_absent(plan, bundle), dose_withheld(plan, bundle)
     quoted: list[Block] = [
-        answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent)) for x in leads
+        answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent, withheld))
+        for x in leads
     ]
     # the page's answering lines: the focus read (said or not), else the ranked lines
     found = next((x for x in leads if not x.ranked), leads[0]) if leads else None

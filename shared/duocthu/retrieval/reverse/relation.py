@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.core.populations import population_wordings
+from duocthu.core.populations import population_named, population_wordings
 from duocthu.core.sections import (
     ADR_SECTION,
     CAUTION_SECTION,
@@ -90,6 +90,14 @@ def _narrowing(frame: QueryFrame) -> str | None:
     return frame.condition.subtype if frame.condition is not None else None
 
 
+def asked_population(frame: QueryFrame) -> str | None:
+    """The population a which-drugs question asks of: the frame's, or the one whose formulary
+    wording its finding is when no condition table names it ("thuốc nào CCĐ trong thai kỳ")."""
+    if frame.population or frame.condition is None or frame.condition.normalized:
+        return frame.population
+    return population_named(frame.condition.text)
+
+
 def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...]:
     """What a which-drugs-cause/exclude question searches for: its condition, with the words that
     narrow it ("chảy máu" + "cam") unless `narrowed` is off; when it names no known condition
@@ -98,8 +106,9 @@ def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...
     searched as written ("Furosemid dùng cho trẻ sinh non có gây lắng đọng calci ở thận không?")."""
     condition = indication_of(frame)
     known = frame.condition is not None and frame.condition.normalized
-    if not known and frame.population and not frame.drugs:
-        return population_wordings(frame.population) or ((condition,) if condition else ())
+    population = asked_population(frame)
+    if not known and population and not frame.drugs:
+        return population_wordings(population) or ((condition,) if condition else ())
     subtype = _narrowing(frame) if narrowed else None
     if condition and subtype:
         return (f"{condition} {subtype}",)
@@ -143,7 +152,7 @@ def relation_searches(
     if section is None or not phrases:
         return ()
     known = frame.condition is not None and frame.condition.normalized
-    advice = _population_advice().get(frame.population or "")
+    advice = _population_advice().get(asked_population(frame) or "")
     if advice is not None and advice.section_key == section and not known:
         return (advice,)
     wider = _wider_of(frame, phrases, narrowed)

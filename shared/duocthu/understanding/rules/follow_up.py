@@ -14,7 +14,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
-from duocthu.understanding.merge import CONTINUED
+from duocthu.understanding.merge import CONTINUED, describes_patient
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
@@ -32,13 +32,14 @@ def refers_back(text: str, cues: TurnCues, named: Sequence[DrugMatch]) -> bool:
 
 
 def same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior: QueryFrame | None) -> bool:
-    """An elliptical turn after a question about one section."""
+    """An elliptical turn after a question about one section, or after whether a described patient
+    may take a drug ("bé 2 tháng, ibuprofen được không?" then "còn paracetamol?")."""
     return bool(
         refers_back(text, cues, named)
         and not cues.has("overview")
         and prior is not None
         and prior.turn_type in ("drug_attribute", "drug_to_condition")
-        and prior.attribute
+        and (prior.attribute or (prior.turn_type == "drug_attribute" and describes_patient(prior)))
     )
 
 

@@ -142,6 +142,9 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
     # a known condition is searched as it is, even with a population beside it
     known = frame.model_copy(update={"condition": ConditionQuery(text="ho khan", normalized="ho khan")})
     assert relation_phrases(known) == ("ho khan",)
+    # a finding that is a population's own wording and no more is that population; a stage is not
+    assert {"mang thai", "có thai"} <= set(relation_phrases(avoid_question("thai kỳ", None)))
+    assert relation_phrases(avoid_question("3 tháng cuối thai kỳ", None)) == ("3 tháng cuối thai kỳ",)
     # so is a named drug's finding no table names: the population is its patient's, not what is asked
     named = QueryFrame(
         turn_type="drug_attribute",

@@ -24,6 +24,17 @@ def test_everyday_words_for_pregnancy_and_breastfeeding(resolver: CatalogDrugRes
     )
 
 
+def test_an_amount_taken_is_no_dose_asked(resolver: CatalogDrugResolver) -> None:
+    # "1 liều" tells what the patient would take: the pregnancy decides, not the dose section
+    one_dose = understand_offline(
+        "thai 8 tuan bi nam am dao, cho uong fluconazol 150 1 lieu duoc khong?", resolver
+    )
+    assert one_dose.attribute == "thoi_ky_mang_thai"
+    # a dose asked after a number of another clause is still asked
+    asked = understand_offline("Cipro uống cho BN ClCr 45: liều?", resolver)
+    assert asked.attribute == "lieu_luong_va_cach_dung"
+
+
 def test_english_headings_and_a_reaction_before_its_cause(resolver: CatalogDrugResolver) -> None:
     for question, attribute in (
         ("Indications của fluconazol?", "chi_dinh"),

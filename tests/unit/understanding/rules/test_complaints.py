@@ -36,6 +36,29 @@ def test_a_past_reaction_and_its_drug_are_the_patients_history(resolver: Catalog
     assert (current.drugs, current.attribute) == (("allopurinol",), "huong_dan_cach_xu_tri_adr")
 
 
+def test_a_reaction_to_one_drug_told_before_asking_about_another_is_history(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # the drug taken ("tiêm", "uống") then its reaction is no medicine the patient takes now, and
+    # the drug asked after it is the subject, told as past or not
+    for question, cause in (
+        (
+            "Năm ngoái tiêm amoxicillin bị sốc phản vệ phải cấp cứu. Chuyển sang Zinnat được ko ạ?",
+            "amoxicillin",
+        ),
+        ("đang uống amlodipin bị phù chân, đổi sang losartan được không", "amlodipin"),
+    ):
+        frame = understand_offline(question, resolver)
+        context = frame.patient_context
+        assert context.current_medications == () and cause in context.adverse_reactions[0], question
+    # "bị" in the next sentence is the patient's condition, not a reaction to the drug before it
+    told = understand_offline(
+        "Ông 71t đang uống metformin, thêm losartan. Ông bị thoái hóa khớp gối. Dùng diclofenac được ko?",
+        resolver,
+    )
+    assert told.patient_context.adverse_reactions == ()
+
+
 def test_a_reaction_told_with_its_drug_asks_for_its_adverse_reactions(resolver: CatalogDrugResolver) -> None:
     for question in (
         "Bị phù mạch khi uống Brufen thì sao?",

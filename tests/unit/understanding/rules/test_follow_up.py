@@ -53,6 +53,17 @@ def test_an_elliptical_turn_asks_the_same_section_of_the_new_drug(resolver: Cata
     # a turn that is not elliptical, or asks for the overview, is its own question
     assert understand_offline("paracetamol", resolver, (), prior).turn_type == "drug_overview"
     assert understand_offline("thế còn cho tôi biết về paracetamol", resolver, (), prior).attribute is None
+    # after whether a described patient may take a drug, the same decision of the new drug
+    decided = QueryFrame(
+        turn_type="drug_attribute", drugs=("ibuprofen",), age_text="2 tháng tuổi", weight_kg=5
+    )
+    same_decision = understand_offline("còn paracetamol thì sao", resolver, (), decided)
+    assert (same_decision.turn_type, same_decision.drugs, same_decision.attribute) == (
+        "drug_attribute",
+        ("paracetamol",),
+        None,
+    )
+    assert understand_offline("paracetamol là thuốc gì", resolver, (), decided).turn_type == "drug_overview"
     # "có bị như vậy không?" refers back the same way
     adverse = QueryFrame(
         turn_type="drug_attribute", drugs=("captopril",), attribute="tac_dung_khong_mong_muon"

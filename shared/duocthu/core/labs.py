@@ -1,0 +1,118 @@
+"""Laboratory values (data/lab_names.tsv): the value a patient's turn states ("K+ 5,4 mmol/l",
+"INR 4") and the bands a formulary sentence states ("kali huyết thanh trên 5,0 mmol/l", "INR
+trên 8–9"), so a sentence about a band is read against the patient's own number, as an age or a
+clearance is (`retrieval.limits`, `retrieval.levels`).
+
+A value is a name then its number; a band a name, a comparison and a number, with at most a few
+words between ("kali huyết không quá 5,0 mmol/l"). A number outside the lab's range, or with
+another unit, is no such value ("losartan kali 50 mg")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from duocthu.core.tables import table_records
+from duocthu.core.text import fold, nfc
+
+Band = tuple[float, float]  # low inclusive, high exclusive
+
+_NUMBER = r"(\d+(?:[.,]\d+)?)"
+_UNIT = r"\s*(mmol/l|mmol/lit|mmol|meq/l|ms|mg/dl|µmol/l|umol/l|mg|g|ml|%)?"
+# between a band's name and its comparison: "huyết thanh", "đã", "khi bắt đầu"
+_BETWEEN = r"(?:\s+[^\W\d]+){0,3}?"
+_COMPARISON = r"(trên|vượt|vuot|tren|duoi|dưới|không quá|khong qua|>|≥|<|≤|từ|tu)"
+
+
+@dataclass(frozen=True)
+class Lab:
+    lab: str
+    unit: str | None
+    low: float
+    high: float
+
+    def holds(self, value: float, unit: str | None) -> bool:
+        unit_fits = unit is None or self.unit is None or fold(unit).startswith(fold(self.unit)[:4])
+        return unit_fits and self.low <= value <= self.high
+
+
+@cache
+def _labs() -> tuple[Mapping[str, Lab], re.Pattern[str], re.Pattern[str]]:
+    by_phrase: dict[str, Lab] = {}
+    for row in table_records("lab_names.tsv"):
+        unit = None if row["unit"] == "-" else row["unit"]
+        by_phrase[fold(row["phrase"])] = Lab(row["lab"], unit, float(row["low"]), float(row["high"]))
+    names = "|".join(re.escape(p) for p in sorted(by_phrase, key=len, reverse=True))
+    value = re.compile(rf"(?<![\w+])({names})(?![\w+])\s*(?:[:=]|la|khoang|con)?\s*{_NUMBER}{_UNIT}")
+    band = re.compile(
+        rf"(?<![\w+])({names})(?![\w+]){_BETWEEN}\s+{_COMPARISON}\s*{_NUMBER}(?:\s*[–-]\s*{_NUMBER})?{_UNIT}"
+    )
+    return by_phrase, value, band
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def patient_labs(text: str) -> dict[str, float]:
+    """The laboratory values a patient's text states, by lab: the first of each."""
+    by_phrase, value, _ = _labs()
+    found: dict[str, float] = {}
+    for m in value.finditer(fold(nfc(text))):
+        lab, number = by_phrase[m[1]], _number(m[2])
+        if lab.holds(number, m[3]):
+            found.setdefault(lab.lab, number)
+    return found
+
+
+def stated_labs(text: str) -> tuple[str, ...]:
+    """The laboratory values a text states, as written ("K+ 5,4 mmol/l")."""
+    _, value, _ = _labs()
+    written = nfc(text)
+    folded = fold(written)
+    if len(folded) != len(written):
+        return ()
+    by_phrase = _labs()[0]
+    return tuple(
+        written[m.start() : m.end()].strip()
+        for m in value.finditer(folded)
+        if by_phrase[m[1]].holds(_number(m[2]), m[3])
+    )
+
+
+def lab_bands(sentence: str) -> dict[str, list[Band]]:
+    """The bands a sentence states, by lab: "trên 5,0" is above it, "không quá 5,0" up to it."""
+    by_phrase, _, band = _labs()
+    found: dict[str, list[Band]] = {}
+    for m in band.finditer(fold(nfc(sentence))):
+        lab, compare, low = by_phrase[m[1]], m[2], _number(m[3])
+        if not lab.holds(low, m[5]):
+            continue
+        if m[4] is not None:  # a range: "trên 8–9" reads from its low end
+            high = _number(m[4])
+            span = (low, lab.high) if compare in ("tren", "vuot", ">", "≥", "tu") else (low, high)
+        elif compare in ("tren", "vuot", ">"):
+            span = (low + 1e-9, lab.high + 1)
+        elif compare in ("≥", "tu"):
+            span = (low, lab.high + 1)
+        elif compare in ("duoi", "<"):
+            span = (lab.low - 1, low)
+        else:  # "không quá", "≤"
+            span = (lab.low - 1, low + 1e-9)
+        found.setdefault(lab.lab, []).append(span)
+    return found
+
+
+def lab_relation(sentence: str, values: Mapping[str, float]) -> str | None:
+    """ "inside" when a band the sentence states holds the patient's value of its lab, "outside"
+    when it states bands of a lab the patient has a value for and none holds it, else None."""
+    found = None
+    for lab, bands in lab_bands(sentence).items():
+        if lab not in values:
+            continue
+        if any(low <= values[lab] < high for low, high in bands):
+            return "inside"
+        found = "outside"
+    return found

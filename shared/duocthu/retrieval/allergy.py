@@ -1,0 +1,60 @@
+"""The contraindication clauses that bar a drug for a patient's allergy or past reaction: a clause
+stating a hypersensitivity to the drug the patient reacted to, by its name or by a class its
+"Loại thuốc" puts it in (the cross-reactions the book writes: an anaphylaxis to amoxicillin is
+one "với penicilin" in cefuroxime's contraindications).
+
+A clause that names the kind of reaction it is about ("quá mẫn tức thì và nặng (như sốc phản vệ,
+phù mạch …)") bars only a patient whose turn names one of those reactions: a rash is not the
+reaction it excludes, and the clause, quoted among the answering lines, says so itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from duocthu.core.conditions import find_conditions
+from duocthu.core.sections import CONTRAINDICATION_SECTION
+from duocthu.core.text import fold
+from duocthu.models.evidence import RankedLine
+from duocthu.retrieval.answering import part_line
+from duocthu.retrieval.interactions import classes_named, names_in
+from duocthu.retrieval.sentences import part_sentences
+from duocthu.store import VectorStore
+
+# The book's words for a hypersensitivity: a clause holding none is about something else
+HYPERSENSITIVITY = ("qua man", "di ung", "man cam", "phan ve")
+# The reaction named by a hypersensitivity word itself, never a kind of one
+_GENERIC = frozenset({"di ung", "qua man", "man cam"})
+
+
+def reactions_named(text: str) -> frozenset[str]:
+    """The kinds of reaction a text names (folded): the conditions it names, and an anaphylaxis."""
+    named = {fold(c.normalized) for c in find_conditions(text)} - _GENERIC
+    return frozenset(named | ({"phan ve"} if "phan ve" in fold(text) else set()))
+
+
+def allergy_lines(
+    store: VectorStore,
+    drug_id: str,
+    allergens: Mapping[str, Sequence[str]],
+    classes: Mapping[str, frozenset[str]],
+    told: str,
+) -> list[RankedLine]:
+    """The clauses of the drug's contraindications that bar it for a patient allergic to (or who
+    reacted to) `allergens` (drug id: its names), named or by one of their `classes`; `told`: the
+    turn's words, read for the kind of reaction the patient had."""
+    had = reactions_named(told)
+    out: list[RankedLine] = []
+    for part in store.find_by_section(drug_id, CONTRAINDICATION_SECTION):
+        for index, sentence in enumerate(part_sentences(part.text)):
+            for clause in sentence.split(";"):
+                folded = fold(clause)
+                if not any(word in folded for word in HYPERSENSITIVITY):
+                    continue
+                named_classes = set(classes_named(clause, affirmed_only=True))
+                about = names_in(clause, allergens) or {
+                    a for a in allergens if classes.get(a, frozenset()) & named_classes
+                }
+                kinds = reactions_named(clause)
+                if about and (not kinds or kinds & had):
+                    out.append(part_line(part, clause.strip(), index, 0.0))
+    return out

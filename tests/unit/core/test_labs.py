@@ -1,0 +1,26 @@
+"""Laboratory values (`core.labs`): a patient's value is a name then its number; a formulary band
+a name, a comparison and a number; a number outside the lab's range or in another unit is none."""
+
+from __future__ import annotations
+
+from duocthu.core.labs import lab_bands, lab_relation, patient_labs, stated_labs
+
+
+def test_a_patients_values_are_read_by_name_number_and_unit() -> None:
+    text = "ClCr 25, K+ 5,4 mmol/l, kali lần trước 3,3; QTc 510 ms, INR: 4.5, đang losartan kali 50 mg"
+    assert patient_labs(text) == {"potassium": 5.4, "qtc": 510.0, "inr": 4.5}
+    assert stated_labs(text) == ("K+ 5,4 mmol/l", "QTc 510 ms", "INR: 4.5")
+    # "k" is also the shorthand for "không": it is a value only right before a number
+    assert patient_labs("Có dùng tiếp được k, 2 viên một ngày?") == {}
+
+
+def test_a_sentence_band_is_read_against_the_patients_value() -> None:
+    above = "Tăng kali huyết (kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị)"
+    up_to = "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết không quá 5,0 mmol/l"
+    assert set(lab_bands(above)) == {"potassium"}
+    assert lab_relation(above, {"potassium": 5.4}) == "inside"
+    assert lab_relation(above, {"potassium": 4.8}) == "outside"
+    assert lab_relation(up_to, {"potassium": 4.8}) == "inside"
+    assert lab_relation("INR trên 8–9 không chảy máu", {"inr": 4.5}) == "outside"
+    assert lab_relation(above, {"inr": 4.5}) is None  # no band of a lab the patient has a value for
+    assert lab_bands("Viên nén bao phim chứa losartan kali 25 mg, 50 mg") == {}
