@@ -148,9 +148,12 @@ def _about_patient(named: Test, frame: QueryFrame) -> Test:
     )
 
 
-def _with_labs(named: Test | None, values: dict[str, float]) -> Test:
-    """A sentence about the patient: named by their state (`named`), or stating a band of a
-    laboratory value their own number falls in."""
+def _with_labs(named: Test | None, frame: QueryFrame, asked: Sequence[EvidenceItem]) -> Test | None:
+    """A sentence about the patient: named by their state (`named`), or, where the section states a
+    band of a laboratory value they give, one their own number falls in."""
+    values = PatientProfile.from_frame(frame).lab_values
+    if not values or not any(lab_relation(s, values) for _, s in _sentences(asked)):
+        return named
     return lambda s: lab_relation(s, values) == "inside" or bool(named and named(s))
 
 
@@ -238,11 +241,9 @@ def answer_lines(
     state_test = _about_patient(state_named, frame) if state_named else None
     if state and state_test:
         focus.append(state[0])
-    values = PatientProfile.from_frame(frame).lab_values
-    patient_test = state_test
-    if values:  # a band of a laboratory value the patient's own number falls in is about them too
+    patient_test = _with_labs(state_test, frame, asked)
+    if patient_test is not state_test:
         focus += frame.patient_context.labs
-        patient_test = _with_labs(state_test, values)
     if patient_test is not None:
         tests.append(patient_test)
     if not tests or not asked:
@@ -436,19 +437,17 @@ def _ranked_line(line: AnswerLine) -> str:
     return f"- “{line.text}” ({line.citation})"
 
 
-def _ranked_text(
-    found: AnswerLines, drug_name: str, section_absent: bool, withheld: bool = False
-) -> list[str]:
+def _ranked_text(found: AnswerLines, drug_name: str, absent: bool, withheld: bool = False) -> list[str]:
     """Each line with its section and pages; the routed section, when it is not where the best
-    line is from, is said to follow (or, absent from the monograph, said to be absent; or nothing,
-    `withheld` from the reply)."""
+    line is from, is said to follow (or, `absent` from the monograph, said to be absent; or
+    nothing, `withheld` from the reply)."""
     routed = SECTION_HEADINGS.get(found.section_key, found.section_key)
-    if section_absent:
+    if absent:
         head = f"Chuyên luận {drug_name} không có mục “{routed}”; các câu trả lời trong chuyên luận:"
     else:
         head = f"Câu trả lời trong chuyên luận {drug_name}:"
     out = [head, *(_ranked_line(line) for line in found.lines)]
-    if not section_absent and not withheld and found.lines[0].section_key != found.section_key:
+    if not absent and not withheld and found.lines[0].section_key != found.section_key:
         out.append(section_follows(routed))
     return out
 

@@ -195,10 +195,14 @@ class PatientTable:
     def _drug_quotes(
         assessment: CandidateAssessment, by_id: Mapping[str, EvidenceItem]
     ) -> list[tuple[str, str, str]]:
-        """(drug, facet status, line) per part: one sentence, the most severe."""
+        """(drug, facet status, line) per part: one sentence, the most severe. A drug contraindicated
+        for the patient has no dose quoted: its dose is never shown as an option."""
         out: list[tuple[str, str, str]] = []
         seen: set[str] = set()
+        barred = any(f.status == "CONTRAINDICATED" for f in assessment.facets)
         for facet in assessment.facets:
+            if barred and facet.facet == "dosage":
+                continue
             for item in (by_id[i] for i in facet.evidence_ids if i in by_id):
                 quote = next((q for q in facet.quotes if q in item.text and q not in seen), None)
                 if quote is not None:

@@ -85,7 +85,10 @@ def pairs_quoted(blocks: Sequence[Block], key: Key, together: Mapping[str, Seque
 
 
 def _order(
-    blocks: Sequence[Block], asked: Collection[Key], together: Mapping[str, Sequence[str]]
+    blocks: Sequence[Block],
+    asked: Collection[Key],
+    together: Mapping[str, Sequence[str]],
+    parts_asked: Collection[Key] = (),
 ) -> list[Key]:
     """The sections that may leave the reply, the first to go first, each group the longest first
     (the fewer leave, the more the reply quotes whole): background sections, then a decision
@@ -114,7 +117,10 @@ def _order(
         for k in dict.fromkeys(map(section_of, blocks))
         if k and k not in stay and k[1] == INTERACTION_SECTION and pairs_quoted(blocks, k, together)
     ]
-    return background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered] + paired
+    order = background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered] + paired
+    # the sections the parts of a turn of several asks route to leave last, the longest first:
+    # each part keeps the section it asked while the budget allows
+    return [k for k in order if k not in parts_asked] + [k for k in keys if k in parts_asked]
 
 
 def _flagged(block: Block) -> bool:
@@ -176,16 +182,18 @@ def within_budget(
     names: Names,
     asked: Collection[Key] = (),
     together: Mapping[str, Sequence[str]] | None = None,
+    parts_asked: Collection[Key] = (),
 ) -> Reply:
     """The reply at most REPLY_CHARS characters long where leaving out whole sections can make it
     so; the sections left out named, and each a quick reply. `asked`: the sections the turn
     routes to, kept; `together`: the drugs the turn is about together, with their names (an
-    interaction section whose sentences about them are all quoted may leave, last)."""
+    interaction section whose sentences about them are all quoted may leave, last);
+    `parts_asked`: the sections the parts of a turn of several asks route to (they leave last)."""
     blocks = list(reply.blocks)
     if _size(blocks) <= REPLY_CHARS:
         return reply
     left: list[Citation] = []
-    for key in _order(blocks, asked, together or {}):
+    for key in _order(blocks, asked, together or {}, parts_asked):
         notice_size = _size([_left_notice(left, names)]) if left else 0
         if _size(blocks) + notice_size <= REPLY_CHARS:
             break

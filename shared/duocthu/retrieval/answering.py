@@ -85,7 +85,8 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
         level = patient.level_text(concept)
         if level:
             found.append(relation(patient_band(level, concept), sentence_bands(text, concept)) or "")
-    found.append(lab_relation(text, patient.lab_values) or "")
+    if patient.lab_values:
+        found.append(lab_relation(text, patient.lab_values) or "")
     if "inside" in found:
         return 1 + BAND_PRIOR
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from duocthu.catalog.drug_names import drug_names
@@ -205,10 +205,10 @@ class PatientProfile:
     def from_frame(cls, frame: QueryFrame) -> PatientProfile:
         return cls(frame.patient_context, frame.population, frame.age_text, frame.weight_kg)
 
-    @property
+    @cached_property  # read for every sentence a patient's turn ranks
     def lab_values(self) -> dict[str, float]:
         """The laboratory values the patient's state gives, by lab (core.labs)."""
-        return patient_labs(" ; ".join(self.context.labs))
+        return patient_labs(" ; ".join(self.context.labs)) if self.context.labs else {}
 
     @property
     def age_years(self) -> float | None:

@@ -162,13 +162,19 @@ def merge_with_prior_frame(
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """A follow-up naming only drugs the catalogue lacks asks about them beside the conversation's
     drugs (is each named in their monographs?): the carried drugs are never replaced by a name with
-    no monograph."""
+    no monograph. So does one naming only medicines it tells the patient takes, asking of nothing
+    but them together ("BN đang enalapril, K 5,3 thì phối hợp được không?"): never a medicine
+    taken in place of the drug asked about."""
     prior = turn.prior
-    if prior is None or not prior.drugs or frame.drugs or not frame.unknown_drugs or frame.system_error:
+    if prior is None or not prior.drugs or frame.system_error or frame.turn_type not in DRUG_TURN_TYPES:
         return frame
-    if frame.turn_type not in DRUG_TURN_TYPES:
-        return frame
-    return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
+    if not frame.drugs and frame.unknown_drugs:
+        return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
+    taken = set(turn.tags.facts.current_medication_ids)
+    only_taken = bool(frame.drugs) and set(frame.drugs) <= taken and not set(frame.drugs) & set(prior.drugs)
+    if only_taken and frame.attribute in (None, INTERACTION_SECTION) and not turn.tags.cues.has("new_topic"):
+        return frame.model_copy(update={"drugs": (*prior.drugs, *frame.drugs), **TOGETHER})
+    return frame
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -48,9 +48,11 @@ def unknown_names(
     sentences = sentence_ids(text, raw)
 
     def capitalised(i: int) -> bool:
-        # a word opening a sentence is capitalised by the sentence, not as a name ("… miconazol. Được không?")
+        # a word opening a sentence is capitalised by the sentence, not as a name ("… miconazol. Được
+        # không?"); an ordinary word in capitals is stressed ("MỖI NGÀY thay vì mỗi tuần"), not a name
         opens = i < len(raw) and sentences[i] != sentences[i - 1]
-        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens
+        stressed = i < len(raw) and raw[i].isupper() and len(raw[i]) > 1 and ordinary_word(raw[i])
+        return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens and not stressed
 
     def word(i: int, in_run: bool) -> bool:
         if i in blocked:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.understanding.clauses import ask_clauses, asks_what
@@ -138,11 +139,21 @@ def _asked_beside_taken(
 ) -> QueryFrame:
     """A clause whose drugs are only medicines it tells the patient takes asks about the drug an
     earlier clause asked, beside them (a medicine taken is a fact to check against); a drug an
-    earlier clause told as taken, which this clause asks about, is the drug asked."""
+    earlier clause told as taken, which this clause asks about, is the drug asked. A clause asking
+    nothing of its own about a medicine the patient takes asks it beside the drug asked before."""
     taken = set(clause.facts.current_medication_ids)
+    earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
+    # the medicines the patient takes, told in this clause or an earlier one (the merged patient)
+    told = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    if frame.drugs and frame.turn_type == "drug_overview" and set(frame.drugs) <= told:
+        # "warfarin thì phải làm gì?" after a drug asked for a patient taking it: the two together
+        asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in told), None)
+        together = {"turn_type": "interaction", "attribute": INTERACTION_SECTION, "section_overview": False}
+        return (
+            frame if asked is None else frame.model_copy(update={"drugs": (*frame.drugs, asked), **together})
+        )
     if not frame.drugs or not set(frame.drugs) <= taken:
         return frame
-    earlier = [p.frame.drugs[0] for _, p in before if p is not None and p.frame.drugs]
     asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in taken), None)
     return frame if asked is None else frame.model_copy(update={"drugs": (asked,)})
 

@@ -262,3 +262,29 @@ def test_the_line_naming_unquoted_parts_names_each_section_once_when_it_would_no
     # shorter still: each drug with the number of its sections, every drug still named
     least = _beyond_line(named, room=len(short) - 1)
     assert least.endswith("Captopril (1 mục); Losartan (1 mục).") and len(least) < len(short)
+
+
+def test_a_contraindicated_drug_has_no_dose_quoted() -> None:
+    dose = item("aspirin", "lieu_luong_va_cach_dung", "Trẻ em: 10 mg/kg mỗi lần.", 121)
+    barred = BUNDLE.candidate_statuses[0]
+    with_dose = barred.model_copy(
+        update={
+            "facets": (
+                *barred.facets,
+                FacetAssessment(
+                    facet="dosage",
+                    status="CAUTION",
+                    evidence_ids=(dose.id,),
+                    quotes=("Trẻ em: 10 mg/kg mỗi lần.",),
+                ),
+            )
+        }
+    )
+    bundle = BUNDLE.model_copy(
+        update={
+            "evidence": (*EVIDENCE, dose),
+            "candidate_statuses": (with_dose, *BUNDLE.candidate_statuses[1:]),
+        }
+    )
+    text = "\n".join(TABLE.lines(FRAME, bundle))
+    assert "Phối hợp với thuốc chống đông đường uống." in text and "10 mg/kg" not in text

@@ -121,3 +121,12 @@ def test_an_interaction_section_leaves_only_when_every_sentence_on_the_drugs_ask
     unquoted = f"{pair} Cordarone còn làm tăng tác dụng chống đông. " + LONG
     kept = within_budget(reply(lines, section(PAIRS, unquoted, drug="warfarin")), names, (), together)
     assert "Cordarone còn làm tăng tác dụng chống đông" in kept.text  # a sentence on the pair not quoted
+
+
+def test_the_sections_the_parts_of_several_asks_route_to_leave_last() -> None:
+    # a short section a part asked stays while a background one leaves, whatever their groups
+    short = "Không trộn với thuốc khác. " * 20
+    blocks = (answering(DOSE), section(KINETICS), section("tuong_ky", short), section(DOSE))
+    fitted = within_budget(reply(*blocks), names, parts_asked={("thuoc", "tuong_ky"), ("thuoc", DOSE)})
+    assert [c.section_key for c in left_out(fitted).sections] == [KINETICS, DOSE]
+    assert "Không trộn với thuốc khác." in fitted.text

@@ -31,6 +31,7 @@ def test_word_lists_come_from_the_package_and_real_drugs_from_the_atc_table() ->
         "Paracetamol HDSD ghi gì về liều?",
         "Warfarin INR mục tiêu?",
         "Khoa HSTC hỏi amiodaron pha với gì?",
+        "liệt kê thuốc hạ áp trong formulary: CCB, ƯCMC, ƯCTT",
     ],
 )
 def test_abbreviations_are_never_unknown_drug_names(resolver: CatalogDrugResolver, message: str) -> None:

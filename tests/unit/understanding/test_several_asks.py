@@ -91,6 +91,14 @@ def test_a_clause_naming_only_a_medicine_taken_asks_about_the_earlier_drug_besid
     assert [p.frame.drugs[0] for p in plan.parts] == ["ciprofloxacin", "ciprofloxacin"]
 
 
+def test_a_clause_asking_nothing_of_its_own_of_a_medicine_taken_asks_the_pair(
+    resolver: CatalogDrugResolver,
+) -> None:
+    message = "BN đang warfarin vì rung nhĩ. Fluconazol liều nạp thế nào? warfarin thì phải làm gì"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [(a.kind, a.drugs) for a in plan.parts[-1].asks] == [("together", ("warfarin", "fluconazol"))]
+
+
 def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: CatalogDrugResolver) -> None:
     # its own question, answered from the drug's monograph, never folded into the section asked next
     message = "Loperamid tối đa mấy mg mỗi ngày, và trẻ dưới mấy tuổi thì chống chỉ định"

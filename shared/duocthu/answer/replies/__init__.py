@@ -27,7 +27,12 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     """The turn's reply, within the one reply budget (answer.reply_budget) whatever its kind."""
     composed = _composed(composer, plan, evidence)
     together = {d: names for part in (plan, *plan.parts) for d, names in part.names.items()}
-    fitted = within_budget(composed.reply, composer.wording.names, routed_sections(plan), together)
+    parts_asked = {
+        (d, a.section_key) for part in plan.parts for a in part.asks if a.section_key for d in a.drugs
+    }
+    fitted = within_budget(
+        composed.reply, composer.wording.names, routed_sections(plan), together, parts_asked
+    )
     return composed if fitted is composed.reply else replace(composed, reply=fitted)
 
 

@@ -167,8 +167,12 @@ def condition_to_drugs(reading: Reading) -> dict[str, Any] | None:
 
 def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
     """The patient of a which-drug question: every condition it names but the one asked about is the
-    patient's, for the safety facets. Organ function is stated apart; what an allergy names is an
-    allergy; a class of drugs is no condition."""
+    patient's, for the safety facets, when the turn tells of a patient (someone, an age, a fact);
+    asked of no one, they are what is asked too ("thuốc nào dùng cho gút: cắt cơn và hạ acid
+    uric?"). Organ function is stated apart; what an allergy names is an allergy; a class of drugs
+    is no condition."""
+    if not (facts.states_patient or facts.population or cues.has("patient_subject")):
+        return facts.patient_context()
     classes = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
     others = [
         c.normalized

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.conditions import condition_kind
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import (
+    ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
     BREASTFEEDING_SECTION,
     CAUTION_SECTION,
@@ -19,6 +21,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
+from duocthu.understanding.candidates import Turn
 from duocthu.understanding.clauses import in_what_is_asked
 from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
@@ -105,7 +108,9 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
         return None
     turn = reading.turn
     turn_type, attribute = _continued_turn(reading)
-    carried = [] if turn.prior and turn.prior.drugs else list(turn.candidates.history_ids())
+    carried = [] if turn.prior and turn.prior.drugs else _not_allergens(turn)
+    if not carried and not (turn.prior and turn.prior.drugs):
+        return None
     return {
         **reading.frame(),
         "turn_type": turn_type,
@@ -113,6 +118,19 @@ def continued_frame(reading: Reading) -> dict[str, Any] | None:
         "attribute": attribute,
         **CONTINUED,
     }
+
+
+def _not_allergens(turn: Turn) -> list[str]:
+    """The drugs the conversation named, less those named as what the patient is allergic or
+    reacted to: an allergen is a fact about the patient, never the drug a follow-up goes on about."""
+    context = turn.prior.patient_context if turn.prior else None
+    told = " ".join((*context.allergies, *context.adverse_reactions)) if context else ""
+    names = turn.candidates.names
+    return [
+        d
+        for d in turn.candidates.history_ids()
+        if not any(contains_phrase(told, n) for n in names.get(d, (d,)))
+    ]
 
 
 def unknown_product_frame(reading: Reading) -> dict[str, Any] | None:
@@ -154,8 +172,11 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     asks_more = content_words(cues, spans)
     for_someone = bool(facts.population or facts.states_patient)
     taken = facts.current_medication_ids
-    if taken and products == len(taken) and (facts.pregnancy or facts.breastfeeding):
-        # every medicine named is one a pregnant or nursing patient takes: each, for her state
+    # the patient's state is what every medicine named is asked of (none is added to the others,
+    # and no word says together): each, for her pregnancy or nursing, or each dose for their organ
+    organ = bool(facts.renal_function or facts.hepatic_function)
+    for_state = bool(facts.pregnancy or facts.breastfeeding) or (attribute == DOSE_SECTION and organ)
+    if for_state and (not taken or products == len(taken)) and not cues.has("interaction"):
         taken, beside = (), None
     if products >= 2 and (
         attribute == INTERACTION_SECTION
@@ -218,11 +239,16 @@ def section_for_patient(frame: QueryFrame) -> QueryFrame:
     gives a section: that section decides first. Run after the merge, on the merged patient, for a
     turn naming its drugs and a turn going on about the conversation's alike (a pregnancy told two
     turns before the question still decides it)."""
-    if frame.attribute or frame.turn_type not in ("drug_overview", "drug_attribute"):
+    # what to do ("xử lý sao") with no reaction told is asked of the patient's state, not of a reaction
+    managed = frame.attribute == ADR_MANAGEMENT_SECTION and not frame.patient_context.adverse_reactions
+    managed = managed and frame.condition is None
+    if (frame.attribute and not managed) or frame.turn_type not in ("drug_overview", "drug_attribute"):
         return frame
     if not (frame.drugs or frame.unknown_drugs):
         return frame
     section = state_section(frame.patient_context)
+    if section is None and managed:
+        return frame
     if section is None:
         return frame
     update = {"turn_type": "drug_attribute", "attribute": section, "section_overview": False}

@@ -35,6 +35,22 @@ def test_an_amount_taken_is_no_dose_asked(resolver: CatalogDrugResolver) -> None
     assert asked.attribute == "lieu_luong_va_cach_dung"
 
 
+def test_medicines_asked_of_the_patients_state_are_each_asked_for_it(resolver: CatalogDrugResolver) -> None:
+    # "A và B" for a pregnant patient, what to do with no reaction told: each drug's pregnancy section
+    pregnant = understand_offline(
+        "Thai 8 tuần, đang uống Lipitor 20 và Cozaar 50. Hai thuốc này xử lý sao?", resolver
+    )
+    assert (pregnant.turn_type, pregnant.attribute) == ("drug_attribute", "thoi_ky_mang_thai")
+    # a dose change asked for the kidneys: each drug's dose, not their interaction
+    renal = understand_offline(
+        "BN ClCr 25 đang dùng metformin và enalapril, có cần chỉnh liều không", resolver
+    )
+    assert (renal.turn_type, renal.attribute) == ("drug_attribute", "lieu_luong_va_cach_dung")
+    # words that say together keep the pair
+    together = understand_offline("Bầu 20 tuần uống paracetamol và ibuprofen cùng lúc được không", resolver)
+    assert together.turn_type == "interaction"
+
+
 def test_english_headings_and_a_reaction_before_its_cause(resolver: CatalogDrugResolver) -> None:
     for question, attribute in (
         ("Indications của fluconazol?", "chi_dinh"),

@@ -251,3 +251,12 @@ def test_the_finding_asked_is_read_in_the_formularys_words(
     assert frame.condition is not None and frame.condition.normalized == finding
     if finding is None:
         assert frame.condition.text == "lắng đọng calci ở thận"
+
+
+def test_conditions_asked_of_no_one_are_what_is_asked_not_a_patients(resolver: CatalogDrugResolver) -> None:
+    # no patient told: "hạ acid uric" is asked, never a comorbidity that labels allopurinol
+    asked = understand_offline("thuốc nào trong danh mục dùng cho gút: cắt cơn và hạ acid uric?", resolver)
+    assert asked.patient_context.comorbidities == ()
+    # someone told: the other condition is theirs
+    told = understand_offline("BN hen phế quản, đau khớp dùng thuốc gì", resolver)
+    assert told.patient_context.comorbidities == ("hen phế quản",)

@@ -119,3 +119,27 @@ def test_a_follow_up_asks_its_own_question_of_the_conversations_drug(resolver: C
     frame = conversation(resolver, "Paracetamol có trị đau đầu không?", "Thế còn ibuprofen?")
     assert (frame.turn_type, frame.drugs) == ("drug_to_condition", ("ibuprofen",))
     assert frame.condition is not None and frame.condition.normalized == "đau đầu"
+
+
+def test_a_follow_up_naming_only_a_medicine_taken_asks_it_beside_the_carried_drug(
+    resolver: CatalogDrugResolver,
+) -> None:
+    prior = QueryFrame(
+        turn_type="drug_attribute", drugs=("spironolacton",), attribute="lieu_luong_va_cach_dung"
+    )
+    frame = understand_offline(
+        "BN đang enalapril 10mg x2, K 5,3 thì phối hợp được không?", resolver, (), prior
+    )
+    assert (frame.turn_type, set(frame.drugs)) == ("interaction", {"spironolacton", "enalapril"})
+    # a section of its own asked of the medicine taken is its own question
+    dose = understand_offline("BN đang enalapril, liều tối đa bao nhiêu?", resolver, (), prior)
+    assert dose.drugs == ("enalapril",)
+
+
+def test_a_drug_named_only_as_the_patients_allergen_is_never_the_one_a_follow_up_asks_about(
+    resolver: CatalogDrugResolver,
+) -> None:
+    told = "Bé 4 tuổi 16 kg sốt, có tiền sử dị ứng ibuprofen (nổi mẩn). Nên dùng thuốc hạ sốt gì cho bé"
+    prior = understand_offline(told, resolver)
+    dose = understand_offline("và liều bao nhiêu?", resolver, (told,), prior)
+    assert "ibuprofen" not in dose.drugs
