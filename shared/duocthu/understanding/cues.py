@@ -251,12 +251,27 @@ class TurnCues:
         )
 
 
+# A cue that tells another kind by the same words: a population that is a patient's state tells that
+# state (a fact the reply checks); a word standing for the conversation's drug refers back to it. The
+# told kind's own rows hold only the words no such cue has ("thai kỳ", "eGFR", "thì sao").
+_TELLS_TOO = {
+    ("population", "phu_nu_co_thai"): "pregnancy",
+    ("population", "phu_nu_cho_con_bu"): "breastfeeding",
+    ("population", "suy_than"): "renal",
+    ("population", "suy_gan"): "hepatic",
+    ("drug_pronoun", ""): "continue",
+}
+
+
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
     for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)
+        told = _TELLS_TOO.get(match.value)
+        if told:
+            grouped.setdefault(told, []).append(PhraseMatch(match.start, match.length, (told, "")))
     by_kind = {
         kind: tuple(Cue(kind, m.value[1], m.start, m.length) for m in longest_spans(found))
         for kind, found in grouped.items()

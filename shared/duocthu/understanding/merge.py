@@ -15,6 +15,7 @@ back about two readings ("làm hạ huyết áp") is read as the reply it picks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.sections import (
@@ -85,6 +86,11 @@ def describes_patient(frame: QueryFrame) -> bool:
     return bool(frame.age_text or frame.weight_kg or not frame.patient_context.is_empty())
 
 
+def _left_empty(frame: QueryFrame, prior: QueryFrame, names: Sequence[str]) -> dict[str, Any]:
+    """The prior frame's values of the fields this turn left empty."""
+    return {n: value for n in names if getattr(frame, n) is None and (value := getattr(prior, n)) is not None}
+
+
 def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The held patient's facts this turn left empty, unless it states a patient of its own."""
     if new_patient(frame, prior):
@@ -92,11 +98,7 @@ def patient_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     scalars = (
         ("population", "weight_kg", "age_text") if describes_patient(prior) else ("weight_kg", "age_text")
     )
-    update: dict[str, Any] = {
-        name: getattr(prior, name)
-        for name in scalars
-        if getattr(frame, name) is None and getattr(prior, name) is not None
-    }
+    update = _left_empty(frame, prior, scalars)
     context = merged_context(frame.patient_context, prior.patient_context)
     if context != frame.patient_context:
         update["patient_context"] = context
@@ -135,11 +137,7 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     if frame.drugs and prior.drugs and set(frame.drugs) != set(prior.drugs):
         return frame  # another drug: a new topic (a headache question is not about the omeprazol before)
     fields = _TOPIC_FIELDS if not describes_patient(prior) else _TOPIC_FIELDS[:-1]
-    update: dict[str, Any] = {
-        name: getattr(prior, name)
-        for name in fields
-        if getattr(frame, name) is None and getattr(prior, name) is not None
-    }
+    update = _left_empty(frame, prior, fields)
     if not frame.drugs and prior.drugs and frame.turn_type in DRUG_TURN_TYPES:
         update["drugs"] = prior.drugs
     if update.get("attribute") and frame.turn_type == "drug_overview":

@@ -13,7 +13,8 @@ from duocthu.core.sections import SECTION_ORDER, SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.core.vocabulary import CONDITION_RELATIONS, POPULATIONS, ROUTES, TURN_TYPES
-from duocthu.understanding.cues import GAP, CueKind, _cue_words
+from duocthu.understanding.cues import _TELLS_TOO, GAP, CueKind, _cue_words
+from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.product_names import not_a_common_word
 
 CUE_ROWS = table_records("understanding_cues.tsv")
@@ -100,3 +101,24 @@ def test_no_kept_term_of_the_lexicon_is_an_ordinary_word_or_a_drug() -> None:
         if not r["formulary"].strip() and (ordinary_word(r["term"]) or world_drug(r["term"]))
     ]
     assert covered == []
+
+
+def test_no_cue_row_holds_words_the_lexicon_rewords() -> None:
+    """Cues are read on the message in the formulary's words (`lexicon.formulary_wording`): a row
+    holding a term the lexicon replaces can never match."""
+    reworded = [
+        r["phrase"] for r in CUE_ROWS if formulary_wording(r["phrase"]).casefold() != r["phrase"].casefold()
+    ]
+    assert reworded == []
+
+
+def test_no_row_repeats_a_cue_that_tells_its_kind_already() -> None:
+    """A cue that tells another kind by the same words (`cues._TELLS_TOO`: a state's population, a
+    drug pronoun) makes a row of that kind with those words a second copy."""
+    told = {
+        (_TELLS_TOO[(r["kind"], (r.get("value") or "").strip())], _words_of(r["phrase"]))
+        for r in CUE_ROWS
+        if (r["kind"], (r.get("value") or "").strip()) in _TELLS_TOO
+    }
+    copies = [r["phrase"] for r in CUE_ROWS if (r["kind"], _words_of(r["phrase"])) in told]
+    assert copies == []
