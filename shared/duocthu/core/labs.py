@@ -56,6 +56,12 @@ def _number(text: str) -> float:
     return float(text.replace(",", "."))
 
 
+def lab_name(token: str) -> bool:
+    """Whether a word names a laboratory value ("INR", "K+"): with a number after it, a value,
+    never a product and its strength."""
+    return fold(nfc(token)) in _labs()[0]
+
+
 def patient_labs(text: str) -> dict[str, float]:
     """The laboratory values a patient's text states, by lab: the first of each."""
     by_phrase, value, _ = _labs()

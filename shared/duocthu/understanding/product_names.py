@@ -10,6 +10,7 @@ from duocthu.catalog.names import foreign_word
 from duocthu.catalog.ordinary_words import ordinary_word
 from duocthu.catalog.resolver import DrugMatch, Suggestion
 from duocthu.catalog.world_drugs import world_drug
+from duocthu.core.labs import lab_name
 from duocthu.core.sections import SECTION_PHRASES
 from duocthu.core.text import fold, nfc, raw_words
 from duocthu.understanding.cues import TurnCues, scan_cues
@@ -59,7 +60,7 @@ def unknown_names(
             return False
         if foreign_word(raw[i]):
             # an ordinary word goes on a name begun, and begins none but an acronym before its strength
-            acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit()
+            acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit() and not lab_name(raw[i])
             return in_run or (not_a_common_word(raw[i]) and not ward_abbreviation(raw[i])) or acronym
         # a capitalised word mid-sentence after a product word, or in a run of them ("An Cung Ngưu")
         return capitalised(i) and (in_run or i in slots or capitalised(i + 1))

@@ -30,4 +30,6 @@ def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: Cat
     assert unknown("Acyclovir Stella 800 mg liều dùng") == ()
     assert unknown("Panadol extra có gây buồn ngủ không?") == ()
     assert unknown("ngộ độc aspirin (salicylat) xử trí") == ()
+    # a laboratory value with its number is no product and its strength
+    assert unknown("BN 60t đang warfarin vì van cơ học, INR 2,5, giờ bị nấm thực quản cần fluconazol.") == ()
     assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)
