@@ -153,7 +153,10 @@ def _with_patient_medicines(reading: Reading) -> list[str]:
         return []
     if reading.cues.has("overview"):
         return []
-    return [d for d in _patient_medicine_ids(reading.turn) if d != named[0].drug_id]
+    taken = _patient_medicine_ids(reading.turn)
+    # one the patient already takes ("metformin còn dùng tiếp được không?") is asked for them, its
+    # pairs beside it (the plan's beside-medicines reply), not asked as a new combination
+    return [] if named[0].drug_id in taken else [d for d in taken if d != named[0].drug_id]
 
 
 def _interaction_kept(reading: Reading) -> list[str]:

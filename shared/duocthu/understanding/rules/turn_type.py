@@ -53,8 +53,9 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
         # computing a dose is not done: the reply says so and quotes the dose section to work from
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
-    if uncovered - {"purchase", "maker"} or (uncovered and attribute is None):
-        # no section answers them; buying and the maker are weak: beside a section asked, it decides
+    if uncovered - {"purchase", "maker"} or (uncovered and attribute is None and not reading.decides):
+        # no section answers them; buying and the maker are weak: beside a section asked, or whether
+        # the patient may take the drug ("hỏi mua Imodium cho bé uống, có được không?"), that decides
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 

@@ -143,3 +143,23 @@ def test_a_drug_named_only_as_the_patients_allergen_is_never_the_one_a_follow_up
     prior = understand_offline(told, resolver)
     dose = understand_offline("và liều bao nhiêu?", resolver, (told,), prior)
     assert "ibuprofen" not in dose.drugs
+
+
+def test_a_medicine_the_patient_takes_asked_again_is_their_decision_not_a_new_pair(
+    resolver: CatalogDrugResolver,
+) -> None:
+    told = ("Cụ bà 80t THA, ĐTĐ2, đang amlodipin 5mg + Glucophage 500 x2", "XN tuần này eGFR 28")
+    prior = None
+    for message in told:
+        prior = understand_offline(message, resolver, (), prior)
+    frame = understand_offline("vậy metformin còn dùng tiếp được không BS?", resolver, told, prior)
+    assert (frame.turn_type, frame.drugs) == ("drug_attribute", ("metformin",))
+    # buying it for the patient, asked whether they may take it, is that decision
+    child = understand_offline("Bé 18 tháng tiêu chảy 3 ngày", resolver)
+    bought = understand_offline(
+        "mẹ bé hỏi mua Imodium cho bé uống, có được không?",
+        resolver,
+        ("Bé 18 tháng tiêu chảy 3 ngày",),
+        child,
+    )
+    assert bought.turn_type != "out_of_scope" and bought.drugs == ("loperamid",)
