@@ -244,6 +244,10 @@ class RetrievalService:
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
                 if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
+                elif said_no and ask.with_patient and bundle.reason == "insufficient_retrieval_score":
+                    # whether this patient may take it, asked with no words of its own ("còn Nexium
+                    # thì sao?"): its contraindications answer, never "nothing relevant"
+                    bundle = decide(list(self.store.find_by_section(ask.drugs[0], CONTRAINDICATION_SECTION)))
                 answers.append(AskEvidence(ask=index, bundle=bundle, lines=lines))
         return GatheredEvidence(answers=tuple(answers), sections=tuple(sections))
 

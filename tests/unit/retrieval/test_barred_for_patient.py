@@ -91,3 +91,14 @@ def test_an_allergy_told_as_a_class_bars_its_members_and_a_denied_one_bars_nothi
     barred, dosed = (t.answer for t in run_turns([by_class, denied], tmp_path))
     assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in barred
     assert DOSE_WITHHELD not in dosed and "【Cefuroxim】 Liều lượng và cách dùng" in dosed
+
+
+def test_whether_the_patient_may_take_a_drug_asked_with_no_words_of_its_own_is_its_contraindications(
+    tmp_path: Path,
+) -> None:
+    told = [
+        "BN HIV 35t, phác đồ ARV có nelfinavir",
+        "Than đau thượng vị, ợ chua 2 tuần. Losec có được không anh?",
+    ]
+    answer = run_turns(["Ok, còn Nexium thì sao?"], tmp_path, [told])[0].answer
+    assert "【Esomeprazol】 Chống chỉ định" in answer and "không có đoạn nào đủ liên quan" not in answer
