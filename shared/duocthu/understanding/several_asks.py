@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.understanding.clauses import ask_clauses, asks_what
+from duocthu.understanding.merge import TOGETHER
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
 from duocthu.understanding.tags import MessageReader, MessageTags
@@ -148,10 +148,8 @@ def _asked_beside_taken(
     if frame.drugs and frame.turn_type == "drug_overview" and set(frame.drugs) <= told:
         # "warfarin thì phải làm gì?" after a drug asked for a patient taking it: the two together
         asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in told), None)
-        together = {"turn_type": "interaction", "attribute": INTERACTION_SECTION, "section_overview": False}
-        return (
-            frame if asked is None else frame.model_copy(update={"drugs": (*frame.drugs, asked), **together})
-        )
+        together = {"drugs": (*frame.drugs, asked), **TOGETHER, "section_overview": False}
+        return frame if asked is None else frame.model_copy(update=together)
     if not frame.drugs or not set(frame.drugs) <= taken:
         return frame
     asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in taken), None)
