@@ -10,7 +10,7 @@ another unit, is no such value ("losartan kali 50 mg")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -23,7 +23,8 @@ _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = r"\s*(mmol/l|mmol/lit|mmol|meq/l|ms|mg/dl|µmol/l|umol/l|mg|g|ml|%)?"
 # between a band's name and its comparison: "huyết thanh", "đã", "khi bắt đầu"
 _BETWEEN = r"(?:\s+[^\W\d]+){0,3}?"
-_COMPARISON = r"(trên|vượt|vuot|tren|duoi|dưới|không quá|khong qua|>|≥|<|≤|từ|tu)"
+# read on the folded text: "trên", "vượt", "dưới", "không quá", "từ"
+_COMPARISON = r"(tren|vuot|duoi|khong qua|tu|>|≥|<|≤)"
 
 
 @dataclass(frozen=True)
@@ -62,30 +63,30 @@ def lab_name(token: str) -> bool:
     return fold(nfc(token)) in _labs()[0]
 
 
-def patient_labs(text: str) -> dict[str, float]:
-    """The laboratory values a patient's text states, by lab: the first of each."""
+def _values(written: str) -> Iterator[tuple[re.Match[str], Lab, float]]:
+    """Each value the text states, with its lab and number (a number outside the lab's range or
+    in another unit is none); `written` NFC, read folded, positions kept."""
     by_phrase, value, _ = _labs()
-    found: dict[str, float] = {}
-    for m in value.finditer(fold(nfc(text))):
+    for m in value.finditer(fold(written)):
         lab, number = by_phrase[m[1]], _number(m[2])
         if lab.holds(number, m[3]):
-            found.setdefault(lab.lab, number)
+            yield m, lab, number
+
+
+def patient_labs(text: str) -> dict[str, float]:
+    """The laboratory values a patient's text states, by lab: the first of each."""
+    found: dict[str, float] = {}
+    for _, lab, number in _values(nfc(text)):
+        found.setdefault(lab.lab, number)
     return found
 
 
 def stated_labs(text: str) -> tuple[str, ...]:
     """The laboratory values a text states, as written ("K+ 5,4 mmol/l")."""
-    _, value, _ = _labs()
     written = nfc(text)
-    folded = fold(written)
-    if len(folded) != len(written):
+    if len(fold(written)) != len(written):  # positions of the folded text are not the written's
         return ()
-    by_phrase = _labs()[0]
-    return tuple(
-        written[m.start() : m.end()].strip()
-        for m in value.finditer(folded)
-        if by_phrase[m[1]].holds(_number(m[2]), m[3])
-    )
+    return tuple(written[m.start() : m.end()].strip() for m, _, _ in _values(written))
 
 
 def lab_bands(sentence: str) -> dict[str, list[Band]]:
