@@ -66,8 +66,9 @@ FOLLOWER_SHARE = 0.6
 # scores up to this much more; a line stating only bands the patient is outside answers for another
 # and is weighed down as much (kept: the patient's numbers may be misread)
 BAND_PRIOR = 0.5
-# The sections a prescribing decision for a patient reads
-DECISION_SECTIONS = frozenset({*SAFETY_SECTIONS, DOSE_SECTION})
+# The sections a prescribing decision for a patient reads, in the book's order
+DECIDING = (*SAFETY_SECTIONS, DOSE_SECTION)
+DECISION_SECTIONS = frozenset(DECIDING)
 # A band line the words did not rank, after a ranked one in the patient's band
 BAND_RUNNER_UP = 0.95
 # The levels a patient's turn may give as numbers or words the book states bands of
@@ -246,7 +247,7 @@ def answering_lines(
         others = " ".join(other[:1][0] for d, other in (*drugs, *together) if d != drug_id and other)
         tokens = question_tokens(f"{question} {others}", names)
         if not tokens:  # no words of its own ("còn X thì sao?"): what the book says of this patient
-            read = [*candidates, *(k for k in (*SAFETY_SECTIONS, DOSE_SECTION) if k not in candidates)]
+            read = [*candidates, *(k for k in DECIDING if k not in candidates)]
             kept += band_lines(store, drug_id, read if decision else candidates, patient, (), decision)
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
