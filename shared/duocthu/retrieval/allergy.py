@@ -4,7 +4,7 @@ stating a hypersensitivity to the drug the patient reacted to, by its name or by
 one "với penicilin" in cefuroxime's contraindications).
 
 A clause that names the kind of reaction it is about ("quá mẫn tức thì và nặng (như sốc phản vệ,
-phù mạch …)") bars only a patient whose turn names one of those reactions: a rash is not the
+phù mạch …)") bars only a patient whose turn or recorded reactions name one of them: a rash is not the
 reaction it excludes, and the clause, quoted among the answering lines, says so itself."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def allergy_lines(
 ) -> list[RankedLine]:
     """The clauses of the drug's contraindications that bar it for a patient allergic to (or who
     reacted to) `allergens` (drug id: its names), named or by one of their `classes`; `told`: the
-    turn's words, read for the kind of reaction the patient had."""
+    turn's words and the reactions recorded, read for the kind of reaction the patient had."""
     had = reactions_named(told)
     out: list[RankedLine] = []
     for part in store.find_by_section(drug_id, CONTRAINDICATION_SECTION):

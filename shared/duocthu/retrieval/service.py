@@ -272,7 +272,9 @@ class RetrievalService:
         # an allergy told as a class ("dị ứng penicilin", "dị ứng nhóm cephalosporin") is to every member
         for told_class in {c for text in told for c in classes_named(text, affirmed_only=True)}:
             allergens[f"class:{told_class}"], classes[f"class:{told_class}"] = (), frozenset({told_class})
-        bars = allergy_lines(self.store, drug, allergens, classes, plan.reading.text) if allergens else []
+        # the kind of reaction: as this turn tells it, or as the conversation recorded it
+        had = " ".join((plan.reading.text, *told))
+        bars = allergy_lines(self.store, drug, allergens, classes, had) if allergens else []
         profile = PatientProfile.from_frame(plan.frame)
         if not profile.is_empty() and not profile.levels_not_told():
             bars += barring_lines(self.store, drug, profile)

@@ -23,7 +23,8 @@ from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, stop_words, tells_
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
-from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids
+from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids, unnamed_in_list
+from duocthu.understanding.told_in_words import diagnoses_named, reactions_to_unnamed
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
@@ -212,18 +213,29 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     written = raw_words(text)  # what the patient's medicines and allergies are shown as
     if len(written) != len(tokens):
         written = list(tokens)
-    current, current_ids, current_starts = _current_medications(text, cues, clauses, starts, written)
+    # a colon opens the list a lead introduces ("Thuốc đang dùng: …"), never ends it
+    listed = sentence_ids(text, tokens, ",;.?!")
+    current, current_ids, current_starts = _current_medications(text, cues, listed, starts, written)
     allergies, objects, stated = _allergies(cues, clauses, starts, written)
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
-    reactions, reaction_starts, cause_starts = _past_reactions(cues, named, conditions, written, clauses)
+    reactions, reaction_starts, cause_starts = _past_reactions(
+        cues, named, conditions, written, clauses, tells_only(text)
+    )
+    unnamed = reactions_to_unnamed(cues, named, written, clauses, cues.has("past"))
+    reactions += [r.text for r in unnamed]
+    reaction_starts.update(c.start for r in unnamed for c in conditions if c.start in r.words)
     # a past reaction and its cause are history: no condition the patient has, no medicine taken
     comorbid = [c for c in _comorbid(cues, conditions, objects) if c.start not in reaction_starts]
     caused = {fold(" ".join(written[i : starts[i].end])) for i in cause_starts}
+    caused.update(fold(r.cause) for r in unnamed)
     current = [m for m in current if fold(m) not in caused]
     current_starts -= cause_starts
     current_ids = [d for d in current_ids if d in {starts[i].drug_id for i in current_starts}]
     # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
+    leads = {r.lead for r in unnamed}
+    stated_conditions += diagnoses_named(cues, conditions, objects, named, written, clauses, leads)
+    objects.update(i for r in unnamed for i in r.cause_words)  # a reaction's cause: no drug asked
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
     delivered = cues.has("delivered")
@@ -336,8 +348,11 @@ def _current_medications(
         elif unnamed:
             continue
         # the list goes on after either: "đang uống HCTZ và captopril"
-        drugs += listed_after(drugs[-1].end if drugs else span.stop, tokens, starts, clauses, sentences)
+        listed = listed_after(drugs[-1].end if drugs else span.stop, tokens, starts, clauses, sentences)
+        drugs += listed
         current += [" ".join(written[m.start : m.end]) for m in drugs]
+        if listed:
+            current += unnamed_in_list(written, span.stop, listed[-1].end)
         current_ids += [m.drug_id for m in drugs]
         current_starts.update(m.start for m in drugs)
     return current, current_ids, current_starts
@@ -410,14 +425,15 @@ def _past_reactions(
     conditions: Sequence[ConditionMention],
     written: Sequence[str],
     clauses: Sequence[int],
+    tells: bool,
 ) -> tuple[list[str], set[int], set[int]]:
     """Reactions told with their cause before a new complaint: the reaction and its drug are the
     patient's history, never what is asked; the complaint after them is the question. Without a
     later complaint the reaction is what is asked."""
+    told_as_past = cues.has("past")  # "từng", "tiền sử", "trước đây", "ngưng"
     reactions: list[str] = []
     reaction_starts: set[int] = set()
     cause_starts: set[int] = set()
-    told_as_past = cues.has("past")  # "từng", "tiền sử", "trước đây", "ngưng"
 
     def past(start: int, end: int, match: DrugMatch) -> None:
         reaction_starts.update(c.start for c in conditions if start <= c.start < end)
@@ -442,7 +458,8 @@ def _past_reactions(
         while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
             end += 1
         complaint = told_as_past and any(c.start >= end for c in conditions)
-        if complaint or any(m.start >= end for m in named):
+        # told as past in a turn that asks nothing: the patient's history, whatever follows it
+        if complaint or (told_as_past and tells) or any(m.start >= end for m in named):
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
 

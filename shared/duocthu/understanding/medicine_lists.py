@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from duocthu.catalog.names import foreign_word
+from duocthu.catalog.ordinary_words import ordinary_word
 from duocthu.catalog.resolver import DrugMatch
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, segment_ids
 
@@ -29,10 +32,30 @@ def _list_words() -> dict[str, frozenset[str]]:
     return {kind: frozenset(found) for kind, found in kinds.items()}
 
 
-def _in_list(token: str) -> bool:
-    """A word that may stand between two medicines of a list: a joiner, a dose or a number."""
+def _in_list(token: str, after: str = "") -> bool:
+    """A word that may stand between two medicines of a list: a joiner, a dose, a number, or a
+    medicine the catalogue lacks (an item of the list itself: `unnamed_in_list`)."""
     folded = fold(token)
-    return any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
+    listed = any(ch.isdigit() for ch in folded) or folded in _list_words()["joiner"] | _list_words()["dose"]
+    return listed or _unnamed_medicine(token, after)
+
+
+def _unnamed_medicine(token: str, after: str) -> bool:
+    """A real drug the catalogue lacks, or a word that cannot be Vietnamese and no word list holds
+    written with its strength ("bisoprolol 2,5mg"): among a patient's medicines, a medicine."""
+    strength = after[:1].isdigit()
+    return world_drug(token) or (
+        strength and foreign_word(token) and not ordinary_word(token) and token.isalpha()
+    )
+
+
+def unnamed_in_list(tokens: Sequence[str], start: int, end: int) -> list[str]:
+    """The medicines the catalogue lacks ("bisoprolol") among a list's words from `start` to `end`."""
+    return [
+        tokens[i]
+        for i in range(start, end)
+        if _unnamed_medicine(tokens[i], tokens[i + 1] if i + 1 < len(tokens) else "")
+    ]
 
 
 def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
@@ -40,7 +63,7 @@ def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
     rung nhĩ") closed by a joiner or a clause break."""
     words = _list_words()
     reason = joined = False
-    for token in gap:
+    for i, token in enumerate(gap):
         folded = fold(token)
         if folded in words["reason"]:
             reason = True
@@ -48,7 +71,7 @@ def _a_list_gap(gap: Sequence[str], clause_break: bool) -> bool:
             reason, joined = False, True
         elif folded in words["taking"] and joined:
             continue  # "và hay uống ibuprofen": taking again, after the joiner
-        elif not (reason or _in_list(token)):
+        elif not (reason or _in_list(token, gap[i + 1] if i + 1 < len(gap) else "")):
             return False
     return not reason or clause_break
 

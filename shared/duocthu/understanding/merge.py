@@ -25,6 +25,7 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     SECTION_HEADINGS,
 )
+from duocthu.core.text import asks_yes_or_no
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -175,6 +176,39 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     if only_taken and frame.attribute in (None, INTERACTION_SECTION) and not turn.tags.cues.has("new_topic"):
         return frame.model_copy(update={"drugs": (*prior.drugs, *frame.drugs), **TOGETHER})
     return frame
+
+
+def medicines_of_the_case(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """A yes-or-no question naming no drug, no section and no complaint ("có nguy hiểm gì
+    không?"), after turns telling the medicines the patient takes: the question is those medicines
+    together (each name the catalogue lacks sought in the others' monographs). With one medicine
+    and nothing beside it, it stays that drug's question for the patient."""
+    prior, tags = turn.prior, turn.tags
+    if prior is None or frame.system_error or tags.matches or tags.facts.conditions:
+        return frame
+    if frame.attribute is not None or frame.turn_type not in (
+        "out_of_scope",
+        "drug_overview",
+        "drug_attribute",
+    ):
+        return frame
+    if not asks_yes_or_no(tags.text) or tags.cues.has("new_topic") or frame.subject_scope == "non_human":
+        return frame
+    taken = [d for line in turn.candidates.history for d in line.facts.current_medication_ids]
+    drugs = tuple(dict.fromkeys((*prior.drugs, *taken)))
+    unknown = tuple(dict.fromkeys((*frame.unknown_drugs, *prior.unknown_drugs)))
+    if not drugs or len(drugs) + len(unknown) < 2:
+        return frame
+    carried = patient_carried(frame, prior)
+    return carried.model_copy(
+        update={
+            "drugs": drugs,
+            "unknown_drugs": unknown,
+            "needs_clarify": False,
+            "clarify_reason": None,
+            **TOGETHER,
+        }
+    )
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -30,6 +30,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.merge import (
     both_asked_again,
+    medicines_of_the_case,
     merge_with_prior_frame,
     reading_picked,
     standalone_query,
@@ -138,7 +139,7 @@ def understand_turn(
         return failed_frame("understanding_malformed_output")
     frame = apply_postconditions(frame, turn)
     frame = merge_with_prior_frame(frame, turn.prior, turn.tags.cues.has("other_patient"))
-    frame = section_for_patient(unknown_beside_carried(frame, turn))
+    frame = section_for_patient(medicines_of_the_case(unknown_beside_carried(frame, turn), turn))
     frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)

@@ -59,6 +59,8 @@ def unknown_names(
         if i in blocked:
             return False
         if foreign_word(raw[i]):
+            if not in_run and i and raw[i - 1][-1:].isdigit() and raw[i].islower():
+                return False  # a lower-case word right after a number is its unit ("130 µmol/l")
             # an ordinary word goes on a name begun, and begins none but an acronym before its strength
             acronym = raw[i].isupper() and i + 1 < len(raw) and raw[i + 1].isdigit() and not lab_name(raw[i])
             return in_run or (not_a_common_word(raw[i]) and not ward_abbreviation(raw[i])) or acronym

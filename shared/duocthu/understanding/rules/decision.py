@@ -9,7 +9,6 @@ from dataclasses import replace
 from itertools import pairwise
 
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.phrases import find_phrase
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.text import asks_yes_or_no, fold
 from duocthu.understanding.cue_readings import changes_dose
@@ -29,7 +28,8 @@ def patient_decision(reading: Reading) -> Reading:
     again = [] if asked else _asked_again(reading)
     asked = asked or again
     told = [fold(t) for t in (*facts.current_medications, *facts.allergies, *facts.adverse_reactions)]
-    theirs = all(any(fold(name) in t for t in told) for name in reading.unknown)
+    # a name is theirs by its words, whatever strength follows it ("bisoprolol 2,5mg")
+    theirs = all(any(_without_strength(name) in t for t in told) for name in reading.unknown)
     # beside medicines the catalogue lacks alone, the pair is the question (each name sought in the text)
     theirs = theirs and (not reading.unknown or bool(facts.current_medication_ids))
     # "dùng X cho người … bị Y": Y is the patient's, not a reaction to X asked about
@@ -40,7 +40,7 @@ def patient_decision(reading: Reading) -> Reading:
     )
     # medicines taken alone make it a question about the pair (`named_turn`)
     about = facts.patient_context().model_copy(update={"current_medications": ()})
-    told_more = facts.weight_kg or facts.age_text or not about.is_empty()
+    told_more = facts.weight_kg or facts.age_text or not about.is_empty() or _patient_held(reading)
     for_patient = told_more or facts.population is not None or patients
     if len(asked) != 1 or not theirs or not for_patient or reverse_lookup(cues):
         return reading
@@ -58,6 +58,23 @@ def patient_decision(reading: Reading) -> Reading:
     if not weak:
         return reading
     return replace(reading, named=tuple(asked), attribute=None, asked=None, decides=True)
+
+
+def _without_strength(name: str) -> str:
+    words = fold(name).split()
+    return " ".join(words[: next((i for i, w in enumerate(words) if w[:1].isdigit()), len(words))])
+
+
+def _patient_held(reading: Reading) -> bool:
+    """The conversation has described its patient by more than the medicines taken, and this turn
+    names no other patient and no section: a drug asked for them is theirs to take or not."""
+    prior, asks = reading.prior, asks_yes_or_no(reading.text) or reading.cues.has("safe_to_use")
+    if prior is None or not asks or reading.attribute is not None or reading.cues.has("other_patient"):
+        return False
+    if reading.facts.age_text or reading.facts.weight_kg:
+        return False
+    held = prior.patient_context.model_copy(update={"current_medications": ()})
+    return bool(prior.age_text or prior.weight_kg or not held.is_empty())
 
 
 def _asked_again(reading: Reading) -> list[DrugMatch]:
@@ -81,38 +98,3 @@ def _asks_quantity(reading: Reading, drug_end: int) -> bool:
     after = folded[drug_end : drug_end + _AMOUNT_REACH]
     asked = any(pair in _HOW_MUCH for pair in pairwise(folded)) or changes_dose(folded)
     return asked or any(w[:1].isdigit() for w in after)
-
-
-_NAME_TO_REACTION = 4  # words between a name and the "bị" of its reaction ("tiêm penicillin ở trạm xá bị")
-
-
-def reactions_told(reading: Reading) -> Reading:
-    """A name the catalogue lacks told as the cause of a past reaction: a fact about the patient (the
-    reaction, with its cause), never a drug asked about (`facts` reads catalogue drugs so)."""
-    cues, clauses = reading.cues, reading.clauses
-    if not reading.unknown or not cues.has("past"):
-        return reading
-    folded, tokens = cues.folded, cues.tokens
-    said = [c for c in cues.all("comorbidity") if c.end < len(tokens)]
-    reactions, causes = [], []
-    for name in reading.unknown:
-        words = fold(name).split()
-        at = find_phrase(folded, words)
-        if at < 0:
-            continue
-        end = at + len(words)
-        lead = next(
-            (c for c in said if 0 <= c.start - end <= _NAME_TO_REACTION and clauses[c.start] == clauses[at]),
-            None,
-        )
-        if lead is None:
-            continue
-        stop = lead.end
-        while stop < len(tokens) and clauses[stop] == clauses[lead.end]:
-            stop += 1
-        reactions.append(f"{' '.join(tokens[lead.end : stop])} ({name})")
-        causes.append(name)
-    if not causes:
-        return reading
-    facts = replace(reading.facts, adverse_reactions=(*reading.facts.adverse_reactions, *reactions))
-    return replace(reading, facts=facts, unknown=[n for n in reading.unknown if n not in causes])

@@ -13,7 +13,7 @@ from duocthu.understanding.candidates import Turn
 from duocthu.understanding.rules.attribute import asked_section, reaction_section, section_of_drug
 from duocthu.understanding.rules.clarify import ask_for_drug, described_patient, patient_told
 from duocthu.understanding.rules.complaints import read_complaints
-from duocthu.understanding.rules.decision import patient_decision, reactions_told
+from duocthu.understanding.rules.decision import patient_decision
 from duocthu.understanding.rules.direction import condition_to_drugs
 from duocthu.understanding.rules.follow_up import prior_condition, relation_kept
 from duocthu.understanding.rules.names import set_aside_the_patients, unknown_products
@@ -60,7 +60,6 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     reading = unknown_products(reading)
     reading = read_complaints(reading)
     reading = set_aside_the_patients(reading)
-    reading = reactions_told(reading)
     reading = section_of_drug(reading)
     reading = reaction_section(reading)
     reading = patient_decision(reading)
