@@ -5,7 +5,8 @@ clearance is (`retrieval.limits`, `retrieval.levels`).
 
 A value is a name then its number; a band a name, a comparison and a number, with at most a few
 words between ("kali huyết không quá 5,0 mmol/l"). A number outside the lab's range, or with
-another unit, is no such value ("losartan kali 50 mg")."""
+another unit, is no such value ("losartan kali 50 mg"). A value outside its reference range, or
+a lab said to be low or high ("Mg cũng thấp"), is a state the patient has (data/lab_states.tsv)."""
 
 from __future__ import annotations
 
@@ -123,3 +124,40 @@ def lab_relation(sentence: str, values: Mapping[str, float]) -> str | None:
             return "inside"
         found = "outside"
     return found
+
+
+# "kali thấp", "Na+ hơi giảm": a lab said low or high, on the folded text ("k" only before a number)
+_DIRECTION = {"thap": 0, "giam": 0, "ha": 0, "cao": 1, "tang": 1}
+
+
+@cache
+def _states() -> tuple[Mapping[str, tuple[float | None, float | None, str, str]], re.Pattern[str]]:
+    states: dict[str, tuple[float | None, float | None, str, str]] = {}
+    for row in table_records("lab_states.tsv"):
+        below = None if row["below"] == "-" else float(row["below"])
+        above = None if row["above"] == "-" else float(row["above"])
+        states[row["lab"]] = (below, above, row["low_state"], row["high_state"])
+    names = "|".join(re.escape(p) for p in sorted(_labs()[0], key=len, reverse=True) if len(p) > 1)
+    said = re.compile(
+        rf"(?<![\w+])({names})(?![\w+])\s+(?:cung\s+|hoi\s+|rat\s+|bi\s+)?({'|'.join(_DIRECTION)})\b"
+    )
+    return states, said
+
+
+def lab_states(text: str) -> tuple[str, ...]:
+    """The states the patient's laboratory values put them in, in the formulary's words: a value
+    outside its reference range, or a lab said low or high."""
+    states, said = _states()
+    found: list[str] = []
+    for lab, value in patient_labs(text).items():
+        below, above, low, high = states.get(lab, (None, None, "-", "-"))
+        if below is not None and value < below:
+            found.append(low)
+        elif above is not None and value > above:
+            found.append(high)
+    by_phrase = _labs()[0]
+    for m in said.finditer(fold(nfc(text))):
+        lab = by_phrase[m[1]].lab
+        if lab in states:
+            found.append(states[lab][2 + _DIRECTION[m[2]]])
+    return tuple(dict.fromkeys(s for s in found if s != "-"))

@@ -15,7 +15,7 @@ from functools import lru_cache
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
-from duocthu.core.labs import stated_labs
+from duocthu.core.labs import lab_states, stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
@@ -236,6 +236,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     leads = {r.lead for r in unnamed}
     stated_conditions += diagnoses_named(cues, conditions, objects, named, written, clauses, leads)
     objects.update(i for r in unnamed for i in r.cause_words)  # a reaction's cause: no drug asked
+    stated_conditions += lab_states(text)  # "K+ 2,6": hạ kali huyết, as the sentences name it
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
     delivered = cues.has("delivered")
