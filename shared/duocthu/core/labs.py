@@ -159,5 +159,6 @@ def lab_states(text: str) -> tuple[str, ...]:
     for m in said.finditer(fold(nfc(text))):
         lab = by_phrase[m[1]].lab
         if lab in states:
-            found.append(states[lab][2 + _DIRECTION[m[2]]])
+            _, _, low, high = states[lab]
+            found.append(high if _DIRECTION[m[2]] else low)
     return tuple(dict.fromkeys(s for s in found if s != "-"))
