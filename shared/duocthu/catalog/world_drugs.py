@@ -50,20 +50,27 @@ def world_drug(name: str) -> bool:
     return any(len(key) >= 4 and key in _keys() for key in (spelling_key(name), spelling_key(first)))
 
 
+def table_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def row_names(row: dict[str, str]) -> set[str]:
+    """A row's INN (and bracketed other INN) and brands, lower case."""
+    names: set[str] = set()
+    for part in re.split(r"[(),]", row["Tên chung quốc tế"].lower()):
+        if _NAME.fullmatch(part.strip()) and fold(part) == part:
+            names.add(part.strip())
+    for brand in row["Tên (Chế phẩm/Biệt dược)"].rstrip(".").split(","):
+        brand = brand.strip().lower()
+        if _NAME.fullmatch(brand) and fold(brand) == brand and len(brand.split()) <= 2:
+            names.add(brand)
+    return names
+
+
 def names_in_table(path: Path) -> list[str]:
     """Every INN (and bracketed other INN) and brand of the ATC table, lower case, sorted."""
-    names: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            inn = row["Tên chung quốc tế"].lower()
-            for part in re.split(r"[(),]", inn):
-                if _NAME.fullmatch(part.strip()) and fold(part) == part:
-                    names.add(part.strip())
-            for brand in row["Tên (Chế phẩm/Biệt dược)"].rstrip(".").split(","):
-                brand = brand.strip().lower()
-                if _NAME.fullmatch(brand) and fold(brand) == brand and len(brand.split()) <= 2:
-                    names.add(brand)
-    return sorted(names)
+    return sorted({name for row in table_rows(path) for name in row_names(row)})
 
 
 if __name__ == "__main__":

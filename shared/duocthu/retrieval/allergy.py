@@ -1,7 +1,8 @@
 """The contraindication clauses that bar a drug for a patient's allergy or past reaction: a clause
 stating a hypersensitivity to the drug the patient reacted to, by its name or by a class its
 "Loại thuốc" puts it in (the cross-reactions the book writes: an anaphylaxis to amoxicillin is
-one "với penicilin" in cefuroxime's contraindications).
+one "với penicilin" in cefuroxime's contraindications). A drug outside the catalogue is classed
+by its "Loại thuốc" in the kit's ATC table (data/world_classes.tsv, `outside_classes`).
 
 A clause that names the kind of reaction it is about ("quá mẫn tức thì và nặng (như sốc phản vệ,
 phù mạch …)") bars only a patient whose turn or recorded reactions name one of them: a rash is not the
@@ -9,11 +10,14 @@ reaction it excludes, and the clause, quoted among the answering lines, says so 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 
+from duocthu.catalog.world_drugs import spelling_key
 from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION
-from duocthu.core.text import fold
+from duocthu.core.tables import table_records
+from duocthu.core.text import fold, words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.answering import part_line
 from duocthu.retrieval.interactions import classes_named, names_in
@@ -24,6 +28,25 @@ from duocthu.store import VectorStore
 HYPERSENSITIVITY = ("qua man", "di ung", "man cam", "phan ve")
 # The reaction named by a hypersensitivity word itself, never a kind of one
 _GENERIC = frozenset({"di ung", "qua man", "man cam"})
+
+
+@cache
+def _world_classes() -> Mapping[str, frozenset[str]]:
+    return {
+        spelling_key(r["name"]): frozenset(r["classes"].split(","))
+        for r in table_records("world_classes.tsv")
+    }
+
+
+def outside_classes(texts: Iterable[str]) -> frozenset[str]:
+    """The classes of the drugs outside the catalogue that the texts name (a word, or two)."""
+    table, found = _world_classes(), set[str]()
+    for text in texts:
+        tokens = words(text)
+        for i in range(len(tokens)):
+            for name in (tokens[i], " ".join(tokens[i : i + 2])):
+                found |= table.get(spelling_key(name), frozenset())
+    return frozenset(found)
 
 
 def reactions_named(text: str) -> frozenset[str]:

@@ -218,10 +218,12 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     current, current_ids, current_starts = _current_medications(text, cues, listed, starts, written)
     allergies, objects, stated = _allergies(cues, clauses, starts, written)
     conditions = tuple(c for c in find_conditions(text) if c.start not in stated)
+    tells = tells_only(text)
     reactions, reaction_starts, cause_starts = _past_reactions(
-        cues, named, conditions, written, clauses, tells_only(text)
+        cues, named, conditions, written, clauses, tells
     )
-    unnamed = reactions_to_unnamed(cues, named, written, clauses, cues.has("past"))
+    # told as past, or in a turn that asks nothing: history
+    unnamed = reactions_to_unnamed(cues, named, written, clauses, cues.has("past") or tells)
     reactions += [r.text for r in unnamed]
     reaction_starts.update(c.start for r in unnamed for c in conditions if c.start in r.words)
     # a past reaction and its cause are history: no condition the patient has, no medicine taken

@@ -3,7 +3,7 @@ a name, a comparison and a number; a number outside the lab's range or in anothe
 
 from __future__ import annotations
 
-from duocthu.core.labs import lab_bands, lab_relation, patient_labs, stated_labs
+from duocthu.core.labs import lab_bands, lab_relation, lab_states, patient_labs, stated_labs
 
 
 def test_a_patients_values_are_read_by_name_number_and_unit() -> None:
@@ -24,3 +24,10 @@ def test_a_sentence_band_is_read_against_the_patients_value() -> None:
     assert lab_relation("INR trên 8–9 không chảy máu", {"inr": 4.5}) == "outside"
     assert lab_relation(above, {"inr": 4.5}) is None  # no band of a lab the patient has a value for
     assert lab_bands("Viên nén bao phim chứa losartan kali 25 mg, 50 mg") == {}
+
+
+def test_a_value_outside_its_reference_range_is_the_state_in_the_formularys_words() -> None:
+    assert lab_states("XN sáng nay K+ 2,6, Na+ 134") == ("hạ kali huyết", "hạ natri huyết")
+    assert lab_states("K+ 5,4 mmol/l, QTc 510 ms") == ("tăng kali huyết", "khoảng QT kéo dài")
+    assert lab_states("kali máu thấp") == ("hạ kali huyết",)
+    assert lab_states("kali 4,2; INR 4,5; uống 500 mg 2 lần") == ()  # in range; INR has no state

@@ -102,3 +102,14 @@ def test_whether_the_patient_may_take_a_drug_asked_with_no_words_of_its_own_is_i
     ]
     answer = run_turns(["Ok, còn Nexium thì sao?"], tmp_path, [told])[0].answer
     assert "【Esomeprazol】 Chống chỉ định" in answer and "không có đoạn nào đủ liên quan" not in answer
+
+
+def test_a_reaction_to_a_drug_outside_the_catalogue_bars_by_its_class_in_the_atc_table(
+    tmp_path: Path,
+) -> None:
+    # Rocephin (ceftriaxone) is a cephalosporin by the ATC table's "Loại thuốc"; the anaphylaxis was
+    # told a turn before the drug is asked
+    told = ["BN 40t viêm xoang, năm 2019 tiêm Rocephin bị sốc phản vệ phải cấp cứu"]
+    answer = run_turns(["Giờ dùng Zinnat được không?"], tmp_path, [told])[0].answer
+    assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in answer
+    assert DOSE_WITHHELD in answer
