@@ -108,6 +108,17 @@ def test_the_formulary_words_for_a_clinicians_shorthand_find_the_line(
     assert answering_lines(store, drugs, worded)[0].section_key == "tuong_ky"
 
 
+def test_a_procedure_and_a_regional_spelling_are_read_in_the_formularys_words(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "nhổ răng" is a "thủ thuật" and "ngưng" is "ngừng" where the book says what to do before one
+    store, _, _ = sample_index
+    drugs = [("acenocoumarol", ("acenocoumarol", "Sintrom"))]
+    written = "BN đang uống Sintrom, mai nhổ răng, có cần ngưng thuốc không?"
+    worded = f"{written} {added_words(written, formulary_wording(written))}"
+    assert "thủ thuật xâm lấn, thường ngừng acenocoumarol" in answering_lines(store, drugs, worded)[0].text
+
+
 def test_a_follow_up_in_shorthand_keeps_the_words_it_goes_on_from() -> None:
     # the formulary's words for the shorthand are read beside the question, and the question a
     # follow-up continues is still found after it in the standalone query

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from duocthu.understanding.cue_readings import section_matches, strongest_section
 from duocthu.understanding.cues import scan_cues
+from duocthu.understanding.lexicon import formulary_wording
 
 
 def resolve_attribute(text: str) -> str | None:
-    """The section the words of `text` ask for, as a turn's tags read it."""
+    """The section the words of `text` ask for, as a turn's tags read it (in the formulary's words)."""
+    text = formulary_wording(text)
     cues = scan_cues(text)
     return strongest_section(cues, section_matches(text, True, cues))
 
