@@ -80,6 +80,9 @@ def test_question_forms_of_real_users(text: str, section: str | None) -> None:
         # a generic caution or avoidance form yields to the topic the question names
         ("Lý do không nên sử dụng atenolol ở phụ nữ đang cho con bú?", "thoi_ky_cho_con_bu"),
         ("Cần lưu ý gì khi bảo quản omeprazol?", "do_on_dinh_va_bao_quan"),
+        # "bao lâu" asks how long of the topic named: alcohol's (the interaction), else the dose's
+        ("Đang uống metronidazol, bao lâu sau mới được uống bia?", "tuong_tac_thuoc"),
+        ("Amoxicilin viêm họng uống trong bao lâu?", "lieu_luong_va_cach_dung"),
         # ... and counts when nothing names a topic
         ("Cần lưu ý gì khi dùng omeprazol?", "than_trong"),
         ("Ai không nên dùng ibuprofen?", "chong_chi_dinh"),
