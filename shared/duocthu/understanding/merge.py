@@ -21,11 +21,12 @@ from typing import Any
 from duocthu.core.sections import (
     ADR_SECTION,
     CAUTION_SECTION,
+    DOSE_SECTION,
     INDICATION_SECTION,
     INTERACTION_SECTION,
     SECTION_HEADINGS,
 )
-from duocthu.core.text import asks_yes_or_no
+from duocthu.core.text import asks_yes_or_no, fold
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -209,6 +210,20 @@ def medicines_of_the_case(frame: QueryFrame, turn: Turn) -> QueryFrame:
             **TOGETHER,
         }
     )
+
+
+def asked_not_taken(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """A dose asked of the conversation's drugs, naming none ("liều sao?" after "đang amlodipin,
+    cho ciprofloxacin được không?"), is asked of those the patient does not already take: the
+    medicines taken are the case, the drug weighed for it is the question. (What to watch for
+    stays asked of all: a caution of the medicine taken may be about the new one.)"""
+    carried = frame.depends_on_previous_turn or frame.context_action == "continue"
+    if not carried or turn.tags.matches or len(frame.drugs) < 2 or frame.attribute != DOSE_SECTION:
+        return frame
+    taken = " ".join(fold(m) for m in frame.patient_context.current_medications)
+    names = turn.candidates.names
+    weighed = tuple(d for d in frame.drugs if not any(fold(n) in taken for n in names.get(d, (d,))))
+    return frame.model_copy(update={"drugs": weighed}) if weighed and weighed != frame.drugs else frame
 
 
 def standalone_query(frame: QueryFrame, turn: Turn) -> QueryFrame:

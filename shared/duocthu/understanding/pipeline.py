@@ -29,6 +29,7 @@ from duocthu.core.vocabulary import SubjectScope, SystemError
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.merge import (
+    asked_not_taken,
     both_asked_again,
     medicines_of_the_case,
     merge_with_prior_frame,
@@ -140,6 +141,7 @@ def understand_turn(
     frame = apply_postconditions(frame, turn)
     frame = merge_with_prior_frame(frame, turn.prior, turn.tags.cues.has("other_patient"))
     frame = section_for_patient(medicines_of_the_case(unknown_beside_carried(frame, turn), turn))
+    frame = asked_not_taken(frame, turn)
     frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)

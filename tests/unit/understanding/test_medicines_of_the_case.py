@@ -40,3 +40,16 @@ def test_one_medicine_and_a_new_fact_stays_that_drugs_question(resolver: Catalog
     )
     assert frame.turn_type == "drug_attribute" and frame.drugs == ("diazepam",)
     assert "ngừng thở khi ngủ" in frame.patient_context.comorbidities
+
+
+def test_a_dose_asked_after_a_drug_beside_a_medicine_taken_is_the_new_drugs(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = conversation(
+        resolver,
+        "BN nam 60t chạy thận nhân tạo, THA",
+        "Đang dùng amlodipin 5mg",
+        "Giờ bị viêm phổi, cho ciprofloxacin được không?",
+        "liều sao?",
+    )
+    assert frame.attribute == "lieu_luong_va_cach_dung" and frame.drugs == ("ciprofloxacin",)
