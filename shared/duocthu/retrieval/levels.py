@@ -129,7 +129,7 @@ def sentence_bands(
     for mention in mentions:
         end = min(len(tokens), mention.stop + MENTION_WINDOW)
         end = min([o for o in others if mention.stop <= o < end] + [end])
-        windows.append(range(mention.stop, end))
+        windows.append(range(mention.start, end))  # a mention may be a level itself ("thẩm phân")
     return tuple(bands + _worded(tokens, concept, windows))
 
 

@@ -113,3 +113,20 @@ def test_a_reaction_to_a_drug_outside_the_catalogue_bars_by_its_class_in_the_atc
     answer = run_turns(["Giờ dùng Zinnat được không?"], tmp_path, [told])[0].answer
     assert "Dược thư ghi không dùng Cefuroxim cho trường hợp của người bệnh này" in answer
     assert DOSE_WITHHELD in answer
+
+
+def test_dialysis_is_a_level_the_contraindications_name(tmp_path: Path) -> None:
+    # "Người bệnh đang thẩm phân máu không được dùng colchicin …": a patient on dialysis, however
+    # told, is at the end of the kidney scale; a clearance of 40 is not
+    dialysis, moderate = (
+        t.answer
+        for t in run_turns(
+            [
+                "BN chạy thận nhân tạo, gút cấp, colchicin liều bao nhiêu?",
+                "BN ClCr 40, gút cấp, colchicin liều bao nhiêu?",
+            ],
+            tmp_path,
+        )
+    )
+    assert "Dược thư ghi không dùng Colchicin cho trường hợp của người bệnh này" in dialysis
+    assert DOSE_WITHHELD in dialysis and DOSE_WITHHELD not in moderate
