@@ -91,7 +91,13 @@ def _clause_plans(
     for clause, clause_plan in read:
         if clause_plan is not None:
             last = _what_it_asks(clause_plan)
-            parts.setdefault(last, clause_plan)
+            if last in parts:
+                # the same ask again ("giảm liều …? Thêm nữa suy thận nhẹ có phải chỉnh liều X?"):
+                # its later plan, whose frame holds the patient as told by then, read in both wordings
+                said = " ".join(filter(None, (parts[last].clause, *pending, clause)))
+                parts[last], pending = _worded_as(clause_plan, said), []
+                continue
+            parts[last] = clause_plan
         elif last is None:
             pending.append(clause)
             continue
@@ -99,6 +105,12 @@ def _clause_plans(
         said = " ".join(filter(None, (joined.clause, *pending, clause)))
         parts[last], pending = joined.model_copy(update={"clause": said}), []
     return _unsure_joined(list(parts.values()))
+
+
+def _worded_as(plan: Plan, said: str) -> Plan:
+    """The plan standing for the clauses `said`, its asks' words theirs."""
+    asks = tuple(a.model_copy(update={"query": said}) if a.query else a for a in plan.asks)
+    return plan.model_copy(update={"clause": said, "asks": asks})
 
 
 def _instead(parts: Sequence[Plan], whole: Plan, clauses: Sequence[str]) -> tuple[Plan, ...]:

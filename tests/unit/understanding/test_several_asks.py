@@ -83,6 +83,17 @@ def test_each_ask_clause_is_a_part_that_keeps_the_drug_of_the_clause_before(
     assert [p.clause for p in plan.parts] == list(ask_clauses(message))
 
 
+def test_the_same_ask_in_a_later_clause_reads_the_patient_it_tells(resolver: CatalogDrugResolver) -> None:
+    message = (
+        "BN 65t THA uống Amlor 5 bị phù 2 mắt cá. Nên làm gì, giảm liều hay đổi thuốc? "
+        "Thêm nữa suy thận nhẹ có phải chỉnh liều amlodipin ko"
+    )
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    dose = next(p for p in plan.parts if p.frame.attribute == "lieu_luong_va_cach_dung")
+    assert dose.frame.patient_context.renal_function is not None  # "suy thận nhẹ", told in the later clause
+    assert "suy thận nhẹ" in (dose.asks[0].query or "") and "giảm liều" in (dose.asks[0].query or "")
+
+
 def test_a_clause_naming_only_a_medicine_taken_asks_about_the_earlier_drug_beside_it(
     resolver: CatalogDrugResolver,
 ) -> None:
