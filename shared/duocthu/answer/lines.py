@@ -3,19 +3,16 @@ function or age group, a weight), the sentences of the section that answer it, q
 their citation; the whole section follows as before (nothing of it is dropped).
 
 When the section has no sentence on the focus, the reply says so in one line and quotes the
-sentences of the section that does say something about it, contraindications first, then
-precautions ("thận trọng" for a hepatic dose question), if any. Never "safe": a section that says
-nothing says nothing.
+sentences of the section that does: contraindications first, then precautions ("thận trọng" for a
+hepatic dose question), then a pregnant or nursing patient's own section. Never "safe": a section
+that says nothing says nothing.
 
 "X có gây Y không?" about one drug reads, as the which-drugs lookup does, X's ADR list, then its
 Thận trọng and Dược lý where they state Y as X's effect (`reverse.with_section_reading`); the
 sentence stating it is quoted first with its section, and an ADR list silent on Y says so in a line
-of its own. When no section read states it (it may name Y as the patient's condition, in a
-comparison or a negation), one line names the sections read, never "X does not cause Y": the
-formulary may word it otherwise.
-
-The lines travel in the chat response as `answer_lines` (`AnswerLines`), for a page to show them
-apart from the quoted sections.
+of its own. When no section read states it, one line names the sections read, never "X does not
+cause Y": the formulary may word it otherwise. The lines travel in the chat response as
+`answer_lines` (`AnswerLines`), for a page to show them apart from the quoted sections.
 """
 
 from __future__ import annotations
@@ -27,7 +24,13 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict
 
 from duocthu.core.labs import lab_relation
-from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_HEADINGS, resolve_section
+from duocthu.core.sections import (
+    ADR_SECTION,
+    CONTRAINDICATION_SECTION,
+    SECTION_HEADINGS,
+    STATE_SECTIONS,
+    resolve_section,
+)
 from duocthu.core.sentences import split_sentences
 from duocthu.core.tables import table_records
 from duocthu.core.text import words
@@ -46,8 +49,7 @@ from duocthu.understanding.cues import scan_cues
 
 # The sections that may say what the asked one does not, in the order they are read.
 OTHER_SECTIONS: tuple[str, ...] = (CONTRAINDICATION_SECTION, "than_trong")
-# A population's own section: a contraindication naming that population is quoted before its lines
-# (gliclazid's "Không dùng … cho phụ nữ đang cho con bú" is in Chống chỉ định, not only there)
+# A population's own section: a contraindication naming it is quoted first ("Không dùng … cho con bú")
 POPULATION_SECTIONS = frozenset((*FACET_SECTIONS["pregnancy"], *FACET_SECTIONS["breastfeeding"]))
 MAX_LINES = 3
 # A bedside summary (the lead lines with their citations) fits a phone screen
@@ -108,11 +110,8 @@ class AnswerLines(_Model):
     lines: tuple[AnswerLine, ...] = ()  # the answering sentences, the asked section's or the other's
     not_said: bool = False  # the asked section has no sentence on the state asked
     other_section_key: str | None = None  # the section the lines come from when not_said
-    # "X có gây Y không?": the sections read for the drug's effect, in order (ADR, Thận trọng,
-    # Dược lý); empty for a focused section question
-    read_sections: tuple[str, ...] = ()
-    # the lines name the state asked only with an age or weight limit the patient is outside
-    outside_limits: bool = False
+    read_sections: tuple[str, ...] = ()  # "X có gây Y không?": the sections read for its effect, in order
+    outside_limits: bool = False  # the lines name the state only with a limit the patient is outside
     # the lines are the monograph's sentences ranked for the question (`ranked_lines`), not a focus
     ranked: bool = False
 
@@ -270,7 +269,8 @@ def answer_lines(
             lines=tuple(_line(i, s) for i, s in outside[:MAX_LINES]),
         )  # fmt: skip
     if state_test is not None:
-        for other in OTHER_SECTIONS:
+        own = STATE_SECTIONS.get(frame.population or "")  # a pregnant or nursing patient's, last
+        for other in (*OTHER_SECTIONS, *((own,) if own else ())):
             if other == section:
                 continue
             found = [(i, s) for i, s in _sentences(section_of(drug, other)) if state_test(s)]

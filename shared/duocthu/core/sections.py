@@ -31,6 +31,8 @@ CLASS_SECTION = "loai_thuoc"
 PHARMACOLOGY_SECTION = "duoc_ly_va_co_che_tac_dung"
 PREGNANCY_SECTION = "thoi_ky_mang_thai"
 BREASTFEEDING_SECTION = "thoi_ky_cho_con_bu"
+# The section a pregnant or nursing patient has of their own, by population
+STATE_SECTIONS = {"phu_nu_co_thai": PREGNANCY_SECTION, "phu_nu_cho_con_bu": BREASTFEEDING_SECTION}
 _NAMED = {
     PREGNANCY_SECTION,
     BREASTFEEDING_SECTION,

@@ -22,6 +22,7 @@ from duocthu.core.sections import (
     PREGNANCY_SECTION,
     RELATION_SECTIONS,
     SAFETY_SECTIONS,
+    STATE_SECTIONS,
 )
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame, indication_of
@@ -260,7 +261,10 @@ def _one_drug_support(frame: QueryFrame) -> tuple[Ask, ...]:
     context = frame.patient_context
     about_patient = frame.population is not None or bool(context.renal_function or context.hepatic_function)
     effect = _BESIDE_EFFECT if section_read_for(frame) == ADR_SECTION else ()
-    return _whole(frame.drugs[:1], (*(_BESIDE_ASKED if about_patient or effect else ()), *effect))
+    # a pregnant or nursing patient's own section says first what the asked one may not
+    own = STATE_SECTIONS.get(frame.population or "")
+    state = (own,) if own and own != frame.attribute else ()
+    return _whole(frame.drugs[:1], (*state, *(_BESIDE_ASKED if about_patient or effect else ()), *effect))
 
 
 def section_read_for(frame: QueryFrame) -> str | None:
