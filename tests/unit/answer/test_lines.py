@@ -113,6 +113,18 @@ def test_nothing_anywhere_is_never_called_safe_and_no_focus_is_no_lines() -> Non
     assert answer_lines(frame(), TurnReading(text="liều?"), BUNDLE, section_of, ask_of(frame())) is None
 
 
+def test_a_nursing_patients_own_section_says_what_the_others_do_not() -> None:
+    nursing = frame(population="phu_nu_cho_con_bu", patient_context=PatientContext(breastfeeding=True))
+    own = [item("thoi_ky_cho_con_bu", 0, "Có thể dùng ngắn ngày trong thời kỳ cho con bú.")]
+
+    def read(drug: str, section: str) -> Sequence[EvidenceItem]:
+        return own if section == "thoi_ky_cho_con_bu" else section_of(drug, section)
+
+    found = answer_lines(nursing, TurnReading(text=""), BUNDLE, read, ask_of(nursing))
+    assert found is not None and found.not_said and found.other_section_key == "thoi_ky_cho_con_bu"
+    assert [line.text for line in found.lines] == ["Có thể dùng ngắn ngày trong thời kỳ cho con bú."]
+
+
 def test_a_population_section_question_quotes_the_contraindication_about_them_first() -> None:
     own = "Chưa rõ thuốc có vào sữa mẹ không. Không nên dùng khi cho con bú."
     feeding = [item("thoi_ky_cho_con_bu", 0, own)]
