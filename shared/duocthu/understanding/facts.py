@@ -236,7 +236,8 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     leads = {r.lead for r in unnamed}
-    stated_conditions += diagnoses_named(cues, conditions, objects, named, written, clauses, leads)
+    if not cues.has("candidate"):  # in a which-drug question an unnamed condition is the complaint
+        stated_conditions += diagnoses_named(cues, conditions, objects, named, written, clauses, leads)
     objects.update(i for r in unnamed for i in r.cause_words)  # a reaction's cause: no drug asked
     stated_conditions += lab_states(text)  # "K+ 2,6": hạ kali huyết, as the sentences name it
     comorbidities = [c.normalized for c in comorbid] + stated_conditions

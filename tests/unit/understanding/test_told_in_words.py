@@ -16,6 +16,8 @@ def test_a_diagnosis_the_vocabulary_lacks_is_read_in_the_patients_words() -> Non
         "ngừng thở khi ngủ" in extract_facts("Bà đã được chẩn đoán ngừng thở khi ngủ, ngáy to").comorbidities
     )
     assert "nhược cơ" in extract_facts("BN bị nhược cơ, dùng diazepam được không?").comorbidities
+    # in a which-drug question an unnamed condition is the complaint to treat, never the patient's
+    assert extract_facts("anh ấy bị nhiễm giun kim, dùng thuốc gì?").comorbidities == ()
     # asked, denied or a question word: no diagnosis ("có bị ảnh hưởng?" asks whether it happens)
     for told in ("hiệu quả tránh thai có bị ảnh hưởng?", "BN không bị nhược cơ", "BN bị gì vậy?"):
         assert extract_facts(told).stated_conditions == ()
