@@ -102,3 +102,12 @@ def test_the_pregnancy_stage_and_a_clearance_told_later_are_kept() -> None:
     renal = extract_facts("Bệnh nhân suy thận, độ thanh thải creatinin 20 ml/phút, đau đầu").renal_function
     assert renal is not None and renal.endswith("20")
     assert extract_facts("Bệnh nhân xơ gan Child-Pugh C bị đau đầu").hepatic_function == "xơ gan child pugh c"
+
+
+def test_a_finding_of_an_investigation_is_a_condition_the_patient_has() -> None:
+    # "phát hiện", "nội soi": what was found is the patient's, as after "bị"
+    assert (
+        "loét tá tràng"
+        in extract_facts("vào cấp cứu vì nôn ra máu, nội soi loét tá tràng đang chảy máu").comorbidities
+    )
+    assert "rung nhĩ" in extract_facts("nay phát hiện rung nhĩ, tim mạch cho warfarin").comorbidities
