@@ -24,18 +24,14 @@ from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids, unnamed_in_list
-from duocthu.understanding.told_in_words import diagnoses_named, reactions_to_unnamed
+from duocthu.understanding.told_in_words import FILLERS, TAKING_VERBS, diagnoses_named, reactions_to_unnamed
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X".
 _OBJECT_STOP = frozenset(
     fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
 )
-# In a turn that tells, a catalogue drug right after one of these is a medicine the patient takes.
-_TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom"})
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
-# Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
-_FILLERS = frozenset({"con", "benh", "chung"})
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn", "tiếp"})
 # Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read.
@@ -305,7 +301,7 @@ def _medication_leads(
     ]
     if tells_only(text):
         leads += [
-            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in _TAKING_VERBS
+            Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in TAKING_VERBS
         ]
     asked = cues.first("candidate")
     if asked is not None:
@@ -316,7 +312,7 @@ def _medication_leads(
         leads += [
             Cue("current_medication", _SUBJECT_LEAD, i, 1)
             for i in range(asked.start)
-            if fold(tokens[i]) in _TAKING_VERBS
+            if fold(tokens[i]) in TAKING_VERBS
             and (i in subjects or i == 0 or clauses[i - 1] != clauses[i])  # or opening its clause
             and any(clause > clauses[i] for clause in told)
         ]
@@ -405,7 +401,7 @@ def _comorbid(
     cấp", "bị bệnh tiểu đường". Organ function is stated apart; an allergy's object is none."""
     tokens = cues.tokens
     comorbid_starts = {c.end for c in cues.all("comorbidity")}
-    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in _FILLERS}
+    comorbid_starts |= {i + 1 for i in comorbid_starts if i < len(tokens) and fold(tokens[i]) in FILLERS}
     return [
         c
         for c in conditions

@@ -18,7 +18,8 @@ from duocthu.understanding.cues import Cue, TurnCues
 # A diagnosis: 2 to 6 words after "bị", "mắc", "được chẩn đoán" (never after "tiền sử": what follows
 # it is an allergy or a reaction as often as a disease), to its clause's end.
 _DIAGNOSIS_WORDS = (2, 6)
-_FILLERS = frozenset({"con", "benh", "chung"})
+# Words between "bị" and the disease it names: "bị cơn gút cấp", "mắc chứng mất ngủ".
+FILLERS = frozenset({"con", "benh", "chung"})
 # Question words make it no diagnosis ("bị gì vậy?").
 _NOT_A_DIAGNOSIS = frozenset({"gi", "sao", "nao", "khong", "chua", "the", "vay", "nhu"})
 # Words that end one, marked, so that a word of it that folds like one ("cơ" / "có") does not.
@@ -33,7 +34,8 @@ _FOLDED_ENDS = frozenset(fold(w) for w in _ENDS)
 _NAME_WORDS = 3
 _WHERE_WORDS = 4
 _WHERE = frozenset({"o", "tai", "luc", "hoi", "khi", "vao", "nam", "thang", "tuan", "cach", "truoc"})
-_TAKING = frozenset({"uong", "dung", "tiem", "xit", "bom", "truyen", "boi"})
+# Verbs of taking (folded): in a turn that tells, a catalogue drug right after one is a medicine taken.
+TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom", "truyen", "boi"})
 _REACTION_WORDS = 5
 
 
@@ -78,7 +80,9 @@ def reactions_to_unnamed(
     found: list[ToldReaction] = []
     reach = 1 + _NAME_WORDS + _WHERE_WORDS
     for lead in cues.all("comorbidity"):
-        taking = (i for i in range(lead.start - 1, max(-1, lead.start - reach), -1) if folded[i] in _TAKING)
+        taking = (
+            i for i in range(lead.start - 1, max(-1, lead.start - reach), -1) if folded[i] in TAKING_VERBS
+        )
         verb = next(taking, None)
         if (
             verb is None
@@ -117,7 +121,7 @@ def diagnoses_named(
     drugs = {i for m in named for i in range(m.start, m.end)}
     found: list[str] = []
     for lead in cues.all("comorbidity"):
-        start = lead.end + (lead.end < len(folded) and folded[lead.end] in _FILLERS)
+        start = lead.end + (lead.end < len(folded) and folded[lead.end] in FILLERS)
         if start >= len(folded) or start in known or start in objects or _not_a_diagnosis_lead(lead, folded):
             continue
         if lead.start in reaction_leads or any(0 <= lead.start - m.end <= 1 for m in named):
