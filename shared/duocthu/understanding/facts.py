@@ -233,7 +233,10 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     leads = {r.lead for r in unnamed}
     if not cues.has("candidate"):  # in a which-drug question an unnamed condition is the complaint
-        stated_conditions += diagnoses_named(cues, conditions, objects, named, written, clauses, leads)
+        asking = clauses[-1] if clauses and text.rstrip().endswith("?") else None
+        stated_conditions += diagnoses_named(
+            cues, conditions, objects, named, written, clauses, leads, asking
+        )
     objects.update(i for r in unnamed for i in r.cause_words)  # a reaction's cause: no drug asked
     stated_conditions += lab_states(text)  # "K+ 2,6": hạ kali huyết, as the sentences name it
     comorbidities = [c.normalized for c in comorbid] + stated_conditions

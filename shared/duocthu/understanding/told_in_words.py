@@ -113,9 +113,11 @@ def diagnoses_named(
     written: Sequence[str],
     clauses: Sequence[int],
     reaction_leads: set[int],
+    asking: int | None = None,
 ) -> list[str]:
     """The patient's conditions the condition table cannot name, as written (above); none where a
-    "bị" tells a reaction to a medicine just before it."""
+    "bị" tells a reaction to a medicine just before it, nor in the clause `asking` (the question
+    the message closes with: "… thì bị giảm tác dụng?" asks what happens, it tells nothing)."""
     folded = cues.folded
     known = {i for c in conditions for i in range(c.start, c.start + c.length)}
     drugs = {i for m in named for i in range(m.start, m.end)}
@@ -123,6 +125,8 @@ def diagnoses_named(
     for lead in cues.all("comorbidity"):
         start = lead.end + (lead.end < len(folded) and folded[lead.end] in FILLERS)
         if start >= len(folded) or start in known or start in objects or _not_a_diagnosis_lead(lead, folded):
+            continue
+        if clauses[lead.start] == asking:
             continue
         if lead.start in reaction_leads or any(0 <= lead.start - m.end <= 1 for m in named):
             continue  # "uống X bị …": a reaction to X

@@ -19,7 +19,13 @@ def test_a_diagnosis_the_vocabulary_lacks_is_read_in_the_patients_words() -> Non
     # in a which-drug question an unnamed condition is the complaint to treat, never the patient's
     assert extract_facts("anh ấy bị nhiễm giun kim, dùng thuốc gì?").comorbidities == ()
     # asked, denied or a question word: no diagnosis ("có bị ảnh hưởng?" asks whether it happens)
-    for told in ("hiệu quả tránh thai có bị ảnh hưởng?", "BN không bị nhược cơ", "BN bị gì vậy?"):
+    # and in the question a message closes with, "bị" asks what happens ("… thì bị giảm tác dụng?")
+    for told in (
+        "hiệu quả tránh thai có bị ảnh hưởng?",
+        "BN không bị nhược cơ",
+        "BN bị gì vậy?",
+        "Avalo dùng chung với những chất nào thì bị giảm tác dụng?",
+    ):
         assert extract_facts(told).stated_conditions == ()
 
 
