@@ -48,7 +48,8 @@ BRANCHES = {
     "Liều amoxicilline cho người lớn?": False,  # clarify
     "Xin chào": False,  # smalltalk
     "Liều paracetamol cho chó 10 kg?": False,  # non-human
-    "Chống chỉ định của thuốc xyzabc?": False,  # no drug in the catalogue
+    # no drug in the catalogue nor in the world's: the book is read for the name before "not found"
+    "Chống chỉ định của thuốc xyzabc?": True,
 }
 
 

@@ -370,9 +370,10 @@ def content_words(text: str) -> str:
     return " ".join(w for w in text.split() if not set(folded_words(w)) <= _heading_words())
 
 
-def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
+def book_lines(store: VectorStore, question: str, naming: Sequence[str] = ()) -> tuple[RankedLine, ...]:
     """The sentences of the whole book that answer a which-drug question best, found as a drug's
-    are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug."""
+    are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug; with `naming`,
+    only those naming one of these words (a term the question names that no drug list holds)."""
     tokens = question_tokens(question, ())
     # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
     # rank, but a line must hold two of the question's other words to say which drugs
@@ -381,6 +382,8 @@ def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
         return ()
     hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
     kept = [line for line in hits if found(line, tokens) and _holds(line, content) >= 2]
+    named = [folded_words(name) for name in naming]
+    kept = [line for line in kept if not named or any(_names(line, n) for n in named)]
     if not kept:
         return ()
     best = kept[0].score
@@ -392,6 +395,11 @@ def book_lines(store: VectorStore, question: str) -> tuple[RankedLine, ...]:
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
     return tuple(chosen[:BOOK_LINES])
+
+
+def _names(line: RankedLine, name: Sequence[str]) -> bool:
+    said = folded_words(line.text)
+    return any(said[i : i + len(name)] == list(name) for i in range(len(said)))
 
 
 def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:

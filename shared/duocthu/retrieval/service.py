@@ -306,7 +306,7 @@ class RetrievalService:
         """An ask about named catalogue drugs: their sentences that answer the question best,
         from their whole monographs, the routed section (or the ask's candidates) a prior."""
         if ask.kind == "book_lines":
-            return book_lines(self.store, ask.query or plan.reading.text)
+            return book_lines(self.store, ask.query or plan.reading.text, ask.unknown_names)
         drugs = [d for d in ask.drugs if d in resolver.by_id]
         if ask.kind not in LINE_ASKS or not drugs:
             return ()

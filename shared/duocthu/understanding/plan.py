@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from duocthu.catalog.drug_names import drug_names, interacting_drugs
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     ADR_SECTION,
@@ -226,6 +227,11 @@ def _read_before_no(
         return _names_outside(frame)
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
         return (Ask(kind="book_lines"),)
+    terms = [name for name in frame.unknown_drugs if not world_drug(name)]
+    if reason == "unknown_drug" and terms and not catalogue_drugs:
+        # a word no drug list holds may be a term of the book ("Clostridioides difficile"): the
+        # lines naming it (or a name beside it) answer; only a book that never names them is "not found"
+        return (Ask(kind="book_lines", unknown_names=frame.unknown_drugs),)
     return ()
 
 

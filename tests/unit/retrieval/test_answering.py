@@ -47,6 +47,11 @@ def test_the_book_is_read_for_a_which_drug_question_a_few_lines_a_drug(
     assert lines and {"amoxicilin", "metronidazol"} <= set(drugs)
     assert all(drugs.count(d) <= PER_DRUG for d in drugs) and len(lines) <= BOOK_LINES
     assert book_lines(store, "thuốc nào") == ()  # one word read across the book is no question
+    # read for a word the question names that no drug list holds: only the lines naming it
+    asked = "thuốc nào có nhắc nguy cơ nhiễm Clostridioides difficile khi dùng?"
+    named = book_lines(store, asked, ("Clostridioides",))
+    assert named and all("Clostridioides" in line.text for line in named)
+    assert book_lines(store, "Chống chỉ định của aspirinol?", ("aspirinol",)) == ()
 
 
 def test_the_patients_numbers_pick_the_band_line(sample_index: tuple[EdgeStore, Catalog, Settings]) -> None:

@@ -136,3 +136,15 @@ def test_a_medicine_taken_is_asked_about_only_when_the_question_is_about_it(
     frame = understand_offline(message, resolver)
     assert frame.turn_type == turn_type and (drugs is None or frame.drugs == drugs)
     assert frame.patient_context.current_medications
+
+
+def test_a_word_no_drug_list_holds_is_read_in_the_book_before_not_found(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # a term of the book ("Clostridioides difficile") or a made-up name: the lines naming it are
+    # read first; a real drug outside the catalogue keeps its own decline
+    message = "Hai thuốc PPI, cái nào có nhắc nguy cơ nhiễm Clostridioides difficile khi dùng?"
+    frame = understand_offline(message, resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
+    assert plan.reason == "unknown_drug"
+    assert [(a.kind, a.unknown_names) for a in plan.asks] == [("book_lines", ("Clostridioides",))]
