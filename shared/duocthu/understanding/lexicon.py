@@ -24,8 +24,21 @@ def lexicon_term(token: str) -> bool:
     return nfc(token).casefold() in _lexicon()[1]
 
 
+@lru_cache(maxsize=1)
+def _book_reference() -> re.Pattern[str]:
+    """ "trong sách", "của Dược thư", "trong 40 thuốc này": where to look, inside a question; never
+    after "có" ("X có trong Dược thư không?" asks it)."""
+    book = [r["phrase"] for r in table_records("understanding_cues.tsv") if r["kind"] == "book"]
+    names = "|".join(re.escape(name) for name in book)
+    named = rf"(?:trong|của|theo)\s+(?:cuốn\s+|quyển\s+)?(?:{names})"
+    counted = r"trong\s+\d+\s+thuốc(?:\s+(?:này|đó|trên))?"  # the book's drugs, counted
+    return re.compile(rf"\s*(?<![\w-])(?<!có )(?<!co )(?:{named}|{counted})(?![\w-])", re.IGNORECASE)
+
+
 def formulary_wording(text: str) -> str:
-    """The message in the formulary's words: each lexicon term replaced, a capital kept."""
+    """The message in the formulary's words: each lexicon term replaced, a capital kept; a
+    reference to the book inside a question is read as nothing (every answer is from the book, and
+    such words sat between the parts of the question's form: "thuốc nào trong sách có ADR …")."""
     pattern, table = _lexicon()
 
     def replace(match: re.Match[str]) -> str:
@@ -37,4 +50,6 @@ def formulary_wording(text: str) -> str:
         capital = found[:1].isupper() and not found.isupper()
         return said[:1].upper() + said[1:] if capital else said
 
-    return pattern.sub(replace, nfc(text))
+    worded = pattern.sub(replace, nfc(text))
+    read = _book_reference().sub("", worded)
+    return read if read == worded else read.lstrip(" ,")

@@ -47,8 +47,32 @@ def _condition_after(
         tail.pop(0)
     # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
-    tail = tail[:kept]
+    tail = tail[:kept] or (_topic_before(cue, cues) if which_drugs else [])
     return ConditionQuery(text=" ".join(tail)) if tail else None
+
+
+# Words that lead a topic without being it: "người bị", "bệnh nhân có"
+_TOPIC_LEADS = frozenset({"nguoi", "ng", "benh", "nhan", "bn", "bi", "mac", "co", "khi", "neu"})
+# A topic naming who the patient is: the frame reads it as such (a population, a stage, an organ)
+_WHO_KINDS: tuple[CueKind, ...] = (
+    "population", "pregnancy", "breastfeeding", "delivered", "renal", "hepatic"
+)  # fmt: skip
+TOPIC_WORDS = 4  # at most this many words of a topic no condition table names
+
+
+def _topic_before(cue: Cue, cues: TurnCues) -> list[str]:
+    """ "porphyria thì tránh thuốc nào?": a which-drug question asking nothing after its form asks
+    about the topic its "thì" closes, as written (a few words; a condition no table names)."""
+    folded = cues.folded
+    then = next((i for i in range(cue.start - 1, -1, -1) if folded[i] == "thi"), None)
+    if then is None:
+        return []
+    start = max(0, then - TOPIC_WORDS)
+    if any(c.start < then and c.end > start for kind in _WHO_KINDS for c in cues.all(kind)):
+        return []
+    while start < then and folded[start] in _TOPIC_LEADS:
+        start += 1
+    return list(cues.tokens[start:then])
 
 
 def _reverse(
@@ -66,7 +90,12 @@ def _reverse(
         "depends_on_previous_turn": False,
     }
     if condition is not None:
-        update["condition"] = frame.condition or condition
+        update["condition"] = asked = frame.condition or condition
+        # what the list is about is asked, not a fact about a patient to check the list against
+        context = frame.patient_context
+        kept = tuple(c for c in context.comorbidities if fold(c) != fold(asked.text))
+        if kept != context.comorbidities:
+            update["patient_context"] = context.model_copy(update={"comorbidities": kept})
     if relation == "indication":
         update["indication"] = frame.indication or (
             condition.normalized or condition.text if condition else None

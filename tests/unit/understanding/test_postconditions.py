@@ -8,6 +8,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.cues import ends_finding
+from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.postconditions import apply_postconditions
 from duocthu.understanding.tags import MessageReader
@@ -338,3 +339,31 @@ def test_which_drug_without_nao(
 def test_a_plural_beside_other_drugs_asks_no_list(resolver: CatalogDrugResolver, message: str) -> None:
     frame = understand_offline(message, resolver)
     assert frame.turn_type not in ("condition_to_drug", "condition_relation", "symptom_to_drug")
+
+
+def test_the_book_named_inside_a_which_drug_question_changes_nothing(resolver: CatalogDrugResolver) -> None:
+    # where to look ("trong sách", "trong 40 thuốc này") sits between the parts of the question's
+    # form; read as nothing, the question reads as it would without it
+    for plain, with_book in [
+        ("thuốc nào có ADR đứt gân?", "thuốc nào trong dược thư có ADR đứt gân?"),
+        ("Thuốc nào gây tăng kali huyết?", "Thuốc nào trong sách gây tăng kali huyết?"),
+    ]:
+        said, reference = (understand_offline(m, resolver) for m in (plain, with_book))
+        assert (reference.turn_type, reference.condition_relation) == (
+            said.turn_type,
+            said.condition_relation,
+        )
+        assert reference.condition == said.condition
+    # whether a drug is in the book is asked, and stays so
+    assert "trong Dược thư" in formulary_wording("Aspirin có trong Dược thư không?")
+
+
+def test_a_which_drug_question_asks_about_the_topic_its_thi_closes(resolver: CatalogDrugResolver) -> None:
+    # a condition no table names, said before "thì", is what the list is about (never the book)
+    for message in (
+        "porphyria thì tránh thuốc nào trong 40 thuốc này?",
+        "người bị porphyria thì tránh thuốc nào",
+    ):
+        frame = understand_offline(message, resolver)
+        assert frame.condition is not None and frame.condition.text == "porphyria"
+        assert frame.condition_relation == "contraindication"
