@@ -19,7 +19,7 @@ from typing import Literal, TypeVar
 
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
-from duocthu.core.sections import SECTION_PHRASES
+from duocthu.core.sections import DOSE_SECTION, SECTION_PHRASES
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
 
@@ -263,10 +263,38 @@ _TELLS_TOO = {
 }
 
 
+# An amount asked ("mấy", "bao nhiêu") in a unit a dose is given in or taken for asks the dose:
+# "khởi đầu mấy mg", "uống bao nhiêu viên", "dùng mấy ngày". Not an age ("mấy tuổi"), what a unit
+# is or holds ("viên là mấy mg", "chứa bao nhiêu mg": the strength), nor a time gone by ("uống mấy
+# tuần nay": "mấy" is "a few").
+_AMOUNT_WORDS = (("may",), ("bao", "nhieu"))
+_IS_OR_HOLDS = frozenset({"la", "chua"})
+_GONE_BY = frozenset({"nay", "roi", "qua", "truoc"})
+_DOSE_UNITS = frozenset(
+    {"mg", "g", "mcg", "ml", "ui", "iu", "vien", "ong", "goi", "giot", "nhat", "xit"}
+    | {"lan", "ngay", "tuan", "tieng"}  # how often, how long
+)
+
+
+def _amounts_asked(folded: Sequence[str]) -> list[PhraseMatch[tuple[str, str]]]:
+    found = []
+    for i in range(len(folded)):
+        for amount in _AMOUNT_WORDS:
+            end = i + len(amount)
+            if tuple(folded[i:end]) != amount or end >= len(folded) or folded[end] not in _DOSE_UNITS:
+                continue
+            if (i and folded[i - 1] in _IS_OR_HOLDS) or set(folded[end + 1 : end + 2]) & _GONE_BY:
+                continue
+            found.append(PhraseMatch(i, len(amount) + 1, ("section", DOSE_SECTION)))
+    return found
+
+
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
+    if amounts := _amounts_asked(folded):
+        grouped["section"] = amounts
     for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)
         told = _TELLS_TOO.get(match.value)

@@ -104,3 +104,12 @@ def test_a_parenteral_mix_asks_compatibility_and_taking_together_an_interaction(
     assert (mixed.drugs, mixed.attribute) == (("furosemid",), "tuong_ky")
     taken = understand_offline("Warfarin uống chung với aspirin được không?", resolver)
     assert taken.turn_type == "interaction"
+
+
+def test_an_amount_asked_in_a_unit_of_dose_or_time_asks_the_dose() -> None:
+    # how much or how long, in any unit a dose is given in or taken for; not an age, not what a
+    # unit holds, not a time gone by
+    for asked in ("Cozaar khởi đầu mấy mg?", "uống bao nhiêu viên một lần", "Flagyl dùng mấy ngày?"):
+        assert resolve_attribute(asked) == "lieu_luong_va_cach_dung", asked
+    for told in ("bé mấy tuổi", "viên là mấy mg", "ho khan mấy tuần nay"):
+        assert resolve_attribute(told) != "lieu_luong_va_cach_dung", told
