@@ -41,7 +41,7 @@ from duocthu.models.reading import TurnReading
 from duocthu.retrieval.answering import patient_fit
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
-from duocthu.retrieval.limits import limits_in, patient_inside
+from duocthu.retrieval.limits import in_weight_band, limits_in, patient_inside
 from duocthu.retrieval.reverse.reading import allows_lenient, first_mention, states_effect
 from duocthu.retrieval.reverse.relation import EFFECT_SECTIONS, relation_phrases
 from duocthu.retrieval.reverse.wordings import wordings_of
@@ -75,8 +75,6 @@ _CLAUSE = re.compile(r"(?<=;)\s+")
 # An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
 # the clause that states the finding (the whole section follows it)
 LONG_SENTENCE = 240
-_BAND = re.compile(r"(\d+(?:[.,]\d+)?)\s*[–-]\s*(\d+(?:[.,]\d+)?)\s*kg")
-_OPEN_BAND = re.compile(r"\b(trên|từ|dưới)\s+(\d+(?:[.,]\d+)?)\s*kg")
 STATE_NAMES = {
     "renal": "suy thận",
     "hepatic": "suy gan",
@@ -139,12 +137,15 @@ def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:
 def _about_patient(named: Test, frame: QueryFrame) -> Test:
     """A sentence naming the patient's state that is about them: not one whose age or weight
     limits they are outside ("trẻ dưới 6 tháng tuổi" for a child of 18 months), nor one stating
-    only clearance or pregnancy bands their numbers are outside ("eGFR ≥ 60" at eGFR 38)."""
+    only clearance or pregnancy bands their numbers are outside ("eGFR ≥ 60" at eGFR 38); one
+    clause about them makes the sentence theirs, whatever stage another clause names."""
     profile = PatientProfile.from_frame(frame)
-    age, weight = profile.age_years, profile.weight_kg
-    return lambda s: (
-        named(s) and patient_inside(limits_in(s), age, weight) is not False and patient_fit(s, profile) >= 1
-    )
+
+    def about(text: str) -> bool:
+        inside = patient_inside(limits_in(text), profile.age_years, profile.weight_kg) is not False
+        return named(text) and inside and patient_fit(text, profile) >= 1
+
+    return lambda s: about(s) or any(about(clause) for clause in _CLAUSE.split(s) if clause != s)
 
 
 def _with_labs(named: Test | None, frame: QueryFrame, asked: Sequence[EvidenceItem]) -> Test | None:
@@ -154,17 +155,6 @@ def _with_labs(named: Test | None, frame: QueryFrame, asked: Sequence[EvidenceIt
     if not values or not any(lab_relation(s, values) for _, s in _sentences(asked)):
         return named
     return lambda s: lab_relation(s, values) == "inside" or bool(named and named(s))
-
-
-def _in_band(sentence: str, weight: float) -> bool:
-    for low, high in _BAND.findall(sentence):
-        if float(low.replace(",", ".")) <= weight <= float(high.replace(",", ".")):
-            return True
-    for bound, value in _OPEN_BAND.findall(sentence.lower()):
-        limit = float(value.replace(",", "."))
-        if (bound == "dưới" and weight < limit) or (bound in ("trên", "từ") and weight >= limit):
-            return True
-    return False
 
 
 Test = Callable[[str], bool]
@@ -235,7 +225,7 @@ def answer_lines(
     weight = frame.weight_kg
     if weight is not None and section == "lieu_luong_va_cach_dung":
         focus.append(f"{weight:g} kg")
-        tests.append(lambda s: _in_band(s, weight))
+        tests.append(lambda s: in_weight_band(s, weight))
     state_named = _named(state[1]) if state else None
     state_test = _about_patient(state_named, frame) if state_named else None
     if state and state_test:

@@ -87,3 +87,20 @@ def patient_inside(
     if not measured:
         return None
     return any(limit.holds(known[limit.measure] or 0.0) for limit in measured)
+
+
+_BAND = re.compile(r"(\d+(?:[.,]\d+)?)\s*[–-]\s*(\d+(?:[.,]\d+)?)\s*kg")
+_OPEN_BAND = re.compile(r"\b(trên|từ|dưới)\s+(\d+(?:[.,]\d+)?)\s*kg")
+
+
+def in_weight_band(sentence: str, weight: float) -> bool:
+    """A weight band the sentence states ("11 – 15 kg", "trên 30 kg") holds this weight (a band
+    of a table row: its other columns are not read)."""
+    for low, high in _BAND.findall(sentence):
+        if float(low.replace(",", ".")) <= weight <= float(high.replace(",", ".")):
+            return True
+    for bound, value in _OPEN_BAND.findall(sentence.lower()):
+        limit = float(value.replace(",", "."))
+        if (bound == "dưới" and weight < limit) or (bound in ("trên", "từ") and weight >= limit):
+            return True
+    return False

@@ -162,3 +162,23 @@ def test_a_line_stating_another_route_than_the_questions_goes_after() -> None:
     assert oral is not None and [x.text for x in oral.lines] == [lines[1].text, lines[0].text]
     unasked = ranked_lines(lines, DOSE)  # no route asked: the ranking as it is
     assert unasked is not None and unasked.lines[0].text == lines[0].text
+
+
+def test_a_sentence_one_clause_of_which_is_about_the_patient_is_theirs() -> None:
+    # another clause naming a stage the patient is past does not take the sentence from them
+    own = "Không khuyến cáo dùng trong 3 tháng đầu và chống chỉ định trong 3 tháng giữa và 3 tháng cuối."
+    stop = "Ngay khi phát hiện có thai, phải ngừng thuốc; thuốc cũng không được khuyến cáo trong 3 tháng đầu."
+    early = "Trong 3 tháng đầu của thai kỳ chỉ dùng khi thật cần."
+    pregnancy = [item("thoi_ky_mang_thai", 0, own)]
+    barred = {"chong_chi_dinh": [item("chong_chi_dinh", 0, f"{stop} {early}")]}
+    pregnant = frame(
+        population="phu_nu_co_thai",
+        attribute="thoi_ky_mang_thai",
+        patient_context=PatientContext(pregnancy=True, pregnancy_stage="20 tuần"),
+    )
+    found = answer_lines(
+        pregnant, TurnReading(text=""), decide(pregnancy), lambda d, s: barred.get(s, []), ask_of(pregnant)
+    )
+    assert found is not None
+    quoted = [line.text for line in found.lines]
+    assert stop in quoted and early not in quoted
