@@ -461,8 +461,10 @@ def _past_reactions(
         while end < len(clauses) and clauses[end] == clause and end - said.end < MAX_REACTION_WORDS:
             end += 1
         complaint = told_as_past and any(c.start >= end for c in conditions)
-        # told as past in a turn that asks nothing: the patient's history, whatever follows it
-        if complaint or (told_as_past and tells) or any(m.start >= end for m in named):
+        # told as past in a turn that asks nothing, or asks which drug: the patient's history,
+        # whatever follows it
+        history = told_as_past and (tells or cues.has("candidate"))
+        if complaint or history or any(m.start >= end for m in named):
             past(said.end, end, match)
     return reactions, reaction_starts, cause_starts
 

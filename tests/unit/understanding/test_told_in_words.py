@@ -64,3 +64,20 @@ def test_a_list_of_medicines_after_a_colon_is_read_with_names_the_catalogue_lack
         "Đang uống clopidogrel và aspirin sau đặt stent. Có nên dùng omeprazol không?", resolver
     )
     assert "stent" not in stent.patient_context.current_medications
+
+
+def test_an_allergen_or_a_past_reaction_in_a_which_drug_question_is_never_the_drug_asked(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # which drug for this patient: the one they reacted to is a fact about them, the condition to
+    # treat is the conversation's, never the reaction
+    for told in ("bé dị ứng amoxicilin.", "lần trước uống Clamoxyl bị phù mặt khó thở."):
+        frame = conversation(
+            resolver, "bé gái 18kg, 4 tuổi, viêm tai giữa cấp", f"{told} Thế thì dùng thuốc nào?"
+        )
+        assert frame.drugs == () and frame.turn_type == "condition_to_drug"
+        assert frame.condition is not None and frame.condition.normalized == "viêm tai giữa"
+        context = frame.patient_context
+        assert context.allergies == ("amoxicilin",) or any(
+            "(Clamoxyl)" in r for r in context.adverse_reactions
+        )

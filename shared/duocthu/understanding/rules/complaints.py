@@ -5,7 +5,7 @@ with is read here too: it keeps that drug the subject, and it is the section ask
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
@@ -25,7 +25,7 @@ def read_complaints(reading: Reading) -> Reading:
     complaint = any(
         c.normalized not in ORGAN_FUNCTION_CONDITIONS and c.start not in history for c in facts.conditions
     )
-    untold = None if facts.complaints else _unnamed_complaint(cues, reading.clauses)
+    untold = None if facts.complaints else _unnamed_complaint(cues, reading.clauses, facts.reaction_starts)
     return replace(reading, history=history, complaint=complaint or untold is not None, untold=untold)
 
 
@@ -40,15 +40,18 @@ def _treated_by_current_medicine(cues: TurnCues, facts: Facts, named: Sequence[D
 _UNNAMED_COMPLAINT_WORDS = 5
 
 
-def _unnamed_complaint(cues: TurnCues, clauses: Sequence[int]) -> ConditionMention | None:
+def _unnamed_complaint(
+    cues: TurnCues, clauses: Sequence[int], reactions: Collection[int]
+) -> ConditionMention | None:
     """A complaint no condition table names, told after "bị" in a clause of its own before a
-    which-drug question, is what the question asks about (as written)."""
+    which-drug question, is what the question asks about (as written); never a past reaction
+    (`reactions`: where those start), which is history."""
     candidate = cues.first("candidate")
     if candidate is None:
         return None
     stops = stop_words()
     for said in cues.all("comorbidity"):
-        if cues.folded[said.start] != "bi" or said.end >= candidate.start:
+        if cues.folded[said.start] != "bi" or said.end >= candidate.start or said.end in reactions:
             continue
         span = []
         for i in range(said.end, min(candidate.start, said.end + _UNNAMED_COMPLAINT_WORDS)):

@@ -75,8 +75,9 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         # the patient's (asked of in the question, it is only considered)
         facts = as_the_patients(reading, _told(reading, reading.named), facts)
     allergens = facts.object_positions | facts.reaction_cause_starts
-    if reading.unknown or any(m.start not in allergens for m in named):
-        # the allergen is the patient's (patient_context keeps it), the other product is asked
+    if reading.unknown or any(m.start not in allergens for m in named) or cues.has("candidate"):
+        # the allergen is the patient's (patient_context keeps it): the other product is asked, or,
+        # asked which drug, one for this patient
         named = tuple(m for m in named if m.start not in allergens)
     return replace(reading, named=named, facts=facts)
 
