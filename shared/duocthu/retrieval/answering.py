@@ -26,6 +26,7 @@ from functools import cache
 
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.labs import lab_relation
+from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
@@ -174,6 +175,37 @@ def directs(line: RankedLine) -> bool:
     return line.section_key == CONTRAINDICATION_SECTION or advises_against(line.text)
 
 
+# The book's own "do not use": a line in the contraindications, or one saying so elsewhere
+_BARS = ("chống chỉ định", "không được dùng", "không được bắt đầu", "không dùng")
+
+
+def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
+    """The line of a safety section contraindicates the drug (and does not say it is no
+    contraindication) and names what the turn tells of the patient: a condition, an allergy, their
+    population or organ, or a band their numbers fall in (never one for someone else)."""
+    said = " ".join(words(line.text))
+    stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
+    barred = line.section_key == CONTRAINDICATION_SECTION or stated
+    if not barred or line.section_key not in SAFETY_SECTIONS or patient_fit(line.text, patient) < 1:
+        return False
+    folded = f" {' '.join(folded_words(line.text))} "
+    return patient_fit(line.text, patient) > 1 or any(f" {p} " in folded for p in _told_of(patient))
+
+
+def _told_of(patient: PatientProfile) -> list[str]:
+    """What the turn tells of the patient, folded, as a sentence may name it."""
+    context = patient.context
+    told = [
+        *context.comorbidities,
+        *context.allergies,
+        *(r.split(" (")[0] for r in context.adverse_reactions),
+    ]
+    told += population_wordings(patient.population) if patient.population != "nguoi_lon" else []
+    told += ["suy thận"] * bool(context.renal_function) + ["suy gan"] * bool(context.hepatic_function)
+    told += ["mang thai", "có thai"] * bool(context.pregnancy) + ["cho con bú"] * bool(context.breastfeeding)
+    return [" ".join(folded_words(t)) for t in told if folded_words(t)]
+
+
 def advises_against(text: str) -> bool:
     """The sentence advises against use in a wording of data/population_advice.tsv, read as the
     which-drugs lookup reads those wordings (`advice_position`: never right after "không")."""
@@ -299,7 +331,11 @@ def answering_lines(
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
     best = kept[0].score
-    return tuple(line for line in kept if line.score >= FOLLOWER_SHARE * best)[:MAX_LINES]
+    lead = [line for line in kept if line.score >= FOLLOWER_SHARE * best][:MAX_LINES]
+    if decision and patient is not None and not patient.is_empty():
+        # among the lines that answer for a patient, one that bars the drug for them goes first
+        lead.sort(key=lambda line: not bars_for(line, patient))  # stable: else by score
+    return tuple(lead)
 
 
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:

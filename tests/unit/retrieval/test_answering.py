@@ -134,3 +134,18 @@ def test_a_follow_up_in_shorthand_keeps_the_words_it_goes_on_from() -> None:
     assert question == "BN THA thì sao bệnh nhân tăng huyết áp"
     assert carried == " (Liều của X: tối đa bao nhiêu)"
     assert question_read(asked, "chống chỉ định", "")[0] == asked  # a section's name is the candidates'
+
+
+def test_for_a_patient_a_line_that_bars_the_drug_for_them_leads(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # among the lines that answer whether this patient may take it, the contraindication that
+    # names them goes first; without a patient the words alone order the lines
+    store, _, _ = sample_index
+    question, drug = "có dùng được cho người mang thai không?", [("gliclazid", ("gliclazid",))]
+    sections = ("thoi_ky_mang_thai",)
+    pregnant = patient(pregnancy=True)
+    lines = answering_lines(store, drug, question, sections, patient=pregnant, decision=True)
+    assert lines[0].section_key == "chong_chi_dinh" and "không dùng gliclazid" in lines[0].text
+    plain = answering_lines(store, drug, question, sections, decision=True)
+    assert plain and plain[0].section_key == "thoi_ky_mang_thai"
