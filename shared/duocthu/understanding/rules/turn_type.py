@@ -248,8 +248,6 @@ def section_for_patient(frame: QueryFrame) -> QueryFrame:
     if not (frame.drugs or frame.unknown_drugs):
         return frame
     section = state_section(frame.patient_context)
-    if section is None and managed:
-        return frame
     if section is None:
         return frame
     update = {"turn_type": "drug_attribute", "attribute": section, "section_overview": False}
