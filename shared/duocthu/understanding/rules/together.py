@@ -138,8 +138,6 @@ def _patient_medicine_ids(turn: Turn) -> list[str]:
     conversation named them."""
     prior = turn.prior
     taken = " ".join(fold(m) for m in prior.patient_context.current_medications) if prior else ""
-    if not taken:
-        return []
     named = (m for line in turn.candidates.history for m in line.matches)
     return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
 
