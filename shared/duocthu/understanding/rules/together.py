@@ -152,8 +152,7 @@ def _with_patient_medicines(reading: Reading) -> list[str]:
     if reading.cues.has("overview"):
         return []
     taken = _patient_medicine_ids(reading.turn)
-    # one the patient already takes ("metformin còn dùng tiếp được không?") is asked for them, its
-    # pairs beside it (the plan's beside-medicines reply), not asked as a new combination
+    # one the patient already takes is asked for them (its pairs beside it), not as a new combination
     return [] if named[0].drug_id in taken else [d for d in taken if d != named[0].drug_id]
 
 
