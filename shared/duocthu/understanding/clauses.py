@@ -83,9 +83,8 @@ def ask_clauses(
         # the words up to the next "?", or to the message's end: its last question may go unmarked
         asked = rest[: rest.find("?") + 1] if "?" in rest else rest
         asks = _asks_by_words(rest) or bool(asked and names_its_own(current, asked))
-        # a question of what, then a clause opened as one that asks what too ("tối đa mấy mg, và
-        # dưới mấy tuổi") or asks anything of a drug or section of its own ("… chỉnh liều thế nào
-        # với ClCr này, và có bắt đầu allopurinol luôn không?")
+        # a question of what, then a clause opened as one that asks what too, or asks anything of a
+        # drug or a section of its own: a second question
         after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
         own = asks_what(after) or (_asks_by_words(after) and names_its_own(current, after))
         both_ask = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and own
@@ -102,8 +101,7 @@ def ask_clauses(
     return tuple(clauses) if len(clauses) > 1 else (text,)
 
 
-# Sentences end at a question or exclamation mark, a line break, or a full stop that is no
-# decimal point ("0.25 mg")
+# Sentences end at a question or exclamation mark, a line break, or a full stop no digit follows
 _SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
 
 

@@ -65,8 +65,7 @@ def section_matches(text: str, gapped: bool = True, cues: TurnCues | None = None
     # nor is what an allergy names: "quá mẫn với thành phần của thuốc"
     allergy_objects = {c.end for c in cues.all("allergy")}
 
-    # a number just before it, in its clause, tells an amount taken ("150mg 1 liều"), not the
-    # section asked ("ClCr 45: liều?" asks it)
+    # a number just before it in its clause tells an amount taken ("150mg 1 liều"), no section asked
     clauses = segment_ids(text, ",;.?!:")
 
     def amount(match: PhraseMatch[str]) -> bool:

@@ -386,8 +386,7 @@ def _allergies(
     return allergies, objects, stated
 
 
-# Words before "dị ứng" in its clause that deny it: "không dị ứng", "chưa từng dị ứng", "không có
-# tiền sử dị ứng"
+# Words before "dị ứng" in its clause (within ALLERGY_DENIAL_WINDOW words) that deny it
 _DENYING = frozenset({"khong", "chua"})
 ALLERGY_DENIAL_WINDOW = 4
 

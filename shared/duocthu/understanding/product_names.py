@@ -49,8 +49,7 @@ def unknown_names(
     sentences = sentence_ids(text, raw)
 
     def capitalised(i: int) -> bool:
-        # a word opening a sentence is capitalised by the sentence, not as a name ("… miconazol. Được
-        # không?"); an ordinary word in capitals is stressed ("MỖI NGÀY thay vì mỗi tuần"), not a name
+        # a sentence's first word, or an ordinary word in capitals (stress), is capitalised as no name
         opens = i < len(raw) and sentences[i] != sentences[i - 1]
         stressed = i < len(raw) and raw[i].isupper() and len(raw[i]) > 1 and ordinary_word(raw[i])
         return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens and not stressed

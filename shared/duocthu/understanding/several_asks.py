@@ -92,8 +92,7 @@ def _clause_plans(
         if clause_plan is not None:
             last = _what_it_asks(clause_plan)
             if last in parts:
-                # the same ask again ("giảm liều …? Thêm nữa suy thận nhẹ có phải chỉnh liều X?"):
-                # its later plan, whose frame holds the patient as told by then, read in both wordings
+                # the same ask again: its later plan (the patient as told by then), in both wordings
                 said = " ".join(filter(None, (parts[last].clause, *pending, clause)))
                 parts[last], pending = _worded_as(clause_plan, said), []
                 continue

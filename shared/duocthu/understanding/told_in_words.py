@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ConditionMention
-from duocthu.core.text import fold, nfc
+from duocthu.core.text import nfc, token_matches
 from duocthu.understanding.cues import Cue, TurnCues
 
 # A diagnosis: 2 to 6 words after "bị", "mắc", "được chẩn đoán" (never after "tiền sử": what follows
@@ -22,13 +22,12 @@ _DIAGNOSIS_WORDS = (2, 6)
 FILLERS = frozenset({"con", "benh", "chung"})
 # Question words make it no diagnosis ("bị gì vậy?").
 _NOT_A_DIAGNOSIS = frozenset({"gi", "sao", "nao", "khong", "chua", "the", "vay", "nhu"})
-# Words that end one, marked, so that a word of it that folds like one ("cơ" / "có") does not.
+# Words that end one, matched under the diacritics rule: "cơ" of a diagnosis never ends it as "có".
 _ENDS = frozenset(
     nfc(w) for w in ("do", "với", "nên", "thì", "mà", "và", "đang", "đã", "nay", "có", "được", "dùng",
                      "uống", "không", "ko", "nhưng", "cần", "bị", "hay", "hoặc", "phải", "năm", "hồi", "lúc",
                      "tháng", "tuần", "lần")
 )  # fmt: skip
-_FOLDED_ENDS = frozenset(fold(w) for w in _ENDS)
 # A medicine's name after a verb of taking: at most _NAME_WORDS words, then at most _WHERE_WORDS
 # words of where or when before the "bị" of its reaction ("tiêm penicillin ở trạm xá bị …").
 _NAME_WORDS = 3
@@ -49,8 +48,7 @@ class ToldReaction:
 
 
 def _ends(token: str) -> bool:
-    word = nfc(token.lower())
-    return word in _ENDS or (word == fold(word) and word in _FOLDED_ENDS)
+    return any(token_matches(token, word) for word in _ENDS)
 
 
 def _span(cues: TurnCues, start: int, limit: int, clauses: Sequence[int], stop: set[int]) -> int:

@@ -67,11 +67,10 @@ def _without_strength(name: str) -> str:
 
 def _patient_held(reading: Reading) -> bool:
     """The conversation has described its patient by more than the medicines taken, and this turn
-    names no other patient and no section: a drug asked for them is theirs to take or not."""
+    names no other patient and no section: a drug asked for them is theirs to take or not. (A turn
+    stating an age or a weight is read before this, as a patient of its own.)"""
     prior, asks = reading.prior, asks_yes_or_no(reading.text) or reading.cues.has("safe_to_use")
     if prior is None or not asks or reading.attribute is not None or reading.cues.has("other_patient"):
-        return False
-    if reading.facts.age_text or reading.facts.weight_kg:
         return False
     held = prior.patient_context.model_copy(update={"current_medications": ()})
     return bool(prior.age_text or prior.weight_kg or not held.is_empty())

@@ -71,8 +71,7 @@ def set_aside_the_patients(reading: Reading) -> Reading:
     if named and not cues.has("interaction"):
         named, facts = _told_before_the_question(reading, named)
     elif not named and cues.has("candidate"):
-        # "đã uống X …. Dùng tiếp được không, hay thuốc gì?": which drug instead; X, told, stays
-        # the patient's (asked of in the question, it is only considered)
+        # which drug instead of a drug told: that drug stays the patient's, only considered
         facts = as_the_patients(reading, _told(reading, reading.named), facts)
     allergens = facts.object_positions | facts.reaction_cause_starts
     if reading.unknown or any(m.start not in allergens for m in named) or cues.has("candidate"):

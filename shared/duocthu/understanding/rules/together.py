@@ -13,7 +13,6 @@ from duocthu.core.text import fold
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cues import ADD_WORD, JOINER_WORDS, TOGETHER_WORDS, WHICH_WORDS
-from duocthu.understanding.facts import only_current_medications
 from duocthu.understanding.merge import CONTINUED, TOGETHER, merged_context
 from duocthu.understanding.rules.follow_up import refers_back
 from duocthu.understanding.rules.reading import Reading, product_spans, reverse_lookup
@@ -30,16 +29,13 @@ Beside = Literal["taken", "joined"] | None
 
 
 def taken_together(reading: Reading) -> dict[str, Any] | None:
-    """May the drug be taken with the patient's medicines, whichever of the two the conversation
-    named first; one drug of an interaction swapped in a follow-up."""
+    """May the drug be taken with the medicines the patient takes, told before it (told after the
+    drug: `merge.unknown_beside_carried`, for every provider); one drug of an interaction swapped."""
     added = _added_beside_conversation(reading)
     if added and reading.prior is not None:
         return _beside_what_is_taken(reading, reading.prior, added)
     taken = _with_patient_medicines(reading) or _interaction_kept(reading)
-    with_prior = _with_conversation_drug(reading)
-    drugs = reading.drugs
-    together = [*drugs, *taken] if taken else [*with_prior, *drugs] if with_prior else []
-    return {**reading.frame(), "drugs": together, **TOGETHER} if together else None
+    return {**reading.frame(), "drugs": [*reading.drugs, *taken], **TOGETHER} if taken else None
 
 
 def beside_another_medicine(reading: Reading) -> Beside:
@@ -83,22 +79,6 @@ def beside_another_medicine(reading: Reading) -> Beside:
     return "joined" if joined else None
 
 
-def _with_conversation_drug(reading: Reading) -> list[str]:
-    """The conversation's drugs, when a turn names only medicines the patient already takes and asks
-    nothing of them: whether the drugs under discussion (each: a medicine added beside two is paired
-    with both) go with them. Empty otherwise."""
-    named, prior = reading.named, reading.prior
-    if not named or reading.unknown or reading.attribute or prior is None or not prior.drugs:
-        return []
-    if (
-        reverse_lookup(reading.cues)
-        or not only_current_medications(reading.facts, named)
-        or set(prior.drugs) & {m.drug_id for m in named}
-    ):
-        return []
-    return list(prior.drugs)
-
-
 def _added_beside_conversation(reading: Reading) -> list[str]:
     """The conversation's drugs, when a turn adds one other drug to them ("thêm X") and asks nothing
     else of it: the question is the drugs together. Empty otherwise."""
@@ -138,8 +118,6 @@ def _patient_medicine_ids(turn: Turn) -> list[str]:
     conversation named them."""
     prior = turn.prior
     taken = " ".join(fold(m) for m in prior.patient_context.current_medications) if prior else ""
-    if not taken:
-        return []
     named = (m for line in turn.candidates.history for m in line.matches)
     return list(dict.fromkeys(m.drug_id for m in named if fold(m.matched_text) in taken))
 
@@ -154,8 +132,7 @@ def _with_patient_medicines(reading: Reading) -> list[str]:
     if reading.cues.has("overview"):
         return []
     taken = _patient_medicine_ids(reading.turn)
-    # one the patient already takes ("metformin còn dùng tiếp được không?") is asked for them, its
-    # pairs beside it (the plan's beside-medicines reply), not asked as a new combination
+    # one the patient already takes is asked for them (its pairs beside it), not as a new combination
     return [] if named[0].drug_id in taken else [d for d in taken if d != named[0].drug_id]
 
 

@@ -54,8 +54,7 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
         # computing a dose is not done: the reply says so and quotes the dose section to work from
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     if uncovered - {"purchase", "maker"} or (uncovered and attribute is None and not reading.decides):
-        # no section answers them; buying and the maker are weak: beside a section asked, or whether
-        # the patient may take the drug ("hỏi mua Imodium cho bé uống, có được không?"), that decides
+        # no section answers them; buying and the maker are weak: a section asked, or a decision, wins
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 
@@ -248,8 +247,6 @@ def section_for_patient(frame: QueryFrame) -> QueryFrame:
     if not (frame.drugs or frame.unknown_drugs):
         return frame
     section = state_section(frame.patient_context)
-    if section is None and managed:
-        return frame
     if section is None:
         return frame
     update = {"turn_type": "drug_attribute", "attribute": section, "section_overview": False}
