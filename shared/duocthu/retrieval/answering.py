@@ -26,6 +26,7 @@ from functools import cache
 
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.labs import lab_relation
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
@@ -188,12 +189,12 @@ def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
     barred = line.section_key == CONTRAINDICATION_SECTION or stated
     if not barred or line.section_key not in SAFETY_SECTIONS or patient_fit(line.text, patient) < 1:
         return False
-    folded = f" {' '.join(folded_words(line.text))} "
-    return patient_fit(line.text, patient) > 1 or any(f" {p} " in folded for p in _told_of(patient))
+    told = _told_of(patient)
+    return patient_fit(line.text, patient) > 1 or any(contains_phrase(line.text, t) for t in told)
 
 
 def _told_of(patient: PatientProfile) -> list[str]:
-    """What the turn tells of the patient, folded, as a sentence may name it."""
+    """What the turn tells of the patient, as a sentence may name it."""
     context = patient.context
     told = [
         *context.comorbidities,
@@ -203,7 +204,7 @@ def _told_of(patient: PatientProfile) -> list[str]:
     told += population_wordings(patient.population) if patient.population != "nguoi_lon" else []
     told += ["suy thận"] * bool(context.renal_function) + ["suy gan"] * bool(context.hepatic_function)
     told += ["mang thai", "có thai"] * bool(context.pregnancy) + ["cho con bú"] * bool(context.breastfeeding)
-    return [" ".join(folded_words(t)) for t in told if folded_words(t)]
+    return [t for t in told if folded_words(t)]
 
 
 def advises_against(text: str) -> bool:
@@ -418,8 +419,7 @@ def book_lines(store: VectorStore, question: str, naming: Sequence[str] = ()) ->
         return ()
     hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
     kept = [line for line in hits if found(line, tokens) and _holds(line, content) >= 2]
-    named = [folded_words(name) for name in naming]
-    kept = [line for line in kept if not named or any(_names(line, n) for n in named)]
+    kept = [line for line in kept if not naming or any(contains_phrase(line.text, n) for n in naming)]
     if not kept:
         return ()
     best = kept[0].score
@@ -431,11 +431,6 @@ def book_lines(store: VectorStore, question: str, naming: Sequence[str] = ()) ->
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
     return tuple(chosen[:BOOK_LINES])
-
-
-def _names(line: RankedLine, name: Sequence[str]) -> bool:
-    said = folded_words(line.text)
-    return any(said[i : i + len(name)] == list(name) for i in range(len(said)))
 
 
 def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
