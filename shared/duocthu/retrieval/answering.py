@@ -187,10 +187,10 @@ def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
     said = " ".join(words(line.text))
     stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
     barred = line.section_key == CONTRAINDICATION_SECTION or stated
-    if not barred or line.section_key not in SAFETY_SECTIONS or patient_fit(line.text, patient) < 1:
+    fit = patient_fit(line.text, patient)
+    if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False
-    told = _told_of(patient)
-    return patient_fit(line.text, patient) > 1 or any(contains_phrase(line.text, t) for t in told)
+    return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient))
 
 
 def _told_of(patient: PatientProfile) -> list[str]:
