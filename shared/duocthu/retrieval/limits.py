@@ -53,6 +53,13 @@ def limits_in(sentence: str) -> tuple[Limit, ...]:
 # "từ 12 tuổi trở lên", "trên 40 kg"
 _CLOSED = re.compile(rf"(?:\btừ\s+)?{_NUMBER}\s*{_UNIT}?\s*(?:đến|[–-])\s*{_NUMBER}\s*{_UNIT}\b")
 _FROM = re.compile(rf"\b(?:từ|trên)\s+{_NUMBER}\s*{_UNIT}\b(?!\s*(?:đến|[–-]))")
+# An open band of children's ages ("Trẻ em từ 1 tuổi", not "trẻ từ 12 tuổi và người lớn") ends
+# with childhood: an adult's age is outside it
+_CHILD_FROM = re.compile(
+    rf"(?<!người lớn và )\btrẻ(?:\s+em)?\s+(?:từ|trên)\s+{_NUMBER}\s*{_UNIT}\b"
+    rf"(?!\s*(?:đến|[–-]))(?!(?:\s+\w+){{0,3}}\s+người lớn)"
+)
+ADULT_AGE = 18.0
 
 
 def bands_in(sentence: str) -> tuple[Limit, ...]:
@@ -70,9 +77,11 @@ def bands_in(sentence: str) -> tuple[Limit, ...]:
                 _value(low, low_unit or unit)[1],
             )
         )
+    children = {_value(low, unit) for low, unit in _CHILD_FROM.findall(lowered)}
     for low, unit in _FROM.findall(lowered):
         measure, bottom = _value(low, unit)
-        found.append(Limit(measure, float("inf"), bottom))
+        top = ADULT_AGE if (measure, bottom) in children and bottom < ADULT_AGE else float("inf")
+        found.append(Limit(measure, top, bottom))
     return tuple(found)
 
 

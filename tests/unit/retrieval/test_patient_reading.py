@@ -14,7 +14,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, RankedDrug
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.retrieval.facets import PatientProfile
-from duocthu.retrieval.limits import Limit, limits_in, patient_inside
+from duocthu.retrieval.limits import Limit, bands_in, limits_in, patient_inside
 from duocthu.retrieval.safety import (
     NameIndex,
     _preferred,
@@ -93,6 +93,18 @@ def test_the_patient_is_inside_a_limit_outside_it_or_unmeasured() -> None:
     assert patient_inside(infants, age_years=None, weight_kg=4.0) is True
     assert patient_inside(infants, age_years=None, weight_kg=None) is None
     assert patient_inside(limits_in("trẻ từ 2 đến dưới 6 tuổi"), age_years=1.0, weight_kg=None) is False
+
+
+def test_an_open_band_of_childrens_ages_ends_with_childhood() -> None:
+    # "Trẻ em từ 1 tuổi" is no line for a man of 55; "Người lớn và trẻ em từ 12 tuổi" is
+    children = bands_in("Trẻ em từ 1 tuổi và cân nặng từ 10 kg trở lên (đường uống): 10 mg/ngày")
+    assert patient_inside(children, age_years=55.0, weight_kg=None) is False
+    assert patient_inside(children, age_years=8.0, weight_kg=None) is True
+    for with_adults in (
+        "Người lớn và trẻ em từ 12 tuổi trở lên: 1 g",
+        "trẻ từ 12 tuổi và người lớn 10–20 mg",
+    ):
+        assert patient_inside(bands_in(with_adults), age_years=55.0, weight_kg=None) is True
 
 
 # -- age and weight in the facets ---------------------------------------------------------------
