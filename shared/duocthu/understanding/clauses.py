@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from duocthu.core.text import nfc, raw_words, tells_only, token_matches, words
+from duocthu.core.text import asks_something, nfc, raw_words, tells_only, token_matches, words
 
 # Words that open a clause of its own: a coordinating conjunction, a number counting the questions off
 _OPENER = r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s"
@@ -110,6 +110,14 @@ def sentences_asking(text: str, count: int) -> list[tuple[int, bool]] | None:
     asks (a question mark or a question word); None when the sentences' words do not add up to
     `count`, the turn's."""
     found = [(i, not tells_only(s)) for i, s in enumerate(_SENTENCE_END.split(text)) for _ in words(s)]
+    return found if len(found) == count else None
+
+
+def statements_and_questions(text: str, count: int) -> list[bool] | None:
+    """For each word token, whether its sentence is a question (a question mark, or a question
+    ending: `asks_something`), not a statement that holds a "không" ("ko bán X rồi."); None when
+    the sentences' words do not add up to `count`."""
+    found = [asks_something(s) for s in _SENTENCE_END.split(text) for _ in words(s)]
     return found if len(found) == count else None
 
 

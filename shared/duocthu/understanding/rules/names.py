@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import INTERACTION_SECTION
-from duocthu.core.text import asks_something, no_after, raw_words, stop_words
-from duocthu.understanding.clauses import asks_what, sentences_asking
+from duocthu.core.text import NO_WORDS, asks_something, no_after, raw_words, stop_words
+from duocthu.understanding.clauses import asks_what, sentences_asking, statements_and_questions
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts, only_patient_facts
@@ -49,6 +49,7 @@ def _without_ingredients(folded: Sequence[str], named: Sequence[DrugMatch], unkn
 def set_aside_the_patients(reading: Reading) -> Reading:
     """The catalogue drugs asked about: all named, but the patient's own medicines when the turn
     asks about a complaint, and an allergen beside another drug."""
+    reading = _without_denied(reading)
     text, cues, facts, named = reading.text, reading.cues, reading.facts, reading.named
     # before any named drug is set aside as the patient's: a reaction told on it keeps it
     told_first = reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], reading.clauses)
@@ -79,6 +80,26 @@ def set_aside_the_patients(reading: Reading) -> Reading:
         # asked which drug, one for this patient
         named = tuple(m for m in named if m.start not in allergens)
     return replace(reading, named=named, facts=facts)
+
+
+def _without_denied(reading: Reading) -> Reading:
+    """A drug a statement names after a "không" of its own clause ("ko bán Brufen rồi.", "không
+    có Renitec.") is neither asked nor taken, when a question names another: the turn asks about
+    that one for the patient, never the two together."""
+    asking = statements_and_questions(reading.text, len(reading.cues.tokens))
+    if asking is None:
+        return reading
+    folded, clauses = reading.cues.folded, reading.clauses
+    known = reading.facts.object_positions | reading.facts.reaction_cause_starts
+
+    def denied(m: DrugMatch) -> bool:
+        opening = next((i for i in range(m.start - 1, -1, -1) if clauses[i] != clauses[m.start]), -1)
+        told = not asking[m.start] and m.start not in known
+        return told and any(folded[i] in NO_WORDS for i in range(opening + 1, m.start))
+
+    kept = tuple(m for m in reading.named if not denied(m))
+    asked = any(asking[m.start] for m in kept)
+    return replace(reading, named=kept) if asked and len(kept) < len(reading.named) else reading
 
 
 def _told_before_the_question(

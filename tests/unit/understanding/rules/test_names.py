@@ -292,3 +292,26 @@ def test_the_plan_reads_a_request_where_the_turn_asks(resolver: CatalogDrugResol
     assert turn_reading(tag_message(told, resolver), frame, resolver).not_covered == ()
     asked = "Brufen mua ở đâu? bs cho hỏi"
     assert turn_reading(tag_message(asked, resolver), frame, resolver).not_covered == ("purchase",)
+
+
+@pytest.mark.parametrize(
+    ("message", "asked", "history"),
+    [
+        (
+            "ko bán Brufen rồi. còn Panadol thì sao?",
+            ("paracetamol",),
+            ["chị bầu 34 tuần đau lưng, hỏi mua Brufen"],
+        ),
+        ("Bệnh nhân đang dùng warfarin. Không dùng aspirin. Dùng ibuprofen được không?", ("ibuprofen",), []),
+    ],
+)
+def test_a_drug_a_statement_denies_is_neither_asked_nor_taken(
+    resolver: CatalogDrugResolver, message: str, asked: tuple[str, ...], history: list[str]
+) -> None:
+    prior = understand_offline(history[0], resolver) if history else None
+    frame = understand_offline(message, resolver, history, prior)
+    assert frame.drugs == asked and frame.turn_type != "interaction"
+    assert not any("aspirin" in m or "Brufen" in m for m in frame.patient_context.current_medications)
+    # a question about the denied drug still asks about it
+    kept = understand_offline("Không dùng aspirin cho bệnh nhân này được không?", resolver)
+    assert kept.drugs == ("acid_acetylsalicylic",)
