@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Literal
 
-from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
-from duocthu.core.text import nfc, words
+from duocthu.core.text import fold, nfc, typed_matches, typed_token, words
 
 Band = tuple[float, float]  # low inclusive, high exclusive
 Relation = Literal["inside", "outside", "unknown"]
@@ -103,14 +102,30 @@ def _numbers(text: str, concept: str) -> list[Band]:
     return _weeks(text) if concept == "pregnancy" else []
 
 
+@lru_cache(maxsize=1)
+def _typed_levels() -> Mapping[str, tuple[tuple[tuple[tuple[str, bool], ...], str, Band], ...]]:
+    """Each concept's level phrases read once for the diacritics rule (`typed_token`), with the
+    folded first word a text must hold where the phrase starts."""
+    return {
+        concept: tuple((tuple(map(typed_token, phrase)), fold(phrase[0]), band) for phrase, band in rows)
+        for concept, rows in _phrases().items()
+    }
+
+
 def _worded(tokens: Sequence[str], concept: str, windows: Iterable[range] | None = None) -> list[Band]:
-    """The bands of the level phrases in `tokens` (only those starting inside `windows`, if given)."""
+    """The bands of the level phrases in `tokens` (only those starting inside `windows`, if given),
+    each phrase tried only where its first word stands (the phrases by table order, as written)."""
     spans = list(windows) if windows is not None else [range(len(tokens))]
+    at: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens):
+        at.setdefault(fold(token), []).append(i)
     return [
         band
-        for phrase, band in _phrases().get(concept, ())
-        for start in phrase_starts(tokens, phrase, lenient=True)
-        if any(start in span for span in spans)
+        for phrase, head, band in _typed_levels().get(concept, ())
+        for start in at.get(head, ())
+        if start + len(phrase) <= len(tokens)
+        and all(typed_matches(q, t) for q, t in zip(phrase, tokens[start : start + len(phrase)], strict=True))
+        and any(start in span for span in spans)
     ]
 
 
