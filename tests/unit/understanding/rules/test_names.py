@@ -315,3 +315,15 @@ def test_a_drug_a_statement_denies_is_neither_asked_nor_taken(
     # a question about the denied drug still asks about it
     kept = understand_offline("Không dùng aspirin cho bệnh nhân này được không?", resolver)
     assert kept.drugs == ("acid_acetylsalicylic",)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["thuốc nào trong dược thư dùng trong phác đồ diệt H. pylori?", "BN loét tá tràng HP (+), thuốc nào?"],
+)
+def test_an_organism_clinicians_shorten_is_read_in_the_books_words(
+    resolver: CatalogDrugResolver, message: str
+) -> None:
+    frame = understand_offline(message, resolver)
+    assert frame.unknown_drugs == () and frame.condition is not None
+    assert "Helicobacter pylori" in frame.standalone_query or "helicobacter" in frame.condition.text.lower()
