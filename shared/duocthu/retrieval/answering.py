@@ -258,7 +258,58 @@ def found(line: RankedLine, tokens: Sequence[str]) -> bool:
     return line.score >= MIN_SCORE and _holds(line, tokens) >= min(2, len(tokens))
 
 
+# A question mark ends one question of a message: "liều bao nhiêu? và có buồn ngủ không"
+_QUESTION_END = re.compile(r"(?<=\?)")
+
+
+def asked_pieces(question: str, names: Iterable[str]) -> list[str]:
+    """The message's questions, split at its question marks, each with two words of its own
+    (`question_tokens`; one with fewer goes with the one before): ["…, liều bao nhiêu?", "và có
+    buồn ngủ không"]; the message whole when it asks one."""
+    pieces: list[str] = []
+    for piece in filter(str.strip, _QUESTION_END.split(question)):
+        if pieces and len(question_tokens(piece, names)) < 2:
+            pieces[-1] = f"{pieces[-1]} {piece.strip()}"
+        else:
+            pieces.append(piece.strip())
+    if len(pieces) > 1 and len(question_tokens(pieces[0], names)) < 2:
+        pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
+    return pieces or [question]
+
+
 def answering_lines(
+    store: VectorStore,
+    drugs: Sequence[tuple[str, Sequence[str]]],
+    question: str,
+    candidates: Sequence[str] = (),
+    together: Sequence[tuple[str, Sequence[str]]] = (),
+    carried: str = "",
+    patient: PatientProfile | None = None,
+    decision: bool = False,
+    also: str = "",
+) -> tuple[RankedLine, ...]:
+    """The best lines for the question (`lines_for`), read with the words `also` (the patient's,
+    the formulary's words for the clinician's shorthand); a message asking several questions gets
+    the best line of each first, in the message's order (ranked whole, the words of one question
+    outweigh the other's), then the rest by score: at most MAX_LINES."""
+    names = [name for _, drug_names in drugs for name in drug_names]
+    pieces = asked_pieces(question, names)
+    args = (candidates, together, carried, patient, decision)
+    if len(pieces) < 2:
+        return lines_for(store, drugs, f"{question} {also}".strip(), *args)
+    found = [lines_for(store, drugs, f"{piece} {also}".strip(), *args) for piece in pieces]
+    firsts = [lines[0] for lines in found if lines]
+    rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)
+    seen: set[tuple[str, int]] = set()
+    lead: list[RankedLine] = []
+    for line in (*firsts, *rest):
+        if (line.part_id, line.line_index) not in seen:
+            seen.add((line.part_id, line.line_index))
+            lead.append(line)
+    return tuple(lead[:MAX_LINES])
+
+
+def lines_for(
     store: VectorStore,
     drugs: Sequence[tuple[str, Sequence[str]]],
     question: str,

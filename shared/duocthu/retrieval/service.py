@@ -330,11 +330,18 @@ class RetrievalService:
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"
         query = (frame.standalone_query or "") if follow_up else ""
         # with the formulary's words for the patient (the ask's query), and for the shorthand
-        question, carried = question_read(ask.query or plan.reading.text, plan.reading.formulary_words, query)
+        asked = ask.query or plan.reading.text
+        question, carried = question_read(asked, plan.reading.formulary_words, query)
+        # the message as written is what may ask several questions; the words after it are read
+        # with each (the patient's, the formulary's)
+        said = plan.reading.text if asked.startswith(plan.reading.text) else asked
         patient = PatientProfile.from_frame(frame)
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
-        return answering_lines(self.store, named, question, candidates, together, carried, patient, decision)
+        lines = answering_lines(
+            self.store, named, said, candidates, together, carried, patient, decision, question[len(said) :]
+        )
+        return lines
 
     def _outside_class_asked(self, question: str | None, resolver: CatalogDrugResolver) -> tuple[str, ...]:
         """The catalogue drugs outside the class a which-drug question asks among (the class the

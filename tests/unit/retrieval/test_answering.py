@@ -7,6 +7,7 @@ from duocthu.retrieval.answering import (
     BOOK_LINES,
     PER_DRUG,
     answering_lines,
+    asked_pieces,
     book_lines,
     patient_fit,
     question_tokens,
@@ -149,3 +150,20 @@ def test_for_a_patient_a_line_that_bars_the_drug_for_them_leads(
     assert lines[0].section_key == "chong_chi_dinh" and "không dùng gliclazid" in lines[0].text
     plain = answering_lines(store, drug, question, sections, decision=True)
     assert plain and plain[0].section_key == "thoi_ky_mang_thai"
+
+
+def test_a_message_asking_several_questions_leads_with_the_best_line_of_each(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    names = ("carbamazepin", "Tegretol")
+    question = (
+        "Chị 26t động kinh đang Tegretol muốn có em bé. Nguy cơ dị tật thế nào, cần bổ sung gì trước "
+        "khi có thai? Với lại hiện đang uống thuốc tránh thai viên có ổn ko"
+    )
+    assert len(asked_pieces(question, names)) == 2
+    lines = answering_lines(store, [("carbamazepin", names)], question)
+    assert "dị tật" in lines[0].text and "tránh thai" in lines[1].text
+    # a question with fewer than two words of its own is read with the one beside it
+    assert asked_pieces("Dùng được không? người cao tuổi", names) == ["Dùng được không? người cao tuổi"]
+    assert asked_pieces("Liều bao nhiêu?", names) == ["Liều bao nhiêu?"]
