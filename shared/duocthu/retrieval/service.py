@@ -338,10 +338,10 @@ class RetrievalService:
         patient = PatientProfile.from_frame(frame)
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
-        lines = answering_lines(
-            self.store, named, said, candidates, together, carried, patient, decision, question[len(said) :]
+        also = question[len(said) :]
+        return answering_lines(
+            self.store, named, said, candidates, together, carried, patient, decision, also
         )
-        return lines
 
     def _outside_class_asked(self, question: str | None, resolver: CatalogDrugResolver) -> tuple[str, ...]:
         """The catalogue drugs outside the class a which-drug question asks among (the class the
