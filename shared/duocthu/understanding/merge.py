@@ -27,7 +27,7 @@ from duocthu.core.sections import (
     SECTION_HEADINGS,
 )
 from duocthu.core.text import asks_yes_or_no, fold
-from duocthu.core.vocabulary import DRUG_TURN_TYPES
+from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.postconditions import lowering_question
@@ -149,16 +149,44 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     return frame.model_copy(update=update) if update else frame
 
 
+def complaint_of(frame: QueryFrame) -> str | None:
+    """What the conversation's patient is treated for: a which-drug turn's condition asked as an
+    indication, or the complaint a turn about a drug for it kept (`complaint_carried`)."""
+    condition = frame.condition
+    if (
+        frame.turn_type in WHICH_DRUG_TURNS
+        and condition is not None
+        and frame.condition_relation == "indication"
+    ):
+        return condition.normalized or condition.text
+    return frame.indication if frame.turn_type in DRUG_TURN_TYPES else None
+
+
+def complaint_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
+    """A turn about a drug, asking nothing of a condition, after the patient's complaint was told:
+    the drug is asked for it (its `indication`), so a later "dùng thuốc nào?" still lists drugs for
+    the complaint, not for nothing."""
+    complaint = complaint_of(prior)
+    if not frame.drugs or frame.turn_type not in DRUG_TURN_TYPES or frame.condition or frame.indication:
+        return frame
+    if complaint is None or new_patient(frame, prior):
+        return frame
+    return frame.model_copy(update={"indication": complaint})
+
+
 def merge_with_prior_frame(
     frame: QueryFrame, prior: QueryFrame | None, other_patient: bool = False
 ) -> QueryFrame:
-    """The turn with the conversation's patient (none when it says it is about `other_patient`) and
-    topic. Smalltalk and out of scope take neither; a question asked back keeps its patient."""
+    """The turn with the conversation's patient (none when it says it is about `other_patient`),
+    their complaint, and the topic. Smalltalk and out of scope take none; a question asked back
+    keeps its patient."""
     if prior is None or frame.system_error:
         return frame
     if frame.turn_type in _NO_CARRY:
         return patient_carried(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
-    return topic_carried(frame if other_patient else patient_carried(frame, prior), prior)
+    if other_patient:
+        return topic_carried(frame, prior)
+    return topic_carried(complaint_carried(patient_carried(frame, prior), prior), prior)
 
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -154,3 +154,20 @@ def test_the_kept_scope_reads_history_and_prior() -> None:
     assert conversation_scope("liều cho người lớn?", ["cho mèo uống amoxicilin được không"]) == "human"
     assert conversation_scope("liều bao nhiêu?", ["bị chó cắn thì sao"]) == "human"  # a bite is a person's
     assert says_person("tôi hỏi cho tôi") and not says_person("mèo nhà tôi")
+
+
+def test_the_complaint_told_outlives_a_turn_about_a_drug_for_it(resolver: CatalogDrugResolver) -> None:
+    turns = (
+        "bé gái 18kg, 4 tuổi, viêm tai giữa cấp",
+        "amoxicilin liều cao là bao nhiêu mg/kg",
+        "thế thì dùng thuốc nào?",
+    )
+    stateless, session = both_ways(resolver, turns)
+    for frames in (stateless, session):
+        dose, which = frames[1], frames[2]
+        assert dose.drugs == ("amoxicilin",) and dose.condition is None and dose.indication == "viêm tai giữa"
+        assert which.turn_type == "condition_to_drug" and which.weight_kg == 18
+        assert which.condition is not None and which.condition.normalized == "viêm tai giữa"
+    # a turn about a drug with no complaint told before it keeps none
+    alone = understand_offline("amoxicilin liều cao là bao nhiêu mg/kg", resolver)
+    assert alone.indication is None

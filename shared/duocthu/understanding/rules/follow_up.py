@@ -14,7 +14,7 @@ from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
-from duocthu.understanding.merge import CONTINUED, describes_patient
+from duocthu.understanding.merge import CONTINUED, complaint_of, describes_patient
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
@@ -103,21 +103,22 @@ def relation_kept(reading: Reading) -> dict[str, Any] | None:
 
 
 def prior_condition(reading: Reading) -> dict[str, Any] | None:
-    """ "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before."""
+    """ "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before, or
+    the complaint a turn about a drug for it kept (after "amoxicilin liều bao nhiêu?")."""
     prior, cues = reading.prior, reading.cues
-    if (
-        prior is None
-        or prior.turn_type not in WHICH_DRUG_TURNS
-        or prior.condition is None
-        or not cues.has("candidate")
-        or reading.attribute
-    ):
+    if prior is None or not cues.has("candidate") or reading.attribute:
+        return None
+    if prior.turn_type in WHICH_DRUG_TURNS and prior.condition is not None:
+        turn_type, condition = prior.turn_type, prior.condition.model_dump()
+    elif (complaint := complaint_of(prior)) is not None:
+        turn_type, condition = "condition_to_drug", {"text": complaint, "normalized": complaint}
+    else:
         return None
     return {
         **reading.frame(),
-        "turn_type": prior.turn_type,
-        "condition": prior.condition.model_dump(),
+        "turn_type": turn_type,
+        "condition": condition,
         "condition_relation": "indication",
-        "indication": prior.condition.normalized or prior.condition.text,
+        "indication": condition["normalized"] or condition["text"],
         **CONTINUED,
     }
