@@ -26,6 +26,10 @@ _EFFECT_VERBS = frozenset(
 _MAKES = (("co", "lam"), ("co", "khien"))
 # "có (thể) bị" after the drug: whether taking it brings something on ("Uống X có bị ho khan không?")
 _GETS = (("co", "bi"), ("co", "the", "bi"))
+# A symptom named with the effect wanted on it ("có hạ sốt", "có giúp ngủ") is what the drug is for
+_WANTED = _EFFECT_VERBS | {"giup", "tri", "chua"}
+# Words that open a clause going on about the drug asked before: "… liều bao nhiêu? và có buồn ngủ không"
+_CLAUSE_OPENERS = frozenset({"va", "ma", "voi", "lai"})
 # After "có làm", what is not something brought on: "có làm sao" (is it serious), a test done.
 _NOT_BROUGHT_ON = frozenset({"sao", "gi", "xet", "the"})
 # At most this many words of a finding no condition table names ("có bị rụng tóc không").
@@ -43,10 +47,18 @@ def made_to_happen(
     folded = cues.folded
     starts = {c.start for c in facts.complaints}
     faculties = {c.start for c in cues.all("faculty")}
+    symptoms = {c.start for c in facts.complaints if c.kind == "symptom"}
+    # where the drug, a word standing for it, or the clause's opening ends
+    subject_ends = {end for _, end in products} | {c.end for c in cues.all("drug_pronoun")}
+    subject_ends |= {0} | {1 for _ in [0] if folded[:1] and folded[0] in _CLAUSE_OPENERS}
     for i in range(len(folded) - 1):
         gets = next((len(g) for g in _GETS if folded[i : i + len(g)] == g), 0)
         if gets and any(end <= i for _, end in products):
             j = i + gets
+        elif folded[i] == "co" and i + 1 in symptoms and i in subject_ends and folded[i + 1] not in _WANTED:
+            # "X có buồn ngủ không", "thuốc này có …", "và có … không" of the conversation's drug:
+            # a symptom had right after the drug is one it brings on
+            j, gets = i + 1, 1
         elif folded[i : i + 2] in _MAKES:
             j = i + 2  # the word after "có làm"
         elif folded[i] in ("lam", "khien") and (i + 1 in starts or i + 2 in starts):

@@ -187,6 +187,7 @@ def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver)
         ("Uống captopril có bị ho khan không?", "ho khan"),  # a known condition
         ("Uống metformin lâu có bị rụng tóc không?", "rụng tóc"),  # words no table names
         ("Dùng amlodipin có thể bị phù chân không?", "phù"),
+        ("Clarityne có buồn ngủ không?", "buồn ngủ"),  # a symptom had right after the drug
     ],
 )
 def test_what_one_may_get_from_a_named_drug_is_its_reaction(
@@ -260,3 +261,11 @@ def test_conditions_asked_of_no_one_are_what_is_asked_not_a_patients(resolver: C
     # someone told: the other condition is theirs
     told = understand_offline("BN hen phế quản, đau khớp dùng thuốc gì", resolver)
     assert told.patient_context.comorbidities == ("hen phế quản",)
+
+
+def test_a_symptom_named_with_the_effect_wanted_is_what_the_drug_is_for(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for message in ("Hapacol có hạ sốt cho bé được không?", "Seduxen có giúp ngủ được không?"):
+        frame = understand_offline(message, resolver)
+        assert (frame.turn_type, frame.attribute) == ("drug_to_condition", "chi_dinh")
