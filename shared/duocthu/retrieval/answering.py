@@ -36,7 +36,7 @@ from duocthu.core.sections import (
     SECTION_HEADINGS,
 )
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import folded_words, words
+from duocthu.core.text import asks_yes_or_no, folded_words, tells_only, words
 from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
@@ -262,13 +262,18 @@ def found(line: RankedLine, tokens: Sequence[str]) -> bool:
 _QUESTION_END = re.compile(r"(?<=\?)")
 
 
+def _asks(text: str) -> bool:
+    return "?" in text or not tells_only(text) or asks_yes_or_no(text)
+
+
 def asked_pieces(question: str, names: Iterable[str]) -> list[str]:
-    """The message's questions, split at its question marks, each with two words of its own
+    """The message's questions, split at its question marks, each asking (a question word, or
+    closed by "không": a statement after a question tells about it) with two words of its own
     (`question_tokens`; one with fewer goes with the one before): ["…, liều bao nhiêu?", "và có
     buồn ngủ không"]; the message whole when it asks one."""
     pieces: list[str] = []
     for piece in filter(str.strip, _QUESTION_END.split(question)):
-        if pieces and len(question_tokens(piece, names)) < 2:
+        if pieces and (len(question_tokens(piece, names)) < 2 or not _asks(piece)):
             pieces[-1] = f"{pieces[-1]} {piece.strip()}"
         else:
             pieces.append(piece.strip())
@@ -297,6 +302,8 @@ def answering_lines(
     args = (candidates, together, carried, patient, decision)
     if len(pieces) < 2:
         return lines_for(store, drugs, f"{question} {also}".strip(), *args)
+    # the section routed to is the message's: each question is ranked by its own words
+    args = ((), together, carried, patient, decision)
     found = [lines_for(store, drugs, f"{piece} {also}".strip(), *args) for piece in pieces]
     firsts = [lines[0] for lines in found if lines]
     rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)

@@ -167,3 +167,14 @@ def test_a_message_asking_several_questions_leads_with_the_best_line_of_each(
     # a question with fewer than two words of its own is read with the one beside it
     assert asked_pieces("Dùng được không? người cao tuổi", names) == ["Dùng được không? người cao tuổi"]
     assert asked_pieces("Liều bao nhiêu?", names) == ["Liều bao nhiêu?"]
+
+
+def test_a_statement_after_a_question_is_no_question_of_its_own() -> None:
+    names = ("cetirizin",)
+    told = "Cetirizin cho bé 6t, 20kg liều sao ạ? Bé viêm mũi dị ứng theo mùa, nghẹt mũi hắt hơi."
+    assert asked_pieces(told, names) == [told]
+    asked = "Flagyl 2g liều duy nhất thì nghỉ bú bao lâu? có cần điều trị cho chồng ko"
+    assert asked_pieces(asked, names) == [
+        "Flagyl 2g liều duy nhất thì nghỉ bú bao lâu?",
+        "có cần điều trị cho chồng ko",
+    ]
