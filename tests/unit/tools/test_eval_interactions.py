@@ -45,3 +45,12 @@ def test_a_silent_pair_worded_as_safe_an_unsaid_one_and_a_missing_quote_are_miss
         "in-99: not quoted b on a/b; silent pair not said b/c; silent pair worded as safe a/c; "
         "absent name not said zeta; reply 3,065 chars"
     )
+
+
+def test_a_name_without_a_monograph_is_said_in_either_of_the_replys_wordings() -> None:
+    for said in (
+        "Không tìm thấy “zeta” trong Dược thư.",
+        "“zeta” không có chuyên luận riêng trong Dược thư này.",
+    ):
+        assert judge(ROW, turn(said), TITLES).absent_unsaid() == []
+    assert judge(ROW, turn("Alfa và Beta."), TITLES).absent_unsaid() == ["zeta"]

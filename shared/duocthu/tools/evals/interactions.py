@@ -12,7 +12,8 @@ neither section names). Per split:
 - silent pairs said: a line naming both drugs says their sections do not name each other;
 - silent pairs worded as safe (target 0): such a line saying "an toàn" or "không (có) tương tác"
   beyond the disclaimer "không có nghĩa là không có tương tác / an toàn";
-- absent names said: "Không tìm thấy" with the name;
+- absent names said: "Không tìm thấy" or "không có chuyên luận" (the reply's two wordings of a name
+  the formulary lacks) with the name;
 - reply length, median / max, and replies <= 3,000 characters.
 
     duocthu eval interactions
@@ -42,6 +43,8 @@ SPLITS = {"dev": "dev", "heldout": "held-out"}
 _DISCLAIMER = re.compile(r"khong co nghia la (khong co tuong tac|an toan)")
 _SAFE_WORDING = ("an toan", "khong tuong tac", "khong co tuong tac")
 _NOT_NAMED = "khong neu"
+# How a reply says a name has no monograph here (folded): not found, or no monograph of its own
+_ABSENT = ("khong tim thay", "khong co chuyen luan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +111,12 @@ class Outcome:
         return [p for p in self.row.silent if any(safe(line) for line in self._pair_lines(p))]
 
     def absent_unsaid(self) -> list[str]:
+        """The names the formulary lacks that the reply does not say it lacks."""
         folded = [fold(line) for line in self.answer.splitlines()]
         return [
             name
             for name in self.row.absent
-            if not any("khong tim thay" in line and fold(name) in line for line in folded)
+            if not any(any(w in line for w in _ABSENT) and fold(name) in line for line in folded)
         ]
 
 
