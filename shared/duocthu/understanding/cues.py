@@ -369,12 +369,37 @@ def asks_for_a_list(cues: TurnCues) -> TurnCues:
         if not start or start in pronouns or beside or (end < len(tokens) and cues.folded[end] == "khac"):
             continue
         plural = any(token_matches(tokens[start - 1], p) for p in _DETERMINERS)
-        if (plural or any(start - 2 - _LIST_REACH <= i < start for i in listed)) and _names_a_topic(
-            tokens[end:]
-        ):
+        if not (plural or any(start - 2 - _LIST_REACH <= i < start for i in listed)):
+            continue
+        relation = _listed_relation(cues, start - 1, end)
+        # a population after the noun is a topic too, in a which-drugs form ("… không dùng khi cho con bú")
+        who = bool(relation) and any(c.start >= end for c in cues.all("population"))
+        if who or _names_a_topic(tokens[end:]):
             cue = Cue("candidate", "list", start - 1, end - start + 1)
-            return TurnCues(tokens, {**cues.by_kind, "candidate": (cue,)}, cues.folded)
+            return TurnCues(tokens, {**cues.by_kind, "candidate": (cue,), **relation}, cues.folded)
     return cues
+
+
+def _listed_relation(cues: TurnCues, start: int, end: int) -> dict[str, tuple[Cue, ...]]:
+    """The which-drugs form the words go on with, read with the listing words as "thuốc nào"
+    ("những thuốc … không dùng khi cho con bú" as "thuốc nào … không dùng"): a listing asks as
+    "nào" does, so every form of the table applies; {} when one was found already or none is."""
+    if "reverse_relation" in cues.by_kind:
+        return {}
+    read = [*cues.tokens[:start], "thuốc", "nào", *cues.tokens[end:]]
+    gapped = gapped_forms(" ".join(read), "reverse_relation")
+    if not gapped:
+        return {}
+    shift = (end - start) - 2  # where a word after the listing words stands in the turn
+
+    def at(i: int) -> int:
+        return i + shift if i >= start + 2 else min(i, start)
+
+    value, (first, *later) = gapped[0]
+    return {
+        "reverse_relation": (Cue("reverse_relation", value, at(first.start), 1),),
+        "form_part": tuple(Cue("form_part", "", at(m.start), m.length) for m in later),
+    }
 
 
 def _at(tokens: Sequence[str], i: int, phrase: Sequence[str]) -> bool:

@@ -318,6 +318,12 @@ def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
         ("Những thuốc có chỉ định tăng huyết áp?", "condition_to_drug", "tăng huyết áp"),
         # the book referred to and the later part of a gapped form are no part of the condition
         ("NSAID nào trong DT CCĐ 3 tháng cuối thai kỳ?", "condition_relation", "3 tháng cuối thai kỳ"),
+        # a listing goes on with a which-drugs form as "thuốc nào" does, for a population
+        (
+            "Liệt kê giúp mình những thuốc sách ghi rõ KHÔNG dùng khi cho con bú",
+            "condition_relation",
+            "con bú",
+        ),
     ],
 )
 def test_which_drug_without_nao(
