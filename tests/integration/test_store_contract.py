@@ -301,3 +301,20 @@ def test_lines_are_ranked_by_bm25_over_the_whole_book(empty_store: tuple[Any, Se
     assert all(line.drug_id == "thuoc_a" for line in lines) and lines[0].score > 2 * lines[-1].score
     assert store.count() == len(chunks) and len(store.find_by_drug("thuoc_a")) == 2
     assert all(item.chunk_kind == "prose" for item in store.find_by_phrase("dung dịch"))
+
+
+def test_an_edge_store_reads_a_section_once_per_version(empty_store: tuple[Any, Settings]) -> None:
+    store, _ = empty_store
+    if not isinstance(store, EdgeStore):
+        pytest.skip("the kept sections are the in-process store's")
+    publish(store, "v1", corpus("v1"))
+    scrolls: list[object] = []
+    scroll = store._scroll
+    store._scroll = lambda where: scrolls.append(where) or scroll(where)  # type: ignore[method-assign]
+    first = store.find_by_section("thuoc_b", "chi_dinh")
+    again = store.find_by_section("thuoc_b", "chi_dinh")
+    assert first == again and len(scrolls) == 1
+    again.clear()  # a caller's list is its own
+    assert len(store.find_by_section("thuoc_b", "chi_dinh")) == 3
+    publish(store, "v2", corpus("v2"))  # another version: read again
+    assert store.find_by_section("thuoc_b", "chi_dinh")[0].text == "v2 b 0" and len(scrolls) == 2

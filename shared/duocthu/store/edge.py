@@ -137,6 +137,11 @@ def _filter(where: Conditions) -> qe.Filter:
     return qe.Filter(must=must, must_not=must_not or None)
 
 
+# The sections an Edge store keeps read: the book's 700 monographs hold ~13,000; a warm process
+# reads a few hundred (each turn a few drugs' safety and dose sections)
+SECTIONS_KEPT = 4096
+
+
 class EdgeStore(FilteredReads):
     backend = "edge"
 
@@ -145,6 +150,9 @@ class EdgeStore(FilteredReads):
         self._shard: Any = None
         self._shard_version: str | None = None
         self._parts: ProseParts | None = None
+        # the sections read whole, by (version, drug, section): a patient turn reads the same few
+        # sections of each candidate for every facet, and the version a process serves never changes
+        self._sections: dict[tuple[str, str, str], tuple[EvidenceItem, ...]] = {}
 
     # -- layout ---------------------------------------------------------------------------
     def version_dir(self, version: str) -> Path:
@@ -345,9 +353,22 @@ class EdgeStore(FilteredReads):
                 for r in shard.retrieve(list(point_ids), with_payload=True, with_vector=False)
             }
 
+    def find_by_section(self, drug_id: str, section_key: str) -> list[EvidenceItem]:
+        """Every part of one section, in part order, read once per version served
+        (SECTIONS_KEPT sections at most: past it the kept ones are let go)."""
+        self._open()
+        key = (self._shard_version or "", drug_id, section_key)
+        found = self._sections.get(key)
+        if found is None:
+            if len(self._sections) >= SECTIONS_KEPT:
+                self._sections.clear()
+            found = self._sections[key] = tuple(super().find_by_section(drug_id, section_key))
+        return list(found)
+
     def close(self) -> None:
         if self._shard is not None and self._shard_version is not None:
             _release(str(self.version_dir(self._shard_version) / "shard"))
         self._shard = None
         self._shard_version = None
         self._parts = None
+        self._sections.clear()
