@@ -105,19 +105,13 @@ def ask_clauses(
 _SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
 
 
-def sentences_asking(text: str, count: int) -> list[tuple[int, bool]] | None:
+def sentences_asking(text: str, count: int, ends_asking: bool = False) -> list[tuple[int, bool]] | None:
     """For each word token (as `words` splits the text), its sentence and whether that sentence
-    asks (a question mark or a question word); None when the sentences' words do not add up to
-    `count`, the turn's."""
-    found = [(i, not tells_only(s)) for i, s in enumerate(_SENTENCE_END.split(text)) for _ in words(s)]
-    return found if len(found) == count else None
-
-
-def statements_and_questions(text: str, count: int) -> list[bool] | None:
-    """For each word token, whether its sentence is a question (a question mark, or a question
-    ending: `asks_something`), not a statement that holds a "không" ("ko bán X rồi."); None when
-    the sentences' words do not add up to `count`."""
-    found = [asks_something(s) for s in _SENTENCE_END.split(text) for _ in words(s)]
+    asks (a question mark or a question word; with `ends_asking`, a question mark or a question
+    ending: `asks_something`, so a statement holding a "không" tells: "ko bán X rồi."); None when
+    the sentences' words do not add up to `count`, the turn's."""
+    asks = asks_something if ends_asking else (lambda s: not tells_only(s))
+    found = [(i, asks(s)) for i, s in enumerate(_SENTENCE_END.split(text)) for _ in words(s)]
     return found if len(found) == count else None
 
 

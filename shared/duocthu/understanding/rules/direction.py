@@ -50,7 +50,7 @@ def made_to_happen(
     symptoms = {c.start for c in facts.complaints if c.kind == "symptom"}
     # where the drug, a word standing for it, or the clause's opening ends
     subject_ends = {end for _, end in products} | {c.end for c in cues.all("drug_pronoun")}
-    subject_ends |= {0} | {1 for _ in [0] if folded[:1] and folded[0] in _CLAUSE_OPENERS}
+    subject_ends |= {0, 1} if folded and folded[0] in _CLAUSE_OPENERS else {0}
     for i in range(len(folded) - 1):
         gets = next((len(g) for g in _GETS if folded[i : i + len(g)] == g), 0)
         if gets and any(end <= i for _, end in products):

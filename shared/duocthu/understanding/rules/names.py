@@ -11,7 +11,7 @@ from dataclasses import replace
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.sections import INTERACTION_SECTION
 from duocthu.core.text import NO_WORDS, asks_something, no_after, raw_words, stop_words
-from duocthu.understanding.clauses import asks_what, sentences_asking, statements_and_questions
+from duocthu.understanding.clauses import asks_what, sentences_asking
 from duocthu.understanding.cue_readings import avoids_combining
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts, only_patient_facts
@@ -86,9 +86,10 @@ def _without_denied(reading: Reading) -> Reading:
     """A drug a statement names after a "không" of its own clause ("ko bán Brufen rồi.", "không
     có Renitec.") is neither asked nor taken, when a question names another: the turn asks about
     that one for the patient, never the two together."""
-    asking = statements_and_questions(reading.text, len(reading.cues.tokens))
-    if asking is None:
+    sentences = sentences_asking(reading.text, len(reading.cues.tokens), ends_asking=True)
+    if sentences is None:
         return reading
+    asking = [asks for _, asks in sentences]
     folded, clauses = reading.cues.folded, reading.clauses
     known = reading.facts.object_positions | reading.facts.reaction_cause_starts
 
