@@ -5,10 +5,11 @@ diacritics rule (`duocthu.core.text.token_matches`), one at a time or from a tab
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from duocthu.core.caching import text_cache
 from duocthu.core.text import fold, folded_words, token_matches, typed_matches, typed_token, words
 
 T = TypeVar("T")
@@ -34,6 +35,18 @@ def phrase_starts(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = 
     for i in range(len(tokens) - n + 1):
         if typed_matches(head, tokens[i]) and all(typed_matches(q, tokens[i + k]) for k, q in rest):
             yield i
+
+
+# A sentence of the book is read by every facet and level of every patient turn that checks its
+# drug: its words and where each folded word stands are kept per process (short texts: text_cache).
+@text_cache(maxsize=4096)
+def word_places(text: str) -> tuple[tuple[str, ...], Mapping[str, list[int]]]:
+    """The text's words, and where each folded word stands (a phrase is tried only there)."""
+    tokens = tuple(words(text))
+    at: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens):
+        at.setdefault(fold(token), []).append(i)
+    return tokens, at
 
 
 def find_phrase(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = False) -> int:

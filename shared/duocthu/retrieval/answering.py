@@ -299,12 +299,14 @@ def answering_lines(
     outweigh the other's), then the rest by score: at most MAX_LINES."""
     names = [name for _, drug_names in drugs for name in drug_names]
     pieces = asked_pieces(question, names)
-    args = (candidates, together, carried, patient, decision)
     if len(pieces) < 2:
-        return lines_for(store, drugs, f"{question} {also}".strip(), *args)
+        read = f"{question} {also}".strip()
+        return lines_for(store, drugs, read, candidates, together, carried, patient, decision)
     # the section routed to is the message's: each question is ranked by its own words
-    args = ((), together, carried, patient, decision)
-    found = [lines_for(store, drugs, f"{piece} {also}".strip(), *args) for piece in pieces]
+    found = [
+        lines_for(store, drugs, f"{piece} {also}".strip(), (), together, carried, patient, decision)
+        for piece in pieces
+    ]
     firsts = [lines[0] for lines in found if lines]
     rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)
     seen: set[tuple[str, int]] = set()

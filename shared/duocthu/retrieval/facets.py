@@ -16,10 +16,9 @@ from typing import Literal
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.core.caching import text_cache
 from duocthu.core.labs import patient_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age
-from duocthu.core.phrases import PhraseIndex
+from duocthu.core.phrases import PhraseIndex, word_places
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.terms import names_finding
@@ -163,18 +162,6 @@ class FacetQuery:
             written = classes_named(text, affirmed_only=True, own=self.own_classes)
             named |= {drug for drug, classes in self.classes.items() if classes & written.keys()}
         return frozenset(named)
-
-
-# A sentence of the book is read by every facet of every patient turn that checks its drug: its
-# words and where each folded word stands are kept per process (short texts only: text_cache).
-@text_cache(maxsize=4096)
-def word_places(text: str) -> tuple[tuple[str, ...], Mapping[str, list[int]]]:
-    """The text's words, and where each folded word stands (a phrase is tried only there)."""
-    tokens = tuple(words(text))
-    at: dict[str, list[int]] = {}
-    for i, token in enumerate(tokens):
-        at.setdefault(fold(token), []).append(i)
-    return tokens, at
 
 
 @lru_cache(maxsize=256)  # one entry per patient and facet: the anchors of a turn, read once

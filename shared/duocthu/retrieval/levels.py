@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Literal
 
+from duocthu.core.phrases import word_places
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, nfc, typed_matches, typed_token, words
 
@@ -112,13 +113,11 @@ def _typed_levels() -> Mapping[str, tuple[tuple[tuple[tuple[str, bool], ...], st
     }
 
 
-def _worded(tokens: Sequence[str], concept: str, windows: Iterable[range] | None = None) -> list[Band]:
-    """The bands of the level phrases in `tokens` (only those starting inside `windows`, if given),
-    each phrase tried only where its first word stands (the phrases by table order, as written)."""
+def _worded(text: str, concept: str, windows: Iterable[range] | None = None) -> list[Band]:
+    """The bands of the level phrases in the text (only those starting inside `windows`, token
+    spans, if given), each phrase tried only where its first word stands, by table order."""
+    tokens, at = word_places(text)
     spans = list(windows) if windows is not None else [range(len(tokens))]
-    at: dict[str, list[int]] = {}
-    for i, token in enumerate(tokens):
-        at.setdefault(fold(token), []).append(i)
     return [
         band
         for phrase, head, band in _typed_levels().get(concept, ())
@@ -137,15 +136,15 @@ def sentence_bands(
     spans) and before a mention of another concept (`others`, token starts): in "Suy gan nặng,
     suy thận nặng" each "nặng" is its own organ's. Numbers (ml/min, weeks) are the concept's own."""
     bands = _numbers(sentence, concept)
-    tokens = words(sentence)
     if concept == "pregnancy":
-        return tuple(bands + _worded(tokens, concept))
+        return tuple(bands + _worded(sentence, concept))
+    tokens, _ = word_places(sentence)
     windows = []
     for mention in mentions:
         end = min(len(tokens), mention.stop + MENTION_WINDOW)
         end = min([o for o in others if mention.stop <= o < end] + [end])
         windows.append(range(mention.start, end))  # a mention may be a level itself ("thẩm phân")
-    return tuple(bands + _worded(tokens, concept, windows))
+    return tuple(bands + _worded(sentence, concept, windows))
 
 
 def patient_band(text: str | None, concept: str) -> Band:
@@ -154,7 +153,7 @@ def patient_band(text: str | None, concept: str) -> Band:
     scale = SCALES[concept]
     if not text:
         return scale
-    found = _numbers(text, concept) or _worded(words(text), concept)
+    found = _numbers(text, concept) or _worded(text, concept)
     if not found:
         return scale
     low, high = max(b[0] for b in found), min(b[1] for b in found)  # every stated detail holds
