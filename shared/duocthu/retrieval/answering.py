@@ -262,10 +262,6 @@ def found(line: RankedLine, tokens: Sequence[str]) -> bool:
 _QUESTION_END = re.compile(r"(?<=\?)")
 
 
-def _asks(text: str) -> bool:
-    return "?" in text or not tells_only(text) or asks_yes_or_no(text)
-
-
 def asked_pieces(question: str, names: Iterable[str]) -> list[str]:
     """The message's questions, split at its question marks, each asking (a question word, or
     closed by "không": a statement after a question tells about it) with two words of its own
@@ -273,7 +269,8 @@ def asked_pieces(question: str, names: Iterable[str]) -> list[str]:
     buồn ngủ không"]; the message whole when it asks one."""
     pieces: list[str] = []
     for piece in filter(str.strip, _QUESTION_END.split(question)):
-        if pieces and (len(question_tokens(piece, names)) < 2 or not _asks(piece)):
+        asks = "?" in piece or not tells_only(piece) or asks_yes_or_no(piece)
+        if pieces and (len(question_tokens(piece, names)) < 2 or not asks):
             pieces[-1] = f"{pieces[-1]} {piece.strip()}"
         else:
             pieces.append(piece.strip())
@@ -300,8 +297,7 @@ def answering_lines(
     names = [name for _, drug_names in drugs for name in drug_names]
     pieces = asked_pieces(question, names)
     if len(pieces) < 2:
-        read = f"{question} {also}".strip()
-        return lines_for(store, drugs, read, candidates, together, carried, patient, decision)
+        return lines_for(store, drugs, f"{question} {also}", candidates, together, carried, patient, decision)
     # the section routed to is the message's: each question is ranked by its own words
     found = [
         lines_for(store, drugs, f"{piece} {also}".strip(), (), together, carried, patient, decision)
