@@ -24,7 +24,6 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.labs import lab_relation
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.populations import population_wordings
@@ -43,7 +42,7 @@ from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
 from duocthu.retrieval.reverse.reading import advice_position
 from duocthu.retrieval.reverse.wordings import population_advice
-from duocthu.retrieval.sentences import part_sentences
+from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens
 from duocthu.store.lexical import line_terms
@@ -93,69 +92,6 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     if "inside" in found:
         return 1 + BAND_PRIOR
     return 1 / (1 + BAND_PRIOR) if "outside" in found else 1.0
-
-
-# The book's words for a dosage form or a route, as written (marks kept: "nang" is no "năng"): a
-# contraindication clause naming one bars that form only ("Viên nén … không dùng cho trẻ em dưới
-# 6 tuổi; trẻ từ 2 đến dưới 6 tuổi dùng dạng dung dịch"), not the drug
-_FORMS = tuple(
-    tuple(words(w))
-    for w in ("viên", "nang", "siro", "hỗn dịch", "dung dịch", "giọt", "thuốc đạn", "gel", "kem", "thuốc mỡ",
-              "miếng dán", "tiêm", "truyền", "đường uống", "dạng uống", "khí dung", "xịt")
-)  # fmt: skip
-
-
-# A dose a clause is conditional on ("liều cao, kéo dài", "khi dùng liều trên 100 mg/ngày"): it
-# bars that dose only
-_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
-
-
-# Where a clause gives its reason ("… dưới 2 tuổi, do nguy cơ ức chế hô hấp"): what follows names
-# no one the clause is about
-_REASON = re.compile(r"\b(?:do|vì|bởi)\b")
-# A bar is the book's own "do not use": a contraindication, or "không dùng" elsewhere; a clause that
-# only advises against use ("không khuyến cáo", "không nên", "tránh") is quoted, never made a bar
-_NOT_USED = ("chống chỉ định", "không dùng", "không được dùng")
-_ADVISES_ONLY = ("khuyến cáo", "không nên", "tránh", "cân nhắc", "thận trọng")
-
-
-def barring_clause(sentence: str, patient: PatientProfile, advising: bool = False) -> str | None:
-    """The clause of the sentence (between semicolons) that states a band the patient's numbers
-    fall in and names no dosage form, route or dose, nor a condition beside the band ("dưới 16
-    tuổi bị sốt do nhiễm virus" is about a feverish child): it bars the drug for them, whatever
-    form or dose is given. With `advising` (a sentence outside the contraindications), it must say
-    the drug is not used ("không dùng"); advice against use alone bars nothing."""
-    for clause in sentence.split(";"):
-        said = words(clause)
-        runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
-        lowered = clause.lower()
-        strong = not advising or any(w in lowered for w in _NOT_USED)
-        against = strong and not any(w in lowered for w in _ADVISES_ONLY)
-        unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
-        about = _REASON.split(clause.lower(), maxsplit=1)[0]
-        named = [c for c in find_conditions(about) if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
-        if against and unconditional and not named and patient_fit(clause, patient) > 1:
-            return clause.strip()
-    return None
-
-
-# The sections a bar for this patient is read from: a contraindication, or a line against use in
-# the patient's band in their state's section or the dose's ("eGFR < 30: không dùng")
-BARRING_SECTIONS = (CONTRAINDICATION_SECTION, "thoi_ky_mang_thai", DOSE_SECTION)
-
-
-def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> list[RankedLine]:
-    """The clauses that bar the drug for this patient, verbatim: in its contraindications, or
-    saying it is not used elsewhere (`BARRING_SECTIONS`), each stating a band the patient's own
-    numbers fall in for every form of the drug (`barring_clause`); the contraindications' first."""
-    out: list[RankedLine] = []
-    for section in BARRING_SECTIONS:
-        for part in store.find_by_section(drug_id, section):
-            for index, sentence in enumerate(part_sentences(part.text)):
-                clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
-                if clause:
-                    out.append(part_line(part, clause, index, 0.0))
-    return out
 
 
 # A question whether to use the drug (this patient, this combination) is answered first by a line
@@ -335,9 +271,12 @@ def lines_for(
         # is written by its INN in this drug's interactions ("acenocoumarol")
         others = " ".join(other[:1][0] for d, other in (*drugs, *together) if d != drug_id and other)
         tokens = question_tokens(f"{question} {others}", names)
+        doses_for = asked_for(store, drug_id, f"{question} {carried}")
         if not tokens:  # no words of its own ("còn X thì sao?"): what the book says of this patient
             read = [*candidates, *(k for k in DECIDING if k not in candidates)]
-            kept += band_lines(store, drug_id, read if decision else candidates, patient, (), decision)
+            kept += band_lines(
+                store, drug_id, read if decision else candidates, patient, (), decision, doses_for
+            )
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
@@ -373,10 +312,12 @@ def lines_for(
             # name alone (an interaction is one sentence naming both)
             hits = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
         mine = [
-            line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision)})
+            line.model_copy(
+                update={"score": line.score * _prior(line, candidates, patient, decision, doses_for)}
+            )
             for line in hits
         ]
-        kept += band_lines(store, drug_id, candidates, patient, mine, decision)
+        kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
@@ -408,6 +349,7 @@ def band_lines(
     patient: PatientProfile | None,
     ranked: Sequence[RankedLine],
     decision: bool = False,
+    asked: AskedFor = NOTHING_ASKED,
 ) -> list[RankedLine]:
     """The sentences of the asked sections stating a band the patient's numbers fall in ("eGFR
     30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
@@ -428,13 +370,25 @@ def band_lines(
             for index, sentence in enumerate(split_sentences(part.text)):
                 if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
                     continue
-                out.append(part_line(part, sentence, index, best))
+                line = part_line(part, sentence, index, best)
+                out.append(line.model_copy(update={"score": best * scope_fit(line, asked)}))
     out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
 
+def scope_fit(line: RankedLine, asked: AskedFor) -> float:
+    """A dose line whose lead-in names a condition the question does not ask about doses another
+    indication (`duocthu.retrieval.scopes`): weighed as a line for another patient's band."""
+    another = line.section_key == DOSE_SECTION and asked.doses_another(line.text)
+    return 1 / (1 + BAND_PRIOR) if another else 1.0
+
+
 def _prior(
-    line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None, decision: bool = False
+    line: RankedLine,
+    candidates: Sequence[str],
+    patient: PatientProfile | None,
+    decision: bool = False,
+    asked: AskedFor = NOTHING_ASKED,
 ) -> float:
     """The candidate sections' prior, and the patient's band: a line in it answers for them in a
     section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
@@ -444,7 +398,7 @@ def _prior(
     prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
     prior *= 1 + DIRECTIVE_PRIOR if decision and directs(line) else 1.0
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
-    return prior * (fit if decides else min(fit, 1.0))
+    return prior * (fit if decides else min(fit, 1.0)) * scope_fit(line, asked)
 
 
 # A which-drug question read across the book: the lines kept, and how many of them one drug may

@@ -44,11 +44,11 @@ from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.allergy import allergy_lines, outside_classes
 from duocthu.retrieval.answering import (
     answering_lines,
-    barring_lines,
     book_lines,
     content_words,
     directs,
 )
+from duocthu.retrieval.barring import barring_lines
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form

@@ -1,5 +1,5 @@
 """A named drug a patient's own numbers contraindicate (`RetrievalService._barring`,
-`retrieval.answering.barring_lines`): the barring sentence is shown with its section, and the dose
+`retrieval.barring.barring_lines`): the barring sentence is shown with its section, and the dose
 is never quoted as an option; a line about one dosage form, a band the patient is outside of or
 a dose bars nothing. On the sample formulary."""
 

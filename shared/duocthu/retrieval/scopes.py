@@ -1,0 +1,87 @@
+"""What a dose line is for, read from its lead-in: "Ho gà: trẻ …", "Tiêm tĩnh mạch – trạng thái
+động kinh: Người lớn 10 mg". The book writes a dose per indication after the indication and a colon;
+such a line answers for a patient with that condition. Ranked for a question naming another (or
+none), it doses another indication, as a band line the patient's numbers fall outside answers for
+another patient.
+
+What the question asks for is read in the book's words: the conditions it names, and those the
+drug's own chỉ định files under one of them (an indication paragraph opening with it: "Co giật:
+Điều trị cấp cứu trạng thái động kinh, cơn co giật kéo dài …"), so the clinician's word for a
+condition finds the book's. A condition matches another whose words hold its words ("hen" and
+"hen phế quản"). A lead-in the question quotes beside its conditions (two words in a row: "đường
+trực tràng") is asked too: the question names the dose's route or form, whatever it is for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from itertools import pairwise
+
+from duocthu.core.conditions import find_conditions
+from duocthu.core.sections import INDICATION_SECTION
+from duocthu.core.text import folded_words
+from duocthu.retrieval.sentences import part_sentences
+from duocthu.store import VectorStore
+
+# A lead-in longer than this is a sentence that holds a colon, not an indication heading a dose
+SCOPE_WORDS = 16
+
+Condition = frozenset[str]  # a condition as its folded words
+
+
+@lru_cache(maxsize=4096)
+def conditions_in(text: str) -> frozenset[Condition]:
+    """The conditions the text names, each as its folded words."""
+    return frozenset(frozenset(folded_words(c.normalized)) for c in find_conditions(text))
+
+
+@cache
+def lead_in(sentence: str) -> str:
+    """The words before the sentence's first colon, when they are short enough to head it."""
+    scope, colon, _ = sentence.partition(":")
+    return scope if colon and len(scope.split()) <= SCOPE_WORDS else ""
+
+
+def _matches(condition: Condition, asked: Iterable[Condition]) -> bool:
+    return any(condition <= other or other <= condition for other in asked)
+
+
+def _pairs(sequence: list[str], left_out: frozenset[str] = frozenset()) -> frozenset[tuple[str, str]]:
+    return frozenset(p for p in pairwise(sequence) if not left_out.intersection(p))
+
+
+@dataclass(frozen=True)
+class AskedFor:
+    """What a question asks a drug's doses for: its conditions, and its words in pairs."""
+
+    conditions: frozenset[Condition] = frozenset()
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+    def doses_another(self, sentence: str) -> bool:
+        """The dose line's lead-in names a condition not asked, and the question quotes none
+        of its other words."""
+        lead = lead_in(sentence)
+        named = conditions_in(lead)
+        if all(_matches(c, self.conditions) for c in named):
+            return False
+        condition_words = frozenset(w for c in named for w in c)
+        return not _pairs(folded_words(lead), condition_words) & self.pairs
+
+
+# A question read for no condition: every dose line answers it as its words rank it
+NOTHING_ASKED = AskedFor()
+
+
+def asked_for(store: VectorStore, drug_id: str, question: str) -> AskedFor:
+    """The conditions the question names, with those the drug's indications file under them."""
+    asked = conditions_in(question)
+    filed = {
+        condition
+        for part in store.find_by_section(drug_id, INDICATION_SECTION)
+        for sentence in part_sentences(part.text)
+        if any(_matches(c, asked) for c in conditions_in(lead_in(sentence)))
+        for condition in conditions_in(sentence)
+    }
+    return AskedFor(asked | filed, _pairs(folded_words(question)))
