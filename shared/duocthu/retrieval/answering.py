@@ -273,10 +273,8 @@ def lines_for(
         tokens = question_tokens(f"{question} {others}", names)
         doses_for = asked_for(store, drug_id, f"{question} {carried}")
         if not tokens:  # no words of its own ("còn X thì sao?"): what the book says of this patient
-            read = [*candidates, *(k for k in DECIDING if k not in candidates)]
-            kept += band_lines(
-                store, drug_id, read if decision else candidates, patient, (), decision, doses_for
-            )
+            read = [*candidates, *(k for k in DECIDING if k not in candidates)] if decision else candidates
+            kept += band_lines(store, drug_id, read, patient, (), decision, doses_for)
             continue
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
@@ -311,12 +309,7 @@ def lines_for(
             # a line naming another drug asked with this one answers "the two together" by that
             # name alone (an interaction is one sentence naming both)
             hits = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
-        mine = [
-            line.model_copy(
-                update={"score": line.score * _prior(line, candidates, patient, decision, doses_for)}
-            )
-            for line in hits
-        ]
+        mine = [_weighed(line, candidates, patient, decision, doses_for) for line in hits]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
         together_lines += [line for line in mine if other_words and _holds(line, other_words)]
@@ -334,6 +327,16 @@ def lines_for(
         # among the lines that answer for a patient, one that bars the drug for them goes first
         lead.sort(key=lambda line: not bars_for(line, patient))  # stable: else by score
     return tuple(lead)
+
+
+def _weighed(
+    line: RankedLine,
+    candidates: Sequence[str],
+    patient: PatientProfile | None,
+    decision: bool,
+    asked: AskedFor,
+) -> RankedLine:
+    return line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision, asked)})
 
 
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
