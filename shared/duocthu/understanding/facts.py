@@ -19,11 +19,21 @@ from duocthu.core.labs import lab_states, stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.phrases import phrase_starts
 from duocthu.core.tables import table_records
-from duocthu.core.text import NO_WORDS, fold, nfc, raw_words, stop_words, tells_only, words
+from duocthu.core.text import (
+    NO_WORDS,
+    fold,
+    nfc,
+    raw_words,
+    stop_words,
+    tells_only,
+    typed_matches,
+    typed_token,
+    words,
+)
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
-from duocthu.understanding.medicine_lists import before_a_number, listed_after, sentence_ids, unnamed_in_list
+from duocthu.understanding.medicine_lists import listed_after, sentence_ids, unnamed_in_list
 from duocthu.understanding.told_in_words import FILLERS, TAKING_VERBS, diagnoses_named, reactions_to_unnamed
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
@@ -34,12 +44,10 @@ _OBJECT_STOP = frozenset(
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn", "tiếp"})
-# Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read.
-_RENAL_DETAIL = frozenset(
-    fold(w)
-    for w in ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
-              "pugh", "a", "b", "c")  # not "mất bù": folded, "bù" is "bú" (breastfeeding)
-)  # fmt: skip
+# Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read (not
+# "mất bù": typed unmarked, "bù" is "bú", breastfeeding)
+_RENAL_DETAIL = ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
+                 "pugh", "a", "b", "c")  # fmt: skip
 # A pregnancy told by its stage alone (folded), and the stage as written (weeks, or months after a word
 # for pregnancy; a trimester is data/patient_levels.tsv), read against stage-bound contraindications.
 _STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
@@ -149,13 +157,10 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
 
     def reading(cue: Cue) -> str:
         end = cue.end
-        while (
-            end < len(tokens)
-            and end - cue.end < 3
-            and (fold(tokens[end]) in _RENAL_DETAIL or tokens[end].isdigit() or before_a_number(tokens, end))
-        ):
+        while end < len(tokens) and end - cue.end < 3 and _detail(tokens[end]):
             end += 1
-        return " ".join(tokens[cue.start : end])
+        value = _value_after(tokens, end)
+        return " ".join([*tokens[cue.start : end], *((value,) if value else ())])
 
     if not found:
         return None
@@ -164,6 +169,29 @@ def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
         return first
     numbered = next((r for r in map(reading, found[1:]) if any(ch.isdigit() for ch in r)), None)
     return f"{first}, {numbered}" if numbered else first
+
+
+def _detail(token: str) -> bool:
+    """A qualifier of the function, under the diacritics rule ("đo" is no "độ")."""
+    typed = typed_token(token)
+    return any(typed_matches(typed, w) for w in _RENAL_DETAIL)
+
+
+# A function's value is the first number a few words after its name, whatever words the clinician
+# puts between ("eGFR lần này 38", "ClCr hiện tại khoảng 25"), unless a unit says it measures
+# something else ("suy thận 3 năm nay", "suy thận, bé 12 kg")
+VALUE_GAP = 3
+_OTHER_UNITS = frozenset(
+    ("kg", "tuoi", "t", "thang", "tuan", "ngay", "nam", "gio", "mg", "g", "mcg", "vien", "lan")
+)
+
+
+def _value_after(tokens: Sequence[str], end: int) -> str | None:
+    for i in range(end, min(end + VALUE_GAP + 1, len(tokens))):
+        if tokens[i].isdigit():
+            unit = fold(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            return None if unit in _OTHER_UNITS else tokens[i]
+    return None
 
 
 @lru_cache(maxsize=1)

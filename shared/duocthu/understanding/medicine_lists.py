@@ -106,9 +106,3 @@ def listed_after(
         listed.append(starts[after])
         end = starts[after].end
     return listed
-
-
-def before_a_number(tokens: Sequence[str], i: int) -> bool:
-    """ "eGFR khoảng 35", "ClCr còn 28": a word between a clearance and its number, with the number
-    right after it (data/medicine_lists.tsv, approx)."""
-    return fold(tokens[i]) in _list_words()["approx"] and i + 1 < len(tokens) and tokens[i + 1].isdigit()

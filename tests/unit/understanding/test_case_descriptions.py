@@ -144,9 +144,25 @@ def test_a_reaction_to_a_drug_named_after_its_class_is_the_patients_history(
     assert any("enalapril" in r for r in frame.patient_context.adverse_reactions)
 
 
-def test_a_clearance_told_with_khoang_is_the_kidney_function_and_its_band() -> None:
-    renal = extract_facts("Ông 80 tuổi, eGFR khoảng 35, đang dùng furosemid.").renal_function
-    assert renal == "egfr khoảng 35" and patient_band(renal, "renal") == (35.0, 36.0)
+@pytest.mark.parametrize(
+    ("message", "renal"),
+    [
+        ("Ông 80 tuổi, eGFR khoảng 35, đang dùng furosemid.", "egfr 35"),
+        # whatever few words stand between the clearance and its number
+        ("Cụ 81t, đang Glucophage 850 x2, eGFR lần này 38. Giữ nguyên liều?", "egfr 38"),
+        ("BN ClCr hiện tại khoảng 25 ml/ph, dùng colchicin được không", "clcr 25"),
+        ("eGFR đo được 42, metformin liều tối đa?", "egfr 42"),  # "đo" is no level word "độ"
+    ],
+)
+def test_a_clearance_is_the_first_number_a_few_words_after_its_name(message: str, renal: str) -> None:
+    told = extract_facts(message).renal_function
+    value = float(renal.split()[-1])
+    assert told == renal and patient_band(told, "renal") == (value, value + 1)
+
+
+def test_a_number_another_unit_measures_is_no_clearance() -> None:
+    assert extract_facts("BN suy thận 3 năm nay, dùng metformin được không").renal_function == "suy thận"
+    assert extract_facts("suy thận, bé 12 kg, dùng gì").renal_function == "suy thận"
 
 
 @pytest.mark.parametrize(
