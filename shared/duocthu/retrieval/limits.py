@@ -60,6 +60,9 @@ _CHILD_FROM = re.compile(
     rf"(?!\s*(?:đến|[–-]))(?!(?:\s+\w+){{0,3}}\s+người lớn)"
 )
 ADULT_AGE = 18.0
+# A sentence whose lead-in names children ("Trẻ em: dưới 5 tuổi …; trên 10 tuổi 1,5 mg/ngày") is a
+# children's dose: each open age band in it ends with childhood too
+_CHILDREN_LEAD = re.compile(r"^\s*trẻ(?:\s+em)?\b[^:]{0,40}:")
 
 
 def bands_in(sentence: str) -> tuple[Limit, ...]:
@@ -78,9 +81,11 @@ def bands_in(sentence: str) -> tuple[Limit, ...]:
             )
         )
     children = {_value(low, unit) for low, unit in _CHILD_FROM.findall(lowered)}
+    for_children = _CHILDREN_LEAD.match(lowered) is not None
     for low, unit in _FROM.findall(lowered):
         measure, bottom = _value(low, unit)
-        top = ADULT_AGE if (measure, bottom) in children and bottom < ADULT_AGE else float("inf")
+        child = (measure, bottom) in children or (for_children and measure == "age")
+        top = ADULT_AGE if child and bottom < ADULT_AGE else float("inf")
         found.append(Limit(measure, top, bottom))
     return tuple(found)
 

@@ -105,6 +105,10 @@ def test_an_open_band_of_childrens_ages_ends_with_childhood() -> None:
         "trẻ từ 12 tuổi và người lớn 10–20 mg",
     ):
         assert patient_inside(bands_in(with_adults), age_years=55.0, weight_kg=None) is True
+    # a sentence whose lead-in names children: each open age band in it is a child's
+    dose = bands_in("Trẻ em: dưới 5 tuổi 0,5 mg/ngày; từ 5 đến 10 tuổi 1 mg/ngày; trên 10 tuổi 1,5 mg/ngày")
+    assert patient_inside(dose, age_years=45.0, weight_kg=None) is False
+    assert patient_inside(dose, age_years=12.0, weight_kg=None) is True
 
 
 # -- age and weight in the facets ---------------------------------------------------------------
