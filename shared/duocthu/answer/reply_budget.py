@@ -119,8 +119,15 @@ def _order(
     ]
     order = background + [k for k in keys if k[1] in DECISION_SECTIONS and k in answered] + paired
     # the sections the parts of a turn of several asks route to leave last, the longest first:
-    # each part keeps the section it asked while the budget allows
-    return [k for k in order if k not in parts_asked] + [k for k in keys if k in parts_asked]
+    # each part keeps the section it asked while the budget allows, and a part quoting no line of
+    # its own section's keeps it whatever the budget (the section is all it says of what it asks)
+    leading = {
+        (b.drug_id, b.section_key)
+        for b in blocks
+        if isinstance(b, AnswerLinesBlock)
+        and any((q.drug_id, q.section_key) == (b.drug_id, b.section_key) for q in b.quotes)
+    }
+    return [k for k in order if k not in parts_asked] + [k for k in keys if k in parts_asked and k in leading]
 
 
 def _flagged(block: Block) -> bool:

@@ -51,6 +51,7 @@ _RENAL_DETAIL = ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", 
 # A pregnancy told by its stage alone (folded), and the stage as written (weeks, or months after a word
 # for pregnancy; a trimester is data/patient_levels.tsv), read against stage-bound contraindications.
 _STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
+_WEEKS_SHORT = re.compile(r"\b(?:thai|bau|san phu)\s+(\d+)\s*w\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
 
@@ -207,7 +208,11 @@ def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -
         if start is not None:
             return " ".join(written[start : start + len(phrase)])
     match = _STAGE.search(nfc(text).lower())
-    return match.group(0) if match else None
+    if match:
+        return match.group(0)
+    # the ward's "34w" is "34 tuần", written as the book reads weeks
+    weeks = _WEEKS_SHORT.search(fold(text))
+    return f"{weeks.group(1)} tuần" if weeks else None
 
 
 # Months right after a word for a child (or its possessor) are its age; elsewhere a duration. Folded.

@@ -130,3 +130,17 @@ def test_the_sections_the_parts_of_several_asks_route_to_leave_last() -> None:
     fitted = within_budget(reply(*blocks), names, parts_asked={("thuoc", "tuong_ky"), ("thuoc", DOSE)})
     assert [c.section_key for c in left_out(fitted).sections] == [KINETICS, DOSE]
     assert "Không trộn với thuốc khác." in fitted.text
+
+
+def test_a_part_quoting_no_line_of_its_own_section_keeps_it_past_the_budget() -> None:
+    # two asks: the pregnancy part's only line is a dose line; each part keeps its section, since
+    # either leaving would leave a part with nothing of what it asked
+    pregnancy = "thoi_ky_mang_thai"
+    dose_line = answering(DOSE).model_copy(update={"section_key": pregnancy})
+    blocks = (dose_line, section(pregnancy), section(DOSE))
+    fitted = within_budget(reply(*blocks), names, parts_asked={("thuoc", pregnancy), ("thuoc", DOSE)})
+    assert not any(isinstance(b, NoticeBlock) and b.kind == "omitted" for b in fitted.blocks)
+    # a part whose own section's line is quoted may leave its section, named and a tap away
+    blocks = (answering(DOSE), section(pregnancy), section(DOSE))
+    fitted = within_budget(reply(*blocks), names, parts_asked={("thuoc", pregnancy), ("thuoc", DOSE)})
+    assert [c.section_key for c in left_out(fitted).sections] == [DOSE]

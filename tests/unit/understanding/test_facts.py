@@ -99,6 +99,8 @@ def test_the_pregnancy_stage_and_a_clearance_told_later_are_kept() -> None:
     assert extract_facts("Phụ nữ mang thai 3 tháng cuối bị đau khớp").pregnancy_stage == "3 tháng cuối"
     assert extract_facts("Tôi đang mang thai tuần 10, bị đau đầu").pregnancy_stage == "tuần 10"
     assert extract_facts("Tôi đang có thai, bị đau đầu").pregnancy_stage is None
+    # the ward's "34w" is weeks, written as the book reads them
+    assert extract_facts("thai 34w đau lưng quá, xin Voltaren được ko?").pregnancy_stage == "34 tuần"
     renal = extract_facts("Bệnh nhân suy thận, độ thanh thải creatinin 20 ml/phút, đau đầu").renal_function
     assert renal is not None and renal.endswith("20")
     assert extract_facts("Bệnh nhân xơ gan Child-Pugh C bị đau đầu").hepatic_function == "xơ gan child pugh c"
