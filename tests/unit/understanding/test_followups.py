@@ -171,3 +171,9 @@ def test_the_complaint_told_outlives_a_turn_about_a_drug_for_it(resolver: Catalo
     # a turn about a drug with no complaint told before it keeps none
     alone = understand_offline("amoxicilin liều cao là bao nhiêu mg/kg", resolver)
     assert alone.indication is None
+    # asking each drug's dose too asks the same list, with the reaction told kept as the patient's
+    asked = "Mẹ bé kể lần trước uống Clamoxyl bị phù mặt khó thở. Thế sách cho dùng thuốc nào, liều ra sao?"
+    for frames in both_ways(resolver, (*turns[:2], asked)):
+        which = frames[2]
+        assert which.turn_type == "condition_to_drug" and which.condition is not None
+        assert which.condition.normalized == "viêm tai giữa" and which.patient_context.adverse_reactions

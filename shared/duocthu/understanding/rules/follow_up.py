@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.catalog.resolver import DrugMatch
-from duocthu.core.sections import RELATION_SECTIONS
+from duocthu.core.sections import DOSE_SECTION, RELATION_SECTIONS
 from duocthu.core.text import fold
 from duocthu.core.vocabulary import WHICH_DRUG_TURNS
 from duocthu.models.frame import QueryFrame
@@ -104,9 +104,11 @@ def relation_kept(reading: Reading) -> dict[str, Any] | None:
 
 def prior_condition(reading: Reading) -> dict[str, Any] | None:
     """ "Má tui bị tăng huyết áp lâu năm.", then "xài thuốc gì?": the condition told before, or
-    the complaint a turn about a drug for it kept (after "amoxicilin liều bao nhiêu?")."""
+    the complaint a turn about a drug for it kept (after "amoxicilin liều bao nhiêu?"). Asking
+    the dose too ("thuốc nào, liều ra sao?") asks the same list: the drugs for it, each with its
+    dose for this patient; another section asked ("thuốc nào chống chỉ định") is another lookup."""
     prior, cues = reading.prior, reading.cues
-    if prior is None or not cues.has("candidate") or reading.attribute:
+    if prior is None or not cues.has("candidate") or reading.attribute not in (None, DOSE_SECTION):
         return None
     if prior.turn_type in WHICH_DRUG_TURNS and prior.condition is not None:
         turn_type, condition = prior.turn_type, prior.condition.model_dump()
