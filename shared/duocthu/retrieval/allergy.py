@@ -13,14 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
+from duocthu.catalog.drug_names import drug_names
+from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import spelling_key
 from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
 from duocthu.models.evidence import RankedLine
+from duocthu.models.frame import PatientContext
 from duocthu.retrieval.answering import part_line
-from duocthu.retrieval.interactions import classes_named, names_in
+from duocthu.retrieval.interactions import classes_named, drug_classes, names_in
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
 
@@ -47,6 +50,26 @@ def outside_classes(texts: Iterable[str]) -> frozenset[str]:
             for name in (tokens[i], " ".join(tokens[i : i + 2])):
                 found |= table.get(spelling_key(name), frozenset())
     return frozenset(found)
+
+
+Allergens = dict[str, Sequence[str]]  # an allergen (a drug id, or "class:<class>"): its names
+AllergenClasses = dict[str, frozenset[str]]
+
+
+def allergens_told(
+    store: VectorStore, resolver: CatalogDrugResolver, context: PatientContext
+) -> tuple[Allergens, AllergenClasses]:
+    """What the patient is allergic or reacted to: each catalogue drug named, with its names and
+    the classes its "Loại thuốc" puts it in; an allergy told as a class ("dị ứng penicilin") is to
+    every member, and so is one to a drug outside the catalogue, by its class in the ATC table."""
+    told = (*context.allergies, *context.adverse_reactions)
+    reacted = (m.drug_id for text in told for m in resolver.resolve(text))
+    allergens: Allergens = {a: drug_names(resolver, a) for a in reacted}
+    classes: AllergenClasses = {a: drug_classes(store, a) for a in allergens}
+    outside = outside_classes(text for text in told if not resolver.resolve(text))
+    for told_class in {c for text in told for c in classes_named(text, affirmed_only=True)} | outside:
+        allergens[f"class:{told_class}"], classes[f"class:{told_class}"] = (), frozenset({told_class})
+    return allergens, classes
 
 
 def reactions_named(text: str) -> frozenset[str]:

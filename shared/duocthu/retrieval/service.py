@@ -41,7 +41,7 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
-from duocthu.retrieval.allergy import allergy_lines, outside_classes
+from duocthu.retrieval.allergy import allergens_told, allergy_lines
 from duocthu.retrieval.answering import (
     answering_lines,
     book_lines,
@@ -54,7 +54,6 @@ from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
 from duocthu.retrieval.interactions import (
     classes_asked_among,
-    classes_named,
     drug_classes,
     interaction_evidence,
 )
@@ -266,14 +265,7 @@ class RetrievalService:
         drug = ask.drugs[0]
         context = plan.frame.patient_context
         told = (*context.allergies, *context.adverse_reactions)
-        reacted = (m.drug_id for text in told for m in resolver.resolve(text))
-        allergens: dict[str, Sequence[str]] = {a: drug_names(resolver, a) for a in reacted}
-        classes = {a: drug_classes(self.store, a) for a in allergens}
-        # an allergy told as a class ("dị ứng penicilin", "dị ứng nhóm cephalosporin") is to every member,
-        # and so is one to a drug outside the catalogue, by its class in the ATC table
-        outside = outside_classes(text for text in told if not resolver.resolve(text))
-        for told_class in {c for text in told for c in classes_named(text, affirmed_only=True)} | outside:
-            allergens[f"class:{told_class}"], classes[f"class:{told_class}"] = (), frozenset({told_class})
+        allergens, classes = allergens_told(self.store, resolver, context)
         # the kind of reaction: as this turn tells it, or as the conversation recorded it
         had = " ".join((plan.reading.text, *told))
         bars = allergy_lines(self.store, drug, allergens, classes, had) if allergens else []

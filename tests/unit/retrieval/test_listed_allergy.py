@@ -1,0 +1,31 @@
+"""A listed drug checked for a patient's allergy or past reaction as a drug asked by name is
+(`safety._with_allergy_bars`, `allergy.allergy_lines`): a clause of its contraindications naming
+the allergen or its class bars it, when the clause's kind of reaction is the patient's."""
+
+from __future__ import annotations
+
+from duocthu.catalog.artifact import Catalog
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.models.frame import PatientContext
+from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.safety import retrieve_patient_drug_context
+from duocthu.settings import Settings
+from duocthu.store.edge import EdgeStore
+
+
+def _warnings(store: EdgeStore, catalog: Catalog, context: PatientContext) -> tuple[str, tuple[str, ...]]:
+    profile = PatientProfile(context, "tre_em", "4 tuổi", 16.0)
+    bundle = retrieve_patient_drug_context(store, CatalogDrugResolver(catalog), ["cefuroxim"], profile)
+    assessment = next(c for c in bundle.candidate_statuses if c.drug_id == "cefuroxim")
+    warnings = next(f for f in assessment.facets if f.facet == "warnings")
+    return warnings.status, warnings.quotes
+
+
+def test_a_class_cross_reaction_bars_a_listed_drug(sample_index: tuple[EdgeStore, Catalog, Settings]) -> None:
+    store, catalog, _ = sample_index
+    # an anaphylaxis to amoxicillin is one "với penicilin" in cefuroxime's contraindications
+    status, quotes = _warnings(store, catalog, PatientContext(allergies=("amoxicilin (sốc phản vệ)",)))
+    assert status == "CONTRAINDICATED" and any("penicilin" in q for q in quotes)
+    # a rash is not the immediate, severe reaction that clause is about
+    status, quotes = _warnings(store, catalog, PatientContext(adverse_reactions=("nổi mẩn (amoxicilin)",)))
+    assert not any("penicilin" in q for q in quotes)
