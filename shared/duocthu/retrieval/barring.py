@@ -39,18 +39,26 @@ _REASON = re.compile(r"\b(?:do|vì|bởi)\b")
 # only advises against use ("không khuyến cáo", "không nên", "tránh") is quoted, never made a bar
 _NOT_USED = ("chống chỉ định", "không dùng", "không được dùng")
 _ADVISES_ONLY = ("khuyến cáo", "không nên", "tránh", "cân nhắc", "thận trọng")
+# A clause about starting the drug ("kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị") bars
+# starting it: for a patient who already takes it, its dose section says what to do instead
+_STARTING = ("bắt đầu", "khởi đầu", "khởi trị")
 
 
-def barring_clause(sentence: str, patient: PatientProfile, advising: bool = False) -> str | None:
+def barring_clause(
+    sentence: str, patient: PatientProfile, advising: bool = False, taking: bool = False
+) -> str | None:
     """The clause of the sentence (between semicolons) that states a band the patient's numbers
     fall in and names no dosage form, route or dose, nor a condition beside the band ("dưới 16
     tuổi bị sốt do nhiễm virus" is about a feverish child): it bars the drug for them, whatever
     form or dose is given. With `advising` (a sentence outside the contraindications), it must say
-    the drug is not used ("không dùng"); advice against use alone bars nothing."""
+    the drug is not used ("không dùng"); advice against use alone bars nothing. For a patient
+    `taking` the drug already, a clause about starting it bars nothing."""
     for clause in sentence.split(";"):
         said = words(clause)
         runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
         lowered = clause.lower()
+        if taking and any(w in lowered for w in _STARTING):
+            continue
         strong = not advising or any(w in lowered for w in _NOT_USED)
         against = strong and not any(w in lowered for w in _ADVISES_ONLY)
         unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
@@ -66,7 +74,9 @@ def barring_clause(sentence: str, patient: PatientProfile, advising: bool = Fals
 BARRING_SECTIONS = (CONTRAINDICATION_SECTION, "thoi_ky_mang_thai", DOSE_SECTION)
 
 
-def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> list[RankedLine]:
+def barring_lines(
+    store: VectorStore, drug_id: str, patient: PatientProfile, taking: bool = False
+) -> list[RankedLine]:
     """The clauses that bar the drug for this patient, verbatim: in its contraindications, or
     saying it is not used elsewhere (`BARRING_SECTIONS`), each stating a band the patient's own
     numbers fall in for every form of the drug (`barring_clause`); the contraindications' first."""
@@ -74,7 +84,8 @@ def barring_lines(store: VectorStore, drug_id: str, patient: PatientProfile) -> 
     for section in BARRING_SECTIONS:
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(part_sentences(part.text)):
-                clause = barring_clause(sentence, patient, advising=section != CONTRAINDICATION_SECTION)
+                advising = section != CONTRAINDICATION_SECTION
+                clause = barring_clause(sentence, patient, advising, taking)
                 if clause:
                     out.append(part_line(part, clause, index, 0.0))
     return out

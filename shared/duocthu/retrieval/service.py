@@ -271,7 +271,8 @@ class RetrievalService:
         bars = allergy_lines(self.store, drug, allergens, classes, had) if allergens else []
         profile = PatientProfile.from_frame(plan.frame)
         if not profile.is_empty() and not profile.levels_not_told():
-            bars += barring_lines(self.store, drug, profile)
+            taken = {m.drug_id for text in context.current_medications for m in resolver.resolve(text)}
+            bars += barring_lines(self.store, drug, profile, taking=drug in taken)
         return tuple(bars)
 
     @staticmethod
