@@ -20,9 +20,10 @@ from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
-from duocthu.models.evidence import RankedLine
+from duocthu.models.evidence import EvidenceItem, FacetAssessment, RankedLine
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.answering import part_line
+from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.interactions import classes_named, drug_classes, names_in
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
@@ -104,3 +105,46 @@ def allergy_lines(
                 if about and (not kinds or kinds & had):
                     out.append(part_line(part, clause.strip(), index, 0.0))
     return out
+
+
+def with_allergy_bars(
+    store: VectorStore,
+    resolver: CatalogDrugResolver,
+    drug_id: str,
+    profile: PatientProfile,
+    facets: tuple[FacetAssessment, ...],
+    evidence: list[EvidenceItem],
+) -> tuple[tuple[FacetAssessment, ...], list[EvidenceItem]]:
+    """A listed drug whose contraindications bar it for what the patient is allergic or reacted
+    to, by name or by class (`allergy.allergy_lines`: "quá mẫn … với penicilin" after an
+    anaphylaxis to amoxicillin), as a drug asked by name is: its warnings contraindicated, the
+    clause quoted first."""
+    context = profile.context
+    told = (*context.allergies, *context.adverse_reactions)
+    if not told:
+        return facets, evidence
+    allergens, classes = allergens_told(store, resolver, context)
+    bars = allergy_lines(store, drug_id, allergens, classes, " ".join(told)) if allergens else []
+    if not bars:
+        return facets, evidence
+    parts = {p.id: p for p in store.find_by_section(drug_id, CONTRAINDICATION_SECTION)}
+    barring = [parts[line.part_id] for line in bars if line.part_id in parts]
+    quotes = tuple(line.text for line in bars)
+    ids = tuple(dict.fromkeys(p.id for p in barring))
+    warned = FacetAssessment(facet="warnings", status="CONTRAINDICATED", evidence_ids=ids, quotes=quotes)
+    merged = [
+        f.model_copy(
+            update={
+                "status": "CONTRAINDICATED",
+                "evidence_ids": tuple(dict.fromkeys((*ids, *f.evidence_ids))),
+                "quotes": tuple(dict.fromkeys((*quotes, *f.quotes))),
+            }
+        )
+        if f.facet == "warnings"
+        else f
+        for f in facets
+    ]
+    if not any(f.facet == "warnings" for f in facets):
+        merged.append(warned)
+    have = {item.id for item in evidence}
+    return tuple(merged), [*(p for p in dict.fromkeys(barring) if p.id not in have), *evidence]

@@ -53,7 +53,7 @@ from duocthu.models.evidence import (
     SafetyFacet,
 )
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.allergy import allergens_told, allergy_lines
+from duocthu.retrieval.allergy import with_allergy_bars
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
 from duocthu.retrieval.facets import FACET_SECTIONS, FacetQuery, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import drug_classes
@@ -279,7 +279,7 @@ def _assess_one(
         )
         for facet, status in statuses.items()
     )
-    facets, evidence = _with_allergy_bars(store, resolver, drug_id, profile, facets, evidence)
+    facets, evidence = with_allergy_bars(store, resolver, drug_id, profile, facets, evidence)
     statuses.update({f.facet: f.status for f in facets})
     assessment = CandidateAssessment(
         drug_id=drug_id,
@@ -288,49 +288,6 @@ def _assess_one(
         facets=facets,
     )
     return assessment, evidence, omitted
-
-
-def _with_allergy_bars(
-    store: VectorStore,
-    resolver: CatalogDrugResolver,
-    drug_id: str,
-    profile: PatientProfile,
-    facets: tuple[FacetAssessment, ...],
-    evidence: list[EvidenceItem],
-) -> tuple[tuple[FacetAssessment, ...], list[EvidenceItem]]:
-    """A listed drug whose contraindications bar it for what the patient is allergic or reacted
-    to, by name or by class (`allergy.allergy_lines`: "quá mẫn … với penicilin" after an
-    anaphylaxis to amoxicillin), as a drug asked by name is: its warnings contraindicated, the
-    clause quoted first."""
-    context = profile.context
-    told = (*context.allergies, *context.adverse_reactions)
-    if not told:
-        return facets, evidence
-    allergens, classes = allergens_told(store, resolver, context)
-    bars = allergy_lines(store, drug_id, allergens, classes, " ".join(told)) if allergens else []
-    if not bars:
-        return facets, evidence
-    parts = {p.id: p for p in store.find_by_section(drug_id, CONTRAINDICATION_SECTION)}
-    barring = [parts[line.part_id] for line in bars if line.part_id in parts]
-    quotes = tuple(line.text for line in bars)
-    ids = tuple(dict.fromkeys(p.id for p in barring))
-    warned = FacetAssessment(facet="warnings", status="CONTRAINDICATED", evidence_ids=ids, quotes=quotes)
-    merged = [
-        f.model_copy(
-            update={
-                "status": "CONTRAINDICATED",
-                "evidence_ids": tuple(dict.fromkeys((*ids, *f.evidence_ids))),
-                "quotes": tuple(dict.fromkeys((*quotes, *f.quotes))),
-            }
-        )
-        if f.facet == "warnings"
-        else f
-        for f in facets
-    ]
-    if not any(f.facet == "warnings" for f in facets):
-        merged.append(warned)
-    have = {item.id for item in evidence}
-    return tuple(merged), [*(p for p in dict.fromkeys(barring) if p.id not in have), *evidence]
 
 
 def named_alternatives(

@@ -10,30 +10,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
 from duocthu.core.labs import lab_states, stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
-from duocthu.core.phrases import phrase_starts
-from duocthu.core.tables import table_records
 from duocthu.core.text import (
     NO_WORDS,
     fold,
-    nfc,
     raw_words,
     stop_words,
     tells_only,
-    typed_matches,
-    typed_token,
-    words,
 )
 from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 from duocthu.understanding.medicine_lists import listed_after, sentence_ids, unnamed_in_list
+from duocthu.understanding.states_told import function_told, pregnancy_stage, stage_told
 from duocthu.understanding.told_in_words import FILLERS, TAKING_VERBS, diagnoses_named, reactions_to_unnamed
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
@@ -44,15 +38,6 @@ _OBJECT_STOP = frozenset(
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn", "tiếp"})
-# Words of a stated level after an organ failure, kept for duocthu.retrieval.levels to read (not
-# "mất bù": typed unmarked, "bù" is "bú", breastfeeding)
-_RENAL_DETAIL = ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
-                 "pugh", "a", "b", "c")  # fmt: skip
-# A pregnancy told by its stage alone (folded), and the stage as written (weeks, or months after a word
-# for pregnancy; a trimester is data/patient_levels.tsv), read against stage-bound contraindications.
-_STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
-_WEEKS_SHORT = re.compile(r"\b(?:thai|bau|san phu)\s+(\d+)\s*w\b")
-_STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
 
 @dataclass(frozen=True)
@@ -152,69 +137,6 @@ def _population(cues: TurnCues, years: float | None) -> Population | None:
     return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
 
 
-def _function(found: Sequence[Cue], tokens: Sequence[str]) -> str | None:
-    """The stated kidney/liver function: the first cue and the qualifiers after it ("suy thận
-    nặng"), and a number told by a later cue ("suy thận, độ thanh thải creatinin 20")."""
-
-    def reading(cue: Cue) -> str:
-        end = cue.end
-        while end < len(tokens) and end - cue.end < 3 and _detail(tokens[end]):
-            end += 1
-        value = _value_after(tokens, end)
-        return " ".join([*tokens[cue.start : end], *((value,) if value else ())])
-
-    if not found:
-        return None
-    first = reading(found[0])
-    if any(ch.isdigit() for ch in first):
-        return first
-    numbered = next((r for r in map(reading, found[1:]) if any(ch.isdigit() for ch in r)), None)
-    return f"{first}, {numbered}" if numbered else first
-
-
-def _detail(token: str) -> bool:
-    """A qualifier of the function, under the diacritics rule ("đo" is no "độ")."""
-    typed = typed_token(token)
-    return any(typed_matches(typed, w) for w in _RENAL_DETAIL)
-
-
-# A function's value is the first number a few words after its name, whatever words the clinician
-# puts between ("eGFR lần này 38", "ClCr hiện tại khoảng 25"), unless a unit says it measures
-# something else ("suy thận 3 năm nay", "suy thận, bé 12 kg")
-VALUE_GAP = 3
-_OTHER_UNITS = frozenset(
-    ("kg", "tuoi", "t", "thang", "tuan", "ngay", "nam", "gio", "mg", "g", "mcg", "vien", "lan")
-)
-
-
-def _value_after(tokens: Sequence[str], end: int) -> str | None:
-    for i in range(end, min(end + VALUE_GAP + 1, len(tokens))):
-        if tokens[i].isdigit():
-            unit = fold(tokens[i + 1]) if i + 1 < len(tokens) else ""
-            return None if unit in _OTHER_UNITS else tokens[i]
-    return None
-
-
-@lru_cache(maxsize=1)
-def _stage_phrases() -> tuple[tuple[str, ...], ...]:
-    rows = table_records("patient_levels.tsv")
-    return tuple(tuple(words(r["phrase"])) for r in rows if r["concept"] == "pregnancy")
-
-
-def _pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -> str | None:
-    """The stage a pregnant patient's turn states, as written: "tuần 10", "thai 7 tháng", "3 tháng cuối"."""
-    for phrase in _stage_phrases():  # before the numbers: "mang thai 3 tháng cuối" is no month count
-        start = next(phrase_starts(tokens, phrase, lenient=True), None)
-        if start is not None:
-            return " ".join(written[start : start + len(phrase)])
-    match = _STAGE.search(nfc(text).lower())
-    if match:
-        return match.group(0)
-    # the ward's "34w" is "34 tuần", written as the book reads weeks
-    weeks = _WEEKS_SHORT.search(fold(text))
-    return f"{weeks.group(1)} tuần" if weeks else None
-
-
 # Months right after a word for a child (or its possessor) are its age; elsewhere a duration. Folded.
 _INFANT_MONTHS = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
@@ -275,16 +197,16 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
     delivered = cues.has("delivered")
-    pregnant = not delivered and (cues.has("pregnancy") or _STAGED.search(fold(text)) is not None)
+    pregnant = not delivered and (cues.has("pregnancy") or stage_told(text))
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,
         population=_population(cues, years),
         route=route.value if route else None,  # type: ignore[arg-type]  # checked against ROUTES at load
-        renal_function=_function(cues.all("renal"), tokens),
-        hepatic_function=_function(cues.all("hepatic"), tokens),
+        renal_function=function_told(cues.all("renal"), tokens),
+        hepatic_function=function_told(cues.all("hepatic"), tokens),
         pregnancy=False if delivered else True if pregnant else None,
-        pregnancy_stage=_pregnancy_stage(text, written, tokens) if pregnant else None,
+        pregnancy_stage=pregnancy_stage(text, written, tokens) if pregnant else None,
         breastfeeding=True if cues.has("breastfeeding") else None,
         current_medications=tuple(dict.fromkeys(current)),
         allergies=tuple(dict.fromkeys(allergies)),

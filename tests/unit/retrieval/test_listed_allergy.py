@@ -1,5 +1,5 @@
 """A listed drug checked for a patient's allergy or past reaction as a drug asked by name is
-(`safety._with_allergy_bars`, `allergy.allergy_lines`): a clause of its contraindications naming
+(`allergy.with_allergy_bars`, `allergy.allergy_lines`): a clause of its contraindications naming
 the allergen or its class bars it, when the clause's kind of reaction is the patient's."""
 
 from __future__ import annotations
