@@ -48,6 +48,14 @@ def made_to_happen(
     starts = {c.start for c in facts.complaints}
     faculties = {c.start for c in cues.all("faculty")}
     symptoms = {c.start for c in facts.complaints if c.kind == "symptom"}
+    # a condition whose own name starts with an effect verb ("hạ đường huyết", "tăng kali máu") is
+    # had, never a wanted effect: "X có hạ đường huyết không" asks whether X brings it on
+    named_so = {
+        c.start
+        for c in facts.complaints
+        if folded[c.start] in _EFFECT_VERBS and fold(c.normalized).split()[:1] == [folded[c.start]]
+    }
+    had = {i for i in symptoms if folded[i] not in _WANTED} | named_so
     # where the drug, a word standing for it, or the clause's opening ends
     subject_ends = {end for _, end in products} | {c.end for c in cues.all("drug_pronoun")}
     subject_ends |= {0, 1} if folded and folded[0] in _CLAUSE_OPENERS else {0}
@@ -55,7 +63,7 @@ def made_to_happen(
         gets = next((len(g) for g in _GETS if folded[i : i + len(g)] == g), 0)
         if gets and any(end <= i for _, end in products):
             j = i + gets
-        elif folded[i] == "co" and i + 1 in symptoms and i in subject_ends and folded[i + 1] not in _WANTED:
+        elif folded[i] == "co" and i + 1 in had and i in subject_ends:
             # "X có buồn ngủ không", "thuốc này có …", "và có … không" of the conversation's drug:
             # a symptom had right after the drug is one it brings on
             j, gets = i + 1, 1

@@ -188,6 +188,8 @@ def test_a_class_asked_with_which_asks_for_a_drug(resolver: CatalogDrugResolver)
         ("Uống metformin lâu có bị rụng tóc không?", "rụng tóc"),  # words no table names
         ("Dùng amlodipin có thể bị phù chân không?", "phù"),
         ("Clarityne có buồn ngủ không?", "buồn ngủ"),  # a symptom had right after the drug
+        # a condition whose own name starts with an effect verb is had, not wanted
+        ("Diamicron có hạ đường huyết không", "hạ đường huyết"),
     ],
 )
 def test_what_one_may_get_from_a_named_drug_is_its_reaction(
