@@ -113,3 +113,13 @@ def test_a_finding_of_an_investigation_is_a_condition_the_patient_has() -> None:
         in extract_facts("vào cấp cứu vì nôn ra máu, nội soi loét tá tràng đang chảy máu").comorbidities
     )
     assert "rung nhĩ" in extract_facts("nay phát hiện rung nhĩ, tim mạch cho warfarin").comorbidities
+
+
+def test_a_child_named_beside_an_adults_stated_age_is_someone_else() -> None:
+    # the nursling, the patient's child, "người trẻ" compared with: the patient is the adult
+    assert extract_facts("Chị 28t đang cho bé lớn bú, muốn uống thuốc").population == "nguoi_lon"
+    older = extract_facts("Ông tôi 78 tuổi, có cần uống ít hơn người trẻ không?")
+    assert older.population == "nguoi_cao_tuoi"
+    # a band of ages is no stated age: "dưới 18 tuổi" still names children
+    assert extract_facts("Trẻ <18t dùng được không?").population == "tre_em"
+
