@@ -123,4 +123,3 @@ def test_a_child_named_beside_an_adults_stated_age_is_someone_else() -> None:
     assert older.population == "nguoi_cao_tuoi"
     # a band of ages is no stated age: "dưới 18 tuổi" still names children
     assert extract_facts("Trẻ <18t dùng được không?").population == "tre_em"
-
