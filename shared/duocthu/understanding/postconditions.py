@@ -298,8 +298,6 @@ def _apply_narrowing_words(
 
 def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
-    if frame.system_error:
-        return frame
     cues, facts = turn.tags.cues, turn.tags.facts
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches
