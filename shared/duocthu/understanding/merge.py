@@ -124,7 +124,7 @@ def _asks_together(frame: QueryFrame, prior: QueryFrame) -> bool:
 def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The topic: kept beside a drug of a pair asked about together, taken where the turn goes on
     about the conversation's drugs and left them (or its section) empty, else the turn's own."""
-    if frame.drugs and prior.drugs and _asks_together(frame, prior):
+    if frame.drugs and _asks_together(frame, prior):
         others = tuple(d for d in prior.drugs if d not in frame.drugs)
         return frame.model_copy(
             update={

@@ -31,8 +31,7 @@ def patient_told(reading: Reading) -> dict[str, Any] | None:
     still to come, and the next turn keeps this patient (a clarifying prior is always continued)."""
     named, cues, facts = reading.named, reading.cues, reading.facts
     if not (
-        named
-        and not reading.unknown
+        not reading.unknown
         and reading.attribute is None
         and not reading.complaint
         and only_patient_facts(facts, named)
