@@ -108,7 +108,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     own = _own_ask(frame, reading, resolver)
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
     if beside:
-        # "Đang uống A và B, uống thêm X được không?": X's own answer and its pairs with A and B
+        # a drug added to the medicines taken: its own answer and its pairs with each of them
         pooled = Ask(kind="together", drugs=together, unknown_names=(*unknown, *unknown_taken(frame)))
         supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
@@ -217,7 +217,7 @@ def _read_before_no(
     catalogue_drugs = any(drug in resolver.by_id for drug in frame.drugs)
     safety = [key for key in reading.candidate_sections if key in SAFETY_SECTIONS]
     if reason == "unknown_drug" and reading.asks_which_drug and not catalogue_drugs and safety:
-        # "thuốc nào tương tác với clarithromycin": no monograph, but other drugs' sections name it
+        # a which-drug question of a name with no monograph: other drugs' sections may name it
         return (Ask(kind="relation", unknown_names=frame.unknown_drugs, candidate_sections=tuple(safety)),)
     # an unknown_drug decline is never an interaction turn (that may name no drug): its section tells
     if (

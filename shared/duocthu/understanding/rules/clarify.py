@@ -58,7 +58,7 @@ def name_asked_back(reading: Reading) -> dict[str, Any]:
         reason, replies = _suggestion_question(reading.turn)
         return {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
     if reading.cues.has("vague_name"):
-        # "thuốc ami… gì đó": the user does not remember the name; ask for it
+        # the user does not remember the name; ask for it
         return {"needs_clarify": True, "clarify_reason": ASK_FOR_DRUG}
     return {}
 
