@@ -74,7 +74,7 @@ def ask_clauses(
     """The message's ask clauses in order, each as written (a message of one question: itself).
     `names_its_own(before, words)`: whether words name a drug or a section the words before did not."""
     text = nfc(message).strip()
-    pieces = [p for p in _BOUNDARY.split(text) if p and p.strip()]
+    pieces = [p for p in _BOUNDARY.split(text) if p.strip()]
     clauses: list[str] = []
     current = ""
     for i, piece in enumerate(pieces):

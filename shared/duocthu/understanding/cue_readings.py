@@ -25,7 +25,7 @@ def _negated(tokens: Sequence[str], start: int) -> bool:
     modals and use words ("không được", "không nên dùng cho", "không được khuyến cáo")."""
     folded = [fold(t) for t in tokens[max(0, start - 5) : start]]
     i = len(folded) - 1
-    while i >= 0 and len(folded) - i <= 4 and folded[i] in _MODALS | _USE_WORDS:
+    while i >= 0 and folded[i] in _MODALS | _USE_WORDS:
         i -= 1
     return i >= 0 and folded[i] in ("khong", "cam", "kieng", "tranh")
 

@@ -308,7 +308,7 @@ def scan_cues(text: str) -> TurnCues:
     kept = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
     by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": kept} if kept else {})
     if "candidate" not in by_kind:
-        # "thuốc dạ dày nào", "statin nào": a class asked with "nào"/"gì" asks which drug
+        # a class asked with a which-word asks which drug
         asked = [
             Cue("candidate", "", c.start, c.length + 1)
             for c in by_kind.get("drug_class", ())

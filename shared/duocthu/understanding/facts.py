@@ -189,7 +189,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     current = [m for m in current if fold(m) not in caused]
     current_starts -= cause_starts
     current_ids = [d for d in current_ids if d in {starts[i].drug_id for i in current_starts}]
-    # "thiếu men G6PD": a condition named by its own words, a fact and never the complaint
+    # a condition of the patient named by its own words: a fact, never the complaint
     stated_conditions = [" ".join(written[c.start : c.end]) for c in cues.all("patient_condition")]
     leads = {r.lead for r in unnamed}
     if not cues.has("candidate"):  # in a which-drug question an unnamed condition is the complaint

@@ -124,7 +124,7 @@ def _asks_together(frame: QueryFrame, prior: QueryFrame) -> bool:
 def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The topic: kept beside a drug of a pair asked about together, taken where the turn goes on
     about the conversation's drugs and left them (or its section) empty, else the turn's own."""
-    if frame.drugs and prior.drugs and _asks_together(frame, prior):
+    if frame.drugs and _asks_together(frame, prior):
         others = tuple(d for d in prior.drugs if d not in frame.drugs)
         return frame.model_copy(
             update={
@@ -180,7 +180,7 @@ def merge_with_prior_frame(
     """The turn with the conversation's patient (none when it says it is about `other_patient`),
     their complaint, and the topic. Smalltalk and out of scope take none; a question asked back
     keeps its patient."""
-    if prior is None or frame.system_error:
+    if prior is None:
         return frame
     if frame.turn_type in _NO_CARRY:
         return patient_carried(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
@@ -196,7 +196,7 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     but them together ("BN đang enalapril, K 5,3 thì phối hợp được không?"): never a medicine
     taken in place of the drug asked about."""
     prior = turn.prior
-    if prior is None or not prior.drugs or frame.system_error or frame.turn_type not in DRUG_TURN_TYPES:
+    if prior is None or not prior.drugs or frame.turn_type not in DRUG_TURN_TYPES:
         return frame
     if not frame.drugs and frame.unknown_drugs:
         return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
@@ -213,7 +213,7 @@ def medicines_of_the_case(frame: QueryFrame, turn: Turn) -> QueryFrame:
     together (each name the catalogue lacks sought in the others' monographs). With one medicine
     and nothing beside it, it stays that drug's question for the patient."""
     prior, tags = turn.prior, turn.tags
-    if prior is None or frame.system_error or tags.matches or tags.facts.conditions:
+    if prior is None or tags.matches or tags.facts.conditions:
         return frame
     if frame.attribute is not None or frame.turn_type not in (
         "out_of_scope",

@@ -104,10 +104,11 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
     if frame.turn_type == "drug_overview":
         return plan("sections", asks=(Ask(kind="overview", drugs=(drug,)),), **fields)
 
+    # every other turn type has returned: what is left is a drug_attribute turn
     own = _own_ask(frame, reading, resolver)
     beside = frame.attribute in (None, CONTRAINDICATION_SECTION) and len(together) > 1
-    if frame.turn_type == "drug_attribute" and beside:
-        # "Đang uống A và B, uống thêm X được không?": X's own answer and its pairs with A and B
+    if beside:
+        # a drug added to the medicines taken: its own answer and its pairs with each of them
         pooled = Ask(kind="together", drugs=together, unknown_names=(*unknown, *unknown_taken(frame)))
         supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
         return plan("beside_medicines", asks=(own, pooled, *supports), **fields)
@@ -116,11 +117,11 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
 
 
 def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResolver) -> Ask:
-    """The one drug's own ask: its section, or its monograph ordered for the question; for a
-    described patient asking whether they may take it (or what to be careful of), the decision:
-    the patient's contraindications and pairs beside, ranked over `decision_sections`."""
+    """A drug_attribute turn's ask of its one drug: its section, or its monograph ordered for the
+    question; for a described patient asking whether they may take it (or what to be careful of),
+    the decision: the patient's contraindications and pairs beside, ranked over `decision_sections`."""
     about_patient = frame.population is not None or describes_patient(frame)
-    decision = frame.turn_type == "drug_attribute" and frame.attribute in _DECIDED_IN and about_patient
+    decision = frame.attribute in _DECIDED_IN and about_patient
     query = reading.text
     if decision and frame.population is not None and reading.yes_or_no:
         # whether this patient may take it: the monograph ordered in the formulary's words for them too
@@ -133,7 +134,7 @@ def _own_ask(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugResol
         query=query,
         with_patient=decision,
         reads_section=section_read_for(frame),
-        answering_lines=frame.turn_type == "drug_attribute",
+        answering_lines=True,
         candidate_sections=decision_sections(frame, reading) if decision else reading.candidate_sections,
         unknown_names=unknown_taken(frame) if decision else (),
     )
@@ -216,13 +217,14 @@ def _read_before_no(
     catalogue_drugs = any(drug in resolver.by_id for drug in frame.drugs)
     safety = [key for key in reading.candidate_sections if key in SAFETY_SECTIONS]
     if reason == "unknown_drug" and reading.asks_which_drug and not catalogue_drugs and safety:
-        # "thuốc nào tương tác với clarithromycin": no monograph, but other drugs' sections name it
+        # a which-drug question of a name with no monograph: other drugs' sections may name it
         return (Ask(kind="relation", unknown_names=frame.unknown_drugs, candidate_sections=tuple(safety)),)
+    # an unknown_drug decline is never an interaction turn (that may name no drug): its section tells
     if (
         reason == "unknown_drug"
         and frame.unknown_drugs
         and not catalogue_drugs
-        and _asks_interactions(frame, reading)
+        and INTERACTION_SECTION in reading.candidate_sections[:1]
     ):
         return _names_outside(frame)
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
@@ -233,10 +235,6 @@ def _read_before_no(
         # lines naming it (or a name beside it) answer; only a book that never names them is "not found"
         return (Ask(kind="book_lines", unknown_names=frame.unknown_drugs),)
     return ()
-
-
-def _asks_interactions(frame: QueryFrame, reading: TurnReading) -> bool:
-    return frame.turn_type == "interaction" or INTERACTION_SECTION in reading.candidate_sections[:1]
 
 
 def _names_outside(frame: QueryFrame) -> tuple[Ask, ...]:

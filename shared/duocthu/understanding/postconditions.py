@@ -45,7 +45,7 @@ def _condition_after(
         tail.pop()
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
         tail.pop(0)
-    # "gây rụng tóc hả bác sĩ": the finding ends at the first word no finding is made of
+    # the finding ends at the first word no finding is made of
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
     tail = tail[:kept] or (_topic_before(cue, cues) if which_drugs else [])
     return ConditionQuery(text=" ".join(tail)) if tail else None
@@ -147,12 +147,12 @@ def _apply_reverse_relation_cues(
         )
     causative = cues.folded[cue.end - 1] in ("lam", "khien")
     if causative and named_there and verb in _LOWERING and condition:
-        # "làm hạ X": a use or a reaction; the words do not tell which, so ask, offering both
+        # lowering a finding is a use or a reaction; the words do not tell which, so ask, offering both
         return _reverse(frame, "condition_relation", "adverse_effect", condition).model_copy(
             update=lowering_question(condition.normalized or condition.text)
         )
     if causative and verb in RELIEF_VERBS and not named_there:
-        # "thuốc nào làm hết …" with no condition known after it: still a use, never a reaction
+        # a relieving verb with no condition known after it: still a use, never a reaction
         return _reverse(frame, "symptom_to_drug", "indication", condition)
     return _reverse(frame, "condition_relation", "adverse_effect", condition)
 
@@ -298,8 +298,6 @@ def _apply_narrowing_words(
 
 def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
-    if frame.system_error:
-        return frame
     cues, facts = turn.tags.cues, turn.tags.facts
     named = turn.candidates.named_ids
     matches = turn.candidates.turn.matches

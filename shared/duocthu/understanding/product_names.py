@@ -132,7 +132,7 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
     # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
     blocked.update(c.end for c in cues.all("comorbidity"))
     for lead in cues.all("condition_lead"):
-        # "hội chứng Stevens-Johnson", "bệnh Crohn": an eponym names a disease, never a product
+        # a name after a condition's lead word is an eponym: it names a disease, never a product
         end = lead.end
         while end < len(raw) and end - lead.end < 3 and (foreign_word(raw[end]) or raw[end][:1].isupper()):
             end += 1

@@ -32,7 +32,7 @@ def _joined(cues: TurnCues, turn: Turn) -> bool:
 
 def bind_pronoun(frame: QueryFrame, turn: Turn) -> QueryFrame:
     prior = turn.prior
-    if prior is None or not prior.drugs or frame.system_error or frame.subject_scope != "human":
+    if prior is None or not prior.drugs or frame.subject_scope != "human":
         return frame
     cues = turn.tags.cues
     if not cues.has("drug_pronoun"):

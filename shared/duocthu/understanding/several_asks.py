@@ -157,7 +157,7 @@ def _asked_beside_taken(
     # the medicines the patient takes, told in this clause or an earlier one (the merged patient)
     told = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
     if frame.drugs and frame.turn_type == "drug_overview" and set(frame.drugs) <= told:
-        # "warfarin thì phải làm gì?" after a drug asked for a patient taking it: the two together
+        # a medicine the patient takes, asked of after a drug asked for them: the two together
         asked = next((d for d in reversed(earlier) if d in resolver.by_id and d not in told), None)
         together = {"drugs": (*frame.drugs, asked), **TOGETHER, "section_overview": False}
         return frame if asked is None else frame.model_copy(update=together)

@@ -88,7 +88,7 @@ def reaction_section(reading: Reading) -> Reading:
     if attribute is None and told_reaction:
         attribute = ADR_SECTION  # is it the drug's reaction: its adverse reactions
     if attribute is None and reading.named and cues.has("manage") and prior_section in HANDLED_SECTIONS:
-        # "X thì xử trí sao?": the reaction or overdose of the turn before, handled for this drug
+        # a drug asked how to handle: the reaction or overdose of the turn before, handled for this drug
         attribute = managed_attribute(prior_section, cues)
     return replace(reading, attribute=attribute)
 

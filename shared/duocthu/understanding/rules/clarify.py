@@ -31,8 +31,7 @@ def patient_told(reading: Reading) -> dict[str, Any] | None:
     still to come, and the next turn keeps this patient (a clarifying prior is always continued)."""
     named, cues, facts = reading.named, reading.cues, reading.facts
     if not (
-        named
-        and not reading.unknown
+        not reading.unknown
         and reading.attribute is None
         and not reading.complaint
         and only_patient_facts(facts, named)
@@ -59,7 +58,7 @@ def name_asked_back(reading: Reading) -> dict[str, Any]:
         reason, replies = _suggestion_question(reading.turn)
         return {"needs_clarify": True, "clarify_reason": reason, "quick_replies": replies}
     if reading.cues.has("vague_name"):
-        # "thuốc ami… gì đó": the user does not remember the name; ask for it
+        # the user does not remember the name; ask for it
         return {"needs_clarify": True, "clarify_reason": ASK_FOR_DRUG}
     return {}
 

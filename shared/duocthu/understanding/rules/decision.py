@@ -47,7 +47,7 @@ def patient_decision(reading: Reading) -> Reading:
     if cues.has("interaction") or cues.has("overview"):
         return reading
     if attribute is not None and again:
-        # "đang aspirin + Plavix, … Aspirin có CCĐ không?": the section of the one drug asked
+        # a section asked again of one of the drugs told: the section of that one drug
         return replace(reading, named=tuple(asked))
     yes_or_no = asks_yes_or_no(reading.text) or cues.has("safe_to_use")
     weak = (

@@ -140,7 +140,7 @@ def asks_if_it_treats(
     names, if known); a disease beside the complaint, or a population, leaves it a decision."""
     if facts.population:
         return False, None
-    # "đang uống methotrexat trị viêm khớp": what the patient's own medicine is for is history
+    # what the patient's own medicine is for is history
     ends = [end for start, end in products if start not in facts.current_medication_starts]
     folded = cues.folded
 

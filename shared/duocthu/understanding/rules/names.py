@@ -24,7 +24,7 @@ def unknown_products(reading: Reading) -> Reading:
     """The product names the catalogue does not know (`facts.unknown_names`)."""
     line = reading.turn.candidates.turn
     # every name of a catalogue drug is one, also where the drug was already named
-    again = [m for m in line.mentions if line.text == reading.text and m not in reading.named]
+    again = [m for m in line.mentions if m not in reading.named]
     found = unknown_names(
         reading.text, [*reading.named, *again], line.suggestions, reading.facts, reading.cues
     )
@@ -54,8 +54,7 @@ def set_aside_the_patients(reading: Reading) -> Reading:
     # before any named drug is set aside as the patient's: a reaction told on it keeps it
     told_first = reaction_told_with_drug(cues, facts, [(m.start, m.end) for m in named], reading.clauses)
     if (
-        named
-        and not reading.unknown
+        not reading.unknown
         and reading.complaint
         and (
             reverse_lookup(cues)

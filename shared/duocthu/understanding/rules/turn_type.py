@@ -213,7 +213,7 @@ def _continued_turn(reading: Reading) -> tuple[str, str | None]:
     if dose_turn(attribute, cues, reading.facts, prior):
         return "dosing_calc", DOSE_SECTION
     if attribute is None and prior is not None:
-        # "có cách nào xử trí không?" after the adverse reactions: their management section
+        # asked how to handle after the adverse reactions: their management section
         managed = managed_attribute(prior.attribute, cues)
         attribute = managed if managed != prior.attribute else None
     if attribute:
