@@ -73,10 +73,25 @@ def allergens_told(
     return allergens, classes
 
 
+# The signs by which a clinician tells an immediate, severe reaction without naming it ("phù mặt,
+# khó thở, phải cấp cứu"), folded and read in the recorded reaction only: a clause barring the drug
+# for "quá mẫn tức thì và nặng (như sốc phản vệ, phù mạch …)" bars it for such a patient too, its
+# examples being examples
+SEVERE_SIGNS = ("kho tho", "tho rit", "phu mat", "phu moi", "sung mat", "sung moi", "phu thanh quan",
+                "tut huyet ap", "cap cuu")  # fmt: skip
+IMMEDIATE = "phan ve"  # the kind a clause about an immediate, severe reaction names
+
+
 def reactions_named(text: str) -> frozenset[str]:
     """The kinds of reaction a text names (folded): the conditions it names, and an anaphylaxis."""
     named = {fold(c.normalized) for c in find_conditions(text)} - _GENERIC
-    return frozenset(named | ({"phan ve"} if "phan ve" in fold(text) else set()))
+    return frozenset(named | ({IMMEDIATE} if IMMEDIATE in fold(text) else set()))
+
+
+def severe_signs(reactions: Iterable[str]) -> bool:
+    """A recorded reaction told by the signs of an immediate, severe one (`SEVERE_SIGNS`)."""
+    folded = [f" {' '.join(words(fold(r)))} " for r in reactions]
+    return any(f" {sign} " in text for text in folded for sign in SEVERE_SIGNS)
 
 
 def allergy_lines(
@@ -85,11 +100,13 @@ def allergy_lines(
     allergens: Mapping[str, Sequence[str]],
     classes: Mapping[str, frozenset[str]],
     told: str,
+    severe: bool = False,
 ) -> list[RankedLine]:
     """The clauses of the drug's contraindications that bar it for a patient allergic to (or who
     reacted to) `allergens` (drug id: its names), named or by one of their `classes`; `told`: the
-    turn's words and the reactions recorded, read for the kind of reaction the patient had."""
-    had = reactions_named(told)
+    turn's words and the reactions recorded, read for the kind of reaction the patient had;
+    `severe`: a recorded reaction had the signs of an immediate, severe one (`severe_signs`)."""
+    had = reactions_named(told) | ({IMMEDIATE} if severe else set())
     out: list[RankedLine] = []
     for part in store.find_by_section(drug_id, CONTRAINDICATION_SECTION):
         for index, sentence in enumerate(part_sentences(part.text)):
@@ -124,7 +141,8 @@ def with_allergy_bars(
     if not told:
         return facets, evidence
     allergens, classes = allergens_told(store, resolver, context)
-    bars = allergy_lines(store, drug_id, allergens, classes, " ".join(told)) if allergens else []
+    severe = severe_signs(context.adverse_reactions)
+    bars = allergy_lines(store, drug_id, allergens, classes, " ".join(told), severe) if allergens else []
     if not bars:
         return facets, evidence
     parts = {p.id: p for p in store.find_by_section(drug_id, CONTRAINDICATION_SECTION)}

@@ -41,7 +41,7 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
-from duocthu.retrieval.allergy import allergens_told, allergy_lines
+from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
 from duocthu.retrieval.answering import (
     answering_lines,
     book_lines,
@@ -268,7 +268,8 @@ class RetrievalService:
         allergens, classes = allergens_told(self.store, resolver, context)
         # the kind of reaction: as this turn tells it, or as the conversation recorded it
         had = " ".join((plan.reading.text, *told))
-        bars = allergy_lines(self.store, drug, allergens, classes, had) if allergens else []
+        severe = severe_signs(context.adverse_reactions)
+        bars = allergy_lines(self.store, drug, allergens, classes, had, severe) if allergens else []
         profile = PatientProfile.from_frame(plan.frame)
         if not profile.is_empty() and not profile.levels_not_told():
             taken = {m.drug_id for text in context.current_medications for m in resolver.resolve(text)}

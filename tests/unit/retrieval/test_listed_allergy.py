@@ -29,3 +29,7 @@ def test_a_class_cross_reaction_bars_a_listed_drug(sample_index: tuple[EdgeStore
     # a rash is not the immediate, severe reaction that clause is about
     status, quotes = _warnings(store, catalog, PatientContext(adverse_reactions=("nổi mẩn (amoxicilin)",)))
     assert not any("penicilin" in q for q in quotes)
+    # face swelling and breathlessness needing emergency care are the signs of such a reaction
+    told = PatientContext(adverse_reactions=("phù mặt khó thở phải cấp cứu (amoxicilin)",))
+    status, quotes = _warnings(store, catalog, told)
+    assert status == "CONTRAINDICATED" and any("penicilin" in q for q in quotes)
