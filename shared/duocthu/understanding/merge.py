@@ -121,6 +121,12 @@ def _asks_together(frame: QueryFrame, prior: QueryFrame) -> bool:
     return frame.turn_type == "interaction" or (frame.turn_type == "drug_attribute" and beside)
 
 
+def _dose_beside(frame: QueryFrame, prior: QueryFrame) -> bool:
+    """The turn asks the dose of some of the drugs the turn before asked about together."""
+    named, held = set(frame.drugs), set(prior.drugs)
+    return named < held and prior.turn_type == "interaction" and frame.attribute == DOSE_SECTION
+
+
 def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The topic: kept beside a drug of a pair asked about together, taken where the turn goes on
     about the conversation's drugs and left them (or its section) empty, else the turn's own."""
@@ -133,6 +139,13 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
                 "section_overview": False,
             }
         )
+    if frame.drugs and _dose_beside(frame, prior):
+        # the dose of one drug of a pair asked about together: the other is taken beside it, and
+        # what its interaction lines say of the dose answers ("thêm Cordarone" → "liều digoxin?")
+        beside = [d for d in prior.drugs if d not in frame.drugs]
+        taken = tuple(dict.fromkeys((*frame.patient_context.current_medications, *beside)))
+        context = frame.patient_context.model_copy(update={"current_medications": taken})
+        return frame.model_copy(update={"patient_context": context})
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
     if not continuing or frame.context_action == "new":
         return frame

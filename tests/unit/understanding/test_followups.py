@@ -177,3 +177,16 @@ def test_the_complaint_told_outlives_a_turn_about_a_drug_for_it(resolver: Catalo
         which = frames[2]
         assert which.turn_type == "condition_to_drug" and which.condition is not None
         assert which.condition.normalized == "viêm tai giữa" and which.patient_context.adverse_reactions
+
+
+def test_the_dose_of_one_drug_of_a_pair_keeps_the_other_beside_it(resolver: CatalogDrugResolver) -> None:
+    # "thêm Cordarone", then "liều digoxin?": amiodarone is taken beside, its lines say the dose change
+    turns = (
+        "suy tim + rung nhĩ, đang Lanoxin 0,25mg/ngày",
+        "tim mạch muốn thêm Cordarone để chuyển nhịp",
+        "thế liều digoxin phải làm gì?",
+    )
+    for frames in both_ways(resolver, turns):
+        dose = frames[2]
+        assert (dose.drugs, dose.attribute) == (("digoxin",), "lieu_luong_va_cach_dung")
+        assert "amiodaron" in dose.patient_context.current_medications
