@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import pairwise
 
 from duocthu.core.conditions import find_conditions
@@ -37,7 +37,7 @@ def conditions_in(text: str) -> frozenset[Condition]:
     return frozenset(frozenset(folded_words(c.normalized)) for c in find_conditions(text))
 
 
-@cache
+@lru_cache(maxsize=8192)  # bounded: a warm process reads the whole book's dose lines over time
 def lead_in(sentence: str) -> str:
     """The words before the sentence's first colon, when they are short enough to head it."""
     scope, colon, _ = sentence.partition(":")
