@@ -11,6 +11,7 @@ reaction it excludes, and the clause, quoted among the answering lines, says so 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from duocthu.catalog.drug_names import drug_names
@@ -23,7 +24,6 @@ from duocthu.core.text import fold, words
 from duocthu.models.evidence import EvidenceItem, FacetAssessment, RankedLine
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.answering import part_line
-from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.interactions import classes_named, drug_classes, names_in
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
@@ -124,25 +124,42 @@ def allergy_lines(
     return out
 
 
+@dataclass(frozen=True)
+class AllergyReading:
+    """What a patient is allergic or reacted to, read once for every drug a list checks."""
+
+    allergens: Allergens
+    classes: AllergenClasses
+    told: str  # the allergies and reactions recorded, read for the kind of reaction
+    severe: bool  # a recorded reaction had the signs of an immediate, severe one
+
+    def bars(self, store: VectorStore, drug_id: str) -> list[RankedLine]:
+        return allergy_lines(store, drug_id, self.allergens, self.classes, self.told, self.severe)
+
+
+def allergy_reading(
+    store: VectorStore, resolver: CatalogDrugResolver, context: PatientContext
+) -> AllergyReading | None:
+    """The patient's allergies and past reactions as the bars read them; None without a drug or
+    class they name."""
+    told = (*context.allergies, *context.adverse_reactions)
+    allergens, classes = allergens_told(store, resolver, context) if told else ({}, {})
+    if not allergens:
+        return None
+    return AllergyReading(allergens, classes, " ".join(told), severe_signs(context.adverse_reactions))
+
+
 def with_allergy_bars(
     store: VectorStore,
-    resolver: CatalogDrugResolver,
     drug_id: str,
-    profile: PatientProfile,
+    allergy: AllergyReading | None,
     facets: tuple[FacetAssessment, ...],
     evidence: list[EvidenceItem],
 ) -> tuple[tuple[FacetAssessment, ...], list[EvidenceItem]]:
     """A listed drug whose contraindications bar it for what the patient is allergic or reacted
-    to, by name or by class (`allergy.allergy_lines`: "quá mẫn … với penicilin" after an
-    anaphylaxis to amoxicillin), as a drug asked by name is: its warnings contraindicated, the
-    clause quoted first."""
-    context = profile.context
-    told = (*context.allergies, *context.adverse_reactions)
-    if not told:
-        return facets, evidence
-    allergens, classes = allergens_told(store, resolver, context)
-    severe = severe_signs(context.adverse_reactions)
-    bars = allergy_lines(store, drug_id, allergens, classes, " ".join(told), severe) if allergens else []
+    to, by name or by class (`allergy_lines`: "quá mẫn … với penicilin" after an anaphylaxis to
+    amoxicillin), as a drug asked by name is: its warnings contraindicated, the clause quoted first."""
+    bars = allergy.bars(store, drug_id) if allergy else []
     if not bars:
         return facets, evidence
     parts = {p.id: p for p in store.find_by_section(drug_id, CONTRAINDICATION_SECTION)}

@@ -53,7 +53,7 @@ from duocthu.models.evidence import (
     SafetyFacet,
 )
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.allergy import with_allergy_bars
+from duocthu.retrieval.allergy import AllergyReading, allergy_reading, with_allergy_bars
 from duocthu.retrieval.decision import EvidencePolicy, decide, merge_bundles
 from duocthu.retrieval.facets import FACET_SECTIONS, FacetQuery, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import drug_classes
@@ -236,6 +236,7 @@ def _assess_one(
     drug_id: str,
     profile: PatientProfile,
     policy: EvidencePolicy,
+    allergy: AllergyReading | None = None,
 ) -> tuple[CandidateAssessment, list[EvidenceItem], list[str]]:
     kept: dict[tuple[SafetyFacet, str], list[Finding]] = {}  # within the per-section cap
     omitted: list[str] = []
@@ -279,7 +280,7 @@ def _assess_one(
         )
         for facet, status in statuses.items()
     )
-    facets, evidence = with_allergy_bars(store, resolver, drug_id, profile, facets, evidence)
+    facets, evidence = with_allergy_bars(store, drug_id, allergy, facets, evidence)
     statuses.update({f.facet: f.status for f in facets})
     assessment = CandidateAssessment(
         drug_id=drug_id,
@@ -404,8 +405,9 @@ def assess_patient_candidates(
     assessments: list[CandidateAssessment] = []
     evidence: dict[str, EvidenceItem] = {}
     omitted: dict[str, None] = {}
+    allergy = allergy_reading(store, resolver, patient.context)  # once, for every candidate
     for drug_id in list(dict.fromkeys(candidates))[: policy.patient_candidate_limit]:
-        assessment, items, dropped = _assess_one(store, resolver, drug_id, patient, policy)
+        assessment, items, dropped = _assess_one(store, resolver, drug_id, patient, policy, allergy)
         assessments.append(assessment)
         for item in items:
             evidence.setdefault(item.id, item)

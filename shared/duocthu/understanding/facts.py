@@ -129,7 +129,7 @@ def _population(cues: TurnCues, years: float | None) -> Population | None:
     stated age is someone else (the nursling of "chị 28t … cho bé lớn bú", the patient's child);
     else the stated age's or clearance's."""
     adult = years is not None and years > CHILD_BELOW_YEARS  # "dưới 18 tuổi" is a band, not an age
-    found = [c for c in cues.all("population") if not (adult and c.value in CHILD_POPULATIONS)]
+    found = [c for c in cues.all("population") if not (adult and c.value == "tre_em")]
     if found:
         return found[0].value  # type: ignore[return-value]  # checked against POPULATIONS at load
     if _reduced_clearance(cues):
@@ -141,7 +141,6 @@ def _population(cues: TurnCues, years: float | None) -> Population | None:
     return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
 
 
-CHILD_POPULATIONS = frozenset({"tre_em"})
 # Months right after a word for a child (or its possessor) are its age; elsewhere a duration. Folded.
 _INFANT_MONTHS = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:toi|em|minh|nha|duoc))?\s+(\d{1,2})\s*thang\b(?!\s*tuoi)"
