@@ -94,7 +94,13 @@ class RelationList:
             *relation_searches(frame, narrowed=False, candidates=asked, names=searched),
         )
         phrases = [p for search in searches for p in search.phrases]
-        self.wordings = tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
+        self.wordings = _with_wordings(phrases)
+        # a drug's line names what its own section was searched for: a section's avoidance
+        # wording ("không dùng") quoted from another section would pick any sentence saying it
+        by_section: dict[str, list[str]] = {}
+        for search in searches:
+            by_section.setdefault(search.section_key, []).extend(search.phrases)
+        self.section_wordings = {key: _with_wordings(ps) for key, ps in by_section.items()}
         self.replies: list[str] = []
         # what a section says of the finding, or of a name asked that has no monograph
         quoted = ", ".join([*(f"“{name}”" for name in names), *(self.titles.get(d, d) for d in owns)])
@@ -232,7 +238,9 @@ class RelationList:
     ) -> str | None:
         """The drug's sentence naming what was searched, with its page; None when none is quoted."""
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
-        quote = naming_line(items, self.wordings if wordings is None else wordings, window or self.window)
+        if wordings is None:
+            wordings = self.section_wordings.get(drug.section_key or "", self.wordings)
+        quote = naming_line(items, wordings, window or self.window)
         return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
 
 
@@ -300,6 +308,11 @@ def class_lines(ordered: Sequence[tuple[str, list[str]]]) -> list[str]:
     if rest:
         lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
     return lines
+
+
+def _with_wordings(phrases: Sequence[str]) -> tuple[str, ...]:
+    """The phrases, then each one's other wordings, once each."""
+    return tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
 
 
 def naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:

@@ -1,0 +1,19 @@
+"""A which-drug list's line per drug names what its own section was searched for: a list over
+chống chỉ định and a population's own section quotes, under chống chỉ định, the sentence naming
+the population, never one that only holds the other section's avoidance wording ("không dùng").
+On the sample formulary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu.tools.evals.answers import run_turns
+
+
+def test_each_listed_drug_is_quoted_with_its_own_sections_wording(tmp_path: Path) -> None:
+    answer = run_turns(["Những thuốc nào không được dùng khi đang cho con bú?"], tmp_path)[0].answer
+    contraindicated = answer.split("Mục “Chống chỉ định”", 1)[1].split("Mục “Thời kỳ cho con bú”", 1)[0]
+    quoted = [line for line in contraindicated.splitlines() if line.startswith("- ")]
+    assert any(line.startswith("- Amiodaron") for line in quoted)
+    assert all("cho con bú" in line or "cho bú" in line for line in quoted)
+    assert "QT kéo dài bẩm sinh" not in answer
