@@ -61,7 +61,9 @@ def clip(sentence: str, wordings: Sequence[str], window: int) -> str:
         return f"“{sentence.rstrip('.')}”"
     folded = fold(sentence)
     at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
-    start = max(0, at - window // 3)
+    # the sentence's opening says what it does with the wording ("Không dùng …", "Chống chỉ
+    # định trong …"): kept whenever the wording still sits in the window's first two thirds
+    start = 0 if at <= window * 2 // 3 else at - window // 3
     # from the clause that names the condition ("…; viêm tai giữa cấp ở trẻ em khi không dùng được
     # thuốc đầu tay"): what qualifies it follows it, so the window goes after it
     clause = sentence.rfind(";", 0, at)  # after ":" a list goes on, what opens it is its heading

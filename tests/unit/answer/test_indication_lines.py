@@ -103,3 +103,9 @@ def test_a_drug_on_a_list_is_quoted_with_its_first_sentence_naming_it_in_book_or
     later = part(2, "Khi mất nước nặng dễ dẫn tới suy thận cấp.")
     item = part(1, "Vô niệu, suy thận cấp hoặc suy thận nặng.")
     assert naming_line([later, item], ["suy thận cấp"], 200) == "“Vô niệu, suy thận cấp hoặc suy thận nặng”"
+
+
+def test_a_clipped_line_keeps_the_sentence_opening_when_the_wording_sits_early_in_the_window() -> None:
+    text = "Chống chỉ định trong 3 tháng giữa và 3 tháng cuối của thai kỳ " + "vì độc tính, " * 20 + "."
+    line = indication_line([item("x", 0, text, 1)], "thai kỳ", window=90)
+    assert line.startswith("“Chống chỉ định trong 3 tháng giữa") and line.endswith("…”")
