@@ -368,11 +368,13 @@ def ranked_lines(
     kept: list[AnswerLine] = []
     used = 0
     several = len({line.drug_id for line in lines}) > 1  # each line names its drug
-    for line in sorted(lines, key=lambda x: _other_route(x.text, route)):  # stable: ranking kept
+    for line in sorted(lines, key=lambda x: _other_route(x.headed, route)):  # stable: ranking kept
         ref = line.source_refs[0] if line.source_refs else None
         place = (f"{line.display_name}, " if several else "") + (ref.place() if ref else "")
         # room for the line's citation ("mục “…”, tr. …")
         text = _clauses_within(line.text, BEDSIDE_CHARS - RANKED_HEAD_CHARS - 80)
+        # a dose line is quoted under its paragraph's lead-in: who or what the dose is for
+        text = f"{line.lead}: … {text}" if line.lead else text
         quoted = AnswerLine(
             text=text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
             citation=place, pages=ref.pages() if ref else "",

@@ -47,3 +47,33 @@ def split_sentences(text: str) -> tuple[str, ...]:
                 start = match.end(2)
         out.append(line[start:])
     return tuple(s.strip() for s in out if s.strip())
+
+
+# A lead-in longer than this is a sentence that holds a colon, not a heading of what follows
+LEAD_WORDS = 16
+
+
+def lead_in(sentence: str) -> str:
+    """The words before the sentence's first colon, when they are short enough to head it
+    ("Trẻ em – tiêu chảy cấp", "Người lớn, đường tĩnh mạch", "Ho gà")."""
+    scope, colon, _ = sentence.partition(":")
+    return scope.strip() if colon and len(scope.split()) <= LEAD_WORDS else ""
+
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+@text_cache(maxsize=4096)
+def sentence_leads(text: str) -> tuple[str, ...]:
+    """Per sentence of a part, the lead-in heading it from its paragraph's opening: a paragraph
+    whose first sentence alone opens with one is that lead-in's ("Trẻ em: Chỉ dùng theo chỉ
+    định … . Đường uống có thể nạp 10–20 mg/kg/ngày …": the dose is a child's). A paragraph of
+    several lead-ins is a list of them, each heading its own sentence only (a sentence after
+    "Suy gan: thận trọng." is not about the liver); "" where none heads it."""
+    leads: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        own = [lead_in(sentence) for sentence in split_sentences(paragraph)]
+        heads = bool(own) and bool(own[0]) and not any(own[1:])
+        leads += ["", *(own[0] for _ in own[1:])] if heads else ["" for _ in own]
+    # one splitter: should paragraphs ever split otherwise than the whole, no sentence is headed
+    return tuple(leads) if len(leads) == len(split_sentences(text)) else ("",) * len(split_sentences(text))

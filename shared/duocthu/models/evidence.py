@@ -81,6 +81,14 @@ class RankedLine(_Model):
     score: float
     source_refs: tuple[SourceRef, ...]
     needs_visual_check: bool = False
+    # A dose line's paragraph lead-in when the sentence has none of its own ("Trẻ em"): who or
+    # what the dose is for, quoted and weighed with it (`core.sentences.sentence_leads`)
+    lead: str = ""
+
+    @property
+    def headed(self) -> str:
+        """The sentence under its paragraph's lead-in, as the book reads it."""
+        return f"{self.lead}: {self.text}" if self.lead else self.text
 
 
 class RankedDrug(_Model):

@@ -44,7 +44,7 @@ from duocthu.retrieval.reverse.reading import advice_position
 from duocthu.retrieval.reverse.wordings import population_advice
 from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
-from duocthu.store.base import lexical_query_tokens
+from duocthu.store.base import lexical_query_tokens, line_lead
 from duocthu.store.lexical import line_terms
 
 # The sentences read per drug, best first, before the prior reorders them: more than the longest
@@ -74,6 +74,12 @@ DECISION_SECTIONS = frozenset(DECIDING)
 BAND_RUNNER_UP = 0.95
 # The levels a patient's turn may give as numbers or words the book states bands of
 LEVELED = ("renal", "pregnancy")
+
+
+def scoped(lead: str, sentence: str) -> str:
+    """A sentence as read for a patient: under its paragraph's lead-in ("Trẻ em"), unless it
+    states an age or weight band of its own (the nearer scope wins)."""
+    return f"{lead}: {sentence}" if lead and not bands_in(sentence) else sentence
 
 
 def patient_fit(text: str, patient: PatientProfile | None) -> float:
@@ -123,7 +129,7 @@ def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
     said = " ".join(words(line.text))
     stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
     barred = line.section_key == CONTRAINDICATION_SECTION or stated
-    fit = patient_fit(line.text, patient)
+    fit = patient_fit(scoped(line.lead, line.text), patient)
     if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False
     return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient))
@@ -342,7 +348,7 @@ def _weighed(
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
     """The line states a band the patient's own numbers fall in, in a section that decides."""
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
-    return decides and patient_fit(line.text, patient) > 1
+    return decides and patient_fit(scoped(line.lead, line.text), patient) > 1
 
 
 def band_lines(
@@ -366,12 +372,13 @@ def band_lines(
     best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
     # just under it only when its band counts: in a section asked or one a decision reads (`_prior`)
     counts = top is not None and (top.section_key in candidates or top.section_key in DECISION_SECTIONS)
-    best *= BAND_RUNNER_UP if top and counts and patient_fit(top.text, patient) > 1 else 1.0
+    best *= BAND_RUNNER_UP if top and counts and patient_fit(scoped(top.lead, top.text), patient) > 1 else 1.0
     out = []
     for section in candidates:
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(split_sentences(part.text)):
-                if (part.id, index) in have or patient_fit(sentence, patient) <= 1:
+                lead = line_lead(part.section_key, part.text, index)
+                if (part.id, index) in have or patient_fit(scoped(lead, sentence), patient) <= 1:
                     continue
                 line = part_line(part, sentence, index, best)
                 out.append(line.model_copy(update={"score": best * scope_fit(line, asked)}))
@@ -382,7 +389,7 @@ def band_lines(
 def scope_fit(line: RankedLine, asked: AskedFor) -> float:
     """A dose line whose lead-in names a condition the question does not ask about doses another
     indication (`duocthu.retrieval.scopes`): weighed as a line for another patient's band."""
-    another = line.section_key == DOSE_SECTION and asked.doses_another(line.text)
+    another = line.section_key == DOSE_SECTION and asked.doses_another(scoped(line.lead, line.text))
     return 1 / (1 + BAND_PRIOR) if another else 1.0
 
 
@@ -397,7 +404,7 @@ def _prior(
     section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
     drug is for, not what to give), one outside every band it states answers for another
     wherever it stands; for a question whether to use the drug (`decision`), a line that directs."""
-    fit = patient_fit(line.text, patient)
+    fit = patient_fit(scoped(line.lead, line.text), patient)
     prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
     prior *= 1 + DIRECTIVE_PRIOR if decision and directs(line) else 1.0
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
@@ -449,7 +456,8 @@ def book_lines(store: VectorStore, question: str, naming: Sequence[str] = ()) ->
 def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:
     """A sentence (or a clause of it) of a part as a ranked line, cited as the part is."""
     return RankedLine(
-        text=text, drug_id=part.drug_id, display_name=part.display_name, section_key=part.section_key,
+        lead=line_lead(part.section_key, part.text, index), text=text, drug_id=part.drug_id,
+        display_name=part.display_name, section_key=part.section_key,
         part_id=part.id, part_index=part.part_index, line_index=index, score=score,
         source_refs=part.source_refs, needs_visual_check=part.needs_visual_check,
     )  # fmt: skip

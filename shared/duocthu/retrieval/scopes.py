@@ -21,12 +21,10 @@ from itertools import pairwise
 
 from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import INDICATION_SECTION
+from duocthu.core.sentences import lead_in as sentence_lead
 from duocthu.core.text import folded_words
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
-
-# A lead-in longer than this is a sentence that holds a colon, not an indication heading a dose
-SCOPE_WORDS = 16
 
 Condition = frozenset[str]  # a condition as its folded words
 
@@ -39,9 +37,8 @@ def conditions_in(text: str) -> frozenset[Condition]:
 
 @lru_cache(maxsize=8192)  # bounded: a warm process reads the whole book's dose lines over time
 def lead_in(sentence: str) -> str:
-    """The words before the sentence's first colon, when they are short enough to head it."""
-    scope, colon, _ = sentence.partition(":")
-    return scope if colon and len(scope.split()) <= SCOPE_WORDS else ""
+    """The words heading the sentence (`core.sentences.lead_in`), read once per sentence."""
+    return sentence_lead(sentence)
 
 
 def _matches(condition: Condition, asked: Iterable[Condition]) -> bool:

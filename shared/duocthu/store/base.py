@@ -7,12 +7,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from duocthu.core.sections import SECTION_ORDER
-from duocthu.core.text import fold, stop_words, words
+from duocthu.core.sections import DOSE_SECTION, SECTION_HEADINGS, SECTION_ORDER
+from duocthu.core.sentences import sentence_leads
+from duocthu.core.text import fold, folded_words, stop_words, words
 from duocthu.models.chunk import Chunk
 from duocthu.models.evidence import EvidenceItem, RankedLine, SourceRef
 from duocthu.store.lexical import LINE_KIND, SparseTerms, lexical_terms, token_index
@@ -165,6 +167,7 @@ class VectorStore(Protocol):
 def line_from_payload(line: Mapping[str, Any], part: Mapping[str, Any], score: float) -> RankedLine:
     """A sentence point read with its part: the sentence is the part's text at the point's span."""
     return RankedLine(
+        lead=line_lead(part["section_key"], part["text"], line["line_index"]),
         text=part["text"][line["start"] : line["end"]],
         drug_id=part["drug_id"],
         display_name=part["display_name"],
@@ -176,6 +179,22 @@ def line_from_payload(line: Mapping[str, Any], part: Mapping[str, Any], score: f
         source_refs=tuple(SourceRef.model_validate(ref) for ref in part.get("source_refs") or ()),
         needs_visual_check=bool(part.get("requires_visual_check") or part.get("has_quarantined_content")),
     )
+
+
+def line_lead(section_key: str, text: str, index: int) -> str:
+    """The lead-in a dose line stands under (`core.sentences.sentence_leads`); none elsewhere: a
+    safety paragraph's opening ("Suy gan:") does not scope every sentence after it."""
+    if section_key != DOSE_SECTION:
+        return ""
+    leads = sentence_leads(text)
+    lead = leads[index] if index < len(leads) else ""
+    # a lead-in of the section heading's own words ("Cách dùng") says nothing of whom it doses
+    return "" if set(folded_words(lead)) <= _dose_heading_words() else lead
+
+
+@cache
+def _dose_heading_words() -> frozenset[str]:
+    return frozenset(folded_words(SECTION_HEADINGS[DOSE_SECTION]))
 
 
 def item_from_payload(point_id: Any, payload: Mapping[str, Any], score: float) -> EvidenceItem:
