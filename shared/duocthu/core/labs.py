@@ -3,10 +3,11 @@
 trên 8–9"), so a sentence about a band is read against the patient's own number, as an age or a
 clearance is (`retrieval.limits`, `retrieval.levels`).
 
-A value is a name then its number; a band a name, a comparison and a number, with at most a few
-words between ("kali huyết không quá 5,0 mmol/l"). A number outside the lab's range, or with
-another unit, is no such value ("losartan kali 50 mg"). A value outside its reference range, or
-a lab said to be low or high ("Mg cũng thấp"), is a state the patient has (data/lab_states.tsv)."""
+A value is a name then its number, a band a name, a comparison and a number, with at most a
+few words between ("kali máu hôm nay 5,4", "kali huyết không quá 5,0 mmol/l"). A number outside
+the lab's range, or with another unit, is no such value ("losartan kali 50 mg"). A value outside
+its reference range, or a lab said to be low or high ("Mg cũng thấp"), is a state the patient has
+(data/lab_states.tsv)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _UNIT = r"\s*(mmol/l|mmol/lit|mmol|meq/l|ms|mg/dl|µmol/l|umol/l|mg|g|ml|%)?"
 # between a band's name and its comparison: "huyết thanh", "đã", "khi bắt đầu"
 _BETWEEN = r"(?:\s+[^\W\d]+){0,3}?"
+# between a value's name and its number ("kali máu hôm nay 5,4"); a value told of an earlier time
+# ("kali lần trước 3,3", "INR hôm qua 2") is history, not the patient's value now
+_VALUE_BETWEEN = r"(?:\s+(?!(?:truoc|qua|cu)\b)[^\W\d]+){0,3}?"
+# a number followed by one of these measures something else ("kali bình thường 2 tuần nay")
+_OTHER_UNIT = r"(?:kg|tuoi|t|thang|tuan|ngay|nam|gio|vien|lan)\b"
 # read on the folded text: "trên", "vượt", "dưới", "không quá", "từ"
 _COMPARISON = r"(tren|vuot|duoi|khong qua|tu|>|≥|<|≤)"
 
@@ -47,7 +53,9 @@ def _labs() -> tuple[Mapping[str, Lab], re.Pattern[str], re.Pattern[str]]:
         unit = None if row["unit"] == "-" else row["unit"]
         by_phrase[fold(row["phrase"])] = Lab(row["lab"], unit, float(row["low"]), float(row["high"]))
     names = "|".join(re.escape(p) for p in sorted(by_phrase, key=len, reverse=True))
-    value = re.compile(rf"(?<![\w+])({names})(?![\w+])\s*(?:[:=]|la|khoang|con)?\s*{_NUMBER}{_UNIT}")
+    value = re.compile(
+        rf"(?<![\w+])({names})(?![\w+]){_VALUE_BETWEEN}\s*(?:[:=]|la|khoang|con)?\s*{_NUMBER}{_UNIT}(?!\s*{_OTHER_UNIT})"
+    )
     band = re.compile(
         rf"(?<![\w+])({names})(?![\w+]){_BETWEEN}\s+{_COMPARISON}\s*{_NUMBER}(?:\s*[–-]\s*{_NUMBER})?{_UNIT}"
     )

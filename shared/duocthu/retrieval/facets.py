@@ -194,8 +194,9 @@ class PatientProfile:
 
     @cached_property  # read for every sentence a patient's turn ranks
     def lab_values(self) -> dict[str, float]:
-        """The laboratory values the patient's state gives, by lab (core.labs)."""
-        return patient_labs(" ; ".join(self.context.labs)) if self.context.labs else {}
+        """The laboratory values the patient's state gives, by lab (core.labs): the last told of
+        each, as the conversation tells them in order (a new INR replaces the morning's)."""
+        return {lab: value for told in self.context.labs for lab, value in patient_labs(told).items()}
 
     @property
     def age_years(self) -> float | None:

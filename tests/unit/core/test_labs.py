@@ -14,6 +14,13 @@ def test_a_patients_values_are_read_by_name_number_and_unit() -> None:
     assert patient_labs("Có dùng tiếp được k, 2 viên một ngày?") == {}
 
 
+def test_a_value_is_the_first_number_a_few_words_after_its_name_unless_a_unit_says_otherwise() -> None:
+    assert patient_labs("kali máu hôm nay 5,4. có bắt đầu đc ko?") == {"potassium": 5.4}
+    assert stated_labs("K+ sáng nay 5,7, creatinin tăng nhẹ") == ("K+ sáng nay 5,7",)
+    assert patient_labs("kali bình thường 2 tuần nay") == {}
+    assert patient_labs("kali máu tăng, uống 25 mg") == {}
+
+
 def test_a_sentence_band_is_read_against_the_patients_value() -> None:
     above = "Tăng kali huyết (kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị)"
     up_to = "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết không quá 5,0 mmol/l"

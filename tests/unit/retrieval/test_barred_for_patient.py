@@ -72,6 +72,13 @@ def test_a_laboratory_value_inside_a_contraindications_band_bars(tmp_path: Path)
     assert DOSE_WITHHELD not in dosed and "khởi đầu 25 mg một lần mỗi ngày nếu kali huyết" in dosed
 
 
+def test_the_last_value_told_of_a_lab_is_the_patients(tmp_path: Path) -> None:
+    # a follow-up's new potassium replaces the first turn's: 5,6 is inside the bar's band
+    first = "BN suy tim, kali máu 4,2. Khởi đầu spironolacton liều bao nhiêu?"
+    answer = run_turns(["kali máu hôm nay 5,6 thì sao?"], tmp_path, [[first]])[0].answer
+    assert DOSE_WITHHELD in answer and "kali huyết thanh trên 5,0 mmol/l" in answer
+
+
 def test_a_follow_up_with_no_words_of_its_own_reads_the_lines_on_this_patient(tmp_path: Path) -> None:
     # "còn paracetamol thì sao?" after a 2-month-old's question: the band lines for them, never
     # "no passage relevant enough"
