@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 from duocthu.core.conditions import condition_index
 from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
 from duocthu.core.sections import DOSE_SECTION, SECTION_PHRASES
+from duocthu.core.sentences import lead_in
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
 
@@ -72,6 +73,7 @@ CueKind = Literal[
     "faculty",
     "book",
     "form_part",
+    "topic",
 ]
 T = TypeVar("T")
 GAP = "…"
@@ -333,6 +335,11 @@ def scan_cues(text: str) -> TurnCues:
         ]
         if caused:
             by_kind["reverse_relation"] = (caused[0],)
+    # the message's opening lead-in ("Nhược cơ: thuốc nào …") names what it is about, as the
+    # book's "Trẻ em: …" heads its paragraph
+    topic = len(words(lead_in(text)))
+    if topic:
+        by_kind["topic"] = (Cue("topic", "", 0, topic),)
     return TurnCues(tokens, by_kind, folded)
 
 

@@ -61,10 +61,14 @@ TOPIC_WORDS = 4  # at most this many words of a topic no condition table names
 
 
 def _topic_before(cue: Cue, cues: TurnCues) -> list[str]:
-    """ "porphyria thì tránh thuốc nào?": a which-drug question asking nothing after its form asks
-    about the topic its "thì" closes, as written (a few words; a condition no table names)."""
+    """ "porphyria thì tránh thuốc nào?", "Nhược cơ: thuốc nào chống chỉ định?": a which-drug
+    question asking nothing after its form asks about the topic its "thì" or its opening colon
+    closes, as written (a few words; a condition no table names)."""
     folded = cues.folded
     then = next((i for i in range(cue.start - 1, -1, -1) if folded[i] == "thi"), None)
+    opening = cues.first("topic")  # or the message's opening lead-in closes it: "Nhược cơ: …"
+    if then is None and opening is not None and opening.end <= cue.start:
+        then = opening.end
     if then is None:
         return []
     start = max(0, then - TOPIC_WORDS)

@@ -373,3 +373,12 @@ def test_a_which_drug_question_asks_about_the_topic_its_thi_closes(resolver: Cat
         frame = understand_offline(message, resolver)
         assert frame.condition is not None and frame.condition.text == "porphyria"
         assert frame.condition_relation == "contraindication"
+
+
+def test_a_which_drug_question_asks_about_the_topic_its_opening_lead_in_names(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "Nhược cơ: …" heads the message as "Trẻ em: …" heads a paragraph of the book
+    frame = understand_offline("Nhược cơ: trong 40 thuốc này, thuốc nào bị chống chỉ định?", resolver)
+    assert frame.condition is not None and frame.condition.text == "nhược cơ"
+    assert frame.condition_relation == "contraindication"
