@@ -20,6 +20,14 @@ def test_continuation_from_history_alone(resolver: CatalogDrugResolver) -> None:
     assert frame.context_action == "continue" and frame.depends_on_previous_turn
 
 
+def test_a_follow_up_asking_whether_to_start_or_stop_goes_on_about_the_drug(
+    resolver: CatalogDrugResolver,
+) -> None:
+    for message in ("có bắt đầu luôn được không?", "Gia đình muốn dừng hẳn, có sao không?"):
+        frame = understand_offline(message, resolver, ("Verospiron cho cụ suy tim dùng liều nào",))
+        assert frame.turn_type != "out_of_scope" and frame.drugs == ("spironolacton",), message
+
+
 def test_continuation_from_the_prior_frame(resolver: CatalogDrugResolver) -> None:
     prior = QueryFrame(
         turn_type="dosing_calc",
