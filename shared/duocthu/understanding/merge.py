@@ -162,6 +162,20 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     return frame.model_copy(update=update) if update else frame
 
 
+def asked_for_this_patient(merged: QueryFrame, own: QueryFrame, turn: Turn) -> QueryFrame:
+    """A follow-up naming no section that describes a patient the turns before did not, asking
+    whether they may use the drug ("Em bé 18 tháng dùng được không?"): the decision for this
+    patient (their contraindications first), never the section asked of no one in particular."""
+    prior, cues = turn.prior, turn.tags.cues
+    if prior is None or own.attribute is not None or merged.attribute is None:
+        return merged
+    if merged.turn_type != "drug_attribute" or describes_patient(prior) or not describes_patient(own):
+        return merged
+    if cues.has("dose") or not (cues.has("safe_to_use") or asks_yes_or_no(turn.tags.text)):
+        return merged
+    return merged.model_copy(update={"attribute": None})
+
+
 def complaint_of(frame: QueryFrame) -> str | None:
     """What the conversation's patient is treated for: a which-drug turn's condition asked as an
     indication, or the complaint a turn about a drug for it kept (`complaint_carried`)."""

@@ -29,6 +29,7 @@ from duocthu.core.vocabulary import SubjectScope, SystemError
 from duocthu.models.frame import QueryFrame
 from duocthu.understanding.candidates import Turn, tagged_turn
 from duocthu.understanding.merge import (
+    asked_for_this_patient,
     asked_not_taken,
     both_asked_again,
     medicines_of_the_case,
@@ -138,8 +139,9 @@ def understand_turn(
     except MalformedOutput as err:
         log.error("understanding provider %s gave malformed output: %s", provider.name, err, exc_info=err)
         return failed_frame("understanding_malformed_output")
-    frame = apply_postconditions(frame, turn)
-    frame = merge_with_prior_frame(frame, turn.prior, turn.tags.cues.has("other_patient"))
+    own = apply_postconditions(frame, turn)
+    frame = merge_with_prior_frame(own, turn.prior, turn.tags.cues.has("other_patient"))
+    frame = asked_for_this_patient(frame, own, turn)
     frame = section_for_patient(medicines_of_the_case(unknown_beside_carried(frame, turn), turn))
     frame = asked_not_taken(frame, turn)
     frame = standalone_query(bind_pronoun(frame, turn), turn)

@@ -139,7 +139,11 @@ def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:
 
 
 def _unsure(plan: Plan) -> bool:
-    return all(ask.kind == "monograph" for ask in plan.asks if ask.kind != "whole_sections")
+    """No ask committed to a section; a decision for a patient the clause tells by age or weight
+    ("Em bé 18 tháng … dùng được không?") is committed to the sections deciding it for them."""
+    asks = [ask for ask in plan.asks if ask.kind != "whole_sections"]
+    person = plan.frame.age_text is not None or plan.frame.weight_kg is not None
+    return all(ask.kind == "monograph" and not (ask.with_patient and person) for ask in asks)
 
 
 def _asked_beside_taken(
@@ -193,7 +197,10 @@ def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) 
     which = plan.reading.asks_which_drug or (plan.reply == "drug_list" and not plan.reading.yes_or_no)
     if pointed is None or names or which:
         return True
-    return any(section not in pointed for section in plan.reading.candidate_sections[:1])
+    # a decision for the patient it describes points to the sections deciding it (`plan.decision_sections`)
+    deciding = [a.candidate_sections[:1] for a in plan.asks if a.with_patient]
+    first = [*plan.reading.candidate_sections[:1], *(s for d in deciding for s in d)]
+    return any(section not in pointed for section in first)
 
 
 def _what_it_asks(plan: Plan) -> tuple[object, ...]:
