@@ -6,10 +6,10 @@ pasted, but X's contraindications asked by name when none of their sentences nam
 from __future__ import annotations
 
 from duocthu.answer.blocks import section_blocks
-from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, AnswerLines, answer_lines, lines_text
+from duocthu.answer.lines import WHOLE_SECTION_FOLLOWS, AnswerLines, lines_text
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
 from duocthu.answer.replies.pairs import interaction_lines
-from duocthu.answer.replies.sections import answer_lines_block
+from duocthu.answer.replies.sections import answer_lines_block, lead
 from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
@@ -22,18 +22,29 @@ from duocthu.retrieval.reverse.reading import advice_position
 def beside_medicines(
     composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle
 ) -> Composed:
-    frame, reading = plan.frame, plan.reading
+    frame = plan.frame
     drug = frame.drugs[0]
     pooled = evidence.for_ask(1) or bundle
     preface = composer.wording.preface(plan, bundle)
-    found = answer_lines(frame, reading, bundle, evidence.section, plan.main_ask)
+    # beside what the patient's state read, the question's best lines lead as in a one-drug reply
+    # (`sections.lead`): a dose line for their clearance before a precaution naming their state.
+    # With no state read, the pairs and the contraindications asked answer.
+    leads = lead(plan, evidence, bundle)
+    found = next((x for x in leads if not x.ranked), None)
+    leads = leads if found is not None else []
+    whole = _asked_whole(plan, found)
     name = composer.wording.names([drug])
-    quoted = [line for line in lines_text(found, name) if line != WHOLE_SECTION_FOLLOWS] if found else []
+    head: list[Block] = []
+    quoted: list[str] = []
+    for each in leads:
+        # no section follows the lines here unless the contraindications are asked whole
+        said = [line for line in lines_text(each, name, withheld=not whole) if line != WHOLE_SECTION_FOLLOWS]
+        head += [answer_lines_block(each, said)] if said else []
+        quoted += said
     used = sum(len(line) + 1 for line in (*quoted, *preface))
     pairs = interaction_lines(composer, plan, evidence)
     lines = pairs.lines(pooled, used, about=drug)
-    head: list[Block] = [answer_lines_block(found, quoted)] if found and quoted else []
-    if _asked_whole(plan, found):  # the contraindications asked: the list whole, never a quick reply away
+    if whole:  # the contraindications asked: the list whole, never a quick reply away
         parts = [
             item
             for item in bundle.evidence
