@@ -131,6 +131,16 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
         blocked.update(range(condition.start, condition.start + condition.length))
     # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
     blocked.update(c.end for c in cues.all("comorbidity"))
+    # the words of a laboratory value the turn states ("K máu 6.0") are its name and number
+    folded = [fold(t) for t in raw]
+    for value in facts.labs:
+        span = [fold(t) for t in raw_words(value)]
+        blocked.update(
+            i + k
+            for i in range(len(folded) - len(span) + 1)
+            if folded[i : i + len(span)] == span
+            for k in range(len(span))
+        )
     for lead in cues.all("condition_lead"):
         # a name after a condition's lead word is an eponym: it names a disease, never a product
         end = lead.end

@@ -17,6 +17,8 @@ def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
     assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
     # ordinary words written in capitals are stressed, not a name
     assert _unknown_names("BN tự uống 3 viên MỖI NGÀY thay vì mỗi tuần, xử trí gì?") == ()
+    # a laboratory value the turn states is its name and number, never a product
+    assert _unknown_names("Cụ đang uống 1 đống thuốc, K máu 6.0. Thuốc nào có ADR tăng kali?") == ()
 
 
 def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
