@@ -373,6 +373,7 @@ class RetrievalService:
                 candidates=ask.candidate_sections,
                 names=(*ask.unknown_names, *dict.fromkeys(named)),
                 skip_drugs=(*ask.drugs, *outside),
+                first=_medicines_taken(frame, resolver),
             )
         if ask.kind == "each_drug":
             if ask.query is None:
@@ -434,3 +435,10 @@ def _without_dose(bundle: EvidenceBundle, barring: tuple[RankedLine, ...]) -> Ev
     return bundle.model_copy(
         update={**{f: getattr(decided, f) for f in fields}, "barred_for_patient": barring}
     )
+
+
+def _medicines_taken(frame: QueryFrame, resolver: CatalogDrugResolver) -> frozenset[str]:
+    """The catalogue drugs among the medicines the patient takes: a which-drug list names them
+    first (what the patient takes is what a clinician checks first)."""
+    taken = frame.patient_context.current_medications
+    return frozenset(match.drug_id for name in taken for match in resolver.resolve(name))

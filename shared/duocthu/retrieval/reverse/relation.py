@@ -197,6 +197,7 @@ def retrieve_by_relation(
     *,
     rerank: Rerank | None = None,
     skip_drugs: Collection[str] = frozenset(),
+    first: Collection[str] = frozenset(),
 ) -> EvidenceBundle:
     """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
     of the reverse lookup over that section. A part counts when it holds any of a search's
@@ -237,6 +238,7 @@ def retrieve_by_relation(
     if not groups and not wider:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     cap = policy.indication_candidate_limit
+    groups.sort(key=lambda group: group.drug_id not in first)  # stable: else as ranked
     capped = RankedGroups(tuple(groups[:cap]), reranked, error)
     # the drugs of a wider finding are quoted in the room the drugs naming it leave; the rest named
     quoted = [item for _, item in wider[: max(cap - len(capped.groups), 0)]]
@@ -258,18 +260,20 @@ def retrieve_for_relation(
     candidates: Sequence[str] = (),
     names: Sequence[str] = (),
     skip_drugs: Collection[str] = frozenset(),
+    first: Collection[str] = frozenset(),
 ) -> EvidenceBundle:
     """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
     the finding alone listed apart as wider. When no section writes the narrowed form, the words
     were no narrowing the formulary knows ("suy thận hoài"), and the finding alone is searched as
     the one asked. `candidates`: the sections the question's words point to (`relation_section`);
     `names`: names searched as the finding (a name the catalogue lacks, or a catalogue drug's
-    names, that drug in `skip_drugs`)."""
+    names, that drug in `skip_drugs`); `first`: drugs listed before the others that name it (the
+    medicines the patient takes: "đang Prozac, hạ natri máu, có phải do thuốc?")."""
     searches = relation_searches(frame, candidates=candidates, names=names)
-    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank, skip_drugs=skip_drugs)
+    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank, skip_drugs=skip_drugs, first=first)
     if _narrowing(frame) and not names and not bundle.ranked_drugs:
         searches = relation_searches(frame, narrowed=False, candidates=candidates)
-        return retrieve_by_relation(store, searches, policy, rerank=rerank)
+        return retrieve_by_relation(store, searches, policy, rerank=rerank, first=first)
     return bundle
 
 
