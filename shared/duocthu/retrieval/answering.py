@@ -82,6 +82,27 @@ def scoped(lead: str, sentence: str) -> str:
     return f"{lead}: {sentence}" if lead and not bands_in(sentence) else sentence
 
 
+# Words of a clause about starting a drug: it is for a patient who does not take it yet
+STARTING = ("bắt đầu", "khởi đầu", "khởi trị")
+
+
+def line_fit(drug_id: str, lead: str, sentence: str, patient: PatientProfile | None) -> float:
+    """`patient_fit` of a drug's line read under its lead-in; a band in a clause about starting the
+    drug ("kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị") is no band of a patient who
+    already takes it."""
+    fit = patient_fit(scoped(lead, sentence), patient)
+    if fit > 1 and patient is not None and drug_id in patient.taking and _starts(sentence):
+        # read clause by clause (between semicolons), those on starting it left out
+        kept = [clause for clause in sentence.split(";") if not _starts(clause)]
+        return max((patient_fit(scoped(lead, clause), patient) for clause in kept), default=1.0)
+    return fit
+
+
+def _starts(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered for word in STARTING)
+
+
 def patient_fit(text: str, patient: PatientProfile | None) -> float:
     """The weight of a line for the patient: 1 + BAND_PRIOR inside a band it states, its inverse
     outside every band it states, 1 when it states none the patient gives a number for."""
@@ -129,7 +150,7 @@ def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
     said = " ".join(words(line.text))
     stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
     barred = line.section_key == CONTRAINDICATION_SECTION or stated
-    fit = patient_fit(scoped(line.lead, line.text), patient)
+    fit = line_fit(line.drug_id, line.lead, line.text, patient)
     if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False
     return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient))
@@ -348,7 +369,7 @@ def _weighed(
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
     """The line states a band the patient's own numbers fall in, in a section that decides."""
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
-    return decides and patient_fit(scoped(line.lead, line.text), patient) > 1
+    return decides and line_fit(line.drug_id, line.lead, line.text, patient) > 1
 
 
 def band_lines(
@@ -372,13 +393,14 @@ def band_lines(
     best = top.score if top else MIN_SCORE * (1 + SECTION_PRIOR)
     # just under it only when its band counts: in a section asked or one a decision reads (`_prior`)
     counts = top is not None and (top.section_key in candidates or top.section_key in DECISION_SECTIONS)
-    best *= BAND_RUNNER_UP if top and counts and patient_fit(scoped(top.lead, top.text), patient) > 1 else 1.0
+    fits = top is not None and line_fit(top.drug_id, top.lead, top.text, patient) > 1
+    best *= BAND_RUNNER_UP if top and counts and fits else 1.0
     out = []
     for section in candidates:
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(split_sentences(part.text)):
                 lead = line_lead(part.section_key, part.text, index)
-                if (part.id, index) in have or patient_fit(scoped(lead, sentence), patient) <= 1:
+                if (part.id, index) in have or line_fit(drug_id, lead, sentence, patient) <= 1:
                     continue
                 line = part_line(part, sentence, index, best)
                 out.append(line.model_copy(update={"score": best * scope_fit(line, asked)}))
@@ -404,7 +426,7 @@ def _prior(
     section asked or one a prescribing decision reads (an indication "từ 2 tuổi" says who the
     drug is for, not what to give), one outside every band it states answers for another
     wherever it stands; for a question whether to use the drug (`decision`), a line that directs."""
-    fit = patient_fit(scoped(line.lead, line.text), patient)
+    fit = line_fit(line.drug_id, line.lead, line.text, patient)
     prior = 1 + SECTION_PRIOR if line.section_key in candidates else 1.0
     prior *= 1 + DIRECTIVE_PRIOR if decision and directs(line) else 1.0
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS

@@ -12,7 +12,7 @@ from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import RankedLine
-from duocthu.retrieval.answering import part_line, patient_fit
+from duocthu.retrieval.answering import STARTING, part_line, patient_fit
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
@@ -41,7 +41,6 @@ _NOT_USED = ("chống chỉ định", "không dùng", "không được dùng")
 _ADVISES_ONLY = ("khuyến cáo", "không nên", "tránh", "cân nhắc", "thận trọng")
 # A clause about starting the drug ("kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị") bars
 # starting it: for a patient who already takes it, its dose section says what to do instead
-_STARTING = ("bắt đầu", "khởi đầu", "khởi trị")
 
 
 def barring_clause(
@@ -57,7 +56,7 @@ def barring_clause(
         said = words(clause)
         runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
         lowered = clause.lower()
-        if taking and any(w in lowered for w in _STARTING):
+        if taking and any(w in lowered for w in STARTING):
             continue
         strong = not advising or any(w in lowered for w in _NOT_USED)
         against = strong and not any(w in lowered for w in _ADVISES_ONLY)

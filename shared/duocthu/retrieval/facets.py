@@ -187,6 +187,7 @@ class PatientProfile:
     population: Population | None = None
     age_text: str | None = None
     weight_kg: float | None = None
+    taking: frozenset[str] = frozenset()  # catalogue drugs among their medicines, where resolved
 
     @classmethod
     def from_frame(cls, frame: QueryFrame) -> PatientProfile:

@@ -19,6 +19,7 @@ pharmacology section sits close to almost any question. Routes here:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
@@ -329,7 +330,7 @@ class RetrievalService:
         # the message as written is what may ask several questions; the words after it are read
         # with each (the patient's, the formulary's)
         said = plan.reading.text if asked.startswith(plan.reading.text) else asked
-        patient = PatientProfile.from_frame(frame)
+        patient = replace(PatientProfile.from_frame(frame), taking=_medicines_taken(frame, resolver))
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
         also = question[len(said) :]

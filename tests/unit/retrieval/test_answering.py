@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from duocthu.catalog.artifact import Catalog
 from duocthu.retrieval.answering import (
     BOOK_LINES,
@@ -9,6 +11,7 @@ from duocthu.retrieval.answering import (
     answering_lines,
     asked_pieces,
     book_lines,
+    line_fit,
     patient_fit,
     question_tokens,
 )
@@ -178,3 +181,14 @@ def test_a_statement_after_a_question_is_no_question_of_its_own() -> None:
         "Flagyl 2g liều duy nhất thì nghỉ bú bao lâu?",
         "có cần điều trị cho chồng ko",
     ]
+
+
+def test_a_clause_on_starting_the_drug_states_no_band_of_a_patient_already_taking_it() -> None:
+    told = patient(labs=("K+ 5,6",))
+    taking = replace(told, taking=frozenset({"spironolacton"}))
+    start = "Tăng kali huyết (kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị)."
+    assert line_fit("spironolacton", "", start, told) > 1
+    assert line_fit("spironolacton", "", start, taking) == 1.0
+    # a clause of the same sentence that is not about starting still holds them
+    either = "kali huyết thanh trên 5,5 mmol/l: giảm liều một nửa; không bắt đầu khi trên 5,0 mmol/l."
+    assert line_fit("spironolacton", "", either, taking) > 1
