@@ -40,6 +40,7 @@ def test_vocabulary_matches_the_kit() -> None:
         ("Tác dụng phụ của enalapril", "tac_dung_khong_mong_muon"),
         ("Bảo quản amoxicilin thế nào", "do_on_dinh_va_bao_quan"),
         ("Warfarin tương tác với thuốc nào", "tuong_tac_thuoc"),
+        ("Tegretol đau dây V khởi đầu sao", "lieu_luong_va_cach_dung"),  # the book's word for a first dose
     ],
 )
 def test_longest_phrase_wins(question: str, expected: str) -> None:
