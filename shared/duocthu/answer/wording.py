@@ -480,12 +480,12 @@ class ReplyWording:
         if computation:  # a conversion, a volume or a rate asked: declined in one sentence
             return (
                 "Tôi không tính hay quy đổi liều, thể tích hay tốc độ truyền (việc này nằm ngoài nội dung "
-                "Dược thư); dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để bạn đối "
-                f"chiếu.{stated}"
+                f"Dược thư); hãy đối chiếu với nguyên văn mục Liều lượng và cách dùng của Dược thư.{stated}"
             )
+        # the section is quoted below or, in a reply kept short, a button away: said for both
         return (
-            "Tôi không tự tính liều; dưới đây là nguyên văn mục Liều lượng và cách dùng của Dược thư để "
-            f"bạn đối chiếu.{stated}"
+            "Tôi không tự tính liều; hãy đối chiếu với nguyên văn mục Liều lượng và cách dùng của "
+            f"Dược thư.{stated}"
         )
 
 
