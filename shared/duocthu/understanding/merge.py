@@ -218,15 +218,21 @@ def merge_with_prior_frame(
 
 def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """A follow-up naming only drugs the catalogue lacks asks about them beside the conversation's
-    drugs (is each named in their monographs?): the carried drugs are never replaced by a name with
-    no monograph. So does one naming only medicines it tells the patient takes, asking of nothing
-    but them together ("BN đang enalapril, K 5,3 thì phối hợp được không?"): never a medicine
-    taken in place of the drug asked about."""
+    drugs, or the medicines the patient was told to take (is each named in their monographs?): the
+    carried drugs are never replaced by a name with no monograph. So does one naming only
+    medicines it tells the patient takes, asking of nothing but them together ("BN đang
+    enalapril, K 5,3 thì phối hợp được không?"): never a medicine taken in place of the drug
+    asked about."""
     prior = turn.prior
-    if prior is None or not prior.drugs or frame.turn_type not in DRUG_TURN_TYPES:
+    if prior is None or frame.turn_type not in DRUG_TURN_TYPES:
         return frame
-    if not frame.drugs and frame.unknown_drugs:
-        return frame.model_copy(update={"drugs": prior.drugs, **TOGETHER})
+    # the conversation's drugs, or with none asked about, the medicines the patient takes
+    taken_before = [d for line in turn.candidates.history for d in line.facts.current_medication_ids]
+    carried = prior.drugs or tuple(dict.fromkeys(taken_before))
+    if not frame.drugs and frame.unknown_drugs and carried:
+        return frame.model_copy(update={"drugs": carried, **TOGETHER})
+    if not prior.drugs:
+        return frame
     taken = set(turn.tags.facts.current_medication_ids)
     only_taken = bool(frame.drugs) and set(frame.drugs) <= taken and not set(frame.drugs) & set(prior.drugs)
     if only_taken and frame.attribute in (None, INTERACTION_SECTION) and not turn.tags.cues.has("new_topic"):

@@ -53,8 +53,12 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     if "compute" in uncovered and reading.drugs and not uncovered - {"compute", "purchase", "maker"}:
         # computing a dose is not done: the reply says so and quotes the dose section to work from
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
-    if uncovered - {"purchase", "maker"} or (uncovered and attribute is None and not reading.decides):
-        # no section answers them; buying and the maker are weak: a section asked, or a decision, wins
+    # no section answers them; buying and the maker are weak: a section asked, a decision, or a
+    # follow-up going on about the conversation's drug ("bé 25kg, mẹ muốn mua có nên không") wins
+    goes_on = reading.earlier and not reading.drugs and continues(reading)
+    if uncovered - {"purchase", "maker"} or (
+        uncovered and attribute is None and not reading.decides and not goes_on
+    ):
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 

@@ -28,6 +28,20 @@ def test_a_follow_up_asking_whether_to_start_or_stop_goes_on_about_the_drug(
         assert frame.turn_type != "out_of_scope" and frame.drugs == ("spironolacton",), message
 
 
+def test_a_follow_up_going_on_about_the_drug_is_no_purchase_request(resolver: CatalogDrugResolver) -> None:
+    frame = understand_offline("bé 8 tuổi 25kg nôn, mẹ muốn mua có nên không", resolver, ("Chị ơi Motilium",))
+    assert frame.turn_type != "out_of_scope" and frame.drugs == ("domperidon",)
+
+
+def test_a_name_without_a_monograph_is_asked_beside_the_medicine_the_patient_takes(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline(
+        "bs răng kê gel miconazol bôi miệng. Có vấn đề gì ko", resolver, ("ĐTĐ type 2, đang Diamicron",)
+    )
+    assert frame.drugs == ("gliclazid",) and frame.unknown_drugs == ("miconazol",)
+
+
 def test_continuation_from_the_prior_frame(resolver: CatalogDrugResolver) -> None:
     prior = QueryFrame(
         turn_type="dosing_calc",
