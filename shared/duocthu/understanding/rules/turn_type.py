@@ -19,6 +19,7 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     PREGNANCY_SECTION,
 )
+from duocthu.core.text import asks_yes_or_no
 from duocthu.core.vocabulary import DRUG_TURN_TYPES
 from duocthu.models.frame import PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -224,6 +225,9 @@ def _continued_turn(reading: Reading) -> tuple[str, str | None]:
         return "drug_attribute", attribute
     if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
         return prior.turn_type, None
+    if reading.facts.states_patient and asks_yes_or_no(reading.text):
+        # whether the patient may go on with the drug told before: a decision, never its overview
+        return "drug_attribute", None
     return "drug_overview", None
 
 

@@ -42,6 +42,14 @@ def test_a_name_without_a_monograph_is_asked_beside_the_medicine_the_patient_tak
     assert frame.drugs == ("gliclazid",) and frame.unknown_drugs == ("miconazol",)
 
 
+def test_a_yes_or_no_follow_up_on_a_medicine_told_is_the_decision_not_its_overview(
+    resolver: CatalogDrugResolver,
+) -> None:
+    earlier = ("BN nam 68t, ĐTĐ typ 2 đang uống metformin 850mg x2",)
+    frame = understand_offline("hôm nay eGFR còn 27 thì sao, có giữ thuốc được ko", resolver, earlier)
+    assert (frame.turn_type, frame.drugs, frame.attribute) == ("drug_attribute", ("metformin",), None)
+
+
 def test_continuation_from_the_prior_frame(resolver: CatalogDrugResolver) -> None:
     prior = QueryFrame(
         turn_type="dosing_calc",
