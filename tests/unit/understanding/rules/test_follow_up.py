@@ -50,6 +50,14 @@ def test_a_yes_or_no_follow_up_on_a_medicine_told_is_the_decision_not_its_overvi
     assert (frame.turn_type, frame.drugs, frame.attribute) == ("drug_attribute", ("metformin",), None)
 
 
+def test_whether_a_finding_is_due_to_the_drug_asks_it_of_the_conversations_drug(
+    resolver: CatalogDrugResolver,
+) -> None:
+    earlier = ("anh ơi enalapril ADR hay gặp là gì",)
+    frame = understand_offline("thế ho đó có đặc điểm gì, có phải do thuốc không", resolver, earlier)
+    assert frame.drugs == ("enalapril",) and frame.turn_type != "condition_relation"
+
+
 def test_continuation_from_the_prior_frame(resolver: CatalogDrugResolver) -> None:
     prior = QueryFrame(
         turn_type="dosing_calc",
