@@ -103,6 +103,14 @@ def test_no_kept_term_of_the_lexicon_is_an_ordinary_word_or_a_drug() -> None:
     assert covered == []
 
 
+def test_no_cue_row_holds_a_mark_no_word_keeps() -> None:
+    """Cues are matched on words: a colon or a question mark in a row is dropped, and the row
+    matches its words anywhere ("do thuốc:" read every "do thuốc" as a which-drug list)."""
+    phrases = [r["phrase"].replace(GAP, " ") for r in CUE_ROWS]
+    marked = [p for p in phrases if " ".join(words(p)) != " ".join(p.casefold().split())]
+    assert marked == []
+
+
 def test_no_cue_row_holds_words_the_lexicon_rewords() -> None:
     """Cues are read on the message in the formulary's words (`lexicon.formulary_wording`): a row
     holding a term the lexicon replaces can never match."""
