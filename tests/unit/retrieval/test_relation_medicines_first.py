@@ -10,7 +10,7 @@ from duocthu.tools.evals.answers import run_turns
 
 
 def test_the_patients_own_medicine_leads_a_which_drug_cause_list(tmp_path: Path) -> None:
-    message = "Cụ bà 81t đang Prozac 20mg, hạ natri máu. Có phải do thuốc không?"
+    message = "Cụ bà 81t đang Prozac 20mg, hạ natri máu. Thuốc nào có thể gây hạ natri máu?"
     answer = run_turns([message], tmp_path)[0].answer
     listed = [line for line in answer.splitlines() if line.startswith("- ")]
     assert listed and listed[0].startswith("- Fluoxetin") and "hạ natri máu" in listed[0]
