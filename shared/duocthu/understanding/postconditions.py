@@ -109,12 +109,22 @@ def _reverse(
     return frame.model_copy(update=update)
 
 
+# Two drugs named ("cetirizin hay loratadin?") are compared, each answered from its own lines (a
+# sentence comparing them is in one of them); three or more are a list to pick from
+AMONG = 2
+
+
 def _apply_reverse_relation_cues(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
-    exclude X - never an indication lookup."""
+    exclude X - never an indication lookup. Several named, not asked together: which of them."""
     cue = cues.first("reverse_relation")
+    if len(named) > AMONG and cue is not None and not frame.unknown_drugs and not cues.has("interaction"):
+        # "amlodipin, losartan, furosemid: cái nào gây phù?": the list is asked among them
+        among = _apply_reverse_relation_cues(frame, (), cues, conditions)
+        relation = among.turn_type == "condition_relation" and among.condition is not None
+        return among.model_copy(update={"drugs": tuple(named)}) if relation else frame
     if named or frame.unknown_drugs or cue is None:
         return frame
     # A class (right after its cue, or sharing its last word) names the drugs asked about, not the
