@@ -31,10 +31,11 @@ from duocthu.understanding.states_told import function_told, pregnancy_stage, st
 from duocthu.understanding.told_in_words import FILLERS, TAKING_VERBS, diagnoses_named, reactions_to_unnamed
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
-# Words that end the object of "đang dùng X" / "dị ứng với X".
-_OBJECT_STOP = frozenset(
-    fold(w) for w in ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
-)
+# Words that end the object of "đang dùng X" / "dị ứng với X"; so do the words of when it happened
+# ("sốc phản vệ với penicilin năm 2019": the allergen is penicilin)
+_WHEN = ("năm", "hồi", "lúc", "tháng", "tuần", "lần", "khi")
+_STOPS = ("thì", "có", "được", "nên", "dùng", "uống", "không", "và", "nhưng", "mà", "bị", "cần")
+_OBJECT_STOP = frozenset(fold(w) for w in (*_STOPS, *_WHEN))
 _SUBJECT_LEAD = "subject"  # a verb of use right after who takes it (patient_subject)
 # Sentence-final particles: never a medicine's name.
 _PARTICLES = frozenset({"á", "à", "ạ", "nhé", "nha", "nhen", "hen", "đó", "ấy", "vậy", "rồi", "luôn", "tiếp"})

@@ -123,3 +123,8 @@ def test_a_child_named_beside_an_adults_stated_age_is_someone_else() -> None:
     assert older.population == "nguoi_cao_tuoi"
     # a band of ages is no stated age: "dưới 18 tuổi" still names children
     assert extract_facts("Trẻ <18t dùng được không?").population == "tre_em"
+
+
+def test_an_allergen_ends_before_the_words_of_when_it_happened() -> None:
+    facts = extract_facts("Cậu 22t, tiền sử sốc phản vệ với penicilin năm 2019. Viêm họng dùng gì?")
+    assert facts.patient_context().allergies == ("penicilin",)
