@@ -64,6 +64,9 @@ def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(
     assert formulary_wording("BN chạy thận nhân tạo") == "bệnh nhân thẩm phân máu"
     assert formulary_wording("muốn dừng thuốc") == "muốn ngừng thuốc"  # the book writes "ngừng"
     assert formulary_wording("truyền TM thì dùng sao") == "truyền tĩnh mạch thì dùng ra sao"
+    assert formulary_wording("người Việt có cần xét nghiệm gen không") == (
+        "người gốc châu Á có cần xét nghiệm HLA không"
+    )
     assert (
         formulary_wording("BN THA, CCĐ ntn? INR 3")
         == "bệnh nhân tăng huyết áp, chống chỉ định như thế nào? INR 3"
