@@ -130,11 +130,17 @@ def _apply_reverse_relation_cues(
     # A class (right after its cue, or sharing its last word) names the drugs asked about, not the
     # patient's condition; the one left (or the population) excludes them.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
+    # so do a condition's words inside a class's name ("thuốc giảm đau hạ sốt nào bị CCĐ")
+    class_starts |= {i for c in cues.all("drug_class") for i in range(c.start + 1, c.end)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
-    condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
+    if kept or not classes:
+        condition = _condition_after(cue, cues, kept, True)
+    else:  # only a class named after the cue: the topic before it, if any ("Thiếu G6PD thì …")
+        topic = _topic_before(cue, cues)
+        condition = ConditionQuery(text=" ".join(topic)) if topic else None
     if cue.value != "adverse_effect":
         return _reverse(frame, "condition_relation", cue.value, condition)
     # what the drugs bring on, from here on
