@@ -65,9 +65,6 @@ class Ask(_Model):
     reads_section: str | None = None
     # the drugs found are checked against the patient the frame describes
     patient_check: bool = False
-    # a which-drug list asked among these drugs only ("amlodipin, losartan, furosemid: cái nào
-    # gây phù cổ chân?"): the others are never listed, and those whose section is silent are said
-    among: tuple[str, ...] = ()
     # every section the question's words point to, strongest first (`section_key` is the first
     # when one is committed): retrieval may rank evidence across them where one word is weak
     candidate_sections: tuple[str, ...] = ()

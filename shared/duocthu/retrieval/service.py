@@ -366,11 +366,6 @@ class RetrievalService:
             # a catalogue drug asked ("thuốc nào tương tác với warfarin") is searched by its names
             named = [name for drug in ask.drugs for name in drug_names(resolver, drug)]
             outside = self._outside_class_asked(ask.query or frame.standalone_query, resolver)
-            if ask.among:  # asked among named drugs: every other drug is outside the list
-                outside = (
-                    *outside,
-                    *(d.drug_id for d in resolver.catalog.drugs if d.drug_id not in ask.among),
-                )
             return retrieve_for_relation(
                 self.store,
                 frame,

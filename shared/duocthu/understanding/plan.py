@@ -80,10 +80,7 @@ def plan_turn(frame: QueryFrame, reading: TurnReading, resolver: CatalogDrugReso
         return plan("drug_list", asks=(ask,), **fields)
     if frame.turn_type == "condition_relation":
         return plan(
-            # a relation frame's drugs are the ones the list is asked among (`postconditions`)
-            "sections",
-            asks=(Ask(kind="relation", among=frame.drugs, candidate_sections=reading.candidate_sections),),
-            **fields,
+            "sections", asks=(Ask(kind="relation", candidate_sections=reading.candidate_sections),), **fields
         )
 
     drug = frame.drugs[0]

@@ -109,38 +109,22 @@ def _reverse(
     return frame.model_copy(update=update)
 
 
-# Two drugs named ("cetirizin hay loratadin?") are compared, each answered from its own lines (a
-# sentence comparing them is in one of them); three or more are a list to pick from
-AMONG = 2
-
-
 def _apply_reverse_relation_cues(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
     """No named drug + "thuốc nào gây X" / "thuốc nào chống chỉ định X": which drugs cause or
-    exclude X - never an indication lookup. Several named, not asked together: which of them."""
+    exclude X - never an indication lookup."""
     cue = cues.first("reverse_relation")
-    if len(named) > AMONG and cue is not None and not frame.unknown_drugs and not cues.has("interaction"):
-        # "amlodipin, losartan, furosemid: cái nào gây phù?": the list is asked among them
-        among = _apply_reverse_relation_cues(frame, (), cues, conditions)
-        relation = among.turn_type == "condition_relation" and among.condition is not None
-        return among.model_copy(update={"drugs": tuple(named)}) if relation else frame
     if named or frame.unknown_drugs or cue is None:
         return frame
     # A class (right after its cue, or sharing its last word) names the drugs asked about, not the
     # patient's condition; the one left (or the population) excludes them.
     class_starts = {i for c in cues.all("broad_condition") for i in range(c.start + 1, c.end + 1)}
-    # so do a condition's words inside a class's name ("thuốc giảm đau hạ sốt nào bị CCĐ")
-    class_starts |= {i for c in cues.all("drug_class") for i in range(c.start + 1, c.end)}
     classes = {c.normalized for c in conditions if c.start in class_starts}
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
-    if kept or not classes:
-        condition = _condition_after(cue, cues, kept, True)
-    else:  # only a class named after the cue: the topic before it, if any ("Thiếu G6PD thì …")
-        topic = _topic_before(cue, cues)
-        condition = ConditionQuery(text=" ".join(topic)) if topic else None
+    condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
     if cue.value != "adverse_effect":
         return _reverse(frame, "condition_relation", cue.value, condition)
     # what the drugs bring on, from here on

@@ -65,7 +65,6 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
         *listing.no_monograph(),
         *listing.class_asked(),
         *listing.by_section(),
-        *listing.among_named(),  # after the lines found: they answer first
         *listing.wider(),
         *CAVEATS,
     ]
@@ -135,23 +134,6 @@ class RelationList:
         return [
             f"Dược thư không có chuyên luận riêng cho tên này; các thuốc dưới đây có mục {self.names_what}."
         ]
-
-    def among_named(self) -> list[str]:
-        """A list asked among the drugs the question names: said so, and which of them no searched
-        section names it for (silence is no answer either way)."""
-        ask = self.plan.main_ask
-        among = ask.among if ask is not None else ()
-        if not among:
-            return []
-        names = ", ".join(self.titles.get(d, d) for d in among)
-        listed = {d.drug_id for d in self.drugs}
-        silent = ", ".join(self.titles.get(d, d) for d in among if d not in listed)
-        lines = [f"Chỉ xét các thuốc bạn nêu: {names}."]
-        if silent:
-            lines.append(
-                f"Các mục đã tra của {silent} không nêu tình trạng này; điều đó KHÔNG có nghĩa là an toàn."
-            )
-        return lines
 
     def class_asked(self) -> list[str]:
         """A class of the book's class table asked among ("NSAID nào …"): the lookup listed its
