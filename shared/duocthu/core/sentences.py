@@ -11,6 +11,7 @@ never cut inside. A single letter followed by a Vietnamese word ends one ("… t
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from duocthu.core.caching import text_cache
 from duocthu.core.syllables import is_syllable
@@ -63,7 +64,9 @@ def lead_in(sentence: str) -> str:
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
 
-@text_cache(maxsize=4096)
+# A part's text is longer than core's text cache keeps; its dose lines are read on every turn
+# about the drug: kept per process, as `retrieval.sentences.part_sentences` keeps its sentences
+@lru_cache(maxsize=2048)
 def sentence_leads(text: str) -> tuple[str, ...]:
     """Per sentence of a part, the lead-in heading it from its paragraph's opening: a paragraph
     whose first sentence alone opens with one is that lead-in's ("Trẻ em: Chỉ dùng theo chỉ
