@@ -79,4 +79,5 @@ def sentence_leads(text: str) -> tuple[str, ...]:
         heads = bool(own) and bool(own[0]) and not any(own[1:])
         leads += ["", *(own[0] for _ in own[1:])] if heads else ["" for _ in own]
     # one splitter: should paragraphs ever split otherwise than the whole, no sentence is headed
-    return tuple(leads) if len(leads) == len(split_sentences(text)) else ("",) * len(split_sentences(text))
+    count = len(split_sentences(text))
+    return tuple(leads) if len(leads) == count else ("",) * count

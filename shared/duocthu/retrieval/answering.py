@@ -91,14 +91,15 @@ def line_fit(drug_id: str, lead: str, sentence: str, patient: PatientProfile | N
     drug ("kali huyết thanh trên 5,0 mmol/l khi bắt đầu điều trị") is no band of a patient who
     already takes it."""
     fit = patient_fit(scoped(lead, sentence), patient)
-    if fit > 1 and patient is not None and drug_id in patient.taking and _starts(sentence):
+    if fit > 1 and patient is not None and drug_id in patient.taking and about_starting(sentence):
         # read clause by clause (between semicolons), those on starting it left out
-        kept = [clause for clause in sentence.split(";") if not _starts(clause)]
+        kept = [clause for clause in sentence.split(";") if not about_starting(clause)]
         return max((patient_fit(scoped(lead, clause), patient) for clause in kept), default=1.0)
     return fit
 
 
-def _starts(text: str) -> bool:
+def about_starting(text: str) -> bool:
+    """The text speaks of starting the drug (`STARTING`)."""
     lowered = text.lower()
     return any(word in lowered for word in STARTING)
 

@@ -12,7 +12,7 @@ from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import RankedLine
-from duocthu.retrieval.answering import STARTING, part_line, patient_fit
+from duocthu.retrieval.answering import about_starting, part_line, patient_fit
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
@@ -56,7 +56,7 @@ def barring_clause(
         said = words(clause)
         runs = {tuple(said[i : i + len(form)]) for form in _FORMS for i in range(len(said))}
         lowered = clause.lower()
-        if taking and any(w in lowered for w in STARTING):
+        if taking and about_starting(clause):
             continue
         strong = not advising or any(w in lowered for w in _NOT_USED)
         against = strong and not any(w in lowered for w in _ADVISES_ONLY)

@@ -273,8 +273,9 @@ class RetrievalService:
         bars = allergy_lines(self.store, drug, allergens, classes, had, severe) if allergens else []
         profile = PatientProfile.from_frame(plan.frame)
         if not profile.is_empty() and not profile.levels_not_told():
-            taken = {m.drug_id for text in context.current_medications for m in resolver.resolve(text)}
-            bars += barring_lines(self.store, drug, profile, taking=drug in taken)
+            bars += barring_lines(
+                self.store, drug, profile, taking=drug in _medicines_taken(plan.frame, resolver)
+            )
         return tuple(bars)
 
     @staticmethod
