@@ -12,7 +12,7 @@ from typing import Any
 
 from duocthu.core.conditions import ConditionMention
 from duocthu.core.sections import CAUTION_SECTION, RELATION_SECTIONS, SECTION_PHRASES
-from duocthu.core.text import fold
+from duocthu.core.text import fold, folded_words
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.understanding.candidates import Turn
 from duocthu.understanding.cue_readings import (
@@ -79,6 +79,18 @@ def _topic_before(cue: Cue, cues: TurnCues) -> list[str]:
     return list(cues.tokens[start:then])
 
 
+def _topic(cue: Cue, cues: TurnCues) -> ConditionQuery | None:
+    words = _topic_before(cue, cues)
+    return ConditionQuery(text=" ".join(words)) if words else None
+
+
+def _names_told(asked: str, told: str) -> bool:
+    """The condition asked names the one told: all its words, or all but a leading one ("g6pd từng
+    tan máu" names "thiếu G6PD"; "suy thận" does not name "suy tim")."""
+    said, named = set(folded_words(asked)), folded_words(told)
+    return bool(named) and (set(named) <= said or (len(named) > 1 and set(named[1:]) <= said))
+
+
 def _reverse(
     frame: QueryFrame, turn_type: str, relation: str, condition: ConditionQuery | None
 ) -> QueryFrame:
@@ -97,7 +109,7 @@ def _reverse(
         update["condition"] = asked = frame.condition or condition
         # what the list is about is asked, not a fact about a patient to check the list against
         context = frame.patient_context
-        kept = tuple(c for c in context.comorbidities if fold(c) != fold(asked.text))
+        kept = tuple(c for c in context.comorbidities if not _names_told(asked.text, c))
         if kept != context.comorbidities:
             update["patient_context"] = context.model_copy(update={"comorbidities": kept})
     if relation == "indication":
@@ -124,7 +136,8 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
-    condition = _condition_after(cue, cues, kept, True) if kept or not classes else None
+    # with every finding inside the class, the topic is what the words before it close ("X thì …")
+    condition = _condition_after(cue, cues, kept, True) if kept or not classes else _topic(cue, cues)
     if cue.value != "adverse_effect":
         return _reverse(frame, "condition_relation", cue.value, condition)
     # what the drugs bring on, from here on

@@ -382,3 +382,11 @@ def test_a_which_drug_question_asks_about_the_topic_its_opening_lead_in_names(
     frame = understand_offline("Nhược cơ: trong 40 thuốc này, thuốc nào bị chống chỉ định?", resolver)
     assert frame.condition is not None and frame.condition.text == "nhược cơ"
     assert frame.condition_relation == "contraindication"
+
+
+def test_a_topic_naming_a_told_condition_is_asked_not_a_patient_fact(resolver: CatalogDrugResolver) -> None:
+    # the list's subject, not also a fact about a patient to check the list against
+    topic = understand_offline("Người thiếu G6PD từng tan máu: thuốc giảm đau nào bị CCĐ?", resolver)
+    assert topic.condition_relation == "contraindication"
+    assert topic.condition is not None and "g6pd" in topic.condition.text.lower()
+    assert not topic.patient_context.comorbidities
