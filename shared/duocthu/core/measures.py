@@ -27,6 +27,9 @@ _AGE_WORDS = {
 _CHILD_AGE = re.compile(
     r"\b(?:be|tre|chau|con)(?:\s+(?:trai|gai|toi|minh|em))?\s+(\d+(?:[.,]\d+)?)\s*(thang|tuan|ngay)\b(?!\s+(?:nay|truoc|qua))"
 )
+# A sentence of the book conditional on a dose ("liều cao, kéo dài", "khi dùng liều trên 100
+# mg/ngày"): it speaks of that dose only. Read on the marked text.
+NAMES_A_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
 # Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
 # doses run to adolescence), 65 and over is elderly.
 CHILD_BELOW_YEARS = 18.0

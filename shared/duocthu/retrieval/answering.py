@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from duocthu.core.labs import lab_relation
+from duocthu.core.measures import NAMES_A_DOSE
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
@@ -32,7 +33,6 @@ from duocthu.core.sections import (
     DOSE_SECTION,
     INDICATION_SECTION,
     SAFETY_SECTIONS,
-    SECTION_HEADINGS,
 )
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import asks_yes_or_no, folded_words, tells_only, words
@@ -144,20 +144,39 @@ def directs(line: RankedLine) -> bool:
 _BARS = ("chống chỉ định", "không được dùng", "không được bắt đầu", "không dùng")
 
 
-def bars_for(line: RankedLine, patient: PatientProfile) -> bool:
+def bars_for(line: RankedLine, patient: PatientProfile, population: bool = True) -> bool:
     """The line of a safety section contraindicates the drug (and does not say it is no
     contraindication) and names what the turn tells of the patient: a condition, an allergy, their
-    population or organ, or a band their numbers fall in (never one for someone else)."""
+    population (unless not `population`) or organ, or a band their numbers fall in (never one for
+    someone else)."""
     said = " ".join(words(line.text))
     stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
     barred = line.section_key == CONTRAINDICATION_SECTION or stated
     fit = line_fit(line.drug_id, line.lead, line.text, patient)
     if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False
-    return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient))
+    return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient, population))
 
 
-def _told_of(patient: PatientProfile) -> list[str]:
+# Words of a line about a pair of drugs: it bars the pair, which the interaction lines answer
+_PAIRED = ("phối hợp", "đồng thời", "dùng cùng")
+
+
+def taken_alone(text: str) -> bool:
+    """The line is about the drug taken alone, not with another drug."""
+    lowered = text.lower()
+    return not any(p in lowered for p in _PAIRED)
+
+
+def _told_bar(line: RankedLine, patient: PatientProfile) -> bool:
+    """`bars_for` by what the turn tells of the patient, for the drug `taken_alone` at any dose (a
+    line on a dose bars that dose): a population's name is no bar of its own (its bands say whom
+    a line is for)."""
+    alone = taken_alone(line.text) and not NAMES_A_DOSE.search(line.text)
+    return alone and bars_for(line, patient, population=False)
+
+
+def _told_of(patient: PatientProfile, population: bool = True) -> list[str]:
     """What the turn tells of the patient, as a sentence may name it."""
     context = patient.context
     told = [
@@ -165,7 +184,8 @@ def _told_of(patient: PatientProfile) -> list[str]:
         *context.allergies,
         *(r.split(" (")[0] for r in context.adverse_reactions),
     ]
-    told += population_wordings(patient.population) if patient.population != "nguoi_lon" else []
+    adult = patient.population == "nguoi_lon"
+    told += population_wordings(patient.population) if population and not adult else []
     told += ["suy thận"] * bool(context.renal_function) + ["suy gan"] * bool(context.hepatic_function)
     told += ["mang thai", "có thai"] * bool(context.pregnancy) + ["cho con bú"] * bool(context.breastfeeding)
     return [t for t in told if folded_words(t)]
@@ -188,13 +208,13 @@ def question_tokens(question: str, names: Iterable[str]) -> list[str]:
     return [t for t in lexical_query_tokens(question) if t not in own and (not t.isdigit() or t in naming)]
 
 
-def _pairs(question: str, tokens: Sequence[str]) -> list[str]:
+def question_pairs(question: str, tokens: Sequence[str]) -> list[str]:
     """The question's adjacent pairs of kept words, as the store's `lines` terms pair them."""
     kept = set(tokens)
     return list(dict.fromkeys(p for p in _line_pairs(question) if all(w in kept for w in p.split(" "))))
 
 
-def _holds(line: RankedLine, tokens: Sequence[str]) -> int:
+def words_held(line: RankedLine, tokens: Sequence[str]) -> int:
     words = set(folded_words(line.text))
     return sum(1 for t in tokens if t in words)
 
@@ -214,12 +234,12 @@ def _line_pairs(text: str) -> list[str]:
 
 
 def _names_other(line: RankedLine, other_words: Sequence[str]) -> bool:
-    return bool(other_words) and line.score >= MIN_SCORE and _holds(line, other_words) > 0
+    return bool(other_words) and line.score >= MIN_SCORE and words_held(line, other_words) > 0
 
 
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
     """Whether the line holds enough of the question's words to count as an answer."""
-    return line.score >= MIN_SCORE and _holds(line, tokens) >= min(2, len(tokens))
+    return line.score >= MIN_SCORE and words_held(line, tokens) >= min(2, len(tokens))
 
 
 # A question mark ends one question of a message: "liều bao nhiêu? và có buồn ngủ không"
@@ -308,7 +328,7 @@ def lines_for(
         # question of the two together before a line about the patient's condition
         other_words = [t for t in question_tokens(others, names) if t in tokens]
         named = other_words * (OTHER_DRUG_WEIGHT - 1)
-        pairs = _pairs(f"{question} {others}", tokens)
+        pairs = question_pairs(f"{question} {others}", tokens)
         terms = [*tokens, *named, *pairs]
         # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
         # a line holding words of either counts, its score read on the turn's own scale
@@ -340,7 +360,7 @@ def lines_for(
         mine = [_weighed(line, candidates, patient, decision, doses_for) for line in hits]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
-        together_lines += [line for line in mine if other_words and _holds(line, other_words)]
+        together_lines += [line for line in mine if other_words and words_held(line, other_words)]
     # a question naming drugs together asks about them together: a line naming another of them
     # answers it before any line on the patient's condition, however many of its words that shares;
     # a line stating a band the patient's own numbers fall in answers for them whatever is asked
@@ -386,7 +406,9 @@ def band_lines(
     30–44" for eGFR 38, "3 tháng cuối" at 32 weeks) that the question's words did not rank: they
     answer for this patient whatever words the question uses: they score as its best line, just
     under it when that line is in the patient's band too; for a question whether to use the drug,
-    one that directs goes before one that explains, as among ranked lines."""
+    one that directs goes before one that explains, as among ranked lines. For a question whether
+    to use the drug, the contraindications are read too: a line there naming what the turn tells
+    of the patient (`bars_for`) answers it as a band line does, whatever words the question uses."""
     if patient is None or patient.is_empty():
         return []
     have = {(line.part_id, line.line_index) for line in ranked}
@@ -397,23 +419,33 @@ def band_lines(
     fits = top is not None and line_fit(top.drug_id, top.lead, top.text, patient) > 1
     best *= BAND_RUNNER_UP if top and counts and fits else 1.0
     out = []
-    for section in candidates:
+    barring = (CONTRAINDICATION_SECTION,) if decision and CONTRAINDICATION_SECTION not in candidates else ()
+    for section in (*candidates, *barring):
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(split_sentences(part.text)):
                 lead = line_lead(part.section_key, part.text, index)
-                if (part.id, index) in have or line_fit(drug_id, lead, sentence, patient) <= 1:
+                inside = line_fit(drug_id, lead, sentence, patient) > 1
+                if (part.id, index) in have or not (inside or decision):
                     continue
                 line = part_line(part, sentence, index, best)
-                out.append(line.model_copy(update={"score": best * scope_fit(line, asked)}))
+                if section in barring and not taken_alone(sentence):
+                    continue  # read for a bar only: one on a dose or a pair is the dose's or the pair's
+                if not inside and not (_told_bar(line, patient) and not asked.another_form(line.text)):
+                    continue
+                # a bar named by what the turn tells follows the best line; the final order puts bars first
+                told = 1.0 if inside else BAND_RUNNER_UP
+                out.append(line.model_copy(update={"score": best * told * scope_fit(line, asked)}))
     out.sort(key=lambda line: not (decision and directs(line)))  # stable: else the book's order
     return out[:MAX_LINES]
 
 
 def scope_fit(line: RankedLine, asked: AskedFor) -> float:
     """A dose line whose lead-in names a condition the question does not ask about doses another
-    indication (`duocthu.retrieval.scopes`): weighed as a line for another patient's band."""
+    indication, and a line opening with a form the question does not name is about another form
+    (`duocthu.retrieval.scopes`): each weighed as a line for another patient's band."""
     another = line.section_key == DOSE_SECTION and asked.doses_another(scoped(line.lead, line.text))
-    return 1 / (1 + BAND_PRIOR) if another else 1.0
+    form = f"{line.lead}: {line.text}" if line.lead else line.text
+    return 1 / (1 + BAND_PRIOR) if another or asked.another_form(form) else 1.0
 
 
 def _prior(
@@ -432,48 +464,6 @@ def _prior(
     prior *= 1 + DIRECTIVE_PRIOR if decision and directs(line) else 1.0
     decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
     return prior * (fit if decides else min(fit, 1.0)) * scope_fit(line, asked)
-
-
-# A which-drug question read across the book: the lines kept, and how many of them one drug may
-# hold (the question asks for drugs, so one long monograph must not fill the list)
-BOOK_LINES = 6
-PER_DRUG = 2
-
-
-@cache
-def _heading_words() -> frozenset[str]:
-    return frozenset(w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
-
-
-def content_words(text: str) -> str:
-    """The text without the words of section headings."""
-    return " ".join(w for w in text.split() if not set(folded_words(w)) <= _heading_words())
-
-
-def book_lines(store: VectorStore, question: str, naming: Sequence[str] = ()) -> tuple[RankedLine, ...]:
-    """The sentences of the whole book that answer a which-drug question best, found as a drug's
-    are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug; with `naming`,
-    only those naming one of these words (a term the question names that no drug list holds)."""
-    tokens = question_tokens(question, ())
-    # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
-    # rank, but a line must hold two of the question's other words to say which drugs
-    content = [t for t in tokens if t not in _heading_words()]
-    if len(content) < 2:  # one word read across 40 to 700 monographs is no question
-        return ()
-    hits = store.search_lines([*tokens, *_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
-    kept = [line for line in hits if found(line, tokens) and _holds(line, content) >= 2]
-    kept = [line for line in kept if not naming or any(contains_phrase(line.text, n) for n in naming)]
-    if not kept:
-        return ()
-    best = kept[0].score
-    per_drug: dict[str, int] = {}
-    chosen: list[RankedLine] = []
-    for line in kept:
-        if line.score < FOLLOWER_SHARE * best or per_drug.get(line.drug_id, 0) >= PER_DRUG:
-            continue
-        per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
-        chosen.append(line)
-    return tuple(chosen[:BOOK_LINES])
 
 
 def part_line(part: EvidenceItem, text: str, index: int, score: float) -> RankedLine:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
+from duocthu.core.measures import NAMES_A_DOSE
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import RankedLine
@@ -25,11 +26,6 @@ _FORMS = tuple(
     for w in ("viên", "nang", "siro", "hỗn dịch", "dung dịch", "giọt", "thuốc đạn", "gel", "kem", "thuốc mỡ",
               "miếng dán", "tiêm", "truyền", "đường uống", "dạng uống", "khí dung", "xịt")
 )  # fmt: skip
-
-
-# A dose a clause is conditional on ("liều cao, kéo dài", "khi dùng liều trên 100 mg/ngày"): it
-# bars that dose only
-_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
 
 
 # Where a clause gives its reason ("… dưới 2 tuổi, do nguy cơ ức chế hô hấp"): what follows names
@@ -60,7 +56,7 @@ def barring_clause(
             continue
         strong = not advising or any(w in lowered for w in _NOT_USED)
         against = strong and not any(w in lowered for w in _ADVISES_ONLY)
-        unconditional = not runs.intersection(_FORMS) and not _DOSE.search(clause)
+        unconditional = not runs.intersection(_FORMS) and not NAMES_A_DOSE.search(clause)
         about = _REASON.split(clause.lower(), maxsplit=1)[0]
         named = [c for c in find_conditions(about) if c.normalized not in ORGAN_FUNCTION_CONDITIONS]
         if against and unconditional and not named and patient_fit(clause, patient) > 1:

@@ -14,7 +14,7 @@ trực tràng") is asked too: the question names the dose's route or form, whate
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -22,7 +22,7 @@ from itertools import pairwise
 from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import INDICATION_SECTION
 from duocthu.core.sentences import lead_in as sentence_lead
-from duocthu.core.text import folded_words
+from duocthu.core.text import folded_words, words
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
 
@@ -49,12 +49,58 @@ def _pairs(sequence: list[str], left_out: frozenset[str] = frozenset()) -> froze
     return frozenset(p for p in pairwise(sequence) if not left_out.intersection(p))
 
 
+# A sentence opening with a dosage form or a route ("Dạng nhỏ mắt chống chỉ định …", "Thuốc tiêm
+# chỉ tiêm bắp sâu", "Đường trực tràng: …"), or under a lead-in naming one, is about that form
+# only. Words with their marks: folded, "nhỏ", "mắt" and "đặt" are also "nho", "mất" and "đạt".
+_FORM_HEADS = frozenset({"dạng", "đường", "thuốc"})
+_ROUTE_WORDS: dict[tuple[str, ...], str] = {
+    ("uống",): "mouth", ("viên",): "mouth", ("siro",): "mouth",
+    ("tiêm",): "injected", ("truyền",): "injected",
+    ("hít",): "inhaled", ("xịt",): "inhaled", ("khí", "dung"): "inhaled",
+    ("nhỏ", "mắt"): "drops", ("nhỏ", "mũi"): "drops", ("nhỏ", "tai"): "drops",
+    ("bôi",): "skin", ("gel",): "skin", ("kem",): "skin", ("mỡ",): "skin",
+    ("đặt",): "inserted", ("đạn",): "inserted", ("trực", "tràng"): "inserted",
+}  # fmt: skip
+
+
+def routes_named(said: Sequence[str]) -> frozenset[str]:
+    """The routes the words name (`_ROUTE_WORDS`, whole words in a row)."""
+    return frozenset(
+        route
+        for phrase, route in _ROUTE_WORDS.items()
+        for i in range(len(said) - len(phrase) + 1)
+        if tuple(said[i : i + len(phrase)]) == phrase
+    )
+
+
+def opening_form(sentence: str) -> frozenset[str]:
+    """The routes of the form a sentence opens with, right after "Dạng", "Đường" or "Thuốc" (its
+    first word or the one after: "Với dạng tiêm …"); none when it opens otherwise ("Thuốc ức chế
+    bơm proton …" names a class, not a form)."""
+    opening = words(sentence)[:4]
+    head = next((i for i, w in enumerate(opening[:2]) if w in _FORM_HEADS), None)
+    if head is None or head + 1 >= len(opening) or not any(p[0] == opening[head + 1] for p in _ROUTE_WORDS):
+        return frozenset()
+    return routes_named(opening[head + 1 : head + 3])
+
+
 @dataclass(frozen=True)
 class AskedFor:
     """What a question asks a drug's doses for: its conditions, and its words in pairs."""
 
     conditions: frozenset[Condition] = frozenset()
     pairs: frozenset[tuple[str, str]] = frozenset()
+    said: tuple[str, ...] = ()  # its words, marks kept
+
+    def another_form(self, sentence: str) -> bool:
+        """The sentence is about a form the question does not name: one it opens with (a form
+        other than by mouth, for a question naming no route; "uống" alone is how any drug is
+        taken, so it names none)."""
+        form = opening_form(sentence)
+        named = routes_named([w for w in self.said if w != "uống"])
+        if not form or form & named:
+            return False
+        return bool(named) or form != {"mouth"}
 
     def doses_another(self, sentence: str) -> bool:
         """The dose line's lead-in names a condition not asked, and the question quotes none
@@ -81,4 +127,4 @@ def asked_for(store: VectorStore, drug_id: str, question: str) -> AskedFor:
         if any(_matches(c, asked) for c in conditions_in(lead_in(sentence)))
         for condition in conditions_in(sentence)
     }
-    return AskedFor(asked | filed, _pairs(folded_words(question)))
+    return AskedFor(asked | filed, _pairs(folded_words(question)), tuple(words(question)))

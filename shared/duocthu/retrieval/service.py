@@ -18,6 +18,7 @@ pharmacology section sits close to almost any question. Routes here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -43,13 +44,9 @@ from duocthu.models.evidence import (
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
-from duocthu.retrieval.answering import (
-    answering_lines,
-    book_lines,
-    content_words,
-    directs,
-)
+from duocthu.retrieval.answering import answering_lines, directs
 from duocthu.retrieval.barring import barring_lines
+from duocthu.retrieval.book_lines import book_lines, content_words
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
@@ -239,8 +236,9 @@ class RetrievalService:
                     base = self.with_contraindications(bundle, ask.drugs[0]) if only_dose else bundle
                     bundle = _without_dose(base, barring)
                     lines = tuple(line for line in lines if line.section_key != DOSE_SECTION or directs(line))
+                asked = (plan.frame.attribute,) if plan.frame.attribute else ()
                 if self._reads_the_book(ask, plan, bundle):
-                    lines = book_lines(self.store, plan.reading.text)
+                    lines = book_lines(self.store, _without_class(plan), sections=asked)
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
                 if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
@@ -403,6 +401,17 @@ class RetrievalService:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug, frame)
         return bundle
+
+
+def _without_class(plan: Plan) -> str:
+    """A which-drug question's words without those of the class it asks among ("thuốc giảm đau hạ
+    sốt nào …"): they name the drugs listed, not what the book's lines must say."""
+    text, asked = plan.reading.text, plan.reading.asked_class
+    if not asked:
+        return text
+    pattern = r"\W+".join(map(re.escape, asked.split()))
+    found = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
+    return f"{text[: found.start()]} {text[found.end() :]}" if found else text
 
 
 def question_read(asked: str, formulary_words: str, query: str) -> tuple[str, str]:

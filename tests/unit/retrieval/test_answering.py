@@ -6,15 +6,13 @@ from dataclasses import replace
 
 from duocthu.catalog.artifact import Catalog
 from duocthu.retrieval.answering import (
-    BOOK_LINES,
-    PER_DRUG,
     answering_lines,
     asked_pieces,
-    book_lines,
     line_fit,
     patient_fit,
     question_tokens,
 )
+from duocthu.retrieval.book_lines import BOOK_LINES, PER_DRUG, book_lines
 from duocthu.retrieval.service import question_read
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
@@ -56,6 +54,10 @@ def test_the_book_is_read_for_a_which_drug_question_a_few_lines_a_drug(
     named = book_lines(store, asked, ("Clostridioides",))
     assert named and all("Clostridioides" in line.text for line in named)
     assert book_lines(store, "Chống chỉ định của aspirinol?", ("aspirinol",)) == ()
+    # the section the question asks of the drugs is their lines' prior, as for one drug's lines
+    asked = "Người thiếu G6PD từng tan máu: nào bị CCĐ?"
+    barred = book_lines(store, asked, sections=("chong_chi_dinh",))
+    assert ("paracetamol", "chong_chi_dinh") in {(line.drug_id, line.section_key) for line in barred}
 
 
 def test_the_patients_numbers_pick_the_band_line(sample_index: tuple[EdgeStore, Catalog, Settings]) -> None:

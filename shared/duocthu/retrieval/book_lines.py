@@ -1,0 +1,72 @@
+"""A which-drug question read across the book: the sentences of every monograph that answer it
+best, ranked as one drug's lines are (`duocthu.retrieval.answering`), a few per drug."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from functools import cache
+
+from duocthu.core.phrases import contains_phrase
+from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.text import folded_words
+from duocthu.models.evidence import RankedLine
+from duocthu.retrieval.answering import (
+    FOLLOWER_SHARE,
+    READ_LINES,
+    SECTION_PRIOR,
+    found,
+    question_pairs,
+    question_tokens,
+    words_held,
+)
+from duocthu.store import VectorStore
+
+# A which-drug question read across the book: the lines kept, and how many of them one drug may
+# hold (the question asks for drugs, so one long monograph must not fill the list)
+BOOK_LINES = 6
+PER_DRUG = 2
+
+
+@cache
+def _heading_words() -> frozenset[str]:
+    return frozenset(w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
+
+
+def content_words(text: str) -> str:
+    """The text without the words of section headings."""
+    return " ".join(w for w in text.split() if not set(folded_words(w)) <= _heading_words())
+
+
+def book_lines(
+    store: VectorStore, question: str, naming: Sequence[str] = (), sections: Collection[str] = ()
+) -> tuple[RankedLine, ...]:
+    """The sentences of the whole book that answer a which-drug question best, found as a drug's
+    are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug; with `naming`,
+    only those naming one of these words (a term the question names that no drug list holds). A
+    line in one of `sections` (what the question asks of the drugs: their contraindications)
+    has the candidate sections' prior, as a drug's lines have."""
+    tokens = question_tokens(question, ())
+    # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
+    # rank, but a line must hold two of the question's other words to say which drugs
+    content = [t for t in tokens if t not in _heading_words()]
+    if len(content) < 2:  # one word read across 40 to 700 monographs is no question
+        return ()
+    hits = store.search_lines([*tokens, *question_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
+    kept = [line for line in hits if found(line, tokens) and words_held(line, content) >= 2]
+    kept = [line for line in kept if not naming or any(contains_phrase(line.text, n) for n in naming)]
+    if not kept:
+        return ()
+    prior = [line.model_copy(update={"score": line.score * (1 + SECTION_PRIOR)}) for line in kept]
+    kept = sorted(
+        (p if line.section_key in sections else line for line, p in zip(kept, prior, strict=True)),
+        key=lambda line: -line.score,
+    )  # stable: ties keep the store's order
+    best = kept[0].score
+    per_drug: dict[str, int] = {}
+    chosen: list[RankedLine] = []
+    for line in kept:
+        if line.score < FOLLOWER_SHARE * best or per_drug.get(line.drug_id, 0) >= PER_DRUG:
+            continue
+        per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
+        chosen.append(line)
+    return tuple(chosen[:BOOK_LINES])

@@ -1,0 +1,66 @@
+"""Which lines answer for this patient: one opening with a dosage form the question does not name
+is about another form (`retrieval/scopes.py`), and for a question whether to use the drug, a
+contraindication naming what the turn tells of the patient leads (`answering.band_lines`); a
+which-drug list no section names reads the book's lines for its topic (`retrieval.book_lines`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu.catalog.artifact import Catalog
+from duocthu.core.text import words
+from duocthu.models.frame import PatientContext
+from duocthu.retrieval.answering import answering_lines
+from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.scopes import AskedFor, opening_form
+from duocthu.settings import Settings
+from duocthu.store.edge import EdgeStore
+from duocthu.tools.evals.answers import run_turns
+
+
+def _asked(question: str) -> AskedFor:
+    return AskedFor(said=tuple(words(question)))
+
+
+def test_a_line_opening_with_a_form_is_about_that_form() -> None:
+    assert opening_form("Dạng nhỏ mắt chống chỉ định trong viêm giác mạc do herpes") == {"drops"}
+    assert opening_form("Với dạng tiêm cho trẻ sơ sinh đẻ non: nhiễm khuẩn") == {"injected"}
+    # a class or a word that only folds onto a form's word is no form
+    assert not opening_form("Thuốc ức chế bơm proton làm giảm hấp thu")
+    assert not opening_form("Người bệnh mất ngủ kéo dài")
+    eye = "Dạng nhỏ mắt chống chỉ định trong viêm giác mạc"
+    assert _asked("prednisolon dùng được không").another_form(eye)
+    assert not _asked("prednisolon nhỏ mắt dùng được không").another_form(eye)
+    # by mouth is what a question naming no route means; a question naming another route is not
+    oral = "Đường uống: trẻ em 2–6 tuổi 1–2 mg"
+    assert not _asked("bé 4 tuổi liều bao nhiêu").another_form(oral)
+    assert _asked("bé 4 tuổi xịt mấy nhát").another_form(oral)
+    assert not _asked("bé 4 tuổi xịt mấy nhát").another_form("Đường hít (bình xịt định liều): 100 microgam")
+
+
+def test_a_contraindication_naming_the_told_condition_leads_a_decision(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    question = "nam 55t xơ gan Child-Pugh C, vàng da, sốt 38,5. Hạ sốt bằng paracetamol được không?"
+    patient = PatientProfile(PatientContext(hepatic_function="xơ gan"), age_text="55 tuổi")
+    named = [("paracetamol", ("paracetamol",))]
+    lines = answering_lines(store, named, question, ("tuong_tac_thuoc",), patient=patient, decision=True)
+    assert lines and lines[0].section_key == "chong_chi_dinh" and "suy gan nặng" in lines[0].text
+    # not for a question that decides nothing: the words rank the lines
+    asked = answering_lines(store, named, question, ("tuong_tac_thuoc",), patient=patient)
+    assert all("suy gan nặng" not in line.text for line in asked)
+
+
+def test_a_bar_on_a_pair_or_a_dose_is_no_bar_of_the_drug_alone(tmp_path: Path) -> None:
+    # enalapril's "phối hợp với aliskiren … suy thận" bars the pair, not enalapril for this patient
+    reply = run_turns(["enalapril + spironolacton cho bn suy tim ClCr 40 có an toàn ko"], tmp_path)[0].answer
+    first = next(line for line in reply.splitlines() if line.startswith("- "))
+    assert "aliskiren" not in first
+
+
+def test_a_which_drug_list_no_section_names_reads_the_book_without_the_class_words(tmp_path: Path) -> None:
+    # the class asked among ("thuốc giảm đau") names the drugs, not what their lines must say
+    reply = run_turns(["Người thiếu G6PD từng tan máu: thuốc giảm đau nào bị CCĐ?"], tmp_path)[0].answer
+    assert "glucose-6-phosphat dehydrogenase (G6PD) đã có tiền sử tan máu khi dùng paracetamol" in reply
+    assert "không mục nào nhắc đến" not in reply
