@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
+from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.labs import lab_relation
 from duocthu.core.measures import NAMES_A_DOSE
 from duocthu.core.phrases import contains_phrase
@@ -41,7 +42,7 @@ from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
 from duocthu.retrieval.reverse.reading import advice_position
-from duocthu.retrieval.reverse.wordings import population_advice
+from duocthu.retrieval.reverse.wordings import population_advice, wider_findings
 from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens, line_lead
@@ -181,6 +182,8 @@ def _told_of(patient: PatientProfile, population: bool = True) -> list[str]:
     context = patient.context
     told = [
         *context.comorbidities,
+        # the book may bar a wider disease than the one told: "nhồi máu cơ tim" is ischaemic heart disease
+        *(wider for c in context.comorbidities for wider in wider_findings(c)),
         *context.allergies,
         *(r.split(" (")[0] for r in context.adverse_reactions),
     ]
@@ -231,6 +234,24 @@ def _line_pairs(text: str) -> list[str]:
     """The text's adjacent pairs of words, as the store's `lines` terms pair them."""
     sequence = folded_words(text)
     return line_terms(sequence)[len(sequence) :]
+
+
+def _each_once(lines: Sequence[RankedLine]) -> list[RankedLine]:
+    """Each line at its first (best-ranked) place."""
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for line in lines:
+        if (line.part_id, line.line_index) not in seen:
+            seen.add((line.part_id, line.line_index))
+            out.append(line)
+    return out
+
+
+def _outside_drugs(tokens: Sequence[str], other_words: Sequence[str]) -> list[str]:
+    """The question's words naming a drug the catalogue lacks (`world_drug`): each weighs as
+    another drug's name, so its line in this drug's monograph answers the two together whatever
+    other word of the question ("xử trí") is commoner."""
+    return [t for t in tokens if t not in other_words and not t.isdigit() and world_drug(t)]
 
 
 def _names_other(line: RankedLine, other_words: Sequence[str]) -> bool:
@@ -289,13 +310,7 @@ def answering_lines(
     ]
     firsts = [lines[0] for lines in found if lines]
     rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)
-    seen: set[tuple[str, int]] = set()
-    lead: list[RankedLine] = []
-    for line in (*firsts, *rest):
-        if (line.part_id, line.line_index) not in seen:
-            seen.add((line.part_id, line.line_index))
-            lead.append(line)
-    return tuple(lead[:MAX_LINES])
+    return tuple(_each_once([*firsts, *rest])[:MAX_LINES])
 
 
 def lines_for(
@@ -327,7 +342,8 @@ def lines_for(
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
         other_words = [t for t in question_tokens(others, names) if t in tokens]
-        named = other_words * (OTHER_DRUG_WEIGHT - 1)
+        drug_words = [*other_words, *_outside_drugs(tokens, other_words)]
+        named = drug_words * (OTHER_DRUG_WEIGHT - 1)
         pairs = question_pairs(f"{question} {others}", tokens)
         terms = [*tokens, *named, *pairs]
         # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
@@ -344,7 +360,7 @@ def lines_for(
             # has (why the drug is given), not what is asked of it: the question's other words
             # weigh double in the order, so a line on the condition does not outrank the one
             # answering the ask; what counts as found stays read at the question's own weights
-            answers = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
+            answers = [line for line in hits if found(line, tokens) or _names_other(line, drug_words)]
             kept_ids = {(line.part_id, line.line_index) for line in answers}
             best = max((line.score for line in answers), default=0.0)
             asked = [t for t in terms if not condition.intersection(t.split(" "))]
@@ -356,7 +372,7 @@ def lines_for(
         else:
             # a line naming another drug asked with this one answers "the two together" by that
             # name alone (an interaction is one sentence naming both)
-            hits = [line for line in hits if found(line, tokens) or _names_other(line, other_words)]
+            hits = [line for line in hits if found(line, tokens) or _names_other(line, drug_words)]
         mine = [_weighed(line, candidates, patient, decision, doses_for) for line in hits]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
@@ -369,6 +385,7 @@ def lines_for(
     if not kept:
         return ()
     kept.sort(key=lambda line: -line.score)  # stable: ties keep the store's book order
+    kept = _each_once(kept)
     best = kept[0].score
     lead = [line for line in kept if line.score >= FOLLOWER_SHARE * best][:MAX_LINES]
     if decision and patient is not None and not patient.is_empty():
@@ -425,7 +442,8 @@ def band_lines(
             for index, sentence in enumerate(split_sentences(part.text)):
                 lead = line_lead(part.section_key, part.text, index)
                 inside = line_fit(drug_id, lead, sentence, patient) > 1
-                if (part.id, index) in have or not (inside or decision):
+                # a bar the words ranked low is raised to a bar's place; a band line ranked keeps its own
+                if not (inside or decision) or (inside and (part.id, index) in have):
                     continue
                 line = part_line(part, sentence, index, best)
                 if section in barring and not taken_alone(sentence):

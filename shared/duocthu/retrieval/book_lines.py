@@ -25,6 +25,9 @@ from duocthu.store import VectorStore
 # hold (the question asks for drugs, so one long monograph must not fill the list)
 BOOK_LINES = 6
 PER_DRUG = 2
+# Read for a name without a monograph, every drug whose lines name it is an answer (which drugs
+# interact with it): its first line whatever its score, as many lines as a phone screen holds
+NAMING_LINES = 12
 
 
 @cache
@@ -42,7 +45,8 @@ def book_lines(
 ) -> tuple[RankedLine, ...]:
     """The sentences of the whole book that answer a which-drug question best, found as a drug's
     are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug; with `naming`,
-    only those naming one of these words (a term the question names that no drug list holds). A
+    only those naming one of these words (a term the question names that no drug list holds), and
+    then every drug naming it (at most NAMING_LINES). A
     line in one of `sections` (what the question asks of the drugs: their contraindications)
     has the candidate sections' prior, as a drug's lines have."""
     tokens = question_tokens(question, ())
@@ -61,12 +65,14 @@ def book_lines(
         (p if line.section_key in sections else line for line, p in zip(kept, prior, strict=True)),
         key=lambda line: -line.score,
     )  # stable: ties keep the store's order
-    best = kept[0].score
+    floor, most = FOLLOWER_SHARE * kept[0].score, NAMING_LINES if naming else BOOK_LINES
     per_drug: dict[str, int] = {}
     chosen: list[RankedLine] = []
     for line in kept:
-        if line.score < FOLLOWER_SHARE * best or per_drug.get(line.drug_id, 0) >= PER_DRUG:
+        # read for a name, a drug's first line naming it counts whatever its score
+        first = bool(naming) and line.drug_id not in per_drug
+        if (line.score < floor and not first) or per_drug.get(line.drug_id, 0) >= PER_DRUG:
             continue
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
-    return tuple(chosen[:BOOK_LINES])
+    return tuple(chosen[:most])

@@ -55,7 +55,7 @@ def _pairs(sequence: list[str], left_out: frozenset[str] = frozenset()) -> froze
 _FORM_HEADS = frozenset({"dạng", "đường", "thuốc"})
 _ROUTE_WORDS: dict[tuple[str, ...], str] = {
     ("uống",): "mouth", ("viên",): "mouth", ("siro",): "mouth",
-    ("tiêm",): "injected", ("truyền",): "injected",
+    ("tiêm",): "injected", ("truyền",): "injected", ("tĩnh", "mạch"): "injected",
     ("hít",): "inhaled", ("xịt",): "inhaled", ("khí", "dung"): "inhaled",
     ("nhỏ", "mắt"): "drops", ("nhỏ", "mũi"): "drops", ("nhỏ", "tai"): "drops",
     ("bôi",): "skin", ("gel",): "skin", ("kem",): "skin", ("mỡ",): "skin",
@@ -75,13 +75,14 @@ def routes_named(said: Sequence[str]) -> frozenset[str]:
 
 def opening_form(sentence: str) -> frozenset[str]:
     """The routes of the form a sentence opens with, right after "Dạng", "Đường" or "Thuốc" (its
-    first word or the one after: "Với dạng tiêm …"); none when it opens otherwise ("Thuốc ức chế
-    bơm proton …" names a class, not a form)."""
+    first word or the one after: "Với dạng tiêm …"), or that its lead-in names ("Truyền tĩnh
+    mạch: …", "Trẻ em, đường uống: …"); none when it opens otherwise ("Thuốc ức chế bơm proton …"
+    names a class, not a form)."""
     opening = words(sentence)[:4]
     head = next((i for i, w in enumerate(opening[:2]) if w in _FORM_HEADS), None)
-    if head is None or head + 1 >= len(opening) or not any(p[0] == opening[head + 1] for p in _ROUTE_WORDS):
-        return frozenset()
-    return routes_named(opening[head + 1 : head + 3])
+    if head is not None and head + 1 < len(opening) and any(p[0] == opening[head + 1] for p in _ROUTE_WORDS):
+        return routes_named(opening[head + 1 : head + 3])
+    return routes_named(words(lead_in(sentence)))
 
 
 @dataclass(frozen=True)

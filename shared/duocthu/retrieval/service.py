@@ -238,7 +238,11 @@ class RetrievalService:
                     lines = tuple(line for line in lines if line.section_key != DOSE_SECTION or directs(line))
                 asked = (plan.frame.attribute,) if plan.frame.attribute else ()
                 if self._reads_the_book(ask, plan, bundle):
-                    lines = book_lines(self.store, _without_class(plan), sections=asked)
+                    # the lines naming a drug asked that has no monograph first, else the question's own
+                    question = _without_class(plan)
+                    names = ask.unknown_names
+                    named = book_lines(self.store, question, names, asked) if names else ()
+                    lines = named or book_lines(self.store, question, sections=asked)
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
                 if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead

@@ -54,6 +54,11 @@ def test_the_book_is_read_for_a_which_drug_question_a_few_lines_a_drug(
     named = book_lines(store, asked, ("Clostridioides",))
     assert named and all("Clostridioides" in line.text for line in named)
     assert book_lines(store, "Chống chỉ định của aspirinol?", ("aspirinol",)) == ()
+    # every drug whose lines name it answers which drugs interact with it, whatever its score
+    lithium = book_lines(store, "thuốc nào làm tăng nồng độ lithi", ("lithi",))
+    drugs = [line.drug_id for line in lithium]
+    assert {"enalapril", "captopril", "furosemid", "spironolacton"} <= set(drugs)
+    assert all(drugs.count(d) <= PER_DRUG for d in drugs)
     # the section the question asks of the drugs is their lines' prior, as for one drug's lines
     asked = "Người thiếu G6PD từng tan máu: nào bị CCĐ?"
     barred = book_lines(store, asked, sections=("chong_chi_dinh",))
@@ -82,10 +87,16 @@ def test_a_line_naming_a_drug_without_a_monograph_asked_beside_is_found(
     store, _, _ = sample_index
     drugs = [("atorvastatin", ("atorvastatin", "Lipitor"))]
     question = "Lipitor 40 đang dùng, giờ cần clarithromycin 7 ngày. Xử lý sao?"
-    assert answering_lines(store, drugs, question, ("tuong_tac_thuoc",)) == ()
     beside = [("clarithromycin", ("clarithromycin",))]
     lines = answering_lines(store, drugs, question, ("tuong_tac_thuoc",), together=beside)
     assert lines and all("clarithromycin" in line.text for line in lines)
+    # unread as a name by understanding, a word naming a drug the catalogue lacks is still one
+    alone = answering_lines(store, drugs, question, ("tuong_tac_thuoc",))
+    assert alone and "clarithromycin" in alone[0].text
+    # and it outweighs a commoner word of the question ("xử trí" also heads the overdose lines)
+    asked = "Ciprofloxacin với theophylin: hậu quả và xử trí?"
+    lines = answering_lines(store, [("ciprofloxacin", ("ciprofloxacin",))], asked)
+    assert lines and lines[0].text.startswith("Theophylin:")
 
 
 def test_a_number_joined_to_letters_is_a_word_of_the_question_the_patients_are_not() -> None:

@@ -36,6 +36,10 @@ def test_a_line_opening_with_a_form_is_about_that_form() -> None:
     assert not _asked("bé 4 tuổi liều bao nhiêu").another_form(oral)
     assert _asked("bé 4 tuổi xịt mấy nhát").another_form(oral)
     assert not _asked("bé 4 tuổi xịt mấy nhát").another_form("Đường hít (bình xịt định liều): 100 microgam")
+    # a lead-in naming a route is a form too; "TM" is read as "tĩnh mạch" by the lexicon
+    iv = "Tiêm tĩnh mạch – trạng thái động kinh: Người lớn 10 mg"
+    assert opening_form(iv) == {"injected"} and not _asked("liều tĩnh mạch bao nhiêu").another_form(iv)
+    assert _asked("bé 12kg cho đặt hậu môn liều").another_form("Truyền tĩnh mạch: trẻ nặng 10 – 33 kg")
 
 
 def test_a_contraindication_naming_the_told_condition_leads_a_decision(
@@ -64,3 +68,11 @@ def test_a_which_drug_list_no_section_names_reads_the_book_without_the_class_wor
     reply = run_turns(["Người thiếu G6PD từng tan máu: thuốc giảm đau nào bị CCĐ?"], tmp_path)[0].answer
     assert "glucose-6-phosphat dehydrogenase (G6PD) đã có tiền sử tan máu khi dùng paracetamol" in reply
     assert "không mục nào nhắc đến" not in reply
+
+
+def test_a_bar_naming_a_wider_disease_than_the_one_told_leads(tmp_path: Path) -> None:
+    # the book bars "bệnh tim thiếu máu cục bộ"; the case tells "nhồi máu cơ tim" (data/broader_findings.tsv)
+    message = "Nam 62t bị nhồi máu cơ tim năm ngoái, nay đau vai gáy. Diclofenac uống có được không?"
+    reply = run_turns([message], tmp_path)[0].answer
+    first = next(line for line in reply.splitlines() if line.startswith("- "))
+    assert "bệnh tim thiếu máu cục bộ" in first
