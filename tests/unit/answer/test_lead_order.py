@@ -46,3 +46,14 @@ def test_a_line_naming_a_condition_of_the_patients_the_focus_missed_leads() -> N
     tb = _ranked(_line("Thận trọng với người có tiền sử lao, đái tháo đường.", "than_trong"))
     assert [x.ranked for x in ordered_leads(child, tb, ("lao",))] == [True, False]
     assert [x.ranked for x in ordered_leads(child, tb)] == [False]  # no condition told: the focus leads
+
+
+def test_a_message_asking_several_questions_gets_the_other_sections_lines_after_the_focus() -> None:
+    # "liều tối đa bao nhiêu? và chụp CT cản quang thì sao": the focus answers the dose; the
+    # ranking's line of another section answers the other question and follows, never dropped
+    contrast = _line("Khi cần chụp X-quang có tiêm thuốc cản quang chứa iod, ngừng thuốc.", "than_trong")
+    ranked = _ranked(DOSE_FOCUS.lines[0], contrast)
+    leads = ordered_leads(DOSE_FOCUS, ranked, several=True)
+    assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (contrast,)
+    # one question: the focus alone
+    assert [x.ranked for x in ordered_leads(DOSE_FOCUS, ranked)] == [False]

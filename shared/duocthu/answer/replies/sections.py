@@ -14,6 +14,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
+from duocthu.retrieval.answering import asked_pieces
 from duocthu.retrieval.interactions import phrase_in
 
 
@@ -40,14 +41,20 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
-    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities)
+    several = len(asked_pieces(plan.reading.text, ())) > 1
+    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several)
 
 
 def ordered_leads(
-    found: AnswerLines | None, ranked: AnswerLines | None, conditions: Sequence[str] = ()
+    found: AnswerLines | None,
+    ranked: AnswerLines | None,
+    conditions: Sequence[str] = (),
+    several: bool = False,
 ) -> list[AnswerLines]:
     """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead;
-    `conditions`: what the patient has besides the state the focus read."""
+    `conditions`: what the patient has besides the state the focus read. A message asking
+    `several` questions: the focus answers one of them, the best lines of another section follow
+    (the ranking puts each question's best line first)."""
     if found is not None and found.read_sections:
         return [found]
     if found is not None and ranked is not None and found.not_said:
@@ -62,7 +69,11 @@ def ordered_leads(
         rest = tuple(line for line in found.lines if line.text not in said)
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
-        return _ranked_first(found, ranked)
+        focus = _ranked_first(found, ranked)
+        other = [line for line in ranked.lines if line.section_key != found.section_key] if ranked else []
+        if several and ranked is not None and other:
+            return [*focus, ranked.model_copy(update={"lines": tuple(other)})]
+        return focus
     return [x for x in (found, ranked) if x is not None]
 
 
@@ -114,9 +125,12 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     preface: list[Block] = lines_block(composer.wording.preface(plan, bundle))
     leads = lead(plan, evidence, bundle)
     absent, withheld = section_absent(plan, bundle), dose_withheld(plan, bundle)
+    # a ranked block after the focus answers another question: the focus already said what follows
     quoted: list[Block] = [
-        answer_lines_block(x, lines_text(x, composer.wording.names(_drugs_of(x)), absent, withheld))
-        for x in leads
+        answer_lines_block(
+            x, lines_text(x, composer.wording.names(_drugs_of(x)), absent, withheld or (i > 0 and x.ranked))
+        )
+        for i, x in enumerate(leads)
     ]
     # the page's answering lines: the focus read (said or not), else the ranked lines
     found = next((x for x in leads if not x.ranked), leads[0]) if leads else None
