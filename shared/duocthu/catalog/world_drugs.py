@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import re
 import sys
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from duocthu.core.tables import data_lines
@@ -43,6 +43,7 @@ def _keys() -> frozenset[str]:
     return frozenset(spelling_key(line) for line in world_names())
 
 
+@lru_cache(maxsize=8192)  # asked of every word a ranked question holds: words repeat across turns
 def world_drug(name: str) -> bool:
     """The name (or its first word: "Lisinopril 10mg", "Glucobay 50") is a drug the ATC table
     names, by INN or brand."""

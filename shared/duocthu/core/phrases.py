@@ -129,6 +129,12 @@ class PhraseIndex(Generic[T]):
         return cls._as_written(span, entry)
 
 
+def contains_any(text: str, phrases: Sequence[str]) -> bool:
+    """Whether the text holds any of the phrases (`contains_phrase`; the text folded once)."""
+    said = folded_words(text)
+    return any(find_phrase(said, folded_words(phrase)) >= 0 for phrase in phrases)
+
+
 def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:
     """Non-overlapping matches, longest first, then earliest: "acid acetylsalicylic" beats "acid"."""
     taken: set[int] = set()

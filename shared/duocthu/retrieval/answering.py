@@ -27,7 +27,7 @@ from functools import cache
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.labs import lab_relation
 from duocthu.core.measures import NAMES_A_DOSE
-from duocthu.core.phrases import contains_phrase
+from duocthu.core.phrases import contains_any
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
@@ -156,7 +156,7 @@ def bars_for(line: RankedLine, patient: PatientProfile, population: bool = True)
     fit = line_fit(line.drug_id, line.lead, line.text, patient)
     if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False
-    return fit > 1 or any(contains_phrase(line.text, told) for told in _told_of(patient, population))
+    return fit > 1 or contains_any(line.text, _told_of(patient, population))
 
 
 # Words of a line about a pair of drugs: it bars the pair, which the interaction lines answer
@@ -437,14 +437,17 @@ def band_lines(
     best *= BAND_RUNNER_UP if top and counts and fits else 1.0
     out = []
     barring = (CONTRAINDICATION_SECTION,) if decision and CONTRAINDICATION_SECTION not in candidates else ()
+    told_of = _told_of(patient, population=False) if decision else []
     for section in (*candidates, *barring):
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(split_sentences(part.text)):
                 lead = line_lead(part.section_key, part.text, index)
                 inside = line_fit(drug_id, lead, sentence, patient) > 1
                 # a bar the words ranked low is raised to a bar's place; a band line ranked keeps its own
-                if not (inside or decision) or (inside and (part.id, index) in have):
+                if inside and (part.id, index) in have:
                     continue
+                if not inside and (section not in SAFETY_SECTIONS or not contains_any(sentence, told_of)):
+                    continue  # read first by its words, before it is made a line
                 line = part_line(part, sentence, index, best)
                 if section in barring and not taken_alone(sentence):
                     continue  # read for a bar only: one on a dose or a pair is the dose's or the pair's
