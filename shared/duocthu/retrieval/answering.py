@@ -39,6 +39,7 @@ from duocthu.core.sentences import split_sentences
 from duocthu.core.text import asks_yes_or_no, folded_words, tells_only, words
 from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
 from duocthu.retrieval.reverse.reading import advice_position
@@ -345,7 +346,7 @@ def lines_for(
         drug_words = [*other_words, *_outside_drugs(tokens, other_words)]
         named = drug_words * (OTHER_DRUG_WEIGHT - 1)
         pairs = question_pairs(f"{question} {others}", tokens)
-        terms = [*tokens, *named, *pairs]
+        terms = [*tokens, *named, *pairs, *focus_terms(question)]
         # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
         # a line holding words of either counts, its score read on the turn's own scale
         go_on = [t for t in question_tokens(carried, names) if t not in tokens]

@@ -124,7 +124,8 @@ def unknown_taken(frame: QueryFrame, outside: bool = False) -> tuple[str, ...]:
 
 def asks_maximum(text: str) -> bool:
     """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
-    asked = (r["phrase"] for r in table_records("answer_focus.tsv") if r["side"] == "asked")
+    rows = table_records("answer_focus.tsv")
+    asked = (r["phrase"] for r in rows if r["focus"] == "maximum" and r["side"] == "asked")
     return any(contains_phrase(text, p) for p in asked)  # typed without marks too: "lieu toi da"
 
 

@@ -13,6 +13,7 @@ from duocthu.retrieval.answering import (
     question_tokens,
 )
 from duocthu.retrieval.book_lines import BOOK_LINES, PER_DRUG, book_lines
+from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.service import question_read
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
@@ -205,3 +206,15 @@ def test_a_clause_on_starting_the_drug_states_no_band_of_a_patient_already_takin
     # a clause of the same sentence that is not about starting still holds them
     either = "kali huyết thanh trên 5,5 mmol/l: giảm liều một nửa; không bắt đầu khi trên 5,0 mmol/l."
     assert line_fit("spironolacton", "", either, taking) > 1
+
+
+def test_a_question_asking_what_instead_is_read_with_the_words_its_answer_uses(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "đổi qua … được không": what to use instead is written "chuyển sang", "lựa chọn", "ưu tiên"
+    assert "chuyen sang" in focus_terms("Đổi qua Cozaar được không?")
+    assert focus_terms("Cozaar liều bao nhiêu?") == []
+    store, _, _ = sample_index
+    question = "Bà 65t THA uống Renitec 10mg, ho khan. Đổi qua thuốc khác được không?"
+    lines = answering_lines(store, [("enalapril", ("enalapril", "Renitec"))], question)
+    assert lines and "chuyển sang thuốc chẹn thụ thể angiotensin II" in lines[0].text
