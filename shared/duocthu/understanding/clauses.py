@@ -5,10 +5,9 @@ word closing them) and the words after it ask a question of their own: a questio
 question mark closing words that name a drug or a section of their own, never a question mark alone
 (a condition of the question before). The message's last question may go unmarked: words that end
 it and name something of their own ask too. Boundaries are question marks, semicolons, line breaks,
-commas and the conjunctions that may open a clause; "hay"/"hoặc" (or) only when a yes-or-no
-question closes before it and the words after ask what instead ("X được không hay dùng gì?"),
-else an alternative within the same question. Words that ask nothing and name nothing of their
-own stay with the clause they stand beside.
+commas and the conjunctions that may open a clause; never "hay"/"hoặc" (an alternative within the
+same question). Words that ask nothing and name nothing of their own stay with the clause they
+stand beside.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from duocthu.core.text import asks_something, nfc, raw_words, tells_only, token_
 _OPENER = r"(?:và|còn|với lại|ngoài ra|thêm nữa)\b|\(?\d{1,2}\)\s"
 _OPENS_CLAUSE = re.compile(_OPENER, re.IGNORECASE)
 # Where a clause may end: after "?", at ";" or a line break, at a comma, or before a word opening one.
-_OR_OPENER = r"(?:hay|hoặc)\s"  # a boundary only before a question of its own (`_instead`)
-_BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER}|{_OR_OPENER})", re.IGNORECASE)
+_BOUNDARY = re.compile(rf"(?<=\?)\s+|\s*[;\n]+\s*|(?<=,)\s+|\s+(?={_OPENER})", re.IGNORECASE)
 
 # Words that close a question when they end it ("không" in its chat spellings, the question words).
 _CLOSERS = (
@@ -70,18 +68,6 @@ def _offers_alternative(text: str) -> bool:
     return any(token_matches(word, alternative) for word in first for alternative in _OR)
 
 
-# The closers of a yes-or-no question ("X được không")
-_YES_NO = ("không", "ko", "k", "hông", "khg", "chưa")
-
-
-def _instead(before: str, alternative: str) -> bool:
-    """ "X được không hay phải dùng gì?": an alternative asking what, after a yes-or-no question,
-    asks what to use instead, a question of its own; "X hay Y?" offers a choice within one."""
-    last = raw_words(before)[-1:]
-    closed = any(token_matches(word, closer) for word in last for closer in _YES_NO)
-    return closed and asks_what(alternative) and not alternative.rstrip(" ?").endswith(("không", "ko"))
-
-
 def ask_clauses(
     message: str, names_its_own: Callable[[str, str], bool] = lambda *_: False
 ) -> tuple[str, ...]:
@@ -103,7 +89,7 @@ def ask_clauses(
         own = asks_what(after) or (_asks_by_words(after) and names_its_own(current, after))
         both_ask = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and own
         closed = _closes_question(current) or both_ask
-        if rest and closed and asks and not (_offers_alternative(rest) and not _instead(current, asked)):
+        if rest and closed and asks and not _offers_alternative(rest):
             clauses.append(current)
             current = ""
     if current:

@@ -33,12 +33,8 @@ from duocthu.understanding.tags import MessageReader, tag_message
         # the patient told first opens the question; drugs joined by "và" are one question
         ("BN 70 tuổi, suy thận. Amlodipin liều bao nhiêu?", 1),
         ("Amoxicilin và ibuprofen có dùng cùng được không?", 1),
-        # "hay" (or) offers another answer to the same question ...
-        ("Dùng omeprazol hay esomeprazol?", 1),
-        # ... but after a yes-or-no question, asking what instead, it asks a question of its own:
-        # the drug named is answered for this patient, and what else is asked apart
-        ("Dùng omeprazol được không, hay thuốc nào khác tốt hơn?", 2),
-        ("Colchicin cắt cơn được không hay phải dùng gì?", 2),
+        # "hay" (or) offers another answer to the same question
+        ("Dùng omeprazol được không, hay thuốc nào khác tốt hơn?", 1),
         # a word typed with marks is no question word of another spelling ("nhiều" is no "nhiêu")
         ("Bé sốt nhiều, có dùng paracetamol được không?", 1),
         # a closing remark stays with the question
