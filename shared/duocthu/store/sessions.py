@@ -112,8 +112,11 @@ class ConversationStore(Protocol):
 
 
 def new_session_id() -> str:
-    """An id only this server issues: 128 random bits, URL-safe (22 characters)."""
-    return secrets.token_urlsafe(16)
+    """An id only this server issues: 128 random bits, URL-safe (22 characters), never opening
+    with "-" (a command line would read it as an option: `duocthu ask … --session ID`)."""
+    while (session_id := secrets.token_urlsafe(16)).startswith("-"):
+        pass
+    return session_id
 
 
 def valid_session_id(session_id: str) -> bool:

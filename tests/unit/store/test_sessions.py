@@ -28,6 +28,13 @@ def test_session_ids_are_128_random_bits() -> None:
     assert all(len(i) == 22 and valid_session_id(i) for i in ids)  # token_urlsafe(16): 16 bytes
 
 
+def test_a_session_id_never_opens_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "duocthu ask … --session -x…" would read the id as an option: such a draw is drawn again
+    draws = iter(["-" + "a" * 21, "b" * 22])
+    monkeypatch.setattr("duocthu.store.sessions.secrets.token_urlsafe", lambda _: next(draws))
+    assert new_session_id() == "b" * 22
+
+
 def test_a_turn_read_before_another_saved_is_re_applied_not_lost(store: Any) -> None:
     session = new_session_id()
     first = ConversationState(session_id=session)
