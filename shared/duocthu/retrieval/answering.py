@@ -451,7 +451,7 @@ def band_lines(
                     continue  # read first by its words, before it is made a line
                 line = part_line(part, sentence, index, best)
                 if section in barring and not taken_alone(sentence):
-                    continue  # read for a bar only: one on a dose or a pair is the dose's or the pair's
+                    continue  # read for a bar only: one on a pair bars the pair (the interaction lines)
                 if not inside and not (_told_bar(line, patient) and not asked.another_form(line.text)):
                     continue
                 # a bar named by what the turn tells follows the best line; the final order puts bars first
