@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from duocthu.core.answer_focus import answer_focus
 from duocthu.core.labs import lab_relation
 from duocthu.core.sections import (
     ADR_SECTION,
@@ -32,7 +32,6 @@ from duocthu.core.sections import (
     resolve_section,
 )
 from duocthu.core.sentences import split_sentences
-from duocthu.core.tables import table_records
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedLine
 from duocthu.models.frame import QueryFrame
@@ -114,10 +113,8 @@ class AnswerLines(_Model):
     ranked: bool = False
 
 
-@lru_cache(maxsize=1)
 def _maximum_words() -> tuple[str, ...]:
-    rows = table_records("answer_focus.tsv")
-    return tuple(r["phrase"] for r in rows if r["focus"] == "maximum" and r["side"] == "answered")
+    return answer_focus()["maximum"].answered
 
 
 def _state(frame: QueryFrame) -> tuple[str, tuple[str, ...]] | None:

@@ -7,9 +7,9 @@ import re
 
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
-from duocthu.core.phrases import contains_phrase, find_phrase
+from duocthu.core.answer_focus import answer_focus
+from duocthu.core.phrases import contains_any, contains_phrase, find_phrase
 from duocthu.core.sections import SECTION_PHRASES
-from duocthu.core.tables import table_records
 from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, stop_words
 from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
@@ -124,9 +124,7 @@ def unknown_taken(frame: QueryFrame, outside: bool = False) -> tuple[str, ...]:
 
 def asks_maximum(text: str) -> bool:
     """The question asks for a maximum ("liều tối đa", "nhiều nhất"): data/answer_focus.tsv."""
-    rows = table_records("answer_focus.tsv")
-    asked = (r["phrase"] for r in rows if r["focus"] == "maximum" and r["side"] == "asked")
-    return any(contains_phrase(text, p) for p in asked)  # typed without marks too: "lieu toi da"
+    return contains_any(text, answer_focus()["maximum"].asked)  # typed without marks too: "lieu toi da"
 
 
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
