@@ -37,15 +37,23 @@ RANKED_BELOW = {
 
 
 def indication_line(items: Sequence[EvidenceItem], condition: str | None, window: int = LINE_WINDOW) -> str:
-    """The first sentence of the parts that names the condition, clipped around it ("…") to
-    `window` characters."""
-    wordings = wordings_of(condition) if condition else ()
+    """The sentence of the parts that names the condition as the ranking reads it, clipped around
+    it ("…") to `window` characters: the first of the most direct (`part_directness`, read per
+    sentence), so a negated or passing mention earlier in a part never stands for the drug's use
+    and the line agrees with the rank shown beside it."""
+    if not condition:
+        return NOT_FOUND
+    wordings = wordings_of(condition)
+    best: tuple[int, str] | None = None
     for item in items:
-        text = item.text.split("】 ", 1)[-1]
-        for sentence in split_sentences(text):
-            if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return clip(sentence, wordings, window)
-    return NOT_FOUND
+        for sentence in split_sentences(item.text.split("】 ", 1)[-1]):
+            if not any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
+                continue
+            read = part_directness(sentence, condition)
+            rank = len(RANK) if read is None else RANK[read]  # named where the ranking does not count it
+            if best is None or rank < best[0]:
+                best = (rank, sentence)
+    return clip(best[1], wordings, window) if best else NOT_FOUND
 
 
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:

@@ -109,3 +109,14 @@ def test_a_clipped_line_keeps_the_sentence_opening_when_the_wording_sits_early_i
     text = "Chống chỉ định trong 3 tháng giữa và 3 tháng cuối của thai kỳ " + "vì độc tính, " * 20 + "."
     line = indication_line([item("x", 0, text, 1)], "thai kỳ", window=90)
     assert line.startswith("“Chống chỉ định trong 3 tháng giữa") and line.endswith("…”")
+
+
+def test_the_line_shown_is_the_sentence_naming_the_condition_as_the_ranking_reads_it() -> None:
+    # a part that first names the infection as one the patient does not have, then the drug's use in it
+    part = item(
+        "truc", 0,
+        "Dự phòng loét tái phát ở người bệnh không nhiễm Helicobacter pylori. Phối hợp với hai kháng "
+        "sinh trong phác đồ tiệt trừ Helicobacter pylori ở người bệnh loét dạ dày.", 246,
+    )  # fmt: skip
+    line = indication_line([part], "Helicobacter pylori")
+    assert line.startswith("“Phối hợp với hai kháng sinh trong phác đồ tiệt trừ")
