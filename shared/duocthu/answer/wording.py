@@ -102,7 +102,7 @@ class ReplyWording:
             if joined:
                 missing = self.quoted(joined)
                 return (
-                    f"Không tìm thấy {missing} trong Dược thư, và mục Tương tác thuốc của "
+                    f"{self.without_monograph(joined)}, và mục Tương tác thuốc của "
                     f"{self.names(frame.drugs)} không nhắc đến {missing}. Điều đó KHÔNG có nghĩa là không "
                     "có tương tác; hãy tra cứu thêm trước khi phối hợp."
                 )

@@ -190,7 +190,8 @@ def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) 
     gave it); else it continues the question before it."""
     if plan.reply in _NO_ASK or (plan.reply == "decline" and plan.reason in _LOST_ALONE):
         return False
-    names = bool(clause.matches) or bool(plan.reading.outside_formulary)
+    # a drug outside the catalogue names the clause's subject as a catalogue name does
+    names = bool(clause.matches) or bool(plan.reading.outside_formulary or plan.reading.outside_together)
     if plan.reply == "decline":
         return names
     # which drugs, asked by its words or by a list that no yes-or-no question asks for

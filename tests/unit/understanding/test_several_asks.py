@@ -110,6 +110,16 @@ def test_a_clause_asking_nothing_of_its_own_of_a_medicine_taken_asks_the_pair(
     assert [(a.kind, a.drugs) for a in plan.parts[-1].asks] == [("together", ("warfarin", "fluconazol"))]
 
 
+def test_a_clause_naming_a_drug_outside_the_catalogue_asks_it_beside_the_drug_asked_before(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # a drug with no monograph is the later question's subject as a catalogue name would be
+    message = "Cai rượu dùng diazepam uống liều nào? BN còn đang dùng morphin sau mổ, phối hợp có sao không"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [a.kind for p in plan.parts for a in p.asks if a.kind != "whole_sections"] == ["section", "together"]
+    assert plan.parts[0].asks[0].section_key == "lieu_luong_va_cach_dung"
+
+
 def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: CatalogDrugResolver) -> None:
     # its own question, answered from the drug's monograph, never folded into the section asked next
     message = "Loperamid tối đa mấy mg mỗi ngày, và trẻ dưới mấy tuổi thì chống chỉ định"
