@@ -239,13 +239,10 @@ def _line_pairs(text: str) -> list[str]:
 
 def _each_once(lines: Sequence[RankedLine]) -> list[RankedLine]:
     """Each line at its first (best-ranked) place."""
-    seen: set[tuple[str, int]] = set()
-    out = []
+    first: dict[tuple[str, int], RankedLine] = {}
     for line in lines:
-        if (line.part_id, line.line_index) not in seen:
-            seen.add((line.part_id, line.line_index))
-            out.append(line)
-    return out
+        first.setdefault((line.part_id, line.line_index), line)
+    return list(first.values())
 
 
 def _outside_drugs(tokens: Sequence[str], other_words: Sequence[str]) -> list[str]:
@@ -309,6 +306,11 @@ def answering_lines(
         lines_for(store, drugs, f"{piece} {also}".strip(), (), together, carried, patient, decision)
         for piece in pieces
     ]
+    return firsts_then_rest(found)
+
+
+def firsts_then_rest(found: Sequence[Sequence[RankedLine]]) -> tuple[RankedLine, ...]:
+    """The best line of each reading first, in their order, then the rest by score: at most MAX_LINES."""
     firsts = [lines[0] for lines in found if lines]
     rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)
     return tuple(_each_once([*firsts, *rest])[:MAX_LINES])

@@ -25,6 +25,7 @@ from dataclasses import replace
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.core.deadline import Deadline
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.ports import Embedder, Reranker
 from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
@@ -33,6 +34,7 @@ from duocthu.core.sections import (
     INTERACTION_SECTION,
     INTRO_SECTIONS,
 )
+from duocthu.core.text import raw_words, token_matches
 from duocthu.models.evidence import (
     AskEvidence,
     EvidenceBundle,
@@ -44,7 +46,7 @@ from duocthu.models.evidence import (
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
-from duocthu.retrieval.answering import answering_lines, directs
+from duocthu.retrieval.answering import answering_lines, directs, firsts_then_rest
 from duocthu.retrieval.barring import barring_lines
 from duocthu.retrieval.book_lines import book_lines, content_words
 from duocthu.retrieval.decision import EvidencePolicy, decide
@@ -337,6 +339,28 @@ class RetrievalService:
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
         also = question[len(said) :]
+        if ask.kind == "each_drug" and any(token_matches(word, "nào") for word in raw_words(said)):
+            # drugs offered as a choice ("trong A, B, C thuốc nào …"): each is read alone, the others'
+            # names as written no words of its lines (a salt's "kali" still is), and the drug whose
+            # line answers best leads; drugs told together ("đang A, giờ cần B") are read together
+            written = tuple(n for _, names in named for n in names if contains_phrase(said, n))
+            found = [
+                answering_lines(
+                    self.store,
+                    [(d, (*names, *written))],
+                    said,
+                    candidates,
+                    together,
+                    carried,
+                    patient,
+                    decision,
+                    also,
+                )
+                for d, names in named
+            ]
+            # the drugs whose best line stands in the section asked first, then by score
+            found.sort(key=lambda lines: (not lines or lines[0].section_key not in candidates, -_best(lines)))
+            return firsts_then_rest(found)
         return answering_lines(
             self.store, named, said, candidates, together, carried, patient, decision, also
         )
@@ -457,3 +481,7 @@ def _medicines_taken(frame: QueryFrame, resolver: CatalogDrugResolver) -> frozen
     first (what the patient takes is what a clinician checks first)."""
     taken = frame.patient_context.current_medications
     return frozenset(match.drug_id for name in taken for match in resolver.resolve(name))
+
+
+def _best(lines: Sequence[RankedLine]) -> float:
+    return lines[0].score if lines else 0.0
