@@ -28,7 +28,13 @@ from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 from duocthu.understanding.medicine_lists import listed_after, sentence_ids, unnamed_in_list
 from duocthu.understanding.states_told import function_told, pregnancy_stage, stage_told
-from duocthu.understanding.told_in_words import FILLERS, TAKING_VERBS, diagnoses_named, reactions_to_unnamed
+from duocthu.understanding.told_in_words import (
+    FILLERS,
+    PRESCRIBING_VERBS,
+    TAKING_VERBS,
+    diagnoses_named,
+    reactions_to_unnamed,
+)
 
 REDUCED_CLEARANCE = 60  # ml/min: below it a stated ClCr or eGFR is reduced kidney function
 # Words that end the object of "đang dùng X" / "dị ứng với X"; so do the words of when it happened
@@ -265,6 +271,11 @@ def _medication_leads(
     if tells_only(text):
         leads += [
             Cue("current_medication", "", i, 1) for i, t in enumerate(tokens) if fold(t) in TAKING_VERBS
+        ]
+        leads += [  # a catalogue drug only (the subject's lead names no other)
+            Cue("current_medication", _SUBJECT_LEAD, i, 1)
+            for i, t in enumerate(tokens)
+            if fold(t) in PRESCRIBING_VERBS
         ]
     asked = cues.first("candidate")
     if asked is not None:

@@ -35,6 +35,10 @@ _WHERE_WORDS = 4
 _WHERE = frozenset({"o", "tai", "luc", "hoi", "khi", "vao", "nam", "thang", "tuan", "cach", "truoc"})
 # Verbs of taking (folded): in a turn that tells, a catalogue drug right after one is a medicine taken.
 TAKING_VERBS = frozenset({"uong", "dung", "tiem", "xit", "bom", "truyen", "boi"})
+# Verbs of adding a drug to what is taken (folded): in a turn that tells, a catalogue drug right
+# after one ("BS tim mạch thêm X") is taken from now on; a word of another kind ("thêm đau bụng") is
+# not. Prescribing alone ("BS kê X") names the drug the conversation is about, not one beside it.
+PRESCRIBING_VERBS = frozenset({"them"})
 _REACTION_WORDS = 5
 
 

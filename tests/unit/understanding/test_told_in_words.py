@@ -81,3 +81,21 @@ def test_an_allergen_or_a_past_reaction_in_a_which_drug_question_is_never_the_dr
         assert context.allergies == ("amoxicilin",) or any(
             "(Clamoxyl)" in r for r in context.adverse_reactions
         )
+
+
+def test_a_drug_told_as_prescribed_in_a_turn_that_asks_nothing_is_taken(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = conversation(
+        resolver,
+        "Bà cụ 72t rung nhĩ, đang Coumadin, INR ổn định",
+        "Tuần này BS tim mạch thêm Cordarone để kiểm soát nhịp.",
+        "Vậy warfarin có phải chỉnh liều ko?",
+    )
+    assert frame.drugs == ("warfarin",)
+    assert "Cordarone" in frame.patient_context.current_medications
+    # a complaint after "thêm" is no medicine
+    told = conversation(
+        resolver, "BN đang dùng ibuprofen, mấy hôm nay thêm đau bụng.", "Ibuprofen dùng tiếp được ko?"
+    )
+    assert told.patient_context.current_medications == ("ibuprofen",)
