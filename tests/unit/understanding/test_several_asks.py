@@ -116,7 +116,8 @@ def test_a_clause_naming_a_drug_outside_the_catalogue_asks_it_beside_the_drug_as
     # a drug with no monograph is the later question's subject as a catalogue name would be
     message = "Cai rượu dùng diazepam uống liều nào? BN còn đang dùng morphin sau mổ, phối hợp có sao không"
     plan = plan_message(message, (), None, _understand(resolver), resolver)
-    assert [a.kind for p in plan.parts for a in p.asks if a.kind != "whole_sections"] == ["section", "together"]
+    kinds = [a.kind for p in plan.parts for a in p.asks if a.kind != "whole_sections"]
+    assert kinds == ["section", "together"]
     assert plan.parts[0].asks[0].section_key == "lieu_luong_va_cach_dung"
 
 
