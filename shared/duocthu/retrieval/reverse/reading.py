@@ -260,6 +260,30 @@ def _inside_another_condition(text: str, start: int, length: int, wording: str) 
 MentionReading = Literal["direct", "secondary", "incidental"]
 
 
+@lru_cache(maxsize=1)
+def _negations_after() -> tuple[tuple[str, ...], ...]:
+    """data/negations_after.tsv as word tuples."""
+    return tuple(tuple(words(line)) for (line,) in table_rows("negations_after.tsv"))
+
+
+@lru_cache(maxsize=8192)
+def denied_words(text: str) -> frozenset[int]:
+    """Word indices a negation after them denies: from their sentence's start to the negation
+    ("Suy gan, động kinh … không phải là chống chỉ định tuyệt đối")."""
+    tokens = words(text)
+    if "phải" not in tokens:  # the common case: no such negation
+        return frozenset()
+    sentences = segment_ids(text, SENTENCE)
+    denied: set[int] = set()
+    for negation in _negations_after():
+        for at in phrase_starts(tokens, negation):
+            start = at
+            while start > 0 and sentences[start - 1] == sentences[at]:
+                start -= 1
+            denied.update(range(start, at))
+    return frozenset(denied)
+
+
 # Keyed by the formulary's parts (a bounded set per index), read again by every which-drug turn.
 @lru_cache(maxsize=8192)
 def first_mention(text: str, wording: str, section_key: str, lenient: bool) -> tuple[int, MentionReading]:
@@ -268,12 +292,15 @@ def first_mention(text: str, wording: str, section_key: str, lenient: bool) -> t
     after a negation in its clause, after a lead naming the patient's state, or inside another
     condition does not count; in any other section but chỉ định, one inside another condition
     does not; in chỉ định, a direct mention comes first, else one after a cause or
-    patient lead, else one inside another condition or after a risk lead."""
+    patient lead, else one inside another condition or after a risk lead. In any section a
+    mention its sentence denies after it ("… không phải là chống chỉ định") does not count."""
     phrase = words(wording)
     tokens = words(text)
     n = len(phrase)
+    denied = denied_words(text)
     if section_key == ADR_SECTION:
-        mentions = affirmed_positions(text, phrase, lenient, "adverse_negations.tsv", CLAUSE)
+        affirmed = affirmed_positions(text, phrase, lenient, "adverse_negations.tsv", CLAUSE)
+        mentions = [i for i in affirmed if i not in denied]
         position = next(
             (
                 i
@@ -286,9 +313,9 @@ def first_mention(text: str, wording: str, section_key: str, lenient: bool) -> t
         return position, "direct"
     if section_key != INDICATION_SECTION:
         # "sốt" inside "thuốc chống sốt rét" is no fever the drug is contraindicated in
-        written = _mentions(text, tokens, phrase, lenient)
+        written = [i for i in _mentions(text, tokens, phrase, lenient) if i not in denied]
         return next((i for i in written if not _inside_another_condition(text, i, n, wording)), -1), "direct"
-    found = affirmed_positions(text, phrase, lenient, other_conditions=True)
+    found = [i for i in affirmed_positions(text, phrase, lenient, other_conditions=True) if i not in denied]
     named = [
         i
         for i in found

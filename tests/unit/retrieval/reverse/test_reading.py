@@ -132,3 +132,16 @@ def test_a_section_beside_the_adr_list_counts_a_finding_only_as_the_drugs_effect
     text: str, finding: str, states: bool
 ) -> None:
     assert (states_effect(text, finding) >= 0) is states
+
+
+@pytest.mark.parametrize("section_key", ["chong_chi_dinh", "chi_dinh", "tac_dung_khong_mong_muon"])
+def test_a_mention_its_sentence_denies_after_it_does_not_count(section_key: str) -> None:
+    denied = (
+        "Các tình trạng như suy gan, động kinh hay nguy cơ bí tiểu không phải là chống chỉ định tuyệt đối."
+    )
+    assert first_mention(denied, "động kinh", section_key, False)[0] == -1
+    # named again in a sentence that does not deny it, that mention counts
+    assert (
+        first_mention(f"{denied} Người bệnh động kinh chưa kiểm soát.", "động kinh", section_key, False)[0]
+        > 0
+    )
