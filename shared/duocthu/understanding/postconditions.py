@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.conditions import ConditionMention
-from duocthu.core.sections import CAUTION_SECTION, RELATION_SECTIONS, SECTION_PHRASES
+from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_PHRASES
 from duocthu.core.text import fold, folded_words
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.understanding.candidates import Turn
@@ -313,6 +313,24 @@ def _apply_narrowing_words(
     return frame.model_copy(update={"condition": condition.model_copy(update={"subtype": " ".join(taken)})})
 
 
+def _apply_section_named(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """A which-drug question naming a section by the word for one ("trong mục thận trọng", "mục
+    CCĐ có nhắc X") asks that section across the book, never the indications it defaults to."""
+    if frame.turn_type not in ("symptom_to_drug", "condition_to_drug"):
+        return frame
+    tokens = cues.folded
+    sections = {
+        m.value
+        for m in SECTION_PHRASES.matches(list(cues.tokens))
+        if m.start and tokens[m.start - 1] == "muc"
+    }
+    if not sections or INDICATION_SECTION in sections:
+        return frame
+    return _reverse(frame, "condition_relation", "unknown", frame.condition)
+
+
 def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
     """The rewrites, in order; none holds disease or drug knowledge, none adds a candidate."""
     cues, facts = turn.tags.cues, turn.tags.facts
@@ -328,6 +346,7 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         _apply_broad_condition_cue,
         _apply_named_drug_cues,
         _apply_narrowing_words,
+        _apply_section_named,
     ):
         frame = rule(frame, named, cues, conditions)
     return frame

@@ -390,3 +390,13 @@ def test_a_topic_naming_a_told_condition_is_asked_not_a_patient_fact(resolver: C
     assert topic.condition_relation == "contraindication"
     assert topic.condition is not None and "g6pd" in topic.condition.text.lower()
     assert not topic.patient_context.comorbidities
+
+
+def test_a_which_drug_question_naming_a_section_by_the_word_for_one_reads_that_section(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline("Các thuốc có nhắc tiêu cơ vân trong mục thận trọng", resolver)
+    assert (frame.turn_type, frame.condition_relation) == ("condition_relation", "unknown")
+    # the uses asked by their section's name stay a list of uses
+    uses = understand_offline("Thuốc nào có tăng huyết áp trong mục chỉ định?", resolver)
+    assert uses.turn_type == "condition_to_drug"
