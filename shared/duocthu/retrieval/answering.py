@@ -42,7 +42,7 @@ from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
-from duocthu.retrieval.reverse.reading import advice_position
+from duocthu.retrieval.reverse.reading import advice_position, denies
 from duocthu.retrieval.reverse.wordings import population_advice, wider_findings
 from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
@@ -147,13 +147,13 @@ _BARS = ("chống chỉ định", "không được dùng", "không được bắ
 
 
 def bars_for(line: RankedLine, patient: PatientProfile, population: bool = True) -> bool:
-    """The line of a safety section contraindicates the drug (and does not say it is no
-    contraindication) and names what the turn tells of the patient: a condition, an allergy, their
-    population (unless not `population`) or organ, or a band their numbers fall in (never one for
-    someone else)."""
+    """The line of a safety section contraindicates the drug (and does not deny it, `denies`)
+    and names what the turn tells of the patient: a condition, an allergy, their population
+    (unless not `population`) or organ, or a band their numbers fall in (never one for someone
+    else)."""
     said = " ".join(words(line.text))
-    stated = any(phrase in said for phrase in _BARS) and "không phải là chống chỉ định" not in said
-    barred = line.section_key == CONTRAINDICATION_SECTION or stated
+    stated = any(phrase in said for phrase in _BARS)
+    barred = (line.section_key == CONTRAINDICATION_SECTION or stated) and not denies(line.text)
     fit = line_fit(line.drug_id, line.lead, line.text, patient)
     if not barred or line.section_key not in SAFETY_SECTIONS or fit < 1:
         return False

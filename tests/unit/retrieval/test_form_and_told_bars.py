@@ -9,8 +9,9 @@ from pathlib import Path
 
 from duocthu.catalog.artifact import Catalog
 from duocthu.core.text import words
+from duocthu.models.evidence import RankedLine
 from duocthu.models.frame import PatientContext
-from duocthu.retrieval.answering import answering_lines
+from duocthu.retrieval.answering import answering_lines, bars_for
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.scopes import AskedFor, opening_form
 from duocthu.settings import Settings
@@ -76,3 +77,17 @@ def test_a_bar_naming_a_wider_disease_than_the_one_told_leads(tmp_path: Path) ->
     reply = run_turns([message], tmp_path)[0].answer
     first = next(line for line in reply.splitlines() if line.startswith("- "))
     assert "bệnh tim thiếu máu cục bộ" in first
+
+
+def test_a_contraindication_line_that_denies_being_one_bars_nothing() -> None:
+    def line(text: str) -> RankedLine:
+        return RankedLine(
+            lead="", text=text, drug_id="cetirizin", display_name="Cetirizin", section_key="chong_chi_dinh",
+            part_id="p", part_index=0, line_index=0, score=1.0, source_refs=(),
+        )  # fmt: skip
+
+    patient = PatientProfile(PatientContext(hepatic_function="suy gan"))
+    assert bars_for(line("Suy gan nặng."), patient)
+    assert not bars_for(
+        line("Các tình trạng như suy gan hay động kinh không phải là chống chỉ định tuyệt đối."), patient
+    )

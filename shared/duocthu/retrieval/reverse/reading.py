@@ -266,6 +266,12 @@ def _negations_after() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(words(line)) for (line,) in table_rows("negations_after.tsv"))
 
 
+def denies(text: str) -> bool:
+    """The text holds a phrase denying what its sentence names ("… không phải là chống chỉ định")."""
+    tokens = words(text)
+    return "phải" in tokens and any(next(phrase_starts(tokens, n), -1) >= 0 for n in _negations_after())
+
+
 @lru_cache(maxsize=8192)
 def denied_words(text: str) -> frozenset[int]:
     """Word indices a negation after them denies: from their sentence's start to the negation
