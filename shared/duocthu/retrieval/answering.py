@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
 
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.labs import lab_relation
@@ -30,20 +29,23 @@ from duocthu.core.measures import NAMES_A_DOSE
 from duocthu.core.phrases import contains_any
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
+    ADR_MANAGEMENT_SECTION,
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INDICATION_SECTION,
+    OVERDOSE_SECTION,
     SAFETY_SECTIONS,
 )
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import asks_yes_or_no, folded_words, tells_only, words
 from duocthu.models.evidence import EvidenceItem, RankedLine
+from duocthu.retrieval.advice import directs
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
-from duocthu.retrieval.reverse.reading import advice_position, denies
-from duocthu.retrieval.reverse.wordings import population_advice, wider_findings
+from duocthu.retrieval.reverse.reading import denies
+from duocthu.retrieval.reverse.wordings import wider_findings
 from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
 from duocthu.store.base import lexical_query_tokens, line_lead
@@ -76,6 +78,8 @@ DECISION_SECTIONS = frozenset(DECIDING)
 BAND_RUNNER_UP = 0.95
 # The levels a patient's turn may give as numbers or words the book states bands of
 LEVELED = ("renal", "pregnancy")
+# Where the book says what to do, read for a band of a laboratory value the patient has
+HANDLING_SECTIONS = (ADR_MANAGEMENT_SECTION, OVERDOSE_SECTION)
 
 
 def scoped(lead: str, sentence: str) -> str:
@@ -131,17 +135,6 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
 DIRECTIVE_PRIOR = 0.3
 
 
-@cache
-def _against_use() -> tuple[tuple[str, ...], ...]:
-    """The wordings that advise against use (data/population_advice.tsv), as words."""
-    return tuple(dict.fromkeys(tuple(words(w)) for _, ws in population_advice().values() for w in ws))
-
-
-def directs(line: RankedLine) -> bool:
-    """The line contraindicates or advises against use."""
-    return line.section_key == CONTRAINDICATION_SECTION or advises_against(line.text)
-
-
 # The book's own "do not use": a line in the contraindications, or one saying so elsewhere
 _BARS = ("chống chỉ định", "không được dùng", "không được bắt đầu", "không dùng")
 
@@ -193,12 +186,6 @@ def _told_of(patient: PatientProfile, population: bool = True) -> list[str]:
     told += ["suy thận"] * bool(context.renal_function) + ["suy gan"] * bool(context.hepatic_function)
     told += ["mang thai", "có thai"] * bool(context.pregnancy) + ["cho con bú"] * bool(context.breastfeeding)
     return [t for t in told if folded_words(t)]
-
-
-def advises_against(text: str) -> bool:
-    """The sentence advises against use in a wording of data/population_advice.tsv, read as the
-    which-drugs lookup reads those wordings (`advice_position`: never right after "không")."""
-    return any(advice_position(text, wording) >= 0 for wording in _against_use())
 
 
 # A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient
@@ -408,8 +395,9 @@ def _weighed(
 
 
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:
-    """The line states a band the patient's own numbers fall in, in a section that decides."""
-    decides = line.section_key in candidates or line.section_key in DECISION_SECTIONS
+    """The line states a band the patient's own numbers fall in, in a section that decides or
+    says what to do."""
+    decides = line.section_key in (*candidates, *DECISION_SECTIONS, *HANDLING_SECTIONS)
     return decides and line_fit(line.drug_id, line.lead, line.text, patient) > 1
 
 
@@ -441,13 +429,20 @@ def band_lines(
     out = []
     barring = (CONTRAINDICATION_SECTION,) if decision and CONTRAINDICATION_SECTION not in candidates else ()
     told_of = _told_of(patient, population=False) if decision else []
-    for section in (*candidates, *barring):
+    # a laboratory value told is the patient's wherever the book states its band: what to do at it
+    # is often written where reactions are handled ("Khi kali huyết trên 5,5 mmol/l, giảm liều …")
+    labs = patient.lab_values
+    handling = tuple(k for k in HANDLING_SECTIONS if k not in candidates) if labs else ()
+    for section in (*candidates, *barring, *handling):
         for part in store.find_by_section(drug_id, section):
             for index, sentence in enumerate(split_sentences(part.text)):
                 lead = line_lead(part.section_key, part.text, index)
+                if section in handling and lab_relation(sentence, labs) != "inside":
+                    continue
                 inside = line_fit(drug_id, lead, sentence, patient) > 1
-                # a bar the words ranked low is raised to a bar's place; a band line ranked keeps its own
-                if inside and (part.id, index) in have:
+                # a bar the words ranked low is raised to a bar's place, and so is a told value's band
+                # where the book says what to do; another band line ranked keeps its own
+                if inside and (part.id, index) in have and section not in handling:
                     continue
                 if not inside and (section not in SAFETY_SECTIONS or not contains_any(sentence, told_of)):
                     continue  # read first by its words, before it is made a line

@@ -45,8 +45,9 @@ from duocthu.models.evidence import (
 )
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
+from duocthu.retrieval.advice import directs
 from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
-from duocthu.retrieval.answering import answering_lines, directs, firsts_then_rest
+from duocthu.retrieval.answering import answering_lines, firsts_then_rest
 from duocthu.retrieval.barring import barring_lines
 from duocthu.retrieval.book_lines import book_lines, content_words
 from duocthu.retrieval.decision import EvidencePolicy, decide

@@ -91,3 +91,21 @@ def test_a_contraindication_line_that_denies_being_one_bars_nothing() -> None:
     assert not bars_for(
         line("Các tình trạng như suy gan hay động kinh không phải là chống chỉ định tuyệt đối."), patient
     )
+
+
+def test_a_told_laboratory_value_finds_its_band_where_the_book_says_what_to_do(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    patient = PatientProfile(PatientContext(labs=("K+ 5,7",)))
+    named = [("spironolacton", ("spironolacton",))]
+    lines = answering_lines(
+        store, named, "spironolacton dùng tiếp thế nào?", ("than_trong",), patient=patient
+    )
+    assert any(
+        line.section_key == "huong_dan_cach_xu_tri_adr" and "trên 5,5 mmol/l" in line.text for line in lines
+    )
+    # a value outside the band finds no such line the words did not
+    low = PatientProfile(PatientContext(labs=("K+ 4,2",)))
+    kept = answering_lines(store, named, "spironolacton dùng tiếp thế nào?", ("than_trong",), patient=low)
+    assert not any("trên 5,5 mmol/l" in line.text for line in kept)

@@ -14,7 +14,7 @@ from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import Block, PairsBlock
-from duocthu.retrieval.answering import advises_against
+from duocthu.retrieval.advice import advises_against
 from duocthu.retrieval.decision import merge_bundles
 from duocthu.retrieval.reverse.reading import advice_position
 
