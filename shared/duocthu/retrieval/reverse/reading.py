@@ -266,27 +266,32 @@ def _negations_after() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(words(line)) for (line,) in table_rows("negations_after.tsv"))
 
 
+def _denial_starts(tokens: Sequence[str]) -> list[int]:
+    """Where a phrase of data/negations_after.tsv stands in the tokens."""
+    if "phải" not in tokens:  # the common case: no such phrase
+        return []
+    return [at for negation in _negations_after() for at in phrase_starts(tokens, negation)]
+
+
 def denies(text: str) -> bool:
     """The text holds a phrase denying what its sentence names ("… không phải là chống chỉ định")."""
-    tokens = words(text)
-    return "phải" in tokens and any(next(phrase_starts(tokens, n), -1) >= 0 for n in _negations_after())
+    return bool(_denial_starts(words(text)))
 
 
 @lru_cache(maxsize=8192)
 def denied_words(text: str) -> frozenset[int]:
     """Word indices a negation after them denies: from their sentence's start to the negation
     ("Suy gan, động kinh … không phải là chống chỉ định tuyệt đối")."""
-    tokens = words(text)
-    if "phải" not in tokens:  # the common case: no such negation
+    starts = _denial_starts(words(text))
+    if not starts:
         return frozenset()
     sentences = segment_ids(text, SENTENCE)
     denied: set[int] = set()
-    for negation in _negations_after():
-        for at in phrase_starts(tokens, negation):
-            start = at
-            while start > 0 and sentences[start - 1] == sentences[at]:
-                start -= 1
-            denied.update(range(start, at))
+    for at in starts:
+        start = at
+        while start > 0 and sentences[start - 1] == sentences[at]:
+            start -= 1
+        denied.update(range(start, at))
     return frozenset(denied)
 
 
