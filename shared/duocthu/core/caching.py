@@ -22,7 +22,11 @@ MAX_CACHED_TEXT = 256
 
 
 def long_text(args: tuple[object, ...], kwargs: dict[str, object], max_text: int) -> bool:
-    return any(isinstance(a, str) and len(a) > max_text for a in (*args, *kwargs.values()))
+    # a plain loop: this runs on every cached call of the matchers' inner loops
+    for a in args:
+        if isinstance(a, str) and len(a) > max_text:
+            return True
+    return bool(kwargs) and long_text(tuple(kwargs.values()), {}, max_text)
 
 
 def text_cache(maxsize: int, max_text: int = MAX_CACHED_TEXT) -> Callable[[Callable[P, R]], Callable[P, R]]:

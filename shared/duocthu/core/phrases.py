@@ -13,6 +13,7 @@ from duocthu.core.caching import text_cache
 from duocthu.core.text import fold, folded_words, token_matches, typed_matches, typed_token, words
 
 T = TypeVar("T")
+SENTENCE_CHARS = 1024  # longer than any one sentence of the book's
 
 
 def phrase_starts(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = False) -> Iterator[int]:
@@ -38,8 +39,9 @@ def phrase_starts(tokens: Sequence[str], phrase: Sequence[str], lenient: bool = 
 
 
 # A sentence of the book is read by every facet and level of every patient turn that checks its
-# drug: its words and where each folded word stands are kept per process (short texts: text_cache).
-@text_cache(maxsize=4096)
+# drug, and by the answering lines: its words and where each folded word stands are kept per
+# process. The book's sentences are the keys (a bounded set per index), hence a sentence's length.
+@text_cache(maxsize=8192, max_text=SENTENCE_CHARS)
 def word_places(text: str) -> tuple[tuple[str, ...], Mapping[str, list[int]]]:
     """The text's words, and where each folded word stands (a phrase is tried only there)."""
     tokens = tuple(words(text))
@@ -84,6 +86,7 @@ class PhraseIndex(Generic[T]):
 
     def __init__(self) -> None:
         self._by_folded: dict[tuple[str, ...], list[_Entry[T]]] = {}
+        self._heads: set[str] = set()  # every phrase's first word, folded: a span starts only there
         self.max_len = 0
 
     def add(self, phrase: str, value: T, allow_folded: bool = True) -> None:
@@ -92,6 +95,7 @@ class PhraseIndex(Generic[T]):
             return
         key = tuple(fold(t) for t in tokens)
         self._by_folded.setdefault(key, []).append(_Entry(tokens, value, allow_folded))
+        self._heads.add(key[0])
         self.max_len = max(self.max_len, len(tokens))
 
     def __len__(self) -> int:
@@ -104,6 +108,8 @@ class PhraseIndex(Generic[T]):
         folded = [fold(t) for t in tokens]
         found: list[PhraseMatch[T]] = []
         for start in range(len(tokens)):
+            if folded[start] not in self._heads:
+                continue
             for length in range(1, min(self.max_len, len(tokens) - start) + 1):
                 entries = self._by_folded.get(tuple(folded[start : start + length]))
                 if not entries:

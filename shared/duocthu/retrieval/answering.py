@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.labs import lab_relation
 from duocthu.core.measures import NAMES_A_DOSE
-from duocthu.core.phrases import contains_any
+from duocthu.core.phrases import contains_any, word_places
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
@@ -206,8 +206,8 @@ def question_pairs(question: str, tokens: Sequence[str]) -> list[str]:
 
 
 def words_held(line: RankedLine, tokens: Sequence[str]) -> int:
-    words = set(folded_words(line.text))
-    return sum(1 for t in tokens if t in words)
+    _, at = word_places(line.text)  # the line's folded words, read once per process
+    return sum(1 for t in tokens if t in at)
 
 
 def _condition_words(hits: Sequence[RankedLine], tokens: Sequence[str], pairs: Sequence[str]) -> set[str]:

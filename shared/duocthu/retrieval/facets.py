@@ -157,23 +157,33 @@ class FacetQuery:
             )
             return any(names_finding(tokens, i, n) for i in starts)
 
-        named = {key for key, phrases in _read_anchors(self.anchors) if any(names(*p) for p in phrases)}
+        read, heads = _read_anchors(self.anchors)
+        named = (
+            set()  # most of a section's sentences hold no first word of any anchor: one set test
+            if at.keys().isdisjoint(heads)
+            else {key for key, phrases in read if any(names(*p) for p in phrases)}
+        )
         if self.classes:
             written = classes_named(text, affirmed_only=True, own=self.own_classes)
             named |= {drug for drug, classes in self.classes.items() if classes & written.keys()}
         return frozenset(named)
 
 
+_Phrase = tuple[tuple[tuple[str, bool], ...], str, frozenset[str]]  # typed words, first folded, all
+
+
 @lru_cache(maxsize=256)  # one entry per patient and facet: the anchors of a turn, read once
 def _read_anchors(
     anchors: tuple[Anchor, ...],
-) -> tuple[tuple[str, tuple[tuple[tuple[tuple[str, bool], ...], str, frozenset[str]], ...]], ...]:
+) -> tuple[tuple[tuple[str, tuple[_Phrase, ...]], ...], frozenset[str]]:
     """Each anchor's phrases as words, with the folded words a text must hold for the phrase to
-    stand in it under the diacritics rule (both sides fold to the same word)."""
-    return tuple((a.key, tuple(_read_phrase(words(p)) for p in a.phrases if words(p))) for a in anchors)
+    stand in it under the diacritics rule (both sides fold to the same word); and the folded first
+    words of them all (a text holding none of them names no anchor)."""
+    read = tuple((a.key, tuple(_read_phrase(words(p)) for p in a.phrases if words(p))) for a in anchors)
+    return read, frozenset(head for _, phrases in read for _, head, _ in phrases)
 
 
-def _read_phrase(tokens: list[str]) -> tuple[tuple[tuple[str, bool], ...], str, frozenset[str]]:
+def _read_phrase(tokens: list[str]) -> _Phrase:
     """A phrase as typed tokens (`typed_token`), its first word folded, and its folded words."""
     return tuple(map(typed_token, tokens)), fold(tokens[0]), frozenset(map(fold, tokens))
 
