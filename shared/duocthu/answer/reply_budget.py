@@ -60,7 +60,8 @@ def section_of(block: Block) -> Key | None:
     return None
 
 
-def _size(blocks: Sequence[Block]) -> int:
+def size_of(blocks: Sequence[Block]) -> int:
+    """A reply's length in characters as the budget counts it (each line and its break)."""
     return sum(len(line) + 1 for block in blocks for line in block.lines)
 
 
@@ -109,7 +110,7 @@ def _order(
     keys = [
         k for k in dict.fromkeys(map(section_of, blocks)) if k and k not in stay and k[1] not in KEPT_WHOLE
     ]
-    size = {k: _size([b for b in blocks if section_of(b) == k]) for k in keys}
+    size = {k: size_of([b for b in blocks if section_of(b) == k]) for k in keys}
     keys.sort(key=lambda k: -size[k])
     background = [k for k in keys if k[1] not in DECISION_SECTIONS]
     paired = [
@@ -197,12 +198,12 @@ def within_budget(
     interaction section whose sentences about them are all quoted may leave, last);
     `parts_asked`: the sections the parts of a turn of several asks route to (they leave last)."""
     blocks = list(reply.blocks)
-    if _size(blocks) <= REPLY_CHARS:
+    if size_of(blocks) <= REPLY_CHARS:
         return reply
     left: list[Citation] = []
     for key in _order(blocks, asked, together or {}, parts_asked):
-        notice_size = _size([_left_notice(left, names)]) if left else 0
-        if _size(blocks) + notice_size <= REPLY_CHARS:
+        notice_size = size_of([_left_notice(left, names)]) if left else 0
+        if size_of(blocks) + notice_size <= REPLY_CHARS:
             break
         left.append(_left_citation(key, blocks))
         blocks = _without(blocks, key, names)

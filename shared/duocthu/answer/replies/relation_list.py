@@ -17,6 +17,7 @@ from duocthu.answer.blocks import verify_notice
 from duocthu.answer.generation import citations_of
 from duocthu.answer.indication_lines import LINE_WINDOW, LONGEST_LINE, SOURCE, clip, pages
 from duocthu.answer.replies.context import Composed, Composer, compact, lines_block
+from duocthu.answer.reply_budget import REPLY_CHARS, size_of
 from duocthu.answer.wording import POPULATION_NAMES
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import INDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
@@ -33,10 +34,12 @@ from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
 LONG_LIST = 12
 NAMES_PER_CLASS = 3
 CLASSES_SHOWN = 8
+FEWEST_CLASSES = 3  # a list short of room shows at least this many classes
 CLASS_REPLIES = 3
 OTHER_CLASS = "Chưa rõ loại thuốc"
 LINE_BUDGET = 2200  # the quoted lines' share of the reply's 3,000 characters
 QUOTED_OF_LONG = 4  # a long list quotes the sentences of its first drugs
+FEWEST_QUOTED = 2  # of them, at least this many when the reply has little room left
 SUMMARY_LINE = 80  # a class line's length, about
 NAMES = "nêu tình trạng này"
 ADVICE = "khuyên không dùng hoặc tránh dùng thuốc"
@@ -108,6 +111,9 @@ class RelationList:
         self.owns = owns
         self.window = LINE_WINDOW
         self.quoted_of_long = QUOTED_OF_LONG
+        self.most_quoted = QUOTED_OF_LONG * LONG_LIST  # lowered only to fit a reply's room
+        self.line_budget = LINE_BUDGET
+        self.classes_shown = CLASSES_SHOWN
 
     def name(self, drug: RankedDrug) -> str:
         return self.titles.get(drug.drug_id, drug.display_name)
@@ -160,7 +166,29 @@ class RelationList:
             lines.append(f"Mục “Loại thuốc” xếp vào nhóm “{asked}” (đứng đầu danh sách): {names}.")
         return lines
 
-    def by_section(self) -> list[str]:
+    def by_section(self, room: int | None = None) -> list[str]:
+        """The list by section. With `room`, the characters the reply has left for it (after a
+        section it quotes whole), a long list quotes fewer first sentences, then shows fewer
+        classes, down to FEWEST_QUOTED and FEWEST_CLASSES, until it fits; every drug found stays
+        counted in its class and in the list block."""
+        replies = list(self.replies)
+        self.line_budget = min(LINE_BUDGET, room) if room is not None else LINE_BUDGET
+        lines = self._by_section()
+        while room is not None and sum(len(x) + 1 for x in lines) > room and self._narrower():
+            self.replies = list(replies)
+            lines = self._by_section()
+        return lines
+
+    def _narrower(self) -> bool:
+        if self.quoted_of_long > FEWEST_QUOTED:
+            self.most_quoted = self.quoted_of_long - 1
+        elif self.classes_shown > FEWEST_CLASSES:
+            self.classes_shown -= 1
+        else:
+            return False
+        return True
+
+    def _by_section(self) -> list[str]:
         sections: dict[str, list[RankedDrug]] = {}
         for drug in self.drugs:
             sections.setdefault(drug.section_key or INDICATION_SECTION, []).append(drug)
@@ -168,13 +196,13 @@ class RelationList:
         quoted = (
             sum(len(ds) for ds in sections.values() if len(ds) <= LONG_LIST) + QUOTED_OF_LONG * long_lists
         )
-        room = LINE_BUDGET - (CLASSES_SHOWN + 2) * SUMMARY_LINE * long_lists
+        room = self.line_budget - (self.classes_shown + 2) * SUMMARY_LINE * long_lists
         self.window = max(LINE_WINDOW, min(LONGEST_LINE, room // max(1, quoted) - SOURCE))
         # a long list quotes as many of its first drugs' sentences as the room leaves
         quotable = [d for ds in sections.values() if len(ds) <= LONG_LIST for d in ds if self.has_evidence(d)]
         short = len(quotable) * (self.window + SOURCE)
         per_list = (room - short) // max(1, long_lists) // (LINE_WINDOW + SOURCE)
-        self.quoted_of_long = max(QUOTED_OF_LONG, per_list)
+        self.quoted_of_long = min(self.most_quoted, max(QUOTED_OF_LONG, per_list))
         lines: list[str] = []
         for section_key, listed in sections.items():
             heading = SECTION_HEADINGS[section_key]
@@ -191,7 +219,7 @@ class RelationList:
 
     def grouped(self, said: str, heading: str, listed: Sequence[RankedDrug]) -> list[str]:
         ordered = by_class(listed, self.classes, self.titles)
-        lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:", *class_lines(ordered)]
+        lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:", *class_lines(ordered, self.classes_shown)]
         first = [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))][: self.quoted_of_long]
         if first:
             lines += [f"Câu trong mục “{heading}” của các thuốc đầu danh sách:", *first]
@@ -245,12 +273,13 @@ class RelationList:
 
 
 def named_by_others(
-    composer: Composer, plan: Plan, evidence: GatheredEvidence
+    composer: Composer, plan: Plan, evidence: GatheredEvidence, used: int = 0
 ) -> tuple[list[Block], list[str]]:
     """After one drug's own interaction section ("thuốc nào tương tác với X"): the other drugs
     whose section names X, grouped as a relation list, as a block and its citations; when none
     does, which sections were read. The formulary writes an interaction under either drug, so
-    X's section alone would hide what only the other drug's page says."""
+    X's section alone would hide what only the other drug's page says. `used`: the characters
+    the reply already holds; the list fits the rest of the reply target."""
     found = next((a for a in evidence.answers[1:] if plan.asks[a.ask].kind == "relation"), None)
     if found is None:
         return [], []
@@ -259,7 +288,8 @@ def named_by_others(
     if not listing.drugs:
         read = f"mục “{SECTION_HEADINGS[INTERACTION_SECTION]}” của {len(listing.titles) - 1} thuốc khác"
         return lines_block([f"Tôi đã đọc {read} trong Dược thư: không mục nào {listing.names_what}."]), []
-    lines = [OTHERS_LEAD, *listing.by_section(), OTHERS_CAVEAT]
+    room = REPLY_CHARS - used - len(OTHERS_LEAD) - len(OTHERS_CAVEAT) - 2
+    lines = [OTHERS_LEAD, *listing.by_section(room), OTHERS_CAVEAT]
     listed = listing.listed(listing.drugs)
     # a quoted part held for a check against the printed page says so where it is quoted
     verify: list[Block] = [verify_notice()] if bundle.decision == "VERIFY_PDF" else []
@@ -270,10 +300,10 @@ def with_named_by_others(
     composer: Composer, plan: Plan, evidence: GatheredEvidence, composed: Composed
 ) -> Composed:
     """The reply with `named_by_others` after what it quotes, before its closing notices."""
-    blocks, citations = named_by_others(composer, plan, evidence)
+    reply = composed.reply
+    blocks, citations = named_by_others(composer, plan, evidence, size_of(reply.blocks))
     if not blocks:
         return composed
-    reply = composed.reply
     blocks = [b for b in blocks if b not in reply.blocks]  # a notice the reply already gives, once
     end = len(reply.blocks)
     while end and isinstance(reply.blocks[end - 1], NoticeBlock):
@@ -298,13 +328,13 @@ def by_class(
     return sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
 
 
-def class_lines(ordered: Sequence[tuple[str, list[str]]]) -> list[str]:
+def class_lines(ordered: Sequence[tuple[str, list[str]]], shown: int = CLASSES_SHOWN) -> list[str]:
     """One line per leading class (its count and first names), then how many drugs the rest hold."""
     lines = []
-    for group, names in ordered[:CLASSES_SHOWN]:
+    for group, names in ordered[:shown]:
         more = f" và {len(names) - NAMES_PER_CLASS} thuốc khác" if len(names) > NAMES_PER_CLASS else ""
         lines.append(f"- {group} ({len(names)}): {', '.join(names[:NAMES_PER_CLASS])}{more}")
-    rest = ordered[CLASSES_SHOWN:]
+    rest = ordered[shown:]
     if rest:
         lines.append(f"- {len(rest)} nhóm khác: {sum(len(n) for _, n in rest)} thuốc.")
     return lines
