@@ -222,8 +222,12 @@ class ReplyWording:
             notes += self.names_not_covered(plan, answered, joined)[:1]
         return notes
 
-    def preface_parts(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str], list[str]]:
-        """The lines before the quotes: (what comes before a patient table, the table, what follows)."""
+    def preface_parts(
+        self, plan: Plan, bundle: EvidenceBundle, quoted_below: bool = False
+    ) -> tuple[list[str], list[str], list[str]]:
+        """The lines before the quotes: (what comes before a patient table, the table, what follows).
+        `quoted_below`: every drug found is quoted with its line; then the list's lines (which
+        drugs, how they were found) follow the quotes, and the drugs quoted are not named twice."""
         frame, reading = plan.frame, plan.reading
         lines: list[str] = []
         table: list[str] = []
@@ -242,6 +246,7 @@ class ReplyWording:
         # the echo says the dose section follows: never when it does not (a barred patient)
         if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             lines.append(self.dosing_echo(frame, reading.asks_computation))
+        which: list[str] = []
         read = plan.main_ask.reads_section if plan.main_ask else None
         if read:
             if frame.condition is not None and bundle.evidence:
@@ -249,7 +254,7 @@ class ReplyWording:
                 lines += [section_line] if section_line else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             # a patient case names the first drugs found beyond the table and counts the rest
-            which = self.which_drugs(bundle, frame if bundle.candidate_statuses else None)
+            which = self.which_drugs(bundle, frame if bundle.candidate_statuses else None, quoted_below)
             asked_class = reading.asked_class
             if asked_class:
                 # the list is by section text, never by class: it must not read as "only these"
@@ -258,7 +263,7 @@ class ReplyWording:
                     f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: thuốc thuộc nhóm khác "
                     "cũng có trong danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”.",
                 )
-            lines += which
+            lines += [] if quoted_below else which
         if bundle.candidate_statuses:
             lines.append(
                 f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
@@ -269,7 +274,7 @@ class ReplyWording:
             notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0
             used = notice + sum(len(line) + 1 for line in lines)
             table = PatientTable(self.titles).lines(frame, bundle, used=used)
-        after: list[str] = []
+        after: list[str] = which if quoted_below else []
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
@@ -401,7 +406,9 @@ class ReplyWording:
         return f"[tên thuốc] dùng cho {who} được không?"
 
     @staticmethod
-    def which_drugs(bundle: EvidenceBundle, patient_frame: QueryFrame | None = None) -> list[str]:
+    def which_drugs(
+        bundle: EvidenceBundle, patient_frame: QueryFrame | None = None, quoted_below: bool = False
+    ) -> list[str]:
         """The drugs a which-drugs route found, by the section that put each on the list: the
         quoted ones, then every one found beyond the cap, so no list is cut short in silence. In a
         patient case (`patient_frame`) only the first UNLISTED_SHOWN beyond the cap are named, the
@@ -417,7 +424,7 @@ class ReplyWording:
             heading = SECTION_HEADINGS[section_key]
             advice = section_key in advice_sections()
             what = "khuyên không dùng hoặc tránh dùng thuốc" if advice else "nêu tình trạng này"
-            if quoted:
+            if quoted and not quoted_below:
                 lines.append(
                     f"Các thuốc mà mục “{heading}” trong Dược thư {'' if advice else 'có '}{what}: "
                     f"{', '.join(quoted)}."

@@ -1,4 +1,4 @@
-""""Which drugs interact with X": X's own interaction section whole, then the other drugs whose
+""" "Which drugs interact with X": X's own interaction section whole, then the other drugs whose
 section names X, fitted to what the reply target leaves (`relation_list.named_by_others`): fewer
 first sentences and classes shown, never a drug dropped from the list. On the sample formulary."""
 

@@ -39,8 +39,10 @@ def patient_table(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
 
 def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
     unlisted = bundle.unlisted_drugs
+    after: list[str] = []
     if len(bundle.ranked_drugs) + len(unlisted) <= LONG_LIST:
-        preface = composer.wording.preface(plan, bundle)
+        # every drug found is quoted with its line: the lines lead, how the list was found follows
+        preface, _, after = composer.wording.preface_parts(plan, bundle, quoted_below=True)
     else:  # the drugs beyond the quoted ones grouped by class and counted, never a wall of names
         preface = composer.wording.preface(plan, bundle.model_copy(update={"unlisted_drugs": ()}))
         ordered = by_class(unlisted, composer.wording.classes, composer.titles)
@@ -58,5 +60,9 @@ def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Compose
         for d in (*bundle.ranked_drugs, *bundle.wider_drugs, *unlisted)
     )
     lines = quotes.lines(bundle, indication_of(plan.frame), used)
-    body: list[Block] = [*lines_block(preface), DrugListBlock(drugs=listed, lines=tuple(lines))]
+    body: list[Block] = [
+        *lines_block(preface),
+        DrugListBlock(drugs=listed, lines=tuple(lines)),
+        *lines_block(after),
+    ]
     return compact(composer, plan, bundle, body, quotes.quick_replies(bundle))
