@@ -52,7 +52,7 @@ def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Compose
             *class_lines(ordered),
         ]
     quotes = WhichDrugLines(composer.titles)
-    used = sum(len(line) + 1 for line in preface)
+    used = sum(len(line) + 1 for line in (*preface, *after))
     listed = tuple(
         ListedDrug(
             drug_id=d.drug_id, name=composer.titles.get(d.drug_id, d.display_name), section_key=d.section_key
