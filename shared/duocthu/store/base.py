@@ -272,6 +272,11 @@ def dense_size(dense: Sequence[Sequence[float] | None] | None) -> int | None:
     return next((len(v) for v in dense or () if v is not None), None)
 
 
+# Points read past a query's limit when it falls inside a run of equal scores (`_with_ties`)
+TIE_ROOM = 64
+TIE_EPSILON = 1e-4  # scores come back as 32-bit floats: a tie is equal to well within this
+
+
 def rank_hits(items: Iterable[EvidenceItem]) -> list[EvidenceItem]:
     """Best score first; Qdrant leaves the order of equal scores open, so ties go in book order."""
     return sorted(
@@ -306,8 +311,27 @@ class FilteredReads(ABC):
         limit: int,
         threshold: float | None,
     ) -> list[EvidenceItem]:
-        hits = self._query(using, vector, where, limit, threshold)
+        hits = self._with_ties(using, vector, where, limit, threshold)
         return [item_from_payload(point, payload, score) for point, payload, score in hits]
+
+    def _with_ties(
+        self,
+        using: str,
+        vector: SparseTerms | list[float],
+        where: Conditions,
+        limit: int,
+        threshold: float | None,
+    ) -> list[tuple[Any, Mapping[str, Any], float]]:
+        """The nearest `limit` points and every point scoring as the last of them: when the limit
+        falls inside a run of equal scores, which of them Qdrant returns varies with its threads'
+        timing, so the run is read whole and the caller ranks ties in book order before cutting
+        (the same question always gets the same parts)."""
+        hits = self._query(using, vector, where, limit, threshold)
+        if len(hits) < limit:
+            return hits
+        # the threshold keeps scores strictly above it (`score_threshold`): just under the last
+        tied = math.nextafter(min(score for _, _, score in hits), -math.inf) - TIE_EPSILON
+        return self._query(using, vector, where, limit + TIE_ROOM, max(tied, threshold or tied))
 
     @abstractmethod
     def _count(self, where: Conditions | None) -> int:
@@ -348,7 +372,7 @@ class FilteredReads(ABC):
             exclude_sections=exclude_sections,
         )
         hits = self._nearest(LEXICAL_VECTOR, terms, where, limit, score_threshold(min_score))
-        return rank_hits(h for h in hits if h.score > 0)
+        return rank_hits(h for h in hits if h.score > 0)[:limit]
 
     @abstractmethod
     def find_by_phrase(self, phrase: str, *, section_key: str | None = None) -> list[EvidenceItem]:
@@ -369,7 +393,7 @@ class FilteredReads(ABC):
         limit: int = 10,
     ) -> list[EvidenceItem]:
         where = conditions(section_key=section_key, chunk_kind=chunk_kind)
-        return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))
+        return rank_hits(self._nearest(DENSE_VECTOR, list(vector), where, limit, None))[:limit]
 
     def search_lines(self, tokens: Sequence[str], *, drug_id: str | None, limit: int) -> list[RankedLine]:
         weights: dict[int, float] = {}
@@ -380,12 +404,12 @@ class FilteredReads(ABC):
         terms = SparseTerms(tuple(sorted(weights)), tuple(weights[i] for i in sorted(weights)))
         where = conditions(drug_id=drug_id, chunk_kind=LINE_KIND)
         hits = [
-            (payload, score) for _, payload, score in self._query(LINES_VECTOR, terms, where, limit, None)
+            (payload, score) for _, payload, score in self._with_ties(LINES_VECTOR, terms, where, limit, None)
         ]
         parts = self._payloads({payload["part_id"] for payload, score in hits if score > 0})
         lines = [line_from_payload(p, parts[p["part_id"]], score) for p, score in hits if score > 0]
         # equal scores in book order, drug by drug (Qdrant leaves their order open)
-        return sorted(
+        ranked = sorted(
             lines,
             key=lambda x: (
                 -x.score,
@@ -395,6 +419,7 @@ class FilteredReads(ABC):
                 x.line_index,
             ),
         )
+        return ranked[:limit]
 
     def count(self, drug_id: str | None = None) -> int:
         """The parts (of one drug)."""
