@@ -226,8 +226,9 @@ class ReplyWording:
         self, plan: Plan, bundle: EvidenceBundle, quoted_below: bool = False
     ) -> tuple[list[str], list[str], list[str]]:
         """The lines before the quotes: (what comes before a patient table, the table, what follows).
-        `quoted_below`: every drug found is quoted with its line; then the list's lines (which
-        drugs, how they were found) follow the quotes, and the drugs quoted are not named twice."""
+        `quoted_below`: every drug found is quoted with its line (a patient table quotes each drug
+        it checks); then the list's lines (which drugs, how they were found) follow the quotes, and
+        the drugs quoted are not named twice."""
         frame, reading = plan.frame, plan.reading
         lines: list[str] = []
         table: list[str] = []
@@ -247,6 +248,9 @@ class ReplyWording:
         if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             lines.append(self.dosing_echo(frame, reading.asks_computation))
         which: list[str] = []
+        # the drugs quoted below, each with its line (a list, a patient table): the lines on how
+        # the list was found follow them, and those drugs are not named twice
+        named_below = quoted_below or bool(bundle.candidate_statuses)
         read = plan.main_ask.reads_section if plan.main_ask else None
         if read:
             if frame.condition is not None and bundle.evidence:
@@ -254,7 +258,7 @@ class ReplyWording:
                 lines += [section_line] if section_line else []
         elif bundle.ranked_drugs or bundle.wider_drugs or bundle.incidental_drugs:
             # a patient case names the first drugs found beyond the table and counts the rest
-            which = self.which_drugs(bundle, frame if bundle.candidate_statuses else None, quoted_below)
+            which = self.which_drugs(bundle, frame if bundle.candidate_statuses else None, named_below)
             asked_class = reading.asked_class
             if asked_class:
                 # the list is by section text, never by class: it must not read as "only these"
@@ -263,7 +267,7 @@ class ReplyWording:
                     f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: thuốc thuộc nhóm khác "
                     "cũng có trong danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”.",
                 )
-            lines += [] if quoted_below else which
+            lines += [] if named_below else which
         if bundle.candidate_statuses:
             lines.append(
                 f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
@@ -272,9 +276,9 @@ class ReplyWording:
             lines += self.levels_not_told(frame, bundle)
             # the notice a reply to check against the print opens with is part of the budget too
             notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0
-            used = notice + sum(len(line) + 1 for line in lines)
+            used = notice + sum(len(line) + 1 for line in (*lines, *(which if named_below else ())))
             table = PatientTable(self.titles).lines(frame, bundle, used=used)
-        after: list[str] = which if quoted_below else []
+        after: list[str] = which if named_below else []
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:
