@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 
 from duocthu.core.phrases import contains_phrase
-from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.answering import (
@@ -75,4 +75,21 @@ def book_lines(
             continue
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
-    return tuple(chosen[:most])
+    return tuple(with_contraindications(chosen[:most], kept))
+
+
+def with_contraindications(chosen: Sequence[RankedLine], found: Sequence[RankedLine]) -> list[RankedLine]:
+    """The lines chosen, each drug's followed by its best contraindication line among those the
+    question's words found when none of its chosen lines is one: what a drug's contraindications
+    say of what was asked ("Người mang alen HLA-B*1502 không được bắt đầu điều trị …") is never
+    left out behind a caution that words the question more closely."""
+    barred = {line.drug_id for line in chosen if line.section_key == CONTRAINDICATION_SECTION}
+    out: list[RankedLine] = []
+    for line in chosen:
+        out.append(line)
+        if line.drug_id in barred:
+            continue
+        barred.add(line.drug_id)
+        bars = (x for x in found if x.drug_id == line.drug_id and x.section_key == CONTRAINDICATION_SECTION)
+        out += [bar] if (bar := next(bars, None)) else []
+    return out
