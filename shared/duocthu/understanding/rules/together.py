@@ -34,7 +34,7 @@ def taken_together(reading: Reading) -> dict[str, Any] | None:
     added = _added_beside_conversation(reading)
     if added and reading.prior is not None:
         return _beside_what_is_taken(reading, reading.prior, added)
-    taken = _with_patient_medicines(reading) or _interaction_kept(reading)
+    taken = _with_patient_medicines(reading) or _interaction_kept(reading) or _joined_to_conversation(reading)
     return {**reading.frame(), "drugs": [*reading.drugs, *taken], **TOGETHER} if taken else None
 
 
@@ -91,6 +91,21 @@ def _added_beside_conversation(reading: Reading) -> list[str]:
     if cues.folded[added.start - 1] != ADD_WORD:
         return []
     return list(prior.drugs)
+
+
+def _joined_to_conversation(reading: Reading) -> list[str]:
+    """The conversation's drugs, when a turn names one other drug with words asking about taking it
+    with something ("uống chung metformin được không", "còn phối hợp X thì sao") and names nothing
+    else it could be taken with: the question is that drug with the conversation's. Empty
+    otherwise."""
+    prior, named, cues = reading.prior, reading.named, reading.cues
+    if prior is None or not prior.drugs or reading.unknown or len(named) != 1:
+        return []
+    if named[0].drug_id in prior.drugs:
+        return []
+    if reading.attribute not in (None, INTERACTION_SECTION) or reverse_lookup(cues) or cues.has("new_topic"):
+        return []
+    return list(prior.drugs) if cues.has("interaction") else []
 
 
 def _beside_what_is_taken(reading: Reading, prior: QueryFrame, taken: Sequence[str]) -> dict[str, Any]:
