@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
-from duocthu.answer.patient_table import UNLISTED_REPLY, UNLISTED_SHOWN, PatientTable
+from duocthu.answer.patient_table import PatientTable
+from duocthu.answer.which_drugs import which_drugs
 from duocthu.core.sections import ADR_SECTION, DOSE_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
@@ -20,7 +21,7 @@ from duocthu.models.plan import Plan
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
-from duocthu.retrieval.reverse.wordings import advice_sections, wordings_of
+from duocthu.retrieval.reverse.wordings import wordings_of
 
 POPULATION_NAMES = {
     "tre_em": "trẻ em",
@@ -31,7 +32,6 @@ POPULATION_NAMES = {
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
 }
-INCIDENTAL_SHOWN = 8  # drugs named apart (a finding inside another disease's name), the rest counted
 # asks whose evidence is not one named drug's monograph: drugs found for a condition, or together
 _WHICH_DRUGS = ("condition", "relation")
 _ACROSS_DRUGS = (*_WHICH_DRUGS, "together")
@@ -409,75 +409,7 @@ class ReplyWording:
             return "metformin dùng cho người suy thận được không?"
         return f"[tên thuốc] dùng cho {who} được không?"
 
-    @staticmethod
-    def which_drugs(
-        bundle: EvidenceBundle, patient_frame: QueryFrame | None = None, quoted_below: bool = False
-    ) -> list[str]:
-        """The drugs a which-drugs route found, by the section that put each on the list: the
-        quoted ones, then every one found beyond the cap, so no list is cut short in silence. In a
-        patient case (`patient_frame`) only the first UNLISTED_SHOWN beyond the cap are named, the
-        rest counted, with the question (a quick reply) that lists them all."""
-        by_section: dict[str, tuple[list[str], list[str]]] = {}
-        for shown, drugs in ((0, bundle.ranked_drugs), (1, bundle.unlisted_drugs)):
-            for drug in drugs:
-                # the reverse lookups always say which section listed a drug; chỉ định is the default
-                key = drug.section_key or "chi_dinh"
-                by_section.setdefault(key, ([], []))[shown].append(drug.display_name)
-        lines = []
-        for section_key, (quoted, unquoted) in by_section.items():
-            heading = SECTION_HEADINGS[section_key]
-            advice = section_key in advice_sections()
-            what = "khuyên không dùng hoặc tránh dùng thuốc" if advice else "nêu tình trạng này"
-            if quoted and not quoted_below:
-                lines.append(
-                    f"Các thuốc mà mục “{heading}” trong Dược thư {'' if advice else 'có '}{what}: "
-                    f"{', '.join(quoted)}."
-                )
-            if unquoted:
-                lines.append(
-                    f"Mục “{heading}” của {len(unquoted)} thuốc khác cũng {what} (không trích dẫn ở đây "
-                    f"để câu trả lời không quá dài): "
-                    f"{_first_named(unquoted, patient_frame if section_key == INDICATION_SECTION else None)}."
-                )
-            if advice:
-                lines.append(
-                    f"Lời khuyên trong mục “{heading}” có khi chỉ áp dụng cho một liều hay một giai đoạn; "
-                    "hãy đọc nguyên văn mục đó của từng thuốc."
-                )
-        by_wider: dict[str, list[str]] = {}
-        for drug in bundle.wider_drugs:
-            by_wider.setdefault(drug.section_key or "chi_dinh", []).append(
-                f"{drug.display_name} (“{drug.wider_finding}”)"
-            )
-        for section_key, named in by_wider.items():
-            lines.append(
-                f"Mục “{SECTION_HEADINGS[section_key]}” của các thuốc sau không nêu đúng tình trạng bạn "
-                f"hỏi mà ghi một tình trạng rộng hơn, bao gồm cả tình trạng đó: {', '.join(named)}."
-            )
-        if bundle.incidental_drugs:
-            # named up to a screen's worth, the rest counted: never a wall of names, never dropped
-            first = [d.display_name for d in bundle.incidental_drugs[:INCIDENTAL_SHOWN]]
-            more = len(bundle.incidental_drugs) - len(first)
-            names = ", ".join(first) + (f" và {more} thuốc khác" if more else "")
-            if not (bundle.ranked_drugs or bundle.wider_drugs):
-                # quoted only so the user can see why: none of them is a drug for it
-                lines.append(
-                    f"Không thuốc nào có mục “{SECTION_HEADINGS['chi_dinh']}” trong Dược thư nêu tình trạng "
-                    "này như bệnh được điều trị."
-                )
-            lines.append(
-                f"Mục “{SECTION_HEADINGS['chi_dinh']}” của các thuốc sau chỉ nêu tình trạng này trong tên "
-                f"một bệnh khác hoặc như một nguy cơ, không phải như bệnh được điều trị: "
-                f"{names}."
-            )
-        # found by the formulary's wording: a section that words the finding otherwise is missed,
-        # so the list must not read as complete
-        lines.append(
-            "Danh sách tìm theo cách Dược thư viết tình trạng này; thuốc nào ghi bằng từ khác có thể "
-            "không có ở đây, nên hãy đọc mục đó của thuốc bạn quan tâm hoặc tra bản PDF."
-        )
-        lines.append("Đây là trích dẫn từ Dược thư, không phải khuyến cáo chọn thuốc.")
-        return lines
+    which_drugs = staticmethod(which_drugs)  # the list's lines (`answer.which_drugs`)
 
     @staticmethod
     def dosing_echo(frame: QueryFrame, computation: bool = False) -> str:
@@ -498,14 +430,3 @@ class ReplyWording:
             "Tôi không tự tính liều; hãy đối chiếu với nguyên văn mục Liều lượng và cách dùng của "
             f"Dược thư.{stated}"
         )
-
-
-def _first_named(names: Sequence[str], patient_frame: QueryFrame | None) -> str:
-    """All the names, or in a patient case the first UNLISTED_SHOWN and "và N thuốc khác" with the
-    question that lists them all."""
-    condition = patient_frame.condition if patient_frame is not None else None
-    if condition is None or len(names) <= UNLISTED_SHOWN:  # without a condition no question lists them
-        return ", ".join(names)
-    first, rest = ", ".join(names[:UNLISTED_SHOWN]), len(names) - UNLISTED_SHOWN
-    question = UNLISTED_REPLY.format(condition=condition.text)
-    return f"{first} và {rest} thuốc khác (nút “{question}” liệt kê đủ)"
