@@ -34,8 +34,12 @@ def taken_together(reading: Reading) -> dict[str, Any] | None:
     added = _added_beside_conversation(reading)
     if added and reading.prior is not None:
         return _beside_what_is_taken(reading, reading.prior, added)
-    taken = _with_patient_medicines(reading) or _interaction_kept(reading) or _joined_to_conversation(reading)
-    return {**reading.frame(), "drugs": [*reading.drugs, *taken], **TOGETHER} if taken else None
+    taken = _with_patient_medicines(reading) or _interaction_kept(reading)
+    if taken:
+        return {**reading.frame(), "drugs": [*reading.drugs, *taken], **TOGETHER}
+    # the conversation's drug stays first: what "nó" refers to next
+    joined = _joined_to_conversation(reading)
+    return {**reading.frame(), "drugs": [*joined, *reading.drugs], **TOGETHER} if joined else None
 
 
 def beside_another_medicine(reading: Reading) -> Beside:
