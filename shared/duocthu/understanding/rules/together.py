@@ -109,6 +109,8 @@ def _joined_to_conversation(reading: Reading) -> list[str]:
         return []
     if reading.attribute not in (None, INTERACTION_SECTION) or reverse_lookup(cues) or cues.has("new_topic"):
         return []
+    if refers_back(reading.turn.message, cues, named):  # "nó", "thuốc này": the follow-up binds it, said
+        return []
     return list(prior.drugs) if cues.has("interaction") else []
 
 
