@@ -267,7 +267,8 @@ class ReplyWording:
                     f"Danh sách không lọc theo nhóm “{asked_class}” trong câu hỏi: thuốc thuộc nhóm khác "
                     "cũng có trong danh sách. Nhóm của từng thuốc ở mục “Loại thuốc”.",
                 )
-            lines += [] if named_below else which
+        after: list[str] = list(which) if named_below else []
+        lines += [] if named_below else which
         if bundle.candidate_statuses:
             lines.append(
                 f"Đối chiếu với người bệnh: {self.patient(frame)}. Bảng nói mục nào của Dược thư có nêu "
@@ -276,9 +277,8 @@ class ReplyWording:
             lines += self.levels_not_told(frame, bundle)
             # the notice a reply to check against the print opens with is part of the budget too
             notice = len(VERIFY_NOTICE) + 1 if bundle.decision == "VERIFY_PDF" else 0
-            used = notice + sum(len(line) + 1 for line in (*lines, *(which if named_below else ())))
+            used = notice + sum(len(line) + 1 for line in (*lines, *after))
             table = PatientTable(self.titles).lines(frame, bundle, used=used)
-        after: list[str] = which if named_below else []
         assessed = {status.drug_id for status in bundle.candidate_statuses}
         unchecked = [d.display_name for d in bundle.ranked_drugs if d.drug_id not in assessed]
         if assessed and unchecked:

@@ -83,13 +83,14 @@ def with_contraindications(chosen: Sequence[RankedLine], found: Sequence[RankedL
     question's words found when none of its chosen lines is one: what a drug's contraindications
     say of what was asked ("Người mang alen HLA-B*1502 không được bắt đầu điều trị …") is never
     left out behind a caution that words the question more closely."""
-    barred = {line.drug_id for line in chosen if line.section_key == CONTRAINDICATION_SECTION}
+    # the drugs whose contraindication line is quoted or was looked for
+    done = {line.drug_id for line in chosen if line.section_key == CONTRAINDICATION_SECTION}
     out: list[RankedLine] = []
     for line in chosen:
         out.append(line)
-        if line.drug_id in barred:
+        if line.drug_id in done:
             continue
-        barred.add(line.drug_id)
+        done.add(line.drug_id)
         bars = (x for x in found if x.drug_id == line.drug_id and x.section_key == CONTRAINDICATION_SECTION)
         out += [bar] if (bar := next(bars, None)) else []
     return out

@@ -330,7 +330,7 @@ class FilteredReads(ABC):
         if len(hits) < limit:
             return hits
         # the threshold keeps scores strictly above it (`score_threshold`): just under the last
-        tied = math.nextafter(min(score for _, _, score in hits), -math.inf) - TIE_EPSILON
+        tied = min(score for _, _, score in hits) - TIE_EPSILON
         return self._query(using, vector, where, limit + TIE_ROOM, max(tied, threshold or tied))
 
     @abstractmethod
