@@ -111,6 +111,8 @@ def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: C
         ("Tăng kali máu thì chống chỉ định thuốc lợi tiểu nào?", "tăng kali máu"),
         ("Mẹ bầu 3 tháng đầu phải kiêng kháng sinh nào ạ?", None),
         ("Bị hen suyễn thì những thuốc huyết áp nào là CCĐ?", "hen"),
+        # "nào … tránh" in any words between; a class before "nào" is no indication
+        ("Kháng sinh nào cần tránh ở BN QT kéo dài bẩm sinh?", "khoảng QT kéo dài"),
     ],
 )
 def test_which_drugs_to_avoid_is_never_an_indication_lookup(
