@@ -36,7 +36,8 @@ def _condition_after(
     for condition in conditions:
         if condition.start >= cue.end:
             return ConditionQuery(text=condition.text, normalized=condition.normalized)
-    for condition in conditions:  # "ho khan thì dùng thuốc gì": the condition comes first
+    # who the drugs are asked for, after the form, makes a condition told before it the patient's
+    for condition in () if which_drugs and _who_after(cue, cues) else conditions:  # "ho khan thì …"
         return ConditionQuery(text=condition.text, normalized=condition.normalized)
     after = max((p.end for p in cues.all("form_part")), default=cue.end) if which_drugs else cue.end
     book = cues.spans("book") if which_drugs else frozenset()
@@ -49,6 +50,12 @@ def _condition_after(
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
     tail = tail[:kept] or (_topic_before(cue, cues) if which_drugs else [])
     return ConditionQuery(text=" ".join(tail)) if tail else None
+
+
+def _who_after(cue: Cue, cues: TurnCues) -> bool:
+    """The words after a which-drug form name who the drugs are for ("… không dùng khi cho con
+    bú"): the asked, beside which a condition told before the form is the patient's."""
+    return any(c.start >= cue.end for kind in _WHO_KINDS for c in cues.all(kind))
 
 
 # Words that lead a topic without being it: "người bị", "bệnh nhân có"
@@ -136,6 +143,9 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
+    if frame.condition is not None and _who_after(cue, cues) and all(c.start < cue.end for c in kept):
+        # "mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?": asked for the nursing mother, not for ĐTĐ
+        frame = frame.model_copy(update={"condition": None, "indication": None})
     # with every finding inside the class, the topic is what the words before it close ("X thì …")
     condition = _condition_after(cue, cues, kept, True) if kept or not classes else _topic(cue, cues)
     if cue.value != "adverse_effect":

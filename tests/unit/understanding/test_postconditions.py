@@ -113,6 +113,8 @@ def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: C
         ("Bị hen suyễn thì những thuốc huyết áp nào là CCĐ?", "hen"),
         # "nào … tránh" in any words between; a class before "nào" is no indication
         ("Kháng sinh nào cần tránh ở BN QT kéo dài bẩm sinh?", "khoảng QT kéo dài"),
+        # who the drugs are asked for, after the form: a condition told before it is the patient's
+        ("Mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?", None),
     ],
 )
 def test_which_drugs_to_avoid_is_never_an_indication_lookup(
