@@ -8,6 +8,10 @@ from functools import lru_cache
 from duocthu.core.tables import table_rows
 from duocthu.core.text import fold, folded_words, stop_words, words
 
+# The populations a patient's told state puts them in (a pregnancy, nursing)
+PREGNANT = "phu_nu_co_thai"
+NURSING = "phu_nu_cho_con_bu"
+
 
 @lru_cache(maxsize=1)
 def _population_phrases() -> dict[str, tuple[str, ...]]:

@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu.core.populations import population_named, population_wordings
+from duocthu.core.populations import NURSING, PREGNANT, population_named, population_wordings
 from duocthu.core.sections import (
     ADR_SECTION,
     CAUTION_SECTION,
@@ -92,10 +92,15 @@ def _narrowing(frame: QueryFrame) -> str | None:
 
 def asked_population(frame: QueryFrame) -> str | None:
     """The population a which-drugs question asks of: the frame's, or the one whose formulary
-    wording its finding is when no condition table names it ("thuốc nào CCĐ trong thai kỳ")."""
-    if frame.population or frame.condition is None or frame.condition.normalized:
+    wording its finding is when no condition table names it ("thuốc nào CCĐ trong thai kỳ"), or,
+    asking no finding, the pregnancy or nursing the patient is told to be in ("3 tháng cuối thai
+    kỳ thì CCĐ thuốc nào?")."""
+    if frame.population:
         return frame.population
-    return population_named(frame.condition.text)
+    if frame.condition is None:
+        context = frame.patient_context
+        return PREGNANT if context.pregnancy else NURSING if context.breastfeeding else None
+    return None if frame.condition.normalized else population_named(frame.condition.text)
 
 
 def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from duocthu.models.frame import ConditionQuery, QueryFrame
+from duocthu.models.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.reverse.relation import (
     RelationSearch,
@@ -145,6 +145,13 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
     # a finding that is a population's own wording and no more is that population; a stage is not
     assert {"mang thai", "có thai"} <= set(relation_phrases(avoid_question("thai kỳ", None)))
     assert relation_phrases(avoid_question("3 tháng cuối thai kỳ", None)) == ("3 tháng cuối thai kỳ",)
+    # asking no finding of a patient told pregnant ("3 tháng cuối thai kỳ thì CCĐ thuốc nào?"): the pregnancy
+    told = QueryFrame(
+        turn_type="condition_relation",
+        condition_relation="contraindication",
+        patient_context=PatientContext(pregnancy=True, pregnancy_stage="3 tháng cuối"),
+    )
+    assert {"mang thai", "thai kỳ"} <= set(relation_phrases(told))
     # so is a named drug's finding no table names: the population is its patient's, not what is asked
     named = QueryFrame(
         turn_type="drug_attribute",
