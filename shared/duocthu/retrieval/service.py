@@ -245,7 +245,9 @@ class RetrievalService:
                     question = _without_class(plan)
                     names = ask.unknown_names
                     named = book_lines(self.store, question, names, asked) if names else ()
-                    lines = named or book_lines(self.store, question, sections=asked)
+                    # the question's own words only when no section names what it asks
+                    unlisted = bundle.decision == "ABSTAIN"
+                    lines = named or (book_lines(self.store, question, sections=asked) if unlisted else ())
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
                 if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
