@@ -74,6 +74,9 @@ class Ask(_Model):
     # the question asks for the section itself ("CCĐ của captopril?"), not for something in it:
     # the reply quotes it whole whatever its length (answer.reply_budget)
     whole_section: bool = False
+    # a which-drug question naming the drugs to choose among ("trong A, B, C, thuốc nào …"): only
+    # they are looked up, and the reply says of each whether its section names the finding
+    among: tuple[str, ...] = ()
 
 
 class Plan(_Model):

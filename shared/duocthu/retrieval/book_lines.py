@@ -41,21 +41,31 @@ def content_words(text: str) -> str:
 
 
 def book_lines(
-    store: VectorStore, question: str, naming: Sequence[str] = (), sections: Collection[str] = ()
+    store: VectorStore,
+    question: str,
+    naming: Sequence[str] = (),
+    sections: Collection[str] = (),
+    drugs: Sequence[str] = (),
 ) -> tuple[RankedLine, ...]:
     """The sentences of the whole book that answer a which-drug question best, found as a drug's
     are (`found`), those within FOLLOWER_SHARE of the best, at most PER_DRUG a drug; with `naming`,
     only those naming one of these words (a term the question names that no drug list holds), and
     then every drug naming it (at most NAMING_LINES). A
     line in one of `sections` (what the question asks of the drugs: their contraindications)
-    has the candidate sections' prior, as a drug's lines have."""
+    has the candidate sections' prior, as a drug's lines have. With `drugs` (the drugs a question
+    lists to choose among), only their sentences are read."""
     tokens = question_tokens(question, ())
     # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
     # rank, but a line must hold two of the question's other words to say which drugs
     content = [t for t in tokens if t not in _heading_words()]
     if len(content) < 2:  # one word read across 40 to 700 monographs is no question
         return ()
-    hits = store.search_lines([*tokens, *question_pairs(question, tokens)], drug_id=None, limit=READ_LINES)
+    query = [*tokens, *question_pairs(question, tokens)]
+    if drugs:
+        found_in = [line for d in drugs for line in store.search_lines(query, drug_id=d, limit=READ_LINES)]
+        hits = sorted(found_in, key=lambda line: -line.score)
+    else:
+        hits = store.search_lines(query, drug_id=None, limit=READ_LINES)
     kept = [line for line in hits if found(line, tokens) and words_held(line, content) >= 2]
     kept = [line for line in kept if not naming or any(contains_phrase(line.text, n) for n in naming)]
     if not kept:

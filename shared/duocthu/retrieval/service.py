@@ -19,7 +19,7 @@ pharmacology section sits close to almost any question. Routes here:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from duocthu.catalog.drug_names import drug_names
@@ -40,6 +40,7 @@ from duocthu.models.evidence import (
     EvidenceBundle,
     EvidenceItem,
     GatheredEvidence,
+    RankedDrug,
     RankedLine,
     WholeSection,
 )
@@ -244,10 +245,12 @@ class RetrievalService:
                     # the lines naming a drug asked that has no monograph first, else the question's own
                     question = _without_class(plan)
                     names = ask.unknown_names
-                    named = book_lines(self.store, question, names, asked) if names else ()
+                    named = book_lines(self.store, question, names, asked, ask.among) if names else ()
                     # the question's own words only when no section names what it asks
                     unlisted = bundle.decision == "ABSTAIN"
-                    lines = named or (book_lines(self.store, question, sections=asked) if unlisted else ())
+                    lines = named or (
+                        book_lines(self.store, question, sections=asked, drugs=ask.among) if unlisted else ()
+                    )
                 said_no = bundle.decision == "ABSTAIN" and bundle.reason in READ_BEFORE_NO
                 if lines and (said_no or ask.kind in WHICH_DRUG_ASKS):
                     bundle = self._parts_of(lines)  # read before saying no: a hit is quoted instead
@@ -390,12 +393,14 @@ class RetrievalService:
         if ask.kind == "together":
             return interaction_evidence(self.store, resolver, ask.drugs, ask.unknown_names)
         if ask.kind == "condition":
-            found = self.by_indication(ask.query, deadline)
+            found = only_among(self.by_indication(ask.query, deadline), ask.among)
             return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
         if ask.kind == "relation":
             # a catalogue drug asked ("thuốc nào tương tác với warfarin") is searched by its names
             named = [name for drug in ask.drugs for name in drug_names(resolver, drug)]
             outside = self._outside_class_asked(ask.query or frame.standalone_query, resolver)
+            if ask.among:  # the drugs the question lists to choose among: no other is read
+                outside = tuple(d.drug_id for d in resolver.catalog.drugs if d.drug_id not in ask.among)
             return retrieve_for_relation(
                 self.store,
                 frame,
@@ -432,6 +437,23 @@ class RetrievalService:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug, frame)
         return bundle
+
+
+def only_among(bundle: EvidenceBundle, among: Collection[str]) -> EvidenceBundle:
+    """A which-drug lookup's bundle with only the drugs the question lists to choose among (all of
+    it without a list); nothing found among them is an abstention, which the reply says of them."""
+    if not among:
+        return bundle
+
+    def kept(drugs: Sequence[RankedDrug]) -> tuple[RankedDrug, ...]:
+        return tuple(d for d in drugs if d.drug_id in among)
+
+    fields = ("ranked_drugs", "unlisted_drugs", "wider_drugs", "incidental_drugs")
+    update: dict[str, object] = {name: kept(getattr(bundle, name)) for name in fields}
+    update["evidence"] = tuple(item for item in bundle.evidence if item.drug_id in among)
+    if not update["evidence"]:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    return bundle.model_copy(update=update)
 
 
 def _without_class(plan: Plan) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
+from duocthu.understanding.asked_among import asked_among, candidates_listed, without_candidates
 from duocthu.understanding.clauses import ask_clauses, asks_what
 from duocthu.understanding.merge import TOGETHER
 from duocthu.understanding.plan import plan_turn
@@ -39,6 +40,27 @@ def plan_message(
     """The plan of a message: one ask as today, or one part per ask clause, in the message's order.
     Every line (the message, its clauses, the history) is read once, by one reader."""
     reader = MessageReader(resolver)
+    listed = candidates_listed(reader.tags(message))
+    if listed:
+        # "trong A, B, C, thuốc nào …": the rest asked as a which-drug question, among them only
+        rest = _plan_message(
+            without_candidates(reader.tags(message), listed), history, prior, understand, reader
+        )
+        among = tuple(dict.fromkeys(m.drug_id for m in listed))
+        chosen = asked_among(rest, among)
+        if chosen is not None:
+            return chosen
+    return _plan_message(message, history, prior, understand, reader)
+
+
+def _plan_message(
+    message: str,
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    reader: MessageReader,
+) -> Plan:
+    resolver = reader.resolver
     clauses = ask_clauses(
         message, lambda before, words: _names_its_own(reader.tags(before), reader.tags(words))
     )

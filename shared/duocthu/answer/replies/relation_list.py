@@ -69,6 +69,7 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
         *listing.class_asked(),
         *listing.by_section(),
         *listing.wider(),
+        *listing.not_named_among(),
         *CAVEATS,
     ]
     listed = listing.listed((*listing.drugs, *bundle.wider_drugs))
@@ -109,6 +110,7 @@ class RelationList:
         quoted = ", ".join([*(f"“{name}”" for name in names), *(self.titles.get(d, d) for d in owns)])
         self.names_what = f"nhắc đến {quoted}" if quoted else NAMES
         self.owns = owns
+        self.among = ask.among if ask else ()
         self.window = LINE_WINDOW
         self.quoted_of_long = QUOTED_OF_LONG
         self.most_quoted = QUOTED_OF_LONG * LONG_LIST  # lowered only to fit a reply's room
@@ -146,6 +148,8 @@ class RelationList:
         members only, and the list says so. A broader word the question names is no filter: a drug
         of that class is put first and named, the others stay (an NSAID is an analgesic its "Loại
         thuốc" head may not call one)."""
+        if self.among:  # the question named the drugs to choose among: no class narrows them
+            return []
         among = classes_asked_among(self.plan.reading.text)
         heads = [classes_named(self.classes.get(d.drug_id) or "", affirmed_only=True) for d in self.drugs]
         if among and self.drugs and all(among.keys() & head.keys() for head in heads):
@@ -241,6 +245,19 @@ class RelationList:
             return asked.format(condition) if asked else None
         who = POPULATION_NAMES.get(frame.population or "")
         return f"chống chỉ định ở {who}" if who and relation == "contraindication" else None
+
+    def not_named_among(self) -> list[str]:
+        """The drugs the question lists to choose among whose sections searched do not name the
+        finding: said by name, so none is read as answered, nor as safe, by being left out."""
+        found = {d.drug_id for d in (*self.drugs, *self.bundle.wider_drugs)}
+        left = [self.titles.get(d, d) for d in self.among if d not in found]
+        if not left:
+            return []
+        read = ", ".join(f"“{SECTION_HEADINGS[key]}”" for key in self.section_wordings)
+        return [
+            f"Trong các thuốc bạn nêu, mục {read} của {', '.join(left)} không {self.names_what}; điều đó "
+            "không có nghĩa là dùng được: hãy đọc toàn văn các mục của thuốc đó."
+        ]
 
     def wider(self) -> list[str]:
         """The drugs whose section names only a wider finding, with the words it uses."""

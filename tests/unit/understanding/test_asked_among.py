@@ -1,0 +1,94 @@
+"""A which-drug question that lists its candidates: the list is read by its form (catalogue names
+written as alternatives, in a message asking which one), the rest of the message is the which-drug
+question, and its lookup is restricted to the candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.core.deadline import Deadline
+from duocthu.models.frame import QueryFrame
+from duocthu.understanding.asked_among import candidates_listed, without_candidates
+from duocthu.understanding.pipeline import understand_read
+from duocthu.understanding.rules.provider import OfflineFrameProvider
+from duocthu.understanding.several_asks import plan_message
+from duocthu.understanding.tags import MessageReader, tag_message
+
+
+def _understand(
+    text: str, history: Sequence[str], prior: QueryFrame | None, reader: MessageReader
+) -> QueryFrame:
+    return understand_read(text, reader, OfflineFrameProvider(), Deadline.after(5), history, prior)
+
+
+@pytest.mark.parametrize(
+    ("message", "listed"),
+    [
+        (
+            "Trong azithromycin, cefuroxim, amoxicilin, ciprofloxacin: kháng sinh nào cần tránh ở BN QT "
+            "kéo dài bẩm sinh?",
+            ("azithromycin", "cefuroxim", "amoxicilin", "ciprofloxacin"),
+        ),
+        ("gliclazid hay metformin, thuốc nào không dùng khi cho con bú?", ("gliclazid", "metformin")),
+        (
+            "amlodipin, losartan và enalapril - cái nào hay gây phù cổ chân?",
+            ("amlodipin", "losartan", "enalapril"),
+        ),
+        # no "which": the drugs are asked about together or each
+        ("azithromycin, ciprofloxacin có tương tác không?", ()),
+        # drugs joined by "với" are asked together, not offered as a choice
+        ("thuốc nào tương tác với warfarin và aspirin?", ()),
+        # the patient's medicines are facts, never candidates
+        ("BN đang dùng warfarin, aspirin. Thuốc nào giảm đau dùng được?", ()),
+        # one drug is no choice
+        ("Trong ibuprofen thì thuốc nào gây loét?", ()),
+    ],
+)
+def test_a_list_of_alternatives_in_a_which_question_is_the_candidates(
+    resolver: CatalogDrugResolver, message: str, listed: tuple[str, ...]
+) -> None:
+    found = candidates_listed(tag_message(message, resolver))
+    assert tuple(m.drug_id for m in found) == listed
+
+
+def test_the_rest_of_the_message_is_what_each_candidate_is_asked(resolver: CatalogDrugResolver) -> None:
+    tags = tag_message(
+        "Trong 4 thuốc atorvastatin, paracetamol, amoxicilin, omeprazol — thuốc nào CCĐ?", resolver
+    )
+    rest = without_candidates(tags, candidates_listed(tags))
+    assert "atorvastatin" not in rest and "omeprazol" not in rest
+    assert rest.endswith("thuốc nào chống chỉ định?") and "—" not in rest  # in the formulary's words
+
+
+@pytest.mark.parametrize(
+    ("message", "among"),
+    [
+        (
+            "Trong 4 thuốc atorvastatin, paracetamol, amoxicilin, omeprazol — thuốc nào CCĐ cho phụ nữ "
+            "mang thai",
+            ("atorvastatin", "paracetamol", "amoxicilin", "omeprazol"),
+        ),
+        (
+            "Có BN migraine uống ergotamin. Trong azithromycin, ciprofloxacin, amoxicilin thuốc nào không "
+            "được dùng chung",
+            ("azithromycin", "ciprofloxacin", "amoxicilin"),
+        ),
+    ],
+)
+def test_the_lookup_is_restricted_to_the_candidates(
+    resolver: CatalogDrugResolver, message: str, among: tuple[str, ...]
+) -> None:
+    plan = plan_message(message, (), None, _understand, resolver)
+    lookup = next(a for a in plan.asks if a.kind == "relation")
+    assert lookup.among == among
+    assert not plan.together  # not an interaction of the drugs listed
+
+
+def test_a_list_whose_rest_asks_no_lookup_is_planned_as_written(resolver: CatalogDrugResolver) -> None:
+    # the rest ("thuốc nào liều cao hơn?") asks no finding across the book: the drugs stay asked each
+    message = "paracetamol hay ibuprofen, thuốc nào liều cao hơn?"
+    plan = plan_message(message, (), None, _understand, resolver)
+    assert not any(a.among for a in plan.asks)
+    assert {"paracetamol", "ibuprofen"} <= set(plan.frame.drugs)
