@@ -19,7 +19,7 @@ pharmacology section sits close to almost any question. Routes here:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from duocthu.catalog.drug_names import drug_names
@@ -40,7 +40,6 @@ from duocthu.models.evidence import (
     EvidenceBundle,
     EvidenceItem,
     GatheredEvidence,
-    RankedDrug,
     RankedLine,
     WholeSection,
 )
@@ -60,7 +59,7 @@ from duocthu.retrieval.interactions import (
     interaction_evidence,
 )
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
-from duocthu.retrieval.reverse.ranking import Rerank
+from duocthu.retrieval.reverse.ranking import Rerank, only_among
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
 from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
 from duocthu.store import VectorStore
@@ -437,23 +436,6 @@ class RetrievalService:
             # "Ibuprofen có gây loét dạ dày không?": how its ADR section names the finding
             return with_section_reading(bundle, self.store, drug, frame)
         return bundle
-
-
-def only_among(bundle: EvidenceBundle, among: Collection[str]) -> EvidenceBundle:
-    """A which-drug lookup's bundle with only the drugs the question lists to choose among (all of
-    it without a list); nothing found among them is an abstention, which the reply says of them."""
-    if not among:
-        return bundle
-
-    def kept(drugs: Sequence[RankedDrug]) -> tuple[RankedDrug, ...]:
-        return tuple(d for d in drugs if d.drug_id in among)
-
-    fields = ("ranked_drugs", "unlisted_drugs", "wider_drugs", "incidental_drugs")
-    update: dict[str, object] = {name: kept(getattr(bundle, name)) for name in fields}
-    update["evidence"] = tuple(item for item in bundle.evidence if item.drug_id in among)
-    if not update["evidence"]:
-        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
-    return bundle.model_copy(update=update)
 
 
 def _without_class(plan: Plan) -> str:

@@ -10,7 +10,7 @@ parts; the drugs beyond the cap are named in the same order.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from pydantic import TypeAdapter
@@ -142,3 +142,20 @@ def ranked_bundle(
             "system_error": ranked.system_error,
         }
     )
+
+
+def only_among(bundle: EvidenceBundle, among: Collection[str]) -> EvidenceBundle:
+    """A which-drug lookup's bundle with only the drugs the question lists to choose among (all of
+    it without a list); nothing found among them is an abstention, which the reply says of them."""
+    if not among:
+        return bundle
+
+    def kept(drugs: Sequence[RankedDrug]) -> tuple[RankedDrug, ...]:
+        return tuple(d for d in drugs if d.drug_id in among)
+
+    fields = ("ranked_drugs", "unlisted_drugs", "wider_drugs", "incidental_drugs")
+    update: dict[str, object] = {name: kept(getattr(bundle, name)) for name in fields}
+    update["evidence"] = tuple(item for item in bundle.evidence if item.drug_id in among)
+    if not update["evidence"]:
+        return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
+    return bundle.model_copy(update=update)
