@@ -21,6 +21,7 @@ says nothing about the pair, which is not the same as "no interaction". Wording 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from types import MappingProxyType
@@ -142,6 +143,8 @@ def classes_named(
 # At most this many words between a class a question names and the "nào" asking among it
 # ("thuốc chống đông máu đường uống nào")
 CLASS_TO_WHICH = 3
+# A section's words for any medicine taken with the drug, as opposed to one it names
+_ANY_MEDICINE_TAKEN = re.compile(r"\bthuốc dùng (?:kèm|cùng|đồng thời)\b", re.IGNORECASE)
 
 
 def classes_asked_among(question: str) -> Mapping[str, str]:
@@ -198,6 +201,20 @@ def _pool(
     return pooled, by_class
 
 
+def _general_rule(store: VectorStore, resolver: CatalogDrugResolver, drug_id: str) -> list[EvidenceItem]:
+    """The parts of a drug's interaction section about any medicine taken with it ("thuốc dùng
+    kèm"), naming no other drug: what the section says of every pair (a level to check on any
+    change), which holds for each pair it names."""
+    parts = store.find_by_section(drug_id, INTERACTION_SECTION)
+    return [
+        part
+        for part in parts
+        if not part.needs_visual_check
+        and _ANY_MEDICINE_TAKEN.search(part.text)
+        and all(match.drug_id == drug_id for match in resolver.mentions(part.text))
+    ]
+
+
 def _naming_elsewhere(
     store: VectorStore, drug_id: str, unknown: Mapping[str, Sequence[str]]
 ) -> list[EvidenceItem]:
@@ -229,6 +246,8 @@ def interaction_evidence(
         if not others:
             continue
         parts, mentions = _pool(store, drug_id, others, classes)
+        if any(part.section_key == INTERACTION_SECTION for part in parts):
+            parts = [*_general_rule(store, resolver, drug_id), *parts]
         for part in parts:
             pool.setdefault(part.id, part)
         for mention in mentions:

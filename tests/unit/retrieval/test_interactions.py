@@ -226,3 +226,28 @@ def test_the_class_a_which_drug_question_asks_among_stands_before_which() -> Non
     assert set(classes_asked_among("NSAID nào trong DT CCĐ 3 tháng cuối thai kỳ?")) == {"nsaid"}
     # after "nào" the class is what is asked of, not among
     assert classes_asked_among("thuốc nào tương tác với thuốc chống đông") == {}
+
+
+def test_a_rule_about_any_medicine_taken_opens_each_pair_the_section_names(
+    tmp_path: Path, resolver: CatalogDrugResolver
+) -> None:
+    # a part about any medicine taken with the drug, naming none, holds for each pair it names
+    texts = {
+        "halvorin": [
+            "Nguyên tắc chung: mọi thay đổi thuốc dùng kèm đều phải kiểm tra nồng độ trong 3–7 ngày.",
+            "Mirtazol làm tăng nồng độ halvorin.",
+            "Thuốc dùng cùng như tenoxil không ảnh hưởng.",  # names a drug: not a rule for every pair
+        ],
+        "mirtazol": ["Thức ăn làm chậm hấp thu."],
+        "tenoxil": ["Không có tương tác đáng kể được ghi nhận."],
+    }
+    edge = EdgeStore(tmp_path)
+    publish(edge, [chunk(d, i, t) for d, ts in texts.items() for i, t in enumerate(ts)])
+    try:
+        paired = interaction_evidence(edge, resolver, ["halvorin", "mirtazol"])
+        assert [e.id for e in paired.evidence] == ids(("halvorin", 0), ("halvorin", 1))
+        # no part naming the pair: the rule alone answers nothing
+        alone = interaction_evidence(edge, resolver, ["mirtazol", "esomirtazol"])
+        assert alone.decision == "ABSTAIN"
+    finally:
+        edge.close()
