@@ -19,9 +19,17 @@ def _lexicon() -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE), table
 
 
+@lru_cache(maxsize=1)
+def _formulary_words() -> frozenset[str]:
+    """The words the lexicon writes terms as: a message is read in them, and none names a drug."""
+    return frozenset(w.casefold() for value in _lexicon()[1].values() for w in value.split())
+
+
 def lexicon_term(token: str) -> bool:
-    """A word of the lexicon: an abbreviation or a term, never a drug name."""
-    return nfc(token).casefold() in _lexicon()[1]
+    """A word of the lexicon, as written or as the formulary writes it: an abbreviation or a
+    term, never a drug name."""
+    folded = nfc(token).casefold()
+    return folded in _lexicon()[1] or folded in _formulary_words()
 
 
 @lru_cache(maxsize=1)

@@ -99,8 +99,11 @@ def unknown_names(
 
 def not_a_common_word(token: str) -> bool:
     """A foreign-looking word that may name a drug: a real drug outside the catalogue, or a word no
-    word list holds; an ordinary Vietnamese or English word or a lexicon term is none."""
-    return world_drug(token) or not (ordinary_word(token) or lexicon_term(token))
+    word list holds; an ordinary Vietnamese or English word is none, nor a lexicon term, even
+    where a brand is spelled alike (the lexicon holds no drug name)."""
+    if lexicon_term(token):
+        return False
+    return world_drug(token) or not ordinary_word(token)
 
 
 # The longest word a ward abbreviates a department, a test or a condition to ("HSTC", "ICU", "XN")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from duocthu.catalog.resolver import CatalogDrugResolver, DrugMatch
 from duocthu.understanding.facts import extract_facts
+from duocthu.understanding.lexicon import formulary_wording
 from duocthu.understanding.product_names import unknown_names
 
 
@@ -19,6 +20,8 @@ def test_unknown_names_skip_question_words_conditions_and_makers() -> None:
     assert _unknown_names("BN tự uống 3 viên MỖI NGÀY thay vì mỗi tuần, xử trí gì?") == ()
     # a laboratory value the turn states is its name and number, never a product
     assert _unknown_names("Cụ đang uống 1 đống thuốc, K máu 6.0. Thuốc nào có ADR tăng kali?") == ()
+    # the lexicon's words for a clinician's term are the book's, never a name (a brand spelled alike)
+    assert _unknown_names(formulary_wording("Thuốc này có cần xét nghiệm gen trước không?")) == ()
 
 
 def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: CatalogDrugResolver) -> None:
