@@ -115,6 +115,8 @@ def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: C
         ("Kháng sinh nào cần tránh ở BN QT kéo dài bẩm sinh?", "khoảng QT kéo dài"),
         # who the drugs are asked for, after the form: a condition told before it is the patient's
         ("Mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?", None),
+        # a carrier of an allele is a finding the book's contraindications name
+        ("Thuốc nào CCĐ ở người mang alen HLA-B?", "alen HLA"),
     ],
 )
 def test_which_drugs_to_avoid_is_never_an_indication_lookup(
