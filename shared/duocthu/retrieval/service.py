@@ -409,6 +409,7 @@ class RetrievalService:
                 names=(*ask.unknown_names, *dict.fromkeys(named)),
                 skip_drugs=(*ask.drugs, *outside),
                 first=_medicines_taken(frame, resolver),
+                every_section=bool(ask.among),
             )
         if ask.kind == "each_drug":
             if ask.query is None:

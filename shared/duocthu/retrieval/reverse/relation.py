@@ -203,13 +203,15 @@ def retrieve_by_relation(
     rerank: Rerank | None = None,
     skip_drugs: Collection[str] = frozenset(),
     first: Collection[str] = frozenset(),
+    every_section: bool = False,
 ) -> EvidenceBundle:
     """Condition -> the drugs whose ADR (or contraindication) section names it: the keyword pass
     of the reverse lookup over that section. A part counts when it holds any of a search's
     phrases. Searches are answered in order and a drug counts once, under the first section that
-    names it, so every listed drug says which section it comes from. `skip_drugs` are never
-    listed (the drug whose names are searched: its own section names itself). No dense fallback
-    (only chỉ định is embedded)."""
+    names it, so every listed drug says which section it comes from; with `every_section` (a few
+    drugs asked among), under each section that names it. `skip_drugs` are never listed (the drug
+    whose names are searched: its own section names itself). No dense fallback (only chỉ định is
+    embedded)."""
     policy = policy or EvidencePolicy()
     if not searches:
         return EvidenceBundle(decision="ABSTAIN", reason="needs_clarification")
@@ -219,7 +221,8 @@ def retrieve_by_relation(
     reranked, error = False, None
     for search in searches:
         best: dict[str, EvidenceItem] = {}
-        counted = {*skip_drugs, *(g.drug_id for g in groups), *(i.drug_id for i in found)}
+        listed = () if every_section else (*(g.drug_id for g in groups), *(i.drug_id for i in found))
+        counted = {*skip_drugs, *listed}
         for phrase in search.phrases:
             hits = (
                 _find_advice(store, phrase, search.section_key, counted)
@@ -266,6 +269,7 @@ def retrieve_for_relation(
     names: Sequence[str] = (),
     skip_drugs: Collection[str] = frozenset(),
     first: Collection[str] = frozenset(),
+    every_section: bool = False,
 ) -> EvidenceBundle:
     """A relation question's lookup: the finding with the words that narrow it ("chảy máu cam"),
     the finding alone listed apart as wider. When no section writes the narrowed form, the words
@@ -275,10 +279,21 @@ def retrieve_for_relation(
     names, that drug in `skip_drugs`); `first`: drugs listed before the others that name it (the
     medicines the patient takes: "đang Prozac, hạ natri máu, có phải do thuốc?")."""
     searches = relation_searches(frame, candidates=candidates, names=names)
-    bundle = retrieve_by_relation(store, searches, policy, rerank=rerank, skip_drugs=skip_drugs, first=first)
+
+    def lookup(searches: Sequence[RelationSearch]) -> EvidenceBundle:
+        return retrieve_by_relation(
+            store,
+            searches,
+            policy,
+            rerank=rerank,
+            skip_drugs=skip_drugs,
+            first=first,
+            every_section=every_section,
+        )
+
+    bundle = lookup(searches)
     if _narrowing(frame) and not names and not bundle.ranked_drugs:
-        searches = relation_searches(frame, narrowed=False, candidates=candidates)
-        return retrieve_by_relation(store, searches, policy, rerank=rerank, first=first)
+        return lookup(relation_searches(frame, narrowed=False, candidates=candidates))
     return bundle
 
 

@@ -215,6 +215,13 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
         assert listed == [("thuoc_a", "chong_chi_dinh"), ("thuoc_b", "thoi_ky_mang_thai")]
         assert {(e.drug_id, e.section_key) for e in bundle.evidence} == set(listed)
         assert bundle.ordering == "keyword:chong_chi_dinh+thoi_ky_mang_thai"
+        # a few drugs asked among: each under every section that names it
+        every = retrieve_by_relation(edge, searches, every_section=True)
+        assert [(d.drug_id, d.section_key) for d in every.ranked_drugs] == [
+            ("thuoc_a", "chong_chi_dinh"),
+            ("thuoc_a", "thoi_ky_mang_thai"),
+            ("thuoc_b", "thoi_ky_mang_thai"),
+        ]
 
 
 def test_a_condition_to_avoid_lists_the_cautioned_drugs_after_the_contraindicated(tmp_path: Path) -> None:
