@@ -62,7 +62,9 @@ def test_the_quarantined_interaction_section_yields_verify_pdf() -> None:
     quarantined = [e for e in bundle["evidence"] if e["has_quarantined_content"]]
     assert quarantined and {e["drug_id"] for e in quarantined} == {"amiodaron"}
     warfarin = [e for e in bundle["evidence"] if e["drug_id"] == "warfarin"]
-    assert warfarin and all("amiodaron" in e["text"] for e in warfarin)
+    # warfarin's side: the part naming amiodaron, and its rule for any medicine taken with it
+    said = {("amiodaron" in e["text"], "thuốc dùng kèm" in e["text"]) for e in warfarin}
+    assert said == {(True, False), (False, True)}
 
 
 def test_a_current_medicine_is_the_other_drug_of_an_interaction_turn() -> None:
