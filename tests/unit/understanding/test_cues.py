@@ -65,7 +65,7 @@ def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(
     assert formulary_wording("muốn dừng thuốc") == "muốn ngừng thuốc"  # the book writes "ngừng"
     assert formulary_wording("truyền TM thì dùng sao") == "truyền tĩnh mạch thì dùng ra sao"
     assert formulary_wording("người Việt có cần xét nghiệm gen không") == (
-        "người gốc châu Á có cần xét nghiệm HLA không"
+        "người gốc châu Á có cần xét nghiệm alen HLA không"
     )
     assert (
         formulary_wording("BN THA, CCĐ ntn? INR 3")
