@@ -101,21 +101,6 @@ def ask_clauses(
     return tuple(clauses) if len(clauses) > 1 else (text,)
 
 
-_ALTERNATIVE = re.compile(r"[\s,]+(?=(?:hay|hoặc)\s)", re.IGNORECASE)
-
-
-def offered_instead(message: str) -> tuple[str, str] | None:
-    """A yes-or-no question with an alternative asking what instead, in one clause ("X dùng được
-    không hay phải dùng gì?"): the question and the alternative, as two clauses; None when the
-    words before the last "hay"/"hoặc" close no question or the words after it ask no what."""
-    text = nfc(message).strip()
-    for found in reversed(list(_ALTERNATIVE.finditer(text))):
-        before, after = text[: found.start()], text[found.end() :]
-        if _closes_question(before) and not asks_what(before) and asks_what(after):
-            return before, after
-    return None
-
-
 # Sentences end at a question or exclamation mark, a line break, or a full stop no digit follows
 _SENTENCE_END = re.compile(r"(?<=[?!\n])|\.(?!\d)")
 

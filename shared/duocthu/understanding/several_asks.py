@@ -16,7 +16,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.understanding.asked_among import asked_among, candidates_listed, without_candidates
-from duocthu.understanding.clauses import ask_clauses, asks_what, offered_instead
+from duocthu.understanding.clauses import ask_clauses, asks_what
 from duocthu.understanding.merge import TOGETHER
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
@@ -69,9 +69,6 @@ def _plan_message(
         frame = understand(message, history, prior, reader)
         whole = plan_turn(frame, turn_reading(reader.tags(message), frame, resolver), resolver)
         parts = _instead(parts, whole, clauses)
-        offered = offered_instead(message) if not parts and whole.reply == "drug_list" else None
-        if offered is not None:  # one clause: "X được không hay dùng gì?" asks both, X first
-            parts = _instead(_clause_plans(offered, history, prior, understand, reader), whole, offered)
         if len(parts) < 2:
             return whole
     last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on

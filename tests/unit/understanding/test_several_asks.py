@@ -12,7 +12,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import AskEvidence, EvidenceBundle, GatheredEvidence, WholeSection
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan, gathered_by_part, part_evidence
-from duocthu.understanding.clauses import ask_clauses, offered_instead
+from duocthu.understanding.clauses import ask_clauses
 from duocthu.understanding.pipeline import understand_offline, understand_read
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
@@ -220,8 +220,6 @@ def test_a_clause_opened_as_one_asking_of_a_drug_of_its_own_is_an_ask(resolver: 
     [
         "Đang Plavix 75, đau thượng vị. Cho Losec 20 kèm được không? nếu ko nên thì thay bằng gì",
         "Thai 32 tuần, đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?",
-        # in one clause: the alternative "hay … gì" after a yes-or-no question of the drug
-        "Ông 78t suy thận ClCr 25, sưng đau khớp ngón cái. Colchicin cắt cơn được không hay phải dùng gì?",
     ],
 )
 def test_a_drug_asked_then_what_instead_is_two_asks(resolver: CatalogDrugResolver, message: str) -> None:
@@ -229,21 +227,3 @@ def test_a_drug_asked_then_what_instead_is_two_asks(resolver: CatalogDrugResolve
     plan = plan_message(message, (), None, _understand(resolver), resolver)
     assert plan.reply == "several_asks" and [p.reply for p in plan.parts][1] == "drug_list"
     assert plan.parts[0].frame.drugs and plan.parts[0].reply != "drug_list"
-
-
-@pytest.mark.parametrize(
-    ("message", "offered"),
-    [
-        (
-            "Colchicin dùng được không hay phải dùng gì thay?",
-            ("Colchicin dùng được không", "hay phải dùng gì thay?"),
-        ),
-        # a choice between answers, or a question of what before the alternative, offers nothing instead
-        ("Dùng paracetamol hay ibuprofen?", None),
-        ("Liều bao nhiêu hay tính theo cân nặng?", None),
-    ],
-)
-def test_an_alternative_asking_what_instead_is_read_apart(
-    message: str, offered: tuple[str, str] | None
-) -> None:
-    assert offered_instead(message) == offered
