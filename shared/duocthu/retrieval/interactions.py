@@ -170,10 +170,12 @@ def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
 def _pool(
     store: VectorStore,
     drug_id: str,
+    section: list[EvidenceItem],
     others: Mapping[str, Sequence[str]],
     classes: Mapping[str, frozenset[str]],
 ) -> tuple[list[EvidenceItem], list[NamedByClass]]:
-    parts = store.find_by_section(drug_id, INTERACTION_SECTION)
+    """`section`: the drug's interaction section, read once for the pool and its general rule."""
+    parts = section
     if any(part.needs_visual_check for part in parts):
         return parts, []  # quarantined: surfaced whole, for a check against the printed page
     # the formulary may write a forbidden combination under contraindications: read there too
@@ -201,14 +203,15 @@ def _pool(
     return pooled, by_class
 
 
-def _general_rule(store: VectorStore, resolver: CatalogDrugResolver, drug_id: str) -> list[EvidenceItem]:
+def _general_rule(
+    section: Sequence[EvidenceItem], resolver: CatalogDrugResolver, drug_id: str
+) -> list[EvidenceItem]:
     """The parts of a drug's interaction section about any medicine taken with it ("thuốc dùng
     kèm"), naming no other drug: what the section says of every pair (a level to check on any
     change), which holds for each pair it names."""
-    parts = store.find_by_section(drug_id, INTERACTION_SECTION)
     return [
         part
-        for part in parts
+        for part in section
         if not part.needs_visual_check
         and _ANY_MEDICINE_TAKEN.search(part.text)
         and all(match.drug_id == drug_id for match in resolver.mentions(part.text))
@@ -245,9 +248,10 @@ def interaction_evidence(
         others = {other: names[other] for other in ids if other != drug_id and names[other]} | unknown
         if not others:
             continue
-        parts, mentions = _pool(store, drug_id, others, classes)
+        section = store.find_by_section(drug_id, INTERACTION_SECTION)
+        parts, mentions = _pool(store, drug_id, section, others, classes)
         if any(part.section_key == INTERACTION_SECTION for part in parts):
-            parts = [*_general_rule(store, resolver, drug_id), *parts]
+            parts = [*_general_rule(section, resolver, drug_id), *parts]
         for part in parts:
             pool.setdefault(part.id, part)
         for mention in mentions:
