@@ -12,8 +12,13 @@ from duocthu.tools.evals.answers import run_turns
 
 def test_each_listed_drug_is_quoted_with_its_own_sections_wording(tmp_path: Path) -> None:
     answer = run_turns(["Những thuốc nào không được dùng khi đang cho con bú?"], tmp_path)[0].answer
-    contraindicated = answer.split("Mục “Chống chỉ định”", 1)[1].split("Mục “Thời kỳ cho con bú”", 1)[0]
+    contraindicated = answer.split("Mục “Chống chỉ định”", 1)[1].split("\nMục “Thời kỳ cho con bú” của", 1)[0]
     quoted = [line for line in contraindicated.splitlines() if line.startswith("- ")]
     assert any(line.startswith("- Amiodaron") for line in quoted)
-    assert all("cho con bú" in line or "cho bú" in line for line in quoted)
+    # each line's own quote, before the population's section seconding it
+    own = [line.split(" Mục “Thời kỳ cho con bú”", 1)[0] for line in quoted]
+    assert all("cho con bú" in line or "cho bú" in line for line in own)
+    # the drug's nursing section seconds its contraindication, in its own words
+    methotrexat = next(line for line in quoted if line.startswith("- Methotrexat"))
+    assert "Mục “Thời kỳ cho con bú” (tr." in methotrexat and "Chống chỉ định cho con bú" in methotrexat
     assert "QT kéo dài bẩm sinh" not in answer

@@ -41,6 +41,7 @@ LINE_BUDGET = 2200  # the quoted lines' share of the reply's 3,000 characters
 QUOTED_OF_LONG = 4  # a long list quotes the sentences of its first drugs
 FEWEST_QUOTED = 2  # of them, at least this many when the reply has little room left
 SUMMARY_LINE = 80  # a class line's length, about
+SECONDING_WINDOW = 70  # a population section's line seconding a contraindication: its clause
 NAMES = "nêu tình trạng này"
 ADVICE = "khuyên không dùng hoặc tránh dùng thuốc"
 CAVEATS = (
@@ -224,7 +225,10 @@ class RelationList:
     def grouped(self, said: str, heading: str, listed: Sequence[RankedDrug]) -> list[str]:
         ordered = by_class(listed, self.classes, self.titles)
         lines = [f"{said}; theo nhóm ở mục “Loại thuốc”:", *class_lines(ordered, self.classes_shown)]
-        first = [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))][: self.quoted_of_long]
+        first = _within(
+            [q for drug in listed if (q := self.line(drug, window=LINE_WINDOW))],
+            self.quoted_of_long * (LINE_WINDOW + SOURCE),
+        )
         if first:
             lines += [f"Câu trong mục “{heading}” của các thuốc đầu danh sách:", *first]
         asked = self.narrowing()
@@ -283,10 +287,20 @@ class RelationList:
     ) -> str | None:
         """The drug's sentence naming what was searched, with its page; None when none is quoted."""
         items = [self.by_id[i] for i in drug.evidence_ids if i in self.by_id]
+        own = [i for i in items if i.section_key == (drug.section_key or i.section_key)]
         if wordings is None:
             wordings = self.section_wordings.get(drug.section_key or "", self.wordings)
-        quote = naming_line(items, wordings, window or self.window)
-        return f"- {self.name(drug)} (tr. {pages(items)}): {quote}" if quote else None
+        quote = naming_line(own, wordings, window or self.window)
+        if not quote:
+            return None
+        line = f"- {self.name(drug)} (tr. {pages(own)}): {quote}"
+        # the population's own section seconding it (`relation.seconded`), in that section's words
+        for part in (i for i in items if i not in own):
+            wide = max(SECONDING_WINDOW, (window or self.window) // 2)
+            said = naming_line([part], self.section_wordings.get(part.section_key, ()), wide)
+            if said:
+                line += f" Mục “{SECTION_HEADINGS[part.section_key]}” (tr. {pages([part])}): {said}"
+        return line
 
 
 def named_by_others(
@@ -371,6 +385,17 @@ def naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: 
             if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
                 return clip(sentence, wordings, window)
     return None
+
+
+def _within(lines: Sequence[str], room: int) -> list[str]:
+    """The first lines that fit `room` characters, at least FEWEST_QUOTED of them: a line that
+    quotes two sections takes the room of two."""
+    kept: list[str] = []
+    for line in lines:
+        if len(kept) >= FEWEST_QUOTED and sum(len(x) + 1 for x in (*kept, line)) > room:
+            break
+        kept.append(line)
+    return kept
 
 
 def _in_class(drug_class: str | None, asked: str) -> bool:

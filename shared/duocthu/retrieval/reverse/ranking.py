@@ -10,7 +10,8 @@ parts; the drugs beyond the cap are named in the same order.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import TypeAdapter
@@ -63,10 +64,15 @@ class RankedGroups:
 
 
 def rank_drugs(
-    indication: str, hits: Sequence[EvidenceItem], policy: EvidencePolicy, rerank: Rerank | None = None
+    indication: str,
+    hits: Sequence[EvidenceItem],
+    policy: EvidencePolicy,
+    rerank: Rerank | None = None,
+    first: Mapping[str, int] | None = None,
 ) -> RankedGroups:
     """Groups by drug (max score per drug), ordered by directness, optionally reranked within it,
-    capped at indication_candidate_limit drugs x indication_evidence_per_drug parts each."""
+    capped at indication_candidate_limit drugs x indication_evidence_per_drug parts each; the drugs
+    of `first` before the cap, by their rank there (a stable sort: else as ranked)."""
     groups = by_directness(indication, group_by_drug(hits))
     reranked = False
     error: SystemError | None = None
@@ -78,6 +84,8 @@ def rank_drugs(
         except Exception:  # fail-open by design: the hook may wrap any remote service
             log.warning("indication rerank failed; keeping the max-score order", exc_info=True)
             error = "rerank_unavailable"
+    if first:
+        groups = sorted(groups, key=lambda g: first.get(g.drug_id, math.inf))
     per_drug = policy.indication_evidence_per_drug
     capped = tuple(
         DrugGroup(g.drug_id, g.display_name, g.score, g.items[:per_drug])

@@ -219,6 +219,7 @@ def retrieve_by_relation(
     groups: list[DrugGroup] = []
     found: list[EvidenceItem] = []
     reranked, error = False, None
+    seconding = {} if every_section else _seconding(store, searches, skip_drugs)
     for search in searches:
         best: dict[str, EvidenceItem] = {}
         listed = () if every_section else (*(g.drug_id for g in groups), *(i.drug_id for i in found))
@@ -237,7 +238,9 @@ def retrieve_by_relation(
         hits = [h for h in rank_hits(list(best.values())) if h.drug_id not in counted]
         if not hits:
             continue
-        ranked = rank_drugs(" ".join(search.phrases), hits[:limit], policy, rerank)
+        order = {} if search.advice else {d: rank for d, (rank, _) in seconding.items()}
+        hits.sort(key=lambda h: h.drug_id not in order)  # stable: a seconded drug's parts are pooled
+        ranked = rank_drugs(" ".join(search.phrases), hits[:limit], policy, rerank, first=order)
         groups.extend(ranked.groups)
         found.extend(hits)
         reranked, error = reranked or ranked.reranked, error or ranked.system_error
@@ -246,6 +249,7 @@ def retrieve_by_relation(
     if not groups and not wider:
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     cap = policy.indication_candidate_limit
+    groups = [_with_part(g, seconding) for g in groups]
     groups.sort(key=lambda group: group.drug_id not in first)  # stable: else as ranked
     capped = RankedGroups(tuple(groups[:cap]), reranked, error)
     # the drugs of a wider finding are quoted in the room the drugs naming it leave; the rest named
@@ -257,6 +261,36 @@ def retrieve_by_relation(
     ]
     route = "keyword:" + "+".join(dict.fromkeys(s.section_key for s in searches))
     return ranked_bundle(capped, route, found, wider_drugs, quoted)
+
+
+def _seconding(
+    store: VectorStore, searches: Sequence[RelationSearch], skip_drugs: Collection[str]
+) -> dict[str, tuple[int, EvidenceItem]]:
+    """Drug -> how firmly and where its population's own section advises against it, when a
+    contraindication search of that population comes first: the rank of the first wording of the
+    data file its section holds (they run from "chống chỉ định trong" to "không khuyến cáo") and
+    that part. A drug whose contraindications name the population and whose own section seconds
+    them is listed first, the firmest wording first, and quotes both: the book says it twice of
+    it (warfarin), where one line may hold only for a dose, a form or a stage."""
+    advice = next((s for s in searches if s.advice), None)
+    if advice is None or searches[0].advice:
+        return {}
+    seconding: dict[str, tuple[int, EvidenceItem]] = {}
+    for rank, wording in enumerate(advice.phrases):
+        for hit in _find_advice(store, wording, advice.section_key, {*skip_drugs, *seconding}):
+            seconding.setdefault(hit.drug_id, (rank, hit))
+    return seconding
+
+
+def _with_part(group: DrugGroup, seconding: dict[str, tuple[int, EvidenceItem]]) -> DrugGroup:
+    """A group listed under another section than its population's, with the part seconding it."""
+    if (
+        group.drug_id not in seconding
+        or group.items[0].section_key == seconding[group.drug_id][1].section_key
+    ):
+        return group
+    part = seconding[group.drug_id][1]
+    return DrugGroup(group.drug_id, group.display_name, group.score, (*group.items, part))
 
 
 def retrieve_for_relation(

@@ -213,7 +213,9 @@ def test_a_pregnancy_question_also_reads_each_drugs_pregnancy_section(tmp_path: 
         listed = [(d.drug_id, d.section_key) for d in bundle.ranked_drugs]
         # each drug once, under the first section that names it
         assert listed == [("thuoc_a", "chong_chi_dinh"), ("thuoc_b", "thoi_ky_mang_thai")]
-        assert {(e.drug_id, e.section_key) for e in bundle.evidence} == set(listed)
+        # the pregnancy section seconding thuoc_a's contraindication is its evidence too
+        seconded = ("thuoc_a", "thoi_ky_mang_thai")
+        assert {(e.drug_id, e.section_key) for e in bundle.evidence} == {*listed, seconded}
         assert bundle.ordering == "keyword:chong_chi_dinh+thoi_ky_mang_thai"
         # a few drugs asked among: each under every section that names it
         every = retrieve_by_relation(edge, searches, every_section=True)
@@ -334,3 +336,24 @@ def test_a_which_drugs_question_naming_a_safety_section_is_read_in_that_section(
             edge, named_drug, candidates=("tuong_tac_thuoc",), names=("clarithromycin",)
         )
         assert [(d.drug_id, d.section_key) for d in bundle.ranked_drugs] == [("thuoc_c", "tuong_tac_thuoc")]
+
+
+def test_a_contraindication_its_population_section_seconds_is_listed_first(tmp_path: Path) -> None:
+    """Among the drugs whose contraindications name the population, those whose own section
+    also advises against use come first, the firmest wording of the data file first, whatever
+    the contraindication lines score: the cap keeps them."""
+    searches = relation_searches(avoid_question("phụ nữ có thai", "phu_nu_co_thai"))
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Phụ nữ mang thai.", section_key="chong_chi_dinh"),
+            chunk("thuoc_b", 0, "Suy gan; phụ nữ mang thai khi dùng liều cao.", section_key="chong_chi_dinh"),
+            chunk("thuoc_b", 1, "Chống chỉ định trong thời kỳ mang thai.", section_key="thoi_ky_mang_thai"),
+            chunk("thuoc_c", 0, "Suy thận; phụ nữ mang thai.", section_key="chong_chi_dinh"),
+            chunk("thuoc_c", 1, "Không nên dùng khi mang thai.", section_key="thoi_ky_mang_thai"),
+        ],
+    ) as edge:
+        bundle = retrieve_by_relation(edge, searches)
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_b", "thuoc_c", "thuoc_a"]
+        capped = retrieve_by_relation(edge, searches, EvidencePolicy(indication_candidate_limit=1))
+        assert [d.drug_id for d in capped.ranked_drugs] == ["thuoc_b"]
