@@ -347,7 +347,8 @@ def test_a_lay_word_finds_the_formularys_word(service: ChatService) -> None:
 def test_which_drugs_a_population_must_avoid_names_every_one(service: ChatService) -> None:
     turn = service.turn("Thuốc nào không được dùng cho phụ nữ có thai?")
     assert turn.frame is not None and turn.frame.condition_relation == "contraindication"
-    assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh"}
+    # chống chỉ định, and the pregnancy section where it seconds a drug listed there
+    assert {e.section_key for e in turn.bundle.evidence} == {"chong_chi_dinh", "thoi_ky_mang_thai"}
     everyone = {d.drug_id for d in (*turn.bundle.ranked_drugs, *turn.bundle.unlisted_drugs)}
     assert {"losartan", "enalapril", "captopril"} <= everyone  # "3 tháng giữa và 3 tháng cuối của thai kỳ"
     # more than a screen's worth: grouped by class with counts, every drug in the list block
