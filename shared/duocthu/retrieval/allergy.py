@@ -112,15 +112,19 @@ def allergy_lines(
         for index, sentence in enumerate(part_sentences(part.text)):
             for clause in sentence.split(";"):
                 folded = fold(clause)
-                if not any(word in folded for word in HYPERSENSITIVITY):
+                kinds = reactions_named(clause)
+                # a hypersensitivity clause, or one naming the kind of reaction this patient had
+                # ("Tiền sử phản ứng phản vệ … sau khi dùng penicilin là chống chỉ định tuyệt đối")
+                if not any(word in folded for word in HYPERSENSITIVITY) and not kinds & had:
                     continue
                 named_classes = set(classes_named(clause, affirmed_only=True))
                 about = names_in(clause, allergens) or {
                     a for a in allergens if classes.get(a, frozenset()) & named_classes
                 }
-                kinds = reactions_named(clause)
                 if about and (not kinds or kinds & had):
                     out.append(part_line(part, clause.strip(), index, 0.0))
+    # a clause naming the kind of reaction this patient had is about them: it is quoted first
+    out.sort(key=lambda line: not (reactions_named(line.text) & had))  # stable: else book order
     return out
 
 
@@ -138,15 +142,17 @@ class AllergyReading:
 
 
 def allergy_reading(
-    store: VectorStore, resolver: CatalogDrugResolver, context: PatientContext
+    store: VectorStore, resolver: CatalogDrugResolver, context: PatientContext, said: str = ""
 ) -> AllergyReading | None:
-    """The patient's allergies and past reactions as the bars read them; None without a drug or
-    class they name."""
+    """The patient's allergies and past reactions as the bars read them, the kind of reaction as
+    the turn (`said`) or the conversation's record tells it; None without a drug or class they name."""
     told = (*context.allergies, *context.adverse_reactions)
     allergens, classes = allergens_told(store, resolver, context) if told else ({}, {})
     if not allergens:
         return None
-    return AllergyReading(allergens, classes, " ".join(told), severe_signs(context.adverse_reactions))
+    return AllergyReading(
+        allergens, classes, " ".join((said, *told)), severe_signs(context.adverse_reactions)
+    )
 
 
 def with_allergy_bars(

@@ -398,14 +398,15 @@ def assess_patient_candidates(
     candidates: Sequence[str],
     patient: PatientProfile,
     policy: EvidencePolicy | None = None,
+    said: str = "",
 ) -> SafetyAssessment:
     """The safety facets of every candidate, up to `patient_candidate_limit` (the drugs a reverse
-    lookup shows: every listed drug is checked), in stage 1's order."""
+    lookup shows: every listed drug is checked), in stage 1's order; `said`: the turn's words."""
     policy = policy or EvidencePolicy()
     assessments: list[CandidateAssessment] = []
     evidence: dict[str, EvidenceItem] = {}
     omitted: dict[str, None] = {}
-    allergy = allergy_reading(store, resolver, patient.context)  # once, for every candidate
+    allergy = allergy_reading(store, resolver, patient.context, said)  # once, for every candidate
     for drug_id in list(dict.fromkeys(candidates))[: policy.patient_candidate_limit]:
         assessment, items, dropped = _assess_one(store, resolver, drug_id, patient, policy, allergy)
         assessments.append(assessment)
@@ -435,12 +436,13 @@ def retrieve_patient_drug_context(
     candidates: Sequence[str],
     patient: PatientProfile | QueryFrame,
     policy: EvidencePolicy | None = None,
+    said: str = "",
 ) -> EvidenceBundle:
     """Stage 2 as an EvidenceBundle: the kept parts decided by `decide()` (a quarantined part makes
     it VERIFY_PDF), with every candidate's status. Nothing found is ABSTAIN
     insufficient_retrieval_score, statuses INSUFFICIENT_EVIDENCE."""
     profile = PatientProfile.from_frame(patient) if isinstance(patient, QueryFrame) else patient
-    result = assess_patient_candidates(_reads(store), resolver, candidates, profile, policy)
+    result = assess_patient_candidates(_reads(store), resolver, candidates, profile, policy, said)
     if not result.evidence:
         return EvidenceBundle(
             decision="ABSTAIN",
@@ -458,8 +460,10 @@ def with_patient_safety(
     resolver: CatalogDrugResolver,
     frame: QueryFrame,
     policy: EvidencePolicy | None = None,
+    said: str = "",
 ) -> EvidenceBundle:
-    """A reverse lookup's bundle with stage 2 added for the patient the frame describes: its
+    """A reverse lookup's bundle with stage 2 added for the patient the frame describes (`said`:
+    the turn's words, where the kind of a reaction told is read): its
     ranked drugs, every one, and any drug a section names as the alternative for this situation,
     are the candidates; each carries its whole contraindication section. Without ranked drugs or
     a patient, stage one as it is."""
@@ -474,7 +478,7 @@ def with_patient_safety(
     # a listed drug the patient already takes is checked (and read) first: the turn is about it
     taken = [c for c in candidates if c in medicines]
     checked = list(dict.fromkeys([*taken, *candidates, *(a.drug_id for a, _ in alternatives)]))
-    stage_two = retrieve_patient_drug_context(store, resolver, checked, profile, policy)
+    stage_two = retrieve_patient_drug_context(store, resolver, checked, profile, policy, said)
     contraindications = [p for d in checked for p in store.find_by_section(d, CONTRAINDICATION_SECTION)]
     quoted = tuple(part for _, part in alternatives)
     merged = merge_bundles(stage_one, stage_two, extra=(*quoted, *contraindications))

@@ -211,11 +211,11 @@ class RetrievalService:
 
     # -- interactions and patient safety (issue 9) --------------------------------------------
     def with_patient_safety(
-        self, stage_one: EvidenceBundle, frame: QueryFrame, resolver: CatalogDrugResolver
+        self, stage_one: EvidenceBundle, frame: QueryFrame, resolver: CatalogDrugResolver, said: str = ""
     ) -> EvidenceBundle:
         """A reverse lookup's bundle plus the stage-2 safety facets of its ranked drugs for the
         patient the frame describes (duocthu.retrieval.safety); stage one as it is without a patient."""
-        return with_patient_safety(stage_one, self.store, resolver, frame, self.policy)
+        return with_patient_safety(stage_one, self.store, resolver, frame, self.policy, said)
 
     # -- a plan -> the evidence of every ask, in one call (chat, the state machine and the retrieve
     # function share it); what the turn means was decided by the plan
@@ -231,7 +231,7 @@ class RetrievalService:
                     for d, k in ask.sections
                 ]
             else:
-                bundle = self._answer(ask, plan.frame, resolver, deadline)
+                bundle = self._answer(ask, plan.frame, resolver, deadline, plan.reading.text)
                 lines = self._lines(ask, plan, resolver)
                 barring = self._barring(ask, plan, resolver)
                 if barring:  # never its dose as an option for a patient its contraindications name
@@ -384,8 +384,8 @@ class RetrievalService:
         members = {d for d in drugs if drug_classes(self.store, d) & asked}
         return tuple(d for d in drugs if d not in members) if members else ()
 
-    def _answer(
-        self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None
+    def _answer(  # `said`: the turn's words, read for the kind of a reaction the patient had
+        self, ask: Ask, frame: QueryFrame, resolver: CatalogDrugResolver, deadline: Deadline | None, said: str
     ) -> EvidenceBundle:
         """One ask's evidence. The frame is read only for the patient and the finding asked."""
         if ask.kind == "book_lines":  # its lines are its evidence (`_lines`), or there is none
@@ -394,7 +394,7 @@ class RetrievalService:
             return interaction_evidence(self.store, resolver, ask.drugs, ask.unknown_names)
         if ask.kind == "condition":
             found = only_among(self.by_indication(ask.query, deadline), ask.among)
-            return self.with_patient_safety(found, frame, resolver) if ask.patient_check else found
+            return self.with_patient_safety(found, frame, resolver, said) if ask.patient_check else found
         if ask.kind == "relation":
             # a catalogue drug asked ("thuốc nào tương tác với warfarin") is searched by its names
             named = [name for drug in ask.drugs for name in drug_names(resolver, drug)]

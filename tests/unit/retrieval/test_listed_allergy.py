@@ -33,3 +33,23 @@ def test_a_class_cross_reaction_bars_a_listed_drug(sample_index: tuple[EdgeStore
     told = PatientContext(adverse_reactions=("phù mặt khó thở phải cấp cứu (amoxicilin)",))
     status, quotes = _warnings(store, catalog, told)
     assert status == "CONTRAINDICATED" and any("penicilin" in q for q in quotes)
+
+
+def test_the_reaction_the_turn_tells_picks_the_clause_about_it(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    """The allergy recorded without its kind ("penicilin"), the turn telling it ("sốc phản vệ"):
+    amoxicillin's clause naming that reaction bars and is quoted first, though it says "phản ứng
+    phản vệ" rather than "quá mẫn"."""
+    store, catalog, _ = sample_index
+    profile = PatientProfile(PatientContext(allergies=("penicilin",)), "nguoi_lon", "22 tuổi", None)
+    said = "tiền sử sốc phản vệ với penicilin năm 2019, thay bằng gì?"
+    resolver = CatalogDrugResolver(catalog)
+    bundle = retrieve_patient_drug_context(store, resolver, ["amoxicilin"], profile, said=said)
+    warnings = next(f for c in bundle.candidate_statuses for f in c.facets if f.facet == "warnings")
+    assert warnings.status == "CONTRAINDICATED"
+    assert "là chống chỉ định tuyệt đối" in warnings.quotes[0]
+    # not told: the hypersensitivity clause still bars, quoted first
+    bundle = retrieve_patient_drug_context(store, resolver, ["amoxicilin"], profile)
+    warnings = next(f for c in bundle.candidate_statuses for f in c.facets if f.facet == "warnings")
+    assert warnings.status == "CONTRAINDICATED" and "quá mẫn" in warnings.quotes[0]
