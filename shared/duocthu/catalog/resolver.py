@@ -132,9 +132,35 @@ class CatalogDrugResolver:
         if self._index.acronyms:
             found.extend(self._acronym_matches(text, len(tokens)))
         spans = longest_spans(found)
-        return tuple(
-            DrugMatch(m.value, " ".join(tokens[m.start : m.start + m.length]), m.start) for m in spans
-        )
+        named = [DrugMatch(m.value, " ".join(tokens[m.start : m.start + m.length]), m.start) for m in spans]
+        return tuple(sorted([*named, *self._short_forms(tokens, named)], key=lambda m: m.start))
+
+    def _short_forms(self, tokens: Sequence[str], named: Sequence[DrugMatch]) -> list[DrugMatch]:
+        """A word the message writes as the start of a drug it names in full ("prednisolon … liều
+        pred"): that drug, whatever other drug outside the catalogue the word may begin too. Four
+        letters or more, no marks, no common word."""
+        covered = {m.start + i for m in named for i in range(len(words(m.matched_text)))}
+        names = {
+            d: [fold(n) for n in self.by_id[d].names() if " " not in n.strip()]
+            for d in dict.fromkeys(m.drug_id for m in named)
+            if d in self.by_id
+        }
+        out = []
+        for at, token in enumerate(tokens):
+            short = fold(token)
+            if (
+                at in covered
+                or len(short) < FUZZY_MIN_LETTERS
+                or not token.isalpha()
+                or has_diacritics(token)
+            ):
+                continue
+            if plain_word(token):
+                continue
+            owners = [d for d, own in names.items() if any(n.startswith(short) and n != short for n in own)]
+            if len(owners) == 1:
+                out.append(DrugMatch(owners[0], token, at))
+        return out
 
     def _exact_matches(self, tokens: list[str]) -> list[PhraseMatch[str]]:
         """Every (span, drug) whose name matches the span under the diacritics rule: the lookup of

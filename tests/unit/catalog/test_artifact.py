@@ -47,6 +47,16 @@ def test_a_drug_named_twice_is_resolved_once_and_mentioned_twice(resolver: Catal
     ]
 
 
+def test_a_word_starting_a_drug_the_message_names_is_that_drug(resolver: CatalogDrugResolver) -> None:
+    # "pred" begins prednisolon and drugs outside the catalogue: beside "prednisolon" it is that drug
+    text = "đợt cấp COPD cần prednisolon. Liều pred có cần khác không?"
+    assert [(m.drug_id, m.matched_text) for m in resolver.mentions(text)] == [
+        ("prednisolon", "prednisolon"),
+        ("prednisolon", "pred"),
+    ]
+    assert [m.drug_id for m in resolver.mentions("Liều pred có cần khác không?")] == []
+
+
 def test_catalog_round_trip(tmp_path: Path, sample_records: list[Monograph]) -> None:
     catalog = Catalog.from_records(sample_records, "abc")
     path = tmp_path / "catalog.json"
