@@ -113,8 +113,9 @@ class _CueTables:
     gapped: tuple[tuple[int, str, str], ...]  # gapped cue -> (number of parts, kind, value)
 
 
-# Determiners that only make a noun plural: skipped in rows and turns alike, so no row repeats another.
-_DETERMINERS = ("các", "những")
+# Determiners that only make a noun plural, and verbs that only say the book writes it ("thuốc nào
+# có ghi ADR …", "sách nêu"): skipped in rows and turns alike, so no row repeats another.
+_DETERMINERS = ("các", "những", "ghi", "nêu")
 
 
 def _cue_words(tokens: Sequence[str]) -> tuple[list[str], list[int]]:

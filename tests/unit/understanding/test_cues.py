@@ -38,7 +38,7 @@ def test_a_plural_determiner_is_skipped_in_rows_and_turns_alike() -> None:
     """A row holds no "các"/"những": the matcher skips them on both sides, wherever they stand,
     and a cue's span still covers the determiner inside it."""
     rows = {(r["kind"], r["phrase"], r.get("value") or "") for r in table_records("understanding_cues.tsv")}
-    determiners = {"các", "những"}
+    determiners = {"các", "những", "ghi", "nêu"}
     bare = {
         (kind, " ".join(t for t in phrase.split() if t not in determiners), value)
         for kind, phrase, value in rows
@@ -49,6 +49,9 @@ def test_a_plural_determiner_is_skipped_in_rows_and_turns_alike() -> None:
         assert resolve_attribute(question) == "chong_chi_dinh", question
     cue = scan_cues("tránh những thuốc nào khi dùng X").first("reverse_relation")
     assert cue is not None and (cue.start, cue.length) == (0, 4)
+    # a verb saying only that the book writes it is skipped too: the relation asked still reads
+    written = scan_cues("thuốc nào có ghi tác dụng không mong muốn hạ natri máu").first("reverse_relation")
+    assert written is not None and written.value == "adverse_effect"
 
 
 def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(
