@@ -89,6 +89,10 @@ def test_a_gapped_relation_form_never_takes_a_section_question() -> None:
         assert not scan_cues(text).has("reverse_relation"), text
     relation = scan_cues("loét dạ dày thì chống chỉ định những thuốc gì").first("reverse_relation")
     assert relation is not None and relation.value == "contraindication"
+    # the drug's own risk of a finding is what it may cause, "gây" said or not
+    for text in ("thuốc nào có nguy cơ kéo dài QT", "thuốc nào có nguy cơ gây chảy máu"):
+        risk = scan_cues(text).first("reverse_relation")
+        assert risk is not None and risk.value == "adverse_effect", text
     dose = scan_cues("trẻ em dùng thuốc nào thì phải hiệu chỉnh liều").first("reverse_relation")
     assert dose is not None and dose.value == "unknown"
 
