@@ -133,10 +133,12 @@ def _reduced_clearance(cues: TurnCues) -> bool:
 
 def _population(cues: TurnCues, years: float | None) -> Population | None:
     """The patient's population: the first one the turn names, but a child named beside an adult's
-    stated age is someone else (the nursling of "chị 28t … cho bé lớn bú", the patient's child);
-    else the stated age's or clearance's."""
+    stated age, or as whose mother the turn speaks of, is someone else (the nursling of "chị 28t …
+    cho bé lớn bú", "mẹ bé đang cho bú"); else the stated age's or clearance's."""
     adult = years is not None and years > CHILD_BELOW_YEARS  # "dưới 18 tuổi" is a band, not an age
-    found = [c for c in cues.all("population") if not (adult and c.value == "tre_em")]
+    found = [
+        c for c in cues.all("population") if not (c.value == "tre_em" and (adult or _mothers(cues, c.start)))
+    ]
     if found:
         return found[0].value  # type: ignore[return-value]  # checked against POPULATIONS at load
     if _reduced_clearance(cues):
@@ -146,6 +148,13 @@ def _population(cues: TurnCues, years: float | None) -> Population | None:
     if years < CHILD_BELOW_YEARS:
         return "tre_em"
     return "nguoi_cao_tuoi" if years >= ELDERLY_FROM_YEARS else "nguoi_lon"
+
+
+def _mothers(cues: TurnCues, at: int) -> bool:
+    """The child named at `at` is whose mother the turn speaks of ("mẹ bé đang cho bú", "mẹ của
+    cháu"): the mother is the patient, not the child."""
+    before = [fold(t) for t in cues.tokens[max(0, at - 2) : at]]
+    return before[-1:] == ["me"] or before == ["me", "cua"]
 
 
 # Months right after a word for a child (or its possessor) are its age; elsewhere a duration. Folded.

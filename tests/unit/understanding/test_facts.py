@@ -125,6 +125,12 @@ def test_a_child_named_beside_an_adults_stated_age_is_someone_else() -> None:
     assert extract_facts("Trẻ <18t dùng được không?").population == "tre_em"
 
 
+def test_the_child_whose_mother_the_turn_speaks_of_is_not_the_patient() -> None:
+    assert extract_facts("Mẹ bé đang cho bú, thuốc nào phải tránh?").population == "phu_nu_cho_con_bu"
+    assert extract_facts("mẹ của cháu đang cho bú, uống gì được").population == "phu_nu_cho_con_bu"
+    assert extract_facts("bé 2 tuổi sốt, mẹ cho uống gì").population == "tre_em"
+
+
 def test_an_allergen_ends_before_the_words_of_when_it_happened() -> None:
     facts = extract_facts("Cậu 22t, tiền sử sốc phản vệ với penicilin năm 2019. Viêm họng dùng gì?")
     assert facts.patient_context().allergies == ("penicilin",)
