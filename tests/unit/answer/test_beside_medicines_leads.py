@@ -15,17 +15,3 @@ def test_the_dose_line_for_the_patients_clearance_leads_beside_the_medicine_take
     first = next(line for line in answer.splitlines() if line.startswith("- “"))
     assert "0,0625–0,125 mg/ngày hoặc cách ngày khi độ thanh thải 10–50 ml/phút" in first
     assert "Digoxin – Furosemid" in answer  # the pair still answered
-
-
-def test_the_drugs_own_line_on_what_is_asked_leads_and_no_pair_sentence_is_quoted_twice(
-    tmp_path: Path,
-) -> None:
-    """No state read, but a finding asked ("gân"): the drug's own line on it leads; a sentence the
-    pair quotes is not repeated above it."""
-    message = "Ông 64t đang uống prednisolon 20mg vì viêm khớp, giờ được kê Ciprobay. Nguy cơ gì về gân?"
-    answer = run_turns([message], tmp_path)[0].answer
-    first = next(line for line in answer.splitlines() if line.startswith("- “"))
-    assert "người dùng corticosteroid (như prednisolon)" in first
-    assert "Ciprofloxacin – Prednisolon" in answer  # the pair still answered
-    pair_sentence = "Phối hợp với corticosteroid toàn thân như prednisolon làm tăng nguy cơ viêm và đứt gân"
-    assert answer.count(pair_sentence) == 1
