@@ -11,7 +11,6 @@ from duocthu.answer.replies.context import Composed, Composer, compact, lines_bl
 from duocthu.answer.replies.pairs import interaction_lines
 from duocthu.answer.replies.sections import answer_lines_block, lead
 from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.text import fold
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import Block, PairsBlock
@@ -27,15 +26,12 @@ def beside_medicines(
     drug = frame.drugs[0]
     pooled = evidence.for_ask(1) or bundle
     preface = composer.wording.preface(plan, bundle)
-    # the question's best lines lead as in a one-drug reply (`sections.lead`): a dose line for the
-    # patient's clearance before a precaution naming their state; with no state read, the drug's
-    # own lines on what the question asks ("nguy cơ gì về gân"), less those the pairs quote
-    pairs = interaction_lines(composer, plan, evidence)
-    read = pairs.pairs(pooled, about=drug)
-    in_pairs = {s for pair in read for m in pair.mentions for s in m.sentences}
-    leads = [_without(x, in_pairs) if x.ranked else x for x in lead(plan, evidence, bundle)]
-    leads = [x for x in leads if x.lines or not x.ranked]
+    # beside what the patient's state read, the question's best lines lead as in a one-drug reply
+    # (`sections.lead`): a dose line for their clearance before a precaution naming their state.
+    # With no state read, the pairs and the contraindications asked answer.
+    leads = lead(plan, evidence, bundle)
     found = next((x for x in leads if not x.ranked), None)
+    leads = leads if found is not None else []
     whole = _asked_whole(plan, found)
     name = composer.wording.names([drug])
     head: list[Block] = []
@@ -46,6 +42,7 @@ def beside_medicines(
         head += [answer_lines_block(each, said)] if said else []
         quoted += said
     used = sum(len(line) + 1 for line in (*quoted, *preface))
+    pairs = interaction_lines(composer, plan, evidence)
     lines = pairs.lines(pooled, used, about=drug)
     if whole:  # the contraindications asked: the list whole, never a quick reply away
         parts = [
@@ -54,6 +51,7 @@ def beside_medicines(
             if (item.drug_id, item.section_key) == (drug, CONTRAINDICATION_SECTION)
         ]
         head += section_blocks(parts[0], parts) if parts else []
+    read = pairs.pairs(pooled, about=drug)
     paired = PairsBlock(drugs=pairs.known, unknown_names=pairs.unknown, pairs=read, lines=tuple(lines))
     # a combination the sections bar answers before what the patient's state reads (a precaution,
     # or a contraindication section silent on it): the strongest statement leads
@@ -66,14 +64,6 @@ def beside_medicines(
     barred = f"{SECTION_HEADINGS[CONTRAINDICATION_SECTION]} của {name}"
     return compact(
         composer, plan, merge_bundles(bundle, pooled), body, [barred, *pairs.quick_replies()], found
-    )
-
-
-def _without(ranked: AnswerLines, quoted: set[str]) -> AnswerLines:
-    """The ranked lines less the sentences a pair quotes (marks and spacing aside)."""
-    said = {fold(s).strip(" .") for s in quoted}
-    return ranked.model_copy(
-        update={"lines": tuple(x for x in ranked.lines if fold(x.text).strip(" .") not in said)}
     )
 
 
