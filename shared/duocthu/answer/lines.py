@@ -356,13 +356,12 @@ def _other_route(text: str, route: str | None) -> bool:
 
 
 def ranked_lines(
-    lines: Sequence[RankedLine], section_key: str | None, route: str | None = None, questions: int = 1
+    lines: Sequence[RankedLine], section_key: str | None, route: str | None = None
 ) -> AnswerLines | None:
     """The monograph's best lines for the question (`retrieval.answering`) as the reply's lead,
-    as many as fit a bedside summary (BEDSIDE_CHARS), and at least one per question the message
-    asks (`questions`: the ranking puts each one's best line first); `section_key` is the section
-    routed to (the whole of which follows), None when none was. A line stating another route than
-    the question's goes after those stating it or none: it answers for another dosage form."""
+    as many as fit a bedside summary (BEDSIDE_CHARS); `section_key` is the section routed to (the
+    whole of which follows), None when none was. A line stating another route than the question's
+    goes after those stating it or none: it answers for another dosage form."""
     kept: list[AnswerLine] = []
     used = 0
     several = len({line.drug_id for line in lines}) > 1  # each line names its drug
@@ -378,7 +377,7 @@ def ranked_lines(
             citation=place, pages=ref.pages() if ref else "",
         )  # fmt: skip
         used += len(_ranked_line(quoted)) + 1
-        if len(kept) >= questions and used > BEDSIDE_CHARS - RANKED_HEAD_CHARS:
+        if kept and used > BEDSIDE_CHARS - RANKED_HEAD_CHARS:
             break
         kept.append(quoted)
     if not kept:

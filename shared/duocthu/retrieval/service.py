@@ -61,7 +61,6 @@ from duocthu.retrieval.interactions import (
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank, only_among
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
-from duocthu.retrieval.reverse.wordings import other_wordings
 from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
 from duocthu.store import VectorStore
 
@@ -455,11 +454,9 @@ def question_read(asked: str, formulary_words: str, query: str) -> tuple[str, st
     """The question the monograph's sentences are ranked for, and the words of the question a
     follow-up goes on from (what its standalone `query` says after the question as asked). The
     clinician's shorthand is read in the formulary's words too ("NaCl": "natri clorid"), less a
-    section's name ("CCĐ"), which the candidate sections weigh; and a finding in the book's other
-    wordings of it ("natri máu": "natri huyết")."""
+    section's name ("CCĐ"), which the candidate sections weigh."""
     carried = query[len(asked) :] if query.startswith(asked) else ""
-    book = " ".join(other_wordings(asked))
-    return f"{asked} {content_words(formulary_words)} {book}".strip(), carried
+    return f"{asked} {content_words(formulary_words)}".strip(), carried
 
 
 def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> EvidenceBundle:

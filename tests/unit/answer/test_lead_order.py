@@ -53,17 +53,7 @@ def test_a_message_asking_several_questions_gets_the_other_sections_lines_after_
     # ranking's line of another section answers the other question and follows, never dropped
     contrast = _line("Khi cần chụp X-quang có tiêm thuốc cản quang chứa iod, ngừng thuốc.", "than_trong")
     ranked = _ranked(DOSE_FOCUS.lines[0], contrast)
-    leads = ordered_leads(DOSE_FOCUS, ranked, several=2)
+    leads = ordered_leads(DOSE_FOCUS, ranked, several=True)
     assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (contrast,)
     # one question: the focus alone
     assert [x.ranked for x in ordered_leads(DOSE_FOCUS, ranked)] == [False]
-
-
-def test_another_questions_best_line_in_the_focus_section_follows_the_focus() -> None:
-    # "liều suy thận sao? và đang uống thuốc kháng acid thì uống cách bao lâu": the second
-    # question's best line stands in the dose section too; the focus did not quote it
-    spacing = _line("Uống thuốc ít nhất 2 giờ trước các thuốc kháng acid.", "lieu_luong_va_cach_dung")
-    later = _line("Người lớn: 500 mg mỗi 12 giờ.", "lieu_luong_va_cach_dung")
-    ranked = _ranked(DOSE_FOCUS.lines[0], spacing, later)
-    leads = ordered_leads(DOSE_FOCUS, ranked, several=2)
-    assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (spacing,)

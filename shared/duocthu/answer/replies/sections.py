@@ -40,8 +40,8 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    several = len(asked_pieces(plan.reading.text, ()))
-    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route, several)
+    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
+    several = len(asked_pieces(plan.reading.text, ())) > 1
     return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several)
 
 
@@ -49,7 +49,7 @@ def ordered_leads(
     found: AnswerLines | None,
     ranked: AnswerLines | None,
     conditions: Sequence[str] = (),
-    several: int = 1,
+    several: bool = False,
 ) -> list[AnswerLines]:
     """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead;
     `conditions`: what the patient has besides the state the focus read. A message asking
@@ -70,16 +70,8 @@ def ordered_leads(
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
         focus = _ranked_first(found, ranked)
-        # each question's best line leads the ranking (`answering.firsts_then_rest`): one the focus
-        # did not quote answers another question, in the focus's section or not
-        said = {line.text for line in found.lines}
-        firsts = ranked.lines[:several] if ranked and several > 1 else ()
-        other = [
-            line
-            for line in (ranked.lines if ranked else ())
-            if (line.section_key != found.section_key or line in firsts) and line.text not in said
-        ]
-        if several > 1 and ranked is not None and other:
+        other = [line for line in ranked.lines if line.section_key != found.section_key] if ranked else []
+        if several and ranked is not None and other:
             return [*focus, ranked.model_copy(update={"lines": tuple(other)})]
         return focus
     return [x for x in (found, ranked) if x is not None]

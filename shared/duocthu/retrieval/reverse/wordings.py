@@ -46,20 +46,6 @@ def wordings_of(phrase: str) -> tuple[str, ...]:
     return tuple(" ".join(v) for v in dict.fromkeys(variants))
 
 
-@text_cache(maxsize=4096)
-def other_wordings(text: str) -> tuple[str, ...]:
-    """The other wordings of every finding of data/formulary_wordings.tsv the text holds ("magie":
-    "magnesi"; "đường máu": "glucose huyết", "đường huyết"), for a ranking that reads the
-    question in the book's words too."""
-    tokens = words(text)
-    found: list[str] = []
-    for row in _wording_rows():
-        held = next((w for w in row if _find_run(tokens, w) >= 0), None)
-        if held is not None:
-            found += [" ".join(w) for w in row if w != held]
-    return tuple(dict.fromkeys(found))
-
-
 def as_written(text: str, wording: str) -> str:
     """The words of the part that matched `wording` (in any of its formulary wordings), as the
     part writes them: "loét và chảy máu tiêu hóa" where the data row says "xuất huyết"."""

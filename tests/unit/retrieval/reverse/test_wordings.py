@@ -3,7 +3,7 @@ store)."""
 
 from __future__ import annotations
 
-from duocthu.retrieval.reverse.wordings import other_wordings, wider_findings, wordings_of
+from duocthu.retrieval.reverse.wordings import wider_findings, wordings_of
 
 
 def test_a_finding_has_the_formularys_other_wordings() -> None:
@@ -21,10 +21,3 @@ def test_a_finding_has_the_formularys_other_wordings() -> None:
 def test_a_finding_has_the_wider_findings_that_hold_it() -> None:
     assert "loét và xuất huyết tiêu hóa" in wider_findings("loet da day")
     assert wider_findings("ho") == ()
-
-
-def test_a_question_holds_its_findings_other_wordings_for_the_ranking() -> None:
-    said = other_wordings("BN đang uống antacid nhôm-magie thì uống cách bao lâu, natri máu 124")
-    assert "magnesi" in said and "natri huyết" in said
-    assert "magie" not in said  # the wording it holds is not added again
-    assert other_wordings("liều bao nhiêu") == ()
