@@ -253,6 +253,33 @@ def _named_by_others(drug: str, reading: TurnReading) -> tuple[Ask, ...]:
     return (Ask(kind="relation", drugs=(drug,), candidate_sections=(INTERACTION_SECTION,)),)
 
 
+def beside_what_is_taken(rest: Plan, among: tuple[str, ...], resolver: CatalogDrugResolver) -> Plan | None:
+    """Drugs offered as a choice beside the one medicine the patient takes ("đang warfarin; trong
+    A, B, C cái nào làm tăng INR?"), the rest of the message asking of that medicine: each
+    candidate with the medicine taken, as a drug added to it is (`beside_medicines`), never with
+    the other candidates; the medicine's own lines for what is asked lead. None otherwise."""
+    frame, ask = rest.frame, rest.main_ask
+    taken = [d for d in interacting_drugs(frame, resolver) if d not in among]
+    if ask is None or len(frame.drugs) != 1 or taken != list(frame.drugs):
+        return None
+    if frame.drugs[0] not in {
+        m.drug_id for t in frame.patient_context.current_medications for m in resolver.resolve(t)
+    }:
+        return None
+    together = (frame.drugs[0], *among)
+    pooled = Ask(kind="together", drugs=together)
+    supports = (*_one_drug_support(frame), *_whole(together, (INTERACTION_SECTION,)))
+    names = {drug: drug_names(resolver, drug) for drug in together}
+    return rest.model_copy(
+        update={
+            "reply": "beside_medicines",
+            "asks": (ask, pooled, *supports),
+            "together": together,
+            "names": names,
+        }
+    )
+
+
 def _whole(drugs: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Ask, ...]:
     pairs = tuple((drug, key) for drug in drugs for key in sections)
     return (Ask(kind="whole_sections", sections=pairs),) if pairs else ()

@@ -18,7 +18,7 @@ from duocthu.models.plan import Plan
 from duocthu.understanding.asked_among import asked_among, candidates_listed, without_candidates
 from duocthu.understanding.clauses import ask_clauses, asks_what
 from duocthu.understanding.merge import TOGETHER
-from duocthu.understanding.plan import plan_turn
+from duocthu.understanding.plan import beside_what_is_taken, plan_turn
 from duocthu.understanding.reading import turn_reading
 from duocthu.understanding.tags import MessageReader, MessageTags
 
@@ -47,7 +47,7 @@ def plan_message(
             without_candidates(reader.tags(message), listed), history, prior, understand, reader
         )
         among = tuple(dict.fromkeys(m.drug_id for m in listed))
-        chosen = asked_among(rest, among)
+        chosen = asked_among(rest, among) or beside_what_is_taken(rest, among, resolver)
         if chosen is not None:
             return chosen
     return _plan_message(message, history, prior, understand, reader)
