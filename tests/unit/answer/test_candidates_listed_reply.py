@@ -37,11 +37,11 @@ def test_a_name_without_a_monograph_is_looked_up_among_the_candidates(tmp_path: 
 
 def test_candidates_beside_the_medicine_taken_are_each_paired_with_it_only(tmp_path: Path) -> None:
     """ "đang warfarin; trong A, B, C cái nào …": each candidate with warfarin, never with another."""
-    question = (
-        "Bệnh nhân đang warfarin. Trong danh sách có amiodaron, fluconazol, carbamazepin — cái nào làm "
-        "tăng INR, cái nào làm giảm?"
+    taken = "Bệnh nhân đang warfarin."
+    listed = (
+        "Trong danh sách có amiodaron, fluconazol, carbamazepin — cái nào làm tăng INR, cái nào làm giảm?"
     )
-    answer = run_turns([question], tmp_path)[0].answer
+    answer = run_turns([f"{taken} {listed}"], tmp_path)[0].answer
     pairs = [line for line in answer.splitlines() if line.startswith("• ")]
     assert pairs and all(line.startswith("• Warfarin – ") for line in pairs)
     assert {line.split(" – ")[1].split(" ")[0].rstrip(":") for line in pairs} == {
