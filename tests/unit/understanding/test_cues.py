@@ -61,6 +61,7 @@ def test_chat_spellings_and_abbreviations_are_read_in_the_formularys_words(
         "Dùng prednisolon lâu dài có hại gì cho người không"
     )
     assert formulary_wording("đau hông uống gì") == "đau hông uống gì"  # the hip stays the hip
+    assert formulary_wording("liều bnhieu cho an toàn") == "liều bao nhiêu cho an toàn"
     assert formulary_wording("uống dc ko") == "uống được không"
     # the ward's words for haemodialysis are the book's "thẩm phân máu"
     assert formulary_wording("lọc máu có kéo được digoxin ra không").startswith("thẩm phân máu có kéo")
