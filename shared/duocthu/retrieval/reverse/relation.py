@@ -219,14 +219,15 @@ def retrieve_by_relation(
     groups: list[DrugGroup] = []
     found: list[EvidenceItem] = []
     reranked, error = False, None
-    seconding = {} if every_section else _seconding(store, searches, skip_drugs)
+    advised = _advice_found(store, searches, skip_drugs)
+    seconding = {} if every_section else _seconding(searches, advised)
     for search in searches:
         best: dict[str, EvidenceItem] = {}
         listed = () if every_section else (*(g.drug_id for g in groups), *(i.drug_id for i in found))
         counted = {*skip_drugs, *listed}
         for phrase in search.phrases:
             hits = (
-                _find_advice(store, phrase, search.section_key, counted)
+                [hit for hit in advised[phrase] if hit.drug_id not in counted]
                 if search.advice
                 else find_by_indication(
                     store, phrase, section_key=search.section_key, effect=search.effect, skip_drugs=counted
@@ -263,8 +264,21 @@ def retrieve_by_relation(
     return ranked_bundle(capped, route, found, wider_drugs, quoted)
 
 
-def _seconding(
+def _advice_found(
     store: VectorStore, searches: Sequence[RelationSearch], skip_drugs: Collection[str]
+) -> dict[str, list[EvidenceItem]]:
+    """Each avoidance wording of the population's own section searched -> its parts, read once:
+    the section's own list and the seconding of the contraindications both use them."""
+    advice = next((s for s in searches if s.advice), None)
+    if advice is None:
+        return {}
+    return {
+        wording: _find_advice(store, wording, advice.section_key, skip_drugs) for wording in advice.phrases
+    }
+
+
+def _seconding(
+    searches: Sequence[RelationSearch], advised: dict[str, list[EvidenceItem]]
 ) -> dict[str, tuple[int, EvidenceItem]]:
     """Drug -> how firmly and where its population's own section advises against it, when a
     contraindication search of that population comes first: the rank of the first wording of the
@@ -272,12 +286,11 @@ def _seconding(
     that part. A drug whose contraindications name the population and whose own section seconds
     them is listed first, the firmest wording first, and quotes both: the book says it twice of
     it (warfarin), where one line may hold only for a dose, a form or a stage."""
-    advice = next((s for s in searches if s.advice), None)
-    if advice is None or searches[0].advice:
+    if not advised or searches[0].advice:
         return {}
     seconding: dict[str, tuple[int, EvidenceItem]] = {}
-    for rank, wording in enumerate(advice.phrases):
-        for hit in _find_advice(store, wording, advice.section_key, {*skip_drugs, *seconding}):
+    for rank, hits in enumerate(advised.values()):  # the data file's order
+        for hit in hits:
             seconding.setdefault(hit.drug_id, (rank, hit))
     return seconding
 
