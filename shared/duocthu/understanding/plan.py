@@ -259,12 +259,8 @@ def beside_what_is_taken(rest: Plan, among: tuple[str, ...], resolver: CatalogDr
     candidate with the medicine taken, as a drug added to it is (`beside_medicines`), never with
     the other candidates; the medicine's own lines for what is asked lead. None otherwise."""
     frame, ask = rest.frame, rest.main_ask
-    taken = [d for d in interacting_drugs(frame, resolver) if d not in among]
-    if ask is None or len(frame.drugs) != 1 or taken != list(frame.drugs):
-        return None
-    if frame.drugs[0] not in {
-        m.drug_id for t in frame.patient_context.current_medications for m in resolver.resolve(t)
-    }:
+    taken = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    if ask is None or len(frame.drugs) != 1 or taken != set(frame.drugs) or frame.drugs[0] in among:
         return None
     together = (frame.drugs[0], *among)
     pooled = Ask(kind="together", drugs=together)
