@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from duocthu.catalog.drug_class import drug_class
 from duocthu.catalog.names import FUZZY_MIN_LETTERS, name_kind, rules_digest, stem_forms
-from duocthu.catalog.shorthands import prefix_names, shorthand_names
+from duocthu.catalog.shorthands import brand_names, prefix_names, shorthand_names
 from duocthu.core.text import fold, raw_words, words
 from duocthu.models.source import Monograph
 
@@ -83,8 +83,9 @@ class AliasIndex(BaseModel):
         stems: set[str] = set()
         withheld = max_len = 0
         shorthands = shorthand_names({d.drug_id: d.names() for d in drugs})
+        brands = brand_names({d.drug_id: d.names() for d in drugs})
         for drug in drugs:
-            for name in (*drug.names(), *shorthands.get(drug.drug_id, ())):
+            for name in (*drug.names(), *shorthands.get(drug.drug_id, ()), *brands.get(drug.drug_id, ())):
                 written = words(name)
                 folded = [fold(t) for t in written]
                 kind = name_kind(written, folded) if written else "word"

@@ -122,6 +122,7 @@ def rules_digest() -> str:
     digest.update("\n".join(data_lines("common_words.txt")).encode("utf-8"))
     digest.update("\n".join(data_lines("drug_shorthands.tsv")).encode("utf-8"))
     digest.update("\n".join(data_lines("world_drugs.txt")).encode("utf-8"))  # ward shorthand
+    digest.update("\n".join(data_lines("world_brands.tsv")).encode("utf-8"))
     return digest.hexdigest()[:16]
 
 

@@ -4,7 +4,10 @@
   ("amox", "clari", "cipro") name its drug when they begin no other drug's name, in the catalogue
   or outside it (the ATC table's INNs and brands: "pred" begins prednisolon and prednisone), and
   are no ordinary word;
-- acronyms as data (`data/drug_shorthands.tsv`: "PCM", "MTX"), which no rule derives.
+- acronyms as data (`data/drug_shorthands.tsv`: "PCM", "MTX"), which no rule derives;
+- brands of the drug's INN that the ATC table gives (`brand_names`, `data/world_brands.tsv`): the
+  same drug under its market name, so neither read as a drug outside the formulary nor counted as
+  another drug a prefix begins ("warfa" is warfarin's brand; "warf" stays its shorthand).
 """
 
 from __future__ import annotations
@@ -43,6 +46,27 @@ def shorthand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, 
 
 
 @cache
+def _brands() -> tuple[tuple[str, str], ...]:
+    return tuple((row["brand"], spelling_key(row["inn"])) for row in table_records("world_brands.tsv"))
+
+
+def brand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """drug_id -> the ATC table's brands of its INN that no other catalogue drug is named by and
+    that are no ordinary word ("Delta" is a brand of prednisolone and an ECG wave)."""
+    spellings = {spelling_key(name): drug_id for drug_id, own in names.items() for name in own}
+    owners: dict[str, set[str]] = {}
+    for drug_id, own in names.items():
+        for name in own:
+            owners.setdefault(_key(name), set()).add(drug_id)
+    out: dict[str, tuple[str, ...]] = {}
+    for brand, inn in _brands():
+        drug_id = spellings.get(inn)
+        if drug_id and owners.get(_key(brand), {drug_id}) == {drug_id} and not ordinary_word(brand):
+            out[drug_id] = (*out.get(drug_id, ()), brand)
+    return out
+
+
+@cache
 def _world_words() -> tuple[str, ...]:
     return tuple(sorted({fold(name.split()[0]) for name in world_names()}))
 
@@ -63,8 +87,9 @@ def prefix_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...
     owners: dict[str, set[str]] = {}
     spellings: dict[str, set[str]] = {}
     full = {_key(name) for own in names.values() for name in own}
+    brands = brand_names(names)
     for drug_id, own in names.items():
-        spellings[drug_id] = {spelling_key(name) for name in own}
+        spellings[drug_id] = {spelling_key(name) for name in (*own, *brands.get(drug_id, ()))}
         for name in own:
             key = _key(name)
             if " " in key or not key.isalpha():

@@ -48,13 +48,13 @@ def test_a_drug_named_twice_is_resolved_once_and_mentioned_twice(resolver: Catal
 
 
 def test_a_word_starting_a_drug_the_message_names_is_that_drug(resolver: CatalogDrugResolver) -> None:
-    # "pred" begins prednisolon and drugs outside the catalogue: beside "prednisolon" it is that drug
-    text = "đợt cấp COPD cần prednisolon. Liều pred có cần khác không?"
+    # "prednis" begins prednisolon and prednisone: beside "prednisolon" it is that drug
+    text = "đợt cấp COPD cần prednisolon. Liều prednis có cần khác không?"
     assert [(m.drug_id, m.matched_text) for m in resolver.mentions(text)] == [
         ("prednisolon", "prednisolon"),
-        ("prednisolon", "pred"),
+        ("prednisolon", "prednis"),
     ]
-    assert [m.drug_id for m in resolver.mentions("Liều pred có cần khác không?")] == []
+    assert [m.drug_id for m in resolver.mentions("Liều prednis có cần khác không?")] == []
 
 
 def test_catalog_round_trip(tmp_path: Path, sample_records: list[Monograph]) -> None:

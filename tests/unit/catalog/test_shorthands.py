@@ -8,7 +8,7 @@ import pytest
 from duocthu.catalog.artifact import Catalog, CatalogDrug
 from duocthu.catalog.names import alias_kind, common_words, plain_word
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.catalog.shorthands import prefix_names, shorthand_names
+from duocthu.catalog.shorthands import brand_names, prefix_names, shorthand_names
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
 from duocthu.models.source import Monograph
@@ -72,9 +72,25 @@ def test_a_prefix_of_one_drug_alone_is_its_ward_shorthand(catalog: Catalog) -> N
 
 
 def test_a_prefix_another_drug_begins_with_is_not_shorthand(catalog: Catalog) -> None:
-    # "pred" begins prednisone too (the ATC table): no guess between the two
+    # "predn" begins prednisone too (the ATC table): no guess between the two
     resolver = CatalogDrugResolver(catalog)
-    assert resolver.resolve("pred 5 mg") == ()
+    assert resolver.resolve("predn 5 mg") == ()
     names = {"ibuprofen": ("Ibuprofen",), "ibandronat": ("Ibandronat",)}
     assert "ibup" in prefix_names(names)["ibuprofen"]
     assert all(len(p) >= 4 for own in prefix_names(names).values() for p in own)
+
+
+def test_a_brand_of_the_drugs_inn_in_the_atc_table_names_it(catalog: Catalog) -> None:
+    # the table gives "Pred" and "Spiro" as brands of prednisolone and spironolactone: the same
+    # drugs, not drugs outside the formulary, and "warfa" no longer blocks warfarin's "warf"
+    resolver = CatalogDrugResolver(catalog)
+    named = (("Pred 40 mg", "prednisolon"), ("Spiro 25", "spironolacton"), ("warf 2mg", "warfarin"))
+    for text, drug_id in named:
+        assert [m.drug_id for m in resolver.resolve(text)] == [drug_id], text
+
+
+def test_a_brand_that_is_an_ordinary_word_or_another_drugs_name_is_left_out() -> None:
+    assert "delta" not in brand_names({"prednisolon": ("Prednisolon",)}).get("prednisolon", ())
+    names = {"prednisolon": ("Prednisolon",), "pred_other": ("Pred",)}
+    assert "pred" not in brand_names(names).get("prednisolon", ())
+    assert "pred" in brand_names({"prednisolon": ("Prednisolon",)})["prednisolon"]
