@@ -40,11 +40,13 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     """Smalltalk, or a topic no section of the formulary covers."""
     cues, attribute = reading.cues, reading.attribute
     frame = reading.frame()
+    goes_on = reading.earlier and not reading.drugs and continues(reading)
     if (
         not reading.drugs
         and not reading.unknown
         and not attribute
         and not reading.facts.conditions
+        and not goes_on  # an acknowledgement that goes on with the case is no smalltalk
         and cues.has("smalltalk")
     ):
         return {**frame, "turn_type": "smalltalk", "context_action": reading.context_action}
@@ -55,9 +57,10 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
         # computing a dose is not done: the reply says so and quotes the dose section to work from
         return {**frame, "turn_type": "dosing_calc", "attribute": DOSE_SECTION}
     # no section answers them; buying and the maker are weak: a section asked, a decision, or a
-    # follow-up going on about the conversation's drug ("bé 25kg, mẹ muốn mua có nên không") wins
-    goes_on = reading.earlier and not reading.drugs and continues(reading)
-    if uncovered - {"purchase", "maker"} or (
+    # follow-up going on about the conversation's drug ("bé 25kg, mẹ muốn mua có nên không") wins;
+    # a dose to compute for the conversation's drug is read as the turn naming it would be
+    weak = {"purchase", "maker", "compute"} if goes_on else {"purchase", "maker"}
+    if uncovered - weak or (
         uncovered and attribute is None and not reading.decides and not goes_on
     ):
         return {**frame, "turn_type": "out_of_scope", "attribute": None}

@@ -134,3 +134,25 @@ def test_an_unlisted_product_is_read_like_a_catalogue_drug(resolver: CatalogDrug
         frame = understand_offline(message, resolver)
         assert (frame.turn_type, frame.attribute) == ("drug_attribute", None), message
     assert understand_offline("Zyxtra là thuốc gì?", resolver).turn_type == "drug_overview"
+
+
+def test_a_follow_up_going_on_with_the_case_is_neither_smalltalk_nor_an_errand(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # an acknowledgement opening a turn that tells the patient's new state, and a dose to work out
+    # for the conversation's drug, go on about that drug; an acknowledgement alone is smalltalk
+    for first, then, drug in (
+        (
+            "Liều metformin cho người lớn?",
+            "ok. còn nếu lần sau eGFR tụt xuống 27 thì sao, dừng hẳn à?",
+            "metformin",
+        ),
+        ("Liều paracetamol cho bé 12kg?", "chuyển sang viên đạn thì tính liều thế nào ạ?", "paracetamol"),
+    ):
+        prior = understand_offline(first, resolver)
+        frame = understand_offline(then, resolver, (first,), prior)
+        assert frame.turn_type not in ("smalltalk", "out_of_scope") and frame.drugs == (drug,), then
+    prior = understand_offline("Liều metformin cho người lớn?", resolver)
+    assert understand_offline("ok cảm ơn", resolver, ("Liều metformin cho người lớn?",), prior).turn_type == (
+        "smalltalk"
+    )
