@@ -15,6 +15,7 @@ import re
 
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.populations import population_named
+from duocthu.core.sections import RELATION_SECTIONS, SAFETY_SECTIONS
 from duocthu.core.text import fold, nfc
 from duocthu.models.plan import Plan
 from duocthu.understanding.reading import asks_which_drug
@@ -99,7 +100,15 @@ def _looks_up(plan: Plan) -> bool:
     # the lookup is what the rest asks, not a list beside a named drug's own section
     ask = plan.main_ask
     named = ask is not None and bool(ask.unknown_names or ask.drugs)
-    return ask is not None and ask.kind in _LOOKUPS and (known or bool(who) or named)
+    if ask is None or ask.kind not in _LOOKUPS or not (known or bool(who) or named):
+        return False
+    # a finding no section lists drugs by ("thuốc nào phải chỉnh liều khi suy thận"): each
+    # candidate's own section answers it, as the whole message asks
+    return bool(
+        RELATION_SECTIONS.get(frame.condition_relation or "")
+        or ask.kind != "relation"
+        or set(ask.candidate_sections) & set(SAFETY_SECTIONS)
+    )
 
 
 def _restricted(plan: Plan, among: tuple[str, ...]) -> Plan:

@@ -92,3 +92,18 @@ def test_a_list_whose_rest_asks_no_lookup_is_planned_as_written(resolver: Catalo
     plan = plan_message(message, (), None, _understand, resolver)
     assert not any(a.among for a in plan.asks)
     assert {"paracetamol", "ibuprofen"} <= set(plan.frame.drugs)
+
+
+def test_a_finding_no_section_lists_drugs_by_is_asked_of_each_candidate(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # which of them needs a dose change in renal failure: no section lists drugs so across the book,
+    # so each candidate's own dose section answers, never a "read each monograph yourself"
+    message = "amoxicilin, azithromycin, cefuroxim – thuốc nào phải chỉnh liều khi suy thận?"
+    plan = plan_message(message, (), None, _understand, resolver)
+    assert not any(a.kind == "relation" for a in plan.asks)
+    each = next(a for a in plan.asks if a.kind == "each_drug")
+    assert (set(each.drugs), each.section_key) == (
+        {"amoxicilin", "azithromycin", "cefuroxim"},
+        "lieu_luong_va_cach_dung",
+    )
