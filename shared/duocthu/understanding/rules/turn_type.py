@@ -231,6 +231,10 @@ def _continued_turn(reading: Reading) -> tuple[str, str | None]:
     if reading.facts.states_patient and asks_yes_or_no(reading.text):
         # whether the patient may go on with the drug told before: a decision, never its overview
         return "drug_attribute", None
+    if not cues.has("overview") and content_words(cues, ()):
+        # a question of its own about the conversation's drug: read over its monograph, as when the
+        # turn names the drug (`named_turn`), never its introduction
+        return "drug_attribute", None
     return "drug_overview", None
 
 

@@ -156,3 +156,14 @@ def test_a_follow_up_going_on_with_the_case_is_neither_smalltalk_nor_an_errand(
     assert understand_offline("ok cảm ơn", resolver, ("Liều metformin cho người lớn?",), prior).turn_type == (
         "smalltalk"
     )
+
+
+def test_a_follow_up_asking_a_question_of_its_own_is_read_over_the_monograph(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # what stopping the drug told before would do: the parts that answer, never its introduction
+    first = "Cụ bà 85t mất ngủ, con gái đang cho uống Seduxen 5mg tối"
+    prior = understand_offline(first, resolver)
+    then = "Tuần rồi cụ té 2 lần, hơi lú. Gia đình muốn ngưng hẳn luôn từ mai, có sao ko?"
+    frame = understand_offline(then, resolver, (first,), prior)
+    assert (frame.turn_type, frame.drugs) == ("drug_attribute", ("diazepam",))
