@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.ordinary_words import ordinary_word
@@ -71,6 +72,7 @@ def unknown_names(
         lasts = i + 1 < len(raw) and fold(raw[i + 1]) in _DURATIONS
         return (raw[i].isdigit() and not lasts) or (fold(raw[i]) in _NAME_UNITS and raw[i - 1].isdigit())
 
+    apart = _listed_apart(text, len(raw))
     named_again = {fold(m.matched_text) for m in named}
     variants = {c.start for c in cues.all("name_variant")}
     bracketed = re.sub(r"\(\s*|\s*\)", lambda m: m.group(0).strip(), nfc(text))
@@ -81,7 +83,9 @@ def unknown_names(
             i += 1
             continue
         j = i + 1
-        while j < len(raw) and j not in drug_starts and (word(j, in_run=True) or strength(j)):
+        while (
+            j < len(raw) and j not in drug_starts and not apart[j] and (word(j, in_run=True) or strength(j))
+        ):
             j += 1
         # Right after a known name, a maker, a word that goes on the name or the drug again in brackets
         # is no name; another word in lower case is a second ingredient. A drug named again is known.
@@ -95,6 +99,27 @@ def unknown_names(
     found = [f" {fold(n)} " for n in names]
     names += [s for s in suggested if not any(f" {fold(s)} " in n for n in found)]
     return tuple(dict.fromkeys(names))
+
+
+_WORDS = re.compile(r"\w+", re.UNICODE)  # as `raw_words` splits
+_LIST_MARKS = re.compile(r"[,;/()]")
+_DECIMAL = re.compile(r"\d,\d")
+
+
+def _listed_apart(text: str, n: int) -> list[bool]:
+    """For each word, whether a list mark (a comma, a semicolon, a slash, a bracket) stands between
+    it and the word before: names listed apart are two names ("rifampicin, phenytoin"), never one;
+    the comma of a decimal strength ("2,5 mg") parts nothing."""
+    spans = [m.span() for m in _WORDS.finditer(nfc(text))]
+    if len(spans) != n:
+        return [False] * n
+    written = nfc(text)
+    apart = [False]
+    for (_, end), (start, _) in pairwise(spans):
+        gap = written[end:start]
+        decimal = bool(_DECIMAL.fullmatch(written[end - 1 : start + 1]))
+        apart.append(bool(_LIST_MARKS.search(gap)) and not decimal)
+    return apart
 
 
 def not_a_common_word(token: str) -> bool:

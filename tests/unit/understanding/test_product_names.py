@@ -38,3 +38,12 @@ def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: Cat
     # a laboratory value with its number is no product and its strength
     assert unknown("BN 60t đang warfarin vì van cơ học, INR 2,5, giờ bị nấm thực quản cần fluconazol.") == ()
     assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)
+
+
+def test_names_listed_apart_are_two_names(resolver: CatalogDrugResolver) -> None:
+    # a comma or a slash between two names the catalogue lacks parts them: each is searched alone
+    message = "carbamazepin có tương tác với rifampicin, phenytoin không?"
+    assert _unknown_names(message, resolver.resolve(message)) == ("rifampicin", "phenytoin")
+    assert _unknown_names("đang uống bisoprolol/ivabradin") == ("bisoprolol", "ivabradin")
+    # the comma of a decimal strength parts nothing
+    assert _unknown_names("đang uống bisoprolol 2,5 mg mỗi sáng") == ("bisoprolol 2 5 mg",)
