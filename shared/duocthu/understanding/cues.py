@@ -167,6 +167,8 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
 
 # Typed without marks, "cam" before a condition is "cầm" ("cầm máu", "cầm tiêu chảy"), not "cấm".
 _HOLDS_BACK = frozenset({"cam"})
+# Before "nào", words that make it ask how or when ("thế nào", "khi nào", "lúc nào"), never which.
+_HOW_OR_WHEN = frozenset({"the", "khi", "luc"})
 
 
 def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tuple[int, int]], ...]], ...]:
@@ -189,6 +191,8 @@ def gapped_forms(text: str, kind: str) -> tuple[tuple[str, tuple[PhraseMatch[tup
         if any(a < match.start and end <= b for a, b in conditions):
             continue  # "cảm" inside "trầm cảm" ("tram cam") is no "cấm"; "hạ" opening "hạ sốt" counts
         written = tokens[match.start]
+        if fold(written) == "nao" and match.start and fold(tokens[match.start - 1]) in _HOW_OR_WHEN:
+            continue  # "tư vấn tránh thai thế nào" asks how, not which drugs to avoid
         if (
             fold(written) in _HOLDS_BACK
             and not has_diacritics(written)

@@ -10,6 +10,7 @@ from duocthu.understanding.cue_readings import section_matches, strongest_sectio
 from duocthu.understanding.cues import (
     MAX_GAP,
     _cue_tables,
+    gapped_forms,
     gapped_section_cues,
     scan_cues,
 )
@@ -129,3 +130,9 @@ def test_an_amount_asked_in_a_unit_of_dose_or_time_asks_the_dose() -> None:
         assert resolve_attribute(asked) == "lieu_luong_va_cach_dung", asked
     for told in ("bé mấy tuổi", "viên là mấy mg", "ho khan mấy tuần nay"):
         assert resolve_attribute(told) != "lieu_luong_va_cach_dung", told
+
+
+def test_nao_after_the_or_khi_asks_how_or_when_never_which() -> None:
+    # "tư vấn tránh thai thế nào" is how to advise on contraception, not which drugs to avoid
+    assert not gapped_forms("Có vấn đề gì không, tư vấn tránh thai thế nào?", "reverse_relation")
+    assert gapped_forms("Bệnh nhân suy thận nên tránh những thuốc nào?", "reverse_relation")
