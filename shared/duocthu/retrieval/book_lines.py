@@ -3,12 +3,13 @@ best, ranked as one drug's lines are (`duocthu.retrieval.answering`), a few per 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from functools import cache
 
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
-from duocthu.core.text import folded_words
+from duocthu.core.text import fold, folded_words
 from duocthu.models.evidence import RankedLine
 from duocthu.retrieval.answering import (
     FOLLOWER_SHARE,
@@ -28,6 +29,11 @@ PER_DRUG = 2
 # Read for a name without a monograph, every drug whose lines name it is an answer (which drugs
 # interact with it): its first line whatever its score, as many lines as a phone screen holds
 NAMING_LINES = 12
+
+
+# Words by which a question names the book itself ("thuốc nào trong dược thư …"): no content of
+# its own, and "thư" alone is read in "thụ thể", "thử"
+_THE_BOOK = re.compile(r"\b(?:duoc thu(?: quoc gia)?|dtqg|chuyen luan|sach)\b")
 
 
 @cache
@@ -54,7 +60,7 @@ def book_lines(
     line in one of `sections` (what the question asks of the drugs: their contraindications)
     has the candidate sections' prior, as a drug's lines have. With `drugs` (the drugs a question
     lists to choose among), only their sentences are read."""
-    tokens = question_tokens(question, ())
+    tokens = question_tokens(_THE_BOOK.sub(" ", fold(question).casefold()), ())
     # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
     # rank, but a line must hold two of the question's other words to say which drugs
     content = [t for t in tokens if t not in _heading_words()]

@@ -218,3 +218,15 @@ def test_a_question_asking_what_instead_is_read_with_the_words_its_answer_uses(
     question = "Bà 65t THA uống Renitec 10mg, ho khan. Đổi qua thuốc khác được không?"
     lines = answering_lines(store, [("enalapril", ("enalapril", "Renitec"))], question)
     assert lines and "chuyển sang thuốc chẹn thụ thể angiotensin II" in lines[0].text
+
+
+def test_words_naming_the_book_itself_are_no_words_of_the_question(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "thuốc nào trong dược thư …" names the book: its "thư" must not make a line about something
+    # else hold two of the question's words
+    store, _, _ = sample_index
+    assert (
+        book_lines(store, "Thuốc nào trong dược thư tương tác với clarithromycin?", ("clarithromycin",)) == ()
+    )
+    assert book_lines(store, "thuốc nào làm tăng nồng độ lithi trong dược thư", ("lithi",))
