@@ -60,10 +60,12 @@ def book_lines(
     line in one of `sections` (what the question asks of the drugs: their contraindications)
     has the candidate sections' prior, as a drug's lines have. With `drugs` (the drugs a question
     lists to choose among), only their sentences are read."""
-    tokens = question_tokens(_THE_BOOK.sub(" ", fold(question).casefold()), ())
-    # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph: they
-    # rank, but a line must hold two of the question's other words to say which drugs
-    content = [t for t in tokens if t not in _heading_words()]
+    tokens = question_tokens(question, ())
+    # the words naming a section ("chống chỉ định", "tương tác") stand in every monograph, and those
+    # naming the book itself in none: they rank, but a line must hold two of the question's other
+    # words to say which drugs
+    book = set(question_tokens(" ".join(_THE_BOOK.findall(fold(question).casefold())), ()))
+    content = [t for t in tokens if t not in _heading_words() and t not in book]
     if len(content) < 2:  # one word read across 40 to 700 monographs is no question
         return ()
     query = [*tokens, *question_pairs(question, tokens)]
