@@ -93,8 +93,12 @@ def _looks_up(plan: Plan) -> bool:
     pregnancy or nursing told), or a name searched; words read as no known finding are what the
     list left behind, not a question."""
     frame, context = plan.frame, plan.frame.patient_context
+    # a finding the tables know, or any finding a relation is read of ("tránh … nào": the words
+    # are searched as written), unless they tell what the patient reacted to (a fact, read as one)
+    reacted = bool(context.allergies or context.adverse_reactions)
+    related = bool(RELATION_SECTIONS.get(frame.condition_relation or "")) and not reacted
     known = frame.condition is not None and (
-        bool(frame.condition.normalized) or population_named(frame.condition.text) is not None
+        bool(frame.condition.normalized) or population_named(frame.condition.text) is not None or related
     )
     who = frame.population is not None or context.pregnancy or context.breastfeeding
     # the lookup is what the rest asks, not a list beside a named drug's own section

@@ -107,3 +107,19 @@ def test_a_finding_no_section_lists_drugs_by_is_asked_of_each_candidate(
         {"amoxicilin", "azithromycin", "cefuroxim"},
         "lieu_luong_va_cach_dung",
     )
+
+
+def test_a_finding_no_table_knows_is_looked_up_among_the_candidates_when_a_relation_is_read(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "tránh … nào" reads a relation of "nhược cơ": searched as written among the drugs listed,
+    # never the four drugs' interactions with each other
+    message = "BN nhược cơ thì tránh những thuốc nào trong danh sách: ciprofloxacin, diazepam, amoxicilin?"
+    plan = plan_message(message, (), None, _understand, resolver)
+    lookup = next(a for a in plan.asks if a.kind == "relation")
+    assert lookup.among == ("ciprofloxacin", "diazepam", "amoxicilin") and not plan.together
+    # what the patient reacted to is a fact about them, never a finding to look up
+    message = (
+        "người từng sốc phản vệ với penicilin, trong amoxicilin, cefuroxim thì thuốc nào chống chỉ định?"
+    )
+    assert not any(a.among for a in plan_message(message, (), None, _understand, resolver).asks)
