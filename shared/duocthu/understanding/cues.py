@@ -22,7 +22,7 @@ from duocthu.core.phrases import PhraseIndex, PhraseMatch, longest_spans
 from duocthu.core.sections import DOSE_SECTION, SECTION_PHRASES
 from duocthu.core.sentences import lead_in
 from duocthu.core.tables import table_records
-from duocthu.core.text import fold, has_diacritics, nfc, token_matches, words
+from duocthu.core.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
 
 # The kinds a row of the table may have (tests/unit/understanding/test_tables.py checks every row).
 CueKind = Literal[
@@ -227,6 +227,7 @@ class TurnCues:
     tokens: tuple[str, ...]
     by_kind: dict[str, tuple[Cue, ...]]
     folded: tuple[str, ...]  # the tokens with marks stripped: what rules match words against
+    sentences: tuple[int, ...] = ()  # each token's sentence ("." "?" "!" ";" end one); () unknown
 
     def all(self, kind: CueKind) -> tuple[Cue, ...]:
         return self.by_kind.get(kind, ())
@@ -345,7 +346,8 @@ def scan_cues(text: str) -> TurnCues:
     topic = len(words(lead_in(text)))
     if topic:
         by_kind["topic"] = (Cue("topic", "", 0, topic),)
-    return TurnCues(tokens, by_kind, folded)
+    sentences = tuple(segment_ids(text, ".;?!\n"))
+    return TurnCues(tokens, by_kind, folded, sentences if len(sentences) == len(tokens) else ())
 
 
 # After "không", words that ask on: "không biết dùng thuốc gì", "… không, hay dùng thuốc nào khác?"
@@ -388,7 +390,9 @@ def asks_for_a_list(cues: TurnCues) -> TurnCues:
         who = bool(relation) and any(c.start >= end for c in cues.all("population"))
         if who or _names_a_topic(tokens[end:]):
             cue = Cue("candidate", "list", start - 1, end - start + 1)
-            return TurnCues(tokens, {**cues.by_kind, "candidate": (cue,), **relation}, cues.folded)
+            return TurnCues(
+                tokens, {**cues.by_kind, "candidate": (cue,), **relation}, cues.folded, cues.sentences
+            )
     return cues
 
 

@@ -41,7 +41,13 @@ def _condition_after(
         return ConditionQuery(text=condition.text, normalized=condition.normalized)
     after = max((p.end for p in cues.all("form_part")), default=cue.end) if which_drugs else cue.end
     book = cues.spans("book") if which_drugs else frozenset()
-    tail = [word for i, word in enumerate(cues.tokens) if i >= after and i not in book]
+    # a finding never runs past the end of its sentence ("… có gây tê tủy sống. Nhắc lại giúp tôi …")
+    ends = cues.sentences[after] if cues.sentences and after < len(cues.sentences) else None
+    tail = [
+        word
+        for i, word in enumerate(cues.tokens)
+        if i >= after and i not in book and (ends is None or cues.sentences[i] == ends)
+    ]
     while tail and ends_finding(tail[-1]):
         tail.pop()
     while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:

@@ -406,3 +406,10 @@ def test_a_which_drug_question_naming_a_section_by_the_word_for_one_reads_that_s
     # the uses asked by their section's name stay a list of uses
     uses = understand_offline("Thuốc nào có tăng huyết áp trong mục chỉ định?", resolver)
     assert uses.turn_type == "condition_to_drug"
+
+
+def test_a_finding_read_after_its_cue_ends_with_its_sentence(resolver: CatalogDrugResolver) -> None:
+    # the words after "gây" up to the sentence's end, never the next sentence's request
+    message = "Đang Coumadin, có gây tê tủy sống. Nhắc lại giúp tôi dược thư nói gì về warfarin?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition is not None and frame.condition.text == "tê tủy sống"

@@ -60,9 +60,7 @@ def off_topic(reading: Reading) -> dict[str, Any] | None:
     # follow-up going on about the conversation's drug ("bé 25kg, mẹ muốn mua có nên không") wins;
     # a dose to compute for the conversation's drug is read as the turn naming it would be
     weak = {"purchase", "maker", "compute"} if goes_on else {"purchase", "maker"}
-    if uncovered - weak or (
-        uncovered and attribute is None and not reading.decides and not goes_on
-    ):
+    if uncovered - weak or (uncovered and attribute is None and not reading.decides and not goes_on):
         return {**frame, "turn_type": "out_of_scope", "attribute": None}
     return None
 
