@@ -12,6 +12,7 @@ its gaps as question words, and counts only when no contiguous form is found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -167,6 +168,7 @@ def gapped_section_cues(text: str) -> tuple[PhraseMatch[str], ...]:
 
 # Typed without marks, "cam" before a condition is "cầm" ("cầm máu", "cầm tiêu chảy"), not "cấm".
 _HOLDS_BACK = frozenset({"cam"})
+_DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 # Before "nào", words that make it ask how or when ("thế nào", "khi nào", "lúc nào"), never which.
 _HOW_OR_WHEN = frozenset({"the", "khi", "luc"})
 
@@ -346,7 +348,8 @@ def scan_cues(text: str) -> TurnCues:
     topic = len(words(lead_in(text)))
     if topic:
         by_kind["topic"] = (Cue("topic", "", 0, topic),)
-    sentences = tuple(segment_ids(text, ".;?!\n"))
+    # a decimal point ("K 5.8") ends no sentence
+    sentences = tuple(segment_ids(_DECIMAL_POINT.sub(" ", text), ".;?!\n"))
     return TurnCues(tokens, by_kind, folded, sentences if len(sentences) == len(tokens) else ())
 
 
