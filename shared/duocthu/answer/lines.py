@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from duocthu.core.answer_focus import answer_focus
 from duocthu.core.labs import lab_relation
@@ -38,6 +38,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask
 from duocthu.models.reading import TurnReading
 from duocthu.retrieval.answering import patient_fit
+from duocthu.retrieval.continuations import continued
 from duocthu.retrieval.facets import FACET_SECTIONS, PatientProfile, anchor_table
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.limits import in_weight_band, limits_in, patient_inside
@@ -112,6 +113,18 @@ class AnswerLines(_Model):
     # the lines are the monograph's sentences ranked for the question (`ranked_lines`), not a focus
     ranked: bool = False
 
+    @field_validator("lines")
+    @classmethod
+    def _each_said_once(cls, lines: tuple[AnswerLine, ...]) -> tuple[AnswerLine, ...]:
+        """A sentence a line before it quotes as its continuation is not quoted again."""
+        kept: list[AnswerLine] = []
+        for line in lines:
+            if not any(
+                line.text in earlier.text for earlier in kept if earlier.section_key == line.section_key
+            ):
+                kept.append(line)
+        return tuple(kept)
+
 
 def _maximum_words() -> tuple[str, ...]:
     return answer_focus()["maximum"].answered
@@ -170,10 +183,13 @@ def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
 
 
 def _line(item: EvidenceItem, sentence: str) -> AnswerLine:
+    """The sentence as a line, with the sentence after it when that one goes on from it (what to
+    do about what it says: `retrieval.continuations`)."""
     ref = item.source_refs[0] if item.source_refs else None
+    text = item.text.removeprefix(f"【{item.display_name}】 ")
     return AnswerLine(
         pages=ref.pages() if ref else "",
-        text=sentence,
+        text=continued(sentence, split_sentences(text)),
         drug_id=item.drug_id,
         section_key=item.section_key,
         evidence_id=item.id,

@@ -50,6 +50,7 @@ from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_sign
 from duocthu.retrieval.answering import answering_lines, firsts_then_rest
 from duocthu.retrieval.barring import barring_lines
 from duocthu.retrieval.book_lines import book_lines, content_words
+from duocthu.retrieval.continuations import with_continuations
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.freeform import free_form
@@ -365,10 +366,11 @@ class RetrievalService:
             ]
             # the drugs whose best line stands in the section asked first, then by score
             found.sort(key=lambda lines: (not lines or lines[0].section_key not in candidates, -_best(lines)))
-            return firsts_then_rest(found)
-        return answering_lines(
+            return with_continuations(self.store, firsts_then_rest(found))
+        lines = answering_lines(
             self.store, named, said, candidates, together, carried, patient, decision, also
         )
+        return with_continuations(self.store, lines)
 
     def _outside_class_asked(self, question: str | None, resolver: CatalogDrugResolver) -> tuple[str, ...]:
         """The catalogue drugs outside the class a which-drug question asks among (the class the

@@ -134,10 +134,10 @@ def test_a_population_section_question_quotes_the_contraindication_about_them_fi
         nursing, TurnReading(text=""), decide(feeding), lambda d, s: barred.get(s, []), ask_of(nursing)
     )
     assert found is not None and not found.not_said
+    # the advice that goes on from a sentence is quoted with it, once
     assert [(line.section_key, line.text) for line in found.lines] == [
         ("chong_chi_dinh", "Không dùng cho phụ nữ cho con bú."),
-        ("thoi_ky_cho_con_bu", "Chưa rõ thuốc có vào sữa mẹ không."),
-        ("thoi_ky_cho_con_bu", "Không nên dùng khi cho con bú."),
+        ("thoi_ky_cho_con_bu", "Chưa rõ thuốc có vào sữa mẹ không. Không nên dùng khi cho con bú."),
     ]
     text = lines_text(found, "Thuốc")
     assert text[0] == "Mục “Chống chỉ định” của Thuốc nêu (phụ nữ cho con bú):"

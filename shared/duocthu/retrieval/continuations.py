@@ -1,0 +1,69 @@
+"""An answering line with the sentence that goes on from it.
+
+The book often states a risk in one sentence and what to do about it, or whom it concerns, in the
+next ("… hạ kali hoặc hạ magnesi máu. Nên kiểm tra điện giải và điện tâm đồ khi có yếu tố nguy
+cơ."). Quoted alone, the first sentence leaves out the advice it leads to. A line is therefore
+quoted with the next sentence of its part when that sentence opens by telling what to do, or
+points back to what the line said ("Alen này …", "Ở các đối tượng này …").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from duocthu.core.sentences import split_sentences
+from duocthu.core.text import fold, words
+from duocthu.models.evidence import RankedLine
+from duocthu.store import VectorStore
+
+# The words a sentence of the book opens with when it tells what to do (folded): "Cần theo dõi",
+# "Nên kiểm tra", "Phải ngừng", "Tránh phối hợp", "Chỉ dùng", "Không khuyến cáo", "Theo dõi",
+# "Khi bắt buộc", "Ngay khi"
+_DIRECTIVE_OPENINGS = frozenset({"can", "nen", "phai", "tranh", "chi", "khong", "theo", "khi", "ngay"})
+# Words that point back to what the sentence before said, within its first words, as written ("do"
+# unmarked is "because", only "đó" points back)
+_POINTING_BACK = frozenset({"này", "đó", "trên"})
+_POINTING_REACH = 6
+# A continuation longer than this is a statement of its own, quoted only if it ranks
+MAX_CONTINUATION = 240
+
+
+def goes_on_from(sentence: str) -> bool:
+    """Whether the sentence opens by telling what to do or points back to the one before it."""
+    folded = [fold(w) for w in words(sentence)]
+    if not folded or len(sentence) > MAX_CONTINUATION:
+        return False
+    back = _POINTING_BACK.intersection(words(sentence)[:_POINTING_REACH])
+    return folded[0] in _DIRECTIVE_OPENINGS or bool(back)
+
+
+def continued(sentence: str, sentences: Sequence[str]) -> str:
+    """The sentence, with the one after it among `sentences` (its part's, in order) when that one
+    goes on from it (`goes_on_from`)."""
+    at = next((i for i, s in enumerate(sentences) if s.strip() == sentence.strip()), None)
+    if at is None or at + 1 >= len(sentences) or not goes_on_from(sentences[at + 1]):
+        return sentence
+    return f"{sentence.rstrip()} {sentences[at + 1].strip()}"
+
+
+def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple[RankedLine, ...]:
+    """The lines, each with the sentence after it in its part when that sentence goes on from it
+    (`goes_on_from`) and is not quoted as a line of its own."""
+    quoted = {(line.part_id, line.line_index) for line in lines}
+    texts: dict[str, list[str]] = {}
+    out = []
+    for line in lines:
+        if line.part_id not in texts:
+            parts = store.find_by_section(line.drug_id, line.section_key)
+            texts |= {p.id: split_sentences(p.text) for p in parts}
+        sentences = texts.get(line.part_id, [])
+        at = line.line_index
+        whole = at < len(sentences) and sentences[at].strip() == line.text.strip()
+        following = sentences[at + 1] if whole and at + 1 < len(sentences) else ""
+        if following and (line.part_id, at + 1) not in quoted and goes_on_from(following):
+            line = line.model_copy(update={"text": f"{line.text.rstrip()} {following.strip()}"})
+        out.append(line)
+    return tuple(out)
+
+
+__all__ = ["MAX_CONTINUATION", "continued", "goes_on_from", "with_continuations"]
