@@ -82,7 +82,8 @@ def pairs_quoted(blocks: Sequence[Block], key: Key, together: Mapping[str, Seque
         for sentence in split_sentences(paragraph.text)
     ]
     naming = [s for s in sentences if any(contains_phrase(s, name) for name in others)]
-    return bool(naming) and all(s.strip() in quoted for s in naming)
+    # a quote may carry the sentence after its own (`retrieval.continuations`)
+    return bool(naming) and all(any(s.strip() in q for q in quoted) for s in naming)
 
 
 def _order(
