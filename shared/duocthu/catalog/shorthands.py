@@ -60,9 +60,9 @@ def brand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]
             owners.setdefault(_key(name), set()).add(drug_id)
     out: dict[str, tuple[str, ...]] = {}
     for brand, inn in _brands():
-        drug_id = spellings.get(inn)
-        if drug_id and owners.get(_key(brand), {drug_id}) == {drug_id} and not ordinary_word(brand):
-            out[drug_id] = (*out.get(drug_id, ()), brand)
+        owner = spellings.get(inn)
+        if owner and owners.get(_key(brand), {owner}) == {owner} and not ordinary_word(brand):
+            out[owner] = (*out.get(owner, ()), brand)
     return out
 
 

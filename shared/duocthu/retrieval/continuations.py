@@ -50,13 +50,13 @@ def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple
     """The lines, each with the sentence after it in its part when that sentence goes on from it
     (`goes_on_from`) and is not quoted as a line of its own."""
     quoted = {(line.part_id, line.line_index) for line in lines}
-    texts: dict[str, list[str]] = {}
+    texts: dict[str, Sequence[str]] = {}
     out = []
     for line in lines:
         if line.part_id not in texts:
             parts = store.find_by_section(line.drug_id, line.section_key)
             texts |= {p.id: split_sentences(p.text) for p in parts}
-        sentences = texts.get(line.part_id, [])
+        sentences = texts.get(line.part_id, ())
         at = line.line_index
         whole = at < len(sentences) and sentences[at].strip() == line.text.strip()
         following = sentences[at + 1] if whole and at + 1 < len(sentences) else ""
