@@ -119,9 +119,7 @@ class AnswerLines(_Model):
         """A sentence a line before it quotes as its continuation is not quoted again."""
         kept: list[AnswerLine] = []
         for line in lines:
-            if not any(
-                line.text in earlier.text for earlier in kept if earlier.section_key == line.section_key
-            ):
+            if not any(line.text in k.text and k.section_key == line.section_key for k in kept):
                 kept.append(line)
         return tuple(kept)
 
@@ -183,13 +181,11 @@ def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
 
 
 def _line(item: EvidenceItem, sentence: str) -> AnswerLine:
-    """The sentence as a line, with the sentence after it when that one goes on from it (what to
-    do about what it says: `retrieval.continuations`)."""
+    """The sentence as a line, with the sentence going on from it (`retrieval.continuations`)."""
     ref = item.source_refs[0] if item.source_refs else None
-    text = item.text.removeprefix(f"【{item.display_name}】 ")
     return AnswerLine(
         pages=ref.pages() if ref else "",
-        text=continued(sentence, split_sentences(text)),
+        text=continued(sentence, split_sentences(item.text.removeprefix(f"【{item.display_name}】 "))),
         drug_id=item.drug_id,
         section_key=item.section_key,
         evidence_id=item.id,
