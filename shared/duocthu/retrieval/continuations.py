@@ -30,11 +30,10 @@ MAX_CONTINUATION = 240
 
 def goes_on_from(sentence: str) -> bool:
     """Whether the sentence opens by telling what to do or points back to the one before it."""
-    folded = [fold(w) for w in words(sentence)]
-    if not folded or len(sentence) > MAX_CONTINUATION:
+    said = words(sentence)
+    if not said or len(sentence) > MAX_CONTINUATION:
         return False
-    back = _POINTING_BACK.intersection(words(sentence)[:_POINTING_REACH])
-    return folded[0] in _DIRECTIVE_OPENINGS or bool(back)
+    return fold(said[0]) in _DIRECTIVE_OPENINGS or bool(_POINTING_BACK.intersection(said[:_POINTING_REACH]))
 
 
 def continued(sentence: str, sentences: Sequence[str]) -> str:
@@ -56,12 +55,10 @@ def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple
         if line.part_id not in texts:
             parts = store.find_by_section(line.drug_id, line.section_key)
             texts |= {p.id: split_sentences(p.text) for p in parts}
-        sentences = texts.get(line.part_id, ())
         at = line.line_index
-        whole = at < len(sentences) and sentences[at].strip() == line.text.strip()
-        following = sentences[at + 1] if whole and at + 1 < len(sentences) else ""
-        if following and (line.part_id, at + 1) not in quoted and goes_on_from(following):
-            line = line.model_copy(update={"text": f"{line.text.rstrip()} {following.strip()}"})
+        own = texts.get(line.part_id, ())[at : at + 2]  # the line's sentence and the one after it
+        if (line.part_id, at + 1) not in quoted:
+            line = line.model_copy(update={"text": continued(line.text, own)})
         out.append(line)
     return tuple(out)
 
