@@ -82,8 +82,8 @@ class AliasIndex(BaseModel):
         fuzzy: dict[str, dict[str, str]] = {}
         stems: set[str] = set()
         withheld = max_len = 0
-        shorthands = shorthand_names({d.drug_id: d.names() for d in drugs})
-        brands = brand_names({d.drug_id: d.names() for d in drugs})
+        named = {d.drug_id: d.names() for d in drugs}
+        shorthands, brands = shorthand_names(named), brand_names(named)
         for drug in drugs:
             for name in (*drug.names(), *shorthands.get(drug.drug_id, ()), *brands.get(drug.drug_id, ())):
                 written = words(name)
@@ -104,7 +104,7 @@ class AliasIndex(BaseModel):
                     fuzzy.setdefault(key, {}).setdefault(drug.drug_id, " ".join(name.split()))
                 if kind == "folded":
                     stems.update(stem_forms(folded))
-        for drug_id, prefixes in prefix_names({d.drug_id: d.names() for d in drugs}).items():
+        for drug_id, prefixes in prefix_names(named).items():
             # ward shorthand ("amox"): matched exactly, never a fuzzy target or a stem
             for prefix in prefixes:
                 exact.setdefault(prefix, {})[f"{prefix}\t{drug_id}\tf"] = None

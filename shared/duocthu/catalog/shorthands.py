@@ -29,13 +29,19 @@ def _key(name: str) -> str:
     return " ".join(fold(t) for t in words(name))
 
 
-def shorthand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
-    """drug_id -> the shorthands that name it and no other drug of the catalogue (`names`: each
-    drug_id's own names)."""
+def _owners(names: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """Each name's key -> the drugs it names."""
     owners: dict[str, set[str]] = {}
     for drug_id, own in names.items():
         for name in own:
             owners.setdefault(_key(name), set()).add(drug_id)
+    return owners
+
+
+def shorthand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """drug_id -> the shorthands that name it and no other drug of the catalogue (`names`: each
+    drug_id's own names)."""
+    owners = _owners(names)
     present = set(names)
     out: dict[str, tuple[str, ...]] = {}
     for row in table_records("drug_shorthands.tsv"):
@@ -54,10 +60,7 @@ def brand_names(names: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]
     """drug_id -> the ATC table's brands of its INN that no other catalogue drug is named by and
     that are no ordinary word ("Delta" is a brand of prednisolone and an ECG wave)."""
     spellings = {spelling_key(name): drug_id for drug_id, own in names.items() for name in own}
-    owners: dict[str, set[str]] = {}
-    for drug_id, own in names.items():
-        for name in own:
-            owners.setdefault(_key(name), set()).add(drug_id)
+    owners = _owners(names)
     out: dict[str, tuple[str, ...]] = {}
     for brand, inn in _brands():
         owner = spellings.get(inn)
