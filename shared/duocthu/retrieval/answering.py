@@ -20,8 +20,7 @@ answers nothing, and a decline must never rest on it either way.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.labs import lab_relation
@@ -37,19 +36,19 @@ from duocthu.core.sections import (
     SAFETY_SECTIONS,
 )
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import asks_yes_or_no, folded_words, tells_only, words
+from duocthu.core.text import folded_words, words
 from duocthu.models.evidence import EvidenceItem, RankedLine
 from duocthu.retrieval.advice import directs
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
 from duocthu.retrieval.limits import bands_in, patient_inside
+from duocthu.retrieval.question_words import asked_pieces, line_pairs, question_pairs, question_tokens
 from duocthu.retrieval.reverse.reading import denies
 from duocthu.retrieval.reverse.wordings import wider_findings
 from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
-from duocthu.store.base import lexical_query_tokens, line_lead
-from duocthu.store.lexical import line_terms
+from duocthu.store.base import line_lead
 
 # The sentences read per drug, best first, before the prior reorders them: more than the longest
 # monograph's share of lines that can hold the question's words
@@ -188,23 +187,6 @@ def _told_of(patient: PatientProfile, population: bool = True) -> list[str]:
     return [t for t in told if folded_words(t)]
 
 
-# A number joined to letters by "*" or "-" names something (an allele "HLA-B*1502"), not the patient
-_NAMING_NUMBER = re.compile(r"(?<=[^\W\d_][*-])\d+")
-
-
-def question_tokens(question: str, names: Iterable[str]) -> list[str]:
-    """The question's distinct folded words, less the drug's names and the patient's numbers."""
-    own = {token for name in names for token in folded_words(name)}
-    naming = set(_NAMING_NUMBER.findall(question))
-    return [t for t in lexical_query_tokens(question) if t not in own and (not t.isdigit() or t in naming)]
-
-
-def question_pairs(question: str, tokens: Sequence[str]) -> list[str]:
-    """The question's adjacent pairs of kept words, as the store's `lines` terms pair them."""
-    kept = set(tokens)
-    return list(dict.fromkeys(p for p in _line_pairs(question) if all(w in kept for w in p.split(" "))))
-
-
 def words_held(line: RankedLine, tokens: Sequence[str]) -> int:
     _, at = word_places(line.text)  # the line's folded words, read once per process
     return sum(1 for t in tokens if t in at)
@@ -213,15 +195,9 @@ def words_held(line: RankedLine, tokens: Sequence[str]) -> int:
 def _condition_words(hits: Sequence[RankedLine], tokens: Sequence[str], pairs: Sequence[str]) -> set[str]:
     """The words of the question's pairs that the drug's indications hold (a condition is named
     in a phrase; one shared word is as often a function word), when the question has others."""
-    held = {p for line in hits if line.section_key == INDICATION_SECTION for p in _line_pairs(line.text)}
+    held = {p for line in hits if line.section_key == INDICATION_SECTION for p in line_pairs(line.text)}
     condition = {w for p in held.intersection(pairs) for w in p.split(" ")}
     return condition if set(tokens) - condition else set()
-
-
-def _line_pairs(text: str) -> list[str]:
-    """The text's adjacent pairs of words, as the store's `lines` terms pair them."""
-    sequence = folded_words(text)
-    return line_terms(sequence)[len(sequence) :]
 
 
 def _each_once(lines: Sequence[RankedLine]) -> list[RankedLine]:
@@ -246,27 +222,6 @@ def _names_other(line: RankedLine, other_words: Sequence[str]) -> bool:
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
     """Whether the line holds enough of the question's words to count as an answer."""
     return line.score >= MIN_SCORE and words_held(line, tokens) >= min(2, len(tokens))
-
-
-# A question mark ends one question of a message: "liều bao nhiêu? và có buồn ngủ không"
-_QUESTION_END = re.compile(r"(?<=\?)")
-
-
-def asked_pieces(question: str, names: Iterable[str]) -> list[str]:
-    """The message's questions, split at its question marks, each asking (a question word, or
-    closed by "không": a statement after a question tells about it) with two words of its own
-    (`question_tokens`; one with fewer goes with the one before): ["…, liều bao nhiêu?", "và có
-    buồn ngủ không"]; the message whole when it asks one."""
-    pieces: list[str] = []
-    for piece in filter(str.strip, _QUESTION_END.split(question)):
-        asks = "?" in piece or not tells_only(piece) or asks_yes_or_no(piece)
-        if pieces and (len(question_tokens(piece, names)) < 2 or not asks):
-            pieces[-1] = f"{pieces[-1]} {piece.strip()}"
-        else:
-            pieces.append(piece.strip())
-    if len(pieces) > 1 and len(question_tokens(pieces[0], names)) < 2:
-        pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
-    return pieces or [question]
 
 
 def answering_lines(

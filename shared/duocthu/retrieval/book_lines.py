@@ -16,10 +16,9 @@ from duocthu.retrieval.answering import (
     READ_LINES,
     SECTION_PRIOR,
     found,
-    question_pairs,
-    question_tokens,
     words_held,
 )
+from duocthu.retrieval.question_words import question_pairs, question_tokens
 from duocthu.store import VectorStore
 
 # A which-drug question read across the book: the lines kept, and how many of them one drug may

@@ -5,15 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from duocthu.catalog.artifact import Catalog
-from duocthu.retrieval.answering import (
-    answering_lines,
-    asked_pieces,
-    line_fit,
-    patient_fit,
-    question_tokens,
-)
+from duocthu.retrieval.answering import answering_lines, line_fit, patient_fit
 from duocthu.retrieval.book_lines import BOOK_LINES, PER_DRUG, book_lines
 from duocthu.retrieval.focus import focus_terms
+from duocthu.retrieval.question_words import asked_pieces, question_tokens
 from duocthu.retrieval.service import question_read
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore

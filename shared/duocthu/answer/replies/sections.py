@@ -14,8 +14,8 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
-from duocthu.retrieval.answering import asked_pieces
 from duocthu.retrieval.interactions import phrase_in
+from duocthu.retrieval.question_words import asked_pieces
 
 
 def answer_lines_block(found: AnswerLines, lines: list[str]) -> AnswerLinesBlock:
