@@ -32,6 +32,7 @@ from duocthu.core.sections import (
     CONTRAINDICATION_SECTION,
     DOSE_SECTION,
     INDICATION_SECTION,
+    INTERACTION_SECTION,
     OVERDOSE_SECTION,
     SAFETY_SECTIONS,
 )
@@ -215,8 +216,28 @@ def _outside_drugs(tokens: Sequence[str], other_words: Sequence[str]) -> list[st
     return [t for t in tokens if t not in other_words and not t.isdigit() and world_drug(t)]
 
 
-def _names_other(line: RankedLine, other_words: Sequence[str]) -> bool:
-    return bool(other_words) and line.score >= MIN_SCORE and words_held(line, other_words) > 0
+def _names_other(line: RankedLine, other_words: Sequence[str], written: Sequence[Sequence[str]]) -> bool:
+    """The line names another drug the turn is about: one of its words at a found line's score, or
+    every word of a name the question writes in its own words, at any score (a drug's whole name
+    is as specific as two rare words, and a long sentence listing many drugs scores low on one)."""
+    if line.score >= MIN_SCORE and words_held(line, other_words) > 0:
+        return True
+    return any(name and words_held(line, name) == len(name) for name in written)
+
+
+def _names_written(
+    question: str,
+    drug_id: str,
+    drugs: Sequence[tuple[str, Sequence[str]]],
+    names: Sequence[str],
+    tokens: Sequence[str],
+    outside: Sequence[str],
+) -> list[list[str]]:
+    """The words of each other drug's name the question writes (by any of its names; a several-asks
+    message's other question may name it), and of each name outside the catalogue it writes."""
+    written = [other[0] for d, other in drugs if d != drug_id and other and contains_any(question, other)]
+    by_name = ([t for t in question_tokens(first, names) if t in tokens] for first in written)
+    return [*filter(None, by_name), *([t] for t in outside)]
 
 
 def found(line: RankedLine, tokens: Sequence[str]) -> bool:
@@ -287,7 +308,8 @@ def lines_for(
         # the other drugs' names weigh double: a line about this drug and that one answers the
         # question of the two together before a line about the patient's condition
         other_words = [t for t in question_tokens(others, names) if t in tokens]
-        drug_words = [*other_words, *_outside_drugs(tokens, other_words)]
+        outside = _outside_drugs(tokens, other_words)
+        drug_words = [*other_words, *outside]
         named = drug_words * (OTHER_DRUG_WEIGHT - 1)
         pairs = question_pairs(f"{question} {others}", tokens)
         terms = [*tokens, *named, *pairs, *focus_terms(question)]
@@ -299,13 +321,18 @@ def lines_for(
             terms, tokens, scale = [*terms, *terms, *go_on], [*tokens, *go_on], 2.0
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
         hits = [line.model_copy(update={"score": line.score / scale}) for line in hits] if go_on else hits
+        other_names = _names_written(question, drug_id, (*drugs, *together), names, tokens, outside)
+        if INTERACTION_SECTION not in candidates or any(found(line, tokens) for line in hits):
+            other_names = []  # the words find what is asked; a name alone finds only where they find nothing
         condition = _condition_words(hits, tokens, pairs) if INDICATION_SECTION not in candidates else set()
         if condition:
             # the phrases the drug's indications share with the question name what the patient
             # has (why the drug is given), not what is asked of it: the question's other words
             # weigh double in the order, so a line on the condition does not outrank the one
             # answering the ask; what counts as found stays read at the question's own weights
-            answers = [line for line in hits if found(line, tokens) or _names_other(line, drug_words)]
+            answers = [
+                line for line in hits if found(line, tokens) or _names_other(line, drug_words, other_names)
+            ]
             kept_ids = {(line.part_id, line.line_index) for line in answers}
             best = max((line.score for line in answers), default=0.0)
             asked = [t for t in terms if not condition.intersection(t.split(" "))]
@@ -317,7 +344,9 @@ def lines_for(
         else:
             # a line naming another drug asked with this one answers "the two together" by that
             # name alone (an interaction is one sentence naming both)
-            hits = [line for line in hits if found(line, tokens) or _names_other(line, drug_words)]
+            hits = [
+                line for line in hits if found(line, tokens) or _names_other(line, drug_words, other_names)
+            ]
         mine = [_weighed(line, candidates, patient, decision, doses_for) for line in hits]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine

@@ -95,6 +95,24 @@ def test_a_line_naming_a_drug_without_a_monograph_asked_beside_is_found(
     assert lines and lines[0].text.startswith("Theophylin:")
 
 
+def test_an_interaction_question_finds_the_other_drug_in_a_long_list_by_its_name_alone(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    drugs = [("domperidon", ("Domperidon", "Motilium")), ("amiodaron", ("Amiodaron", "Cordarone"))]
+    question = (
+        "đơn có Motilium 10mg x3 cho BN đang dùng Cordarone 200mg/ngày vì rung nhĩ. Có vấn đề gì không?"
+    )
+    lines = answering_lines(store, drugs, question, ("tuong_tac_thuoc",))
+    # the combinations domperidon's sections bar list amiodaron among twenty drugs: it leads, not
+    # amiodaron's dose line for atrial fibrillation that shares the patient's words
+    assert lines and lines[0].drug_id == "domperidon" and "amiodaron" in lines[0].text
+    # a dose asked beside another drug is no interaction: its words find the dose
+    dose = "Colchicin dự phòng gút uống mấy lần/ngày? Với bn đang dùng fluconazol thì có cần chỉnh ko?"
+    found = answering_lines(store, [("colchicin", ("Colchicin",))], dose, ("lieu_luong_va_cach_dung",))
+    assert found and "0,5 mg mỗi lần" in found[0].text
+
+
 def test_a_number_joined_to_letters_is_a_word_of_the_question_the_patients_are_not() -> None:
     # an allele names what the line says; an age, a weight or a clearance is the patient's
     assert "1502" in question_tokens("HLA-B*1502 dương tính thì sao", ())
