@@ -97,15 +97,19 @@ def _clause_plans(
     frame = prior
     pointed: set[str] = set()  # the sections the earlier clauses' words pointed to
     for clause in clauses:
-        frame = understand(clause, told, frame, reader)
-        if frame.system_error:
+        read_as = understand(clause, told, frame, reader)
+        if read_as.system_error:
             return ()
         told.append(clause)
         resolver, tags = reader.resolver, reader.tags(clause)
-        asked = _asked_beside_taken(frame, tags, read, resolver)
+        asked = _asked_beside_taken(read_as, tags, read, resolver)
         plan = plan_turn(asked, turn_reading(tags, asked, resolver), resolver)
         own = _asks_of_its_own(tags, plan, pointed if read else None)
         read.append((clause, plan if own else None))
+        # a clause that goes on with the one before it ("tối đa/ngày?") is read with it; the next
+        # clause goes on from the conversation as the last clause asking its own left it (a
+        # fragment read alone holds no drug, and would drop the one the message is about)
+        frame = read_as if own or frame is None else frame
         pointed |= {*plan.reading.candidate_sections, *(a.section_key for a in plan.asks if a.section_key)}
     parts: dict[tuple[object, ...], Plan] = {}
     pending: list[str] = []  # clauses before the first part that asks something

@@ -121,6 +121,17 @@ def test_a_clause_naming_a_drug_outside_the_catalogue_asks_it_beside_the_drug_as
     assert plan.parts[0].asks[0].section_key == "lieu_luong_va_cach_dung"
 
 
+def test_a_clause_going_on_with_the_one_before_leaves_the_next_clause_its_drug(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "tối đa/ngày?" read alone names no drug; the clause after it still goes on from loperamid
+    message = "Loperamid người lớn: liều đầu bao nhiêu, tối đa/ngày? và uống chung itraconazol thì sao"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    asks = [a for p in plan.parts for a in p.asks if a.kind != "whole_sections"]
+    assert [a.kind for a in asks] == ["section", "together"]
+    assert asks[1].drugs == ("loperamid",) and asks[1].unknown_names == ("itraconazol",)
+
+
 def test_a_clause_asking_what_keeps_its_part_without_a_section(resolver: CatalogDrugResolver) -> None:
     # its own question, answered from the drug's monograph, never folded into the section asked next
     message = "Loperamid tối đa mấy mg mỗi ngày, và trẻ dưới mấy tuổi thì chống chỉ định"
