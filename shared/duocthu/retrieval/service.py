@@ -62,6 +62,7 @@ from duocthu.retrieval.interactions import (
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank, only_among
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
+from duocthu.retrieval.reverse.wordings import other_wordings
 from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
 from duocthu.store import VectorStore
 
@@ -456,9 +457,10 @@ def question_read(asked: str, formulary_words: str, query: str) -> tuple[str, st
     """The question the monograph's sentences are ranked for, and the words of the question a
     follow-up goes on from (what its standalone `query` says after the question as asked). The
     clinician's shorthand is read in the formulary's words too ("NaCl": "natri clorid"), less a
-    section's name ("CCĐ"), which the candidate sections weigh."""
+    section's name ("CCĐ"), which the candidate sections weigh, and so are the other wordings
+    the formulary writes a finding in (`other_wordings`: "magie" is "magnesi")."""
     carried = query[len(asked) :] if query.startswith(asked) else ""
-    return f"{asked} {content_words(formulary_words)}".strip(), carried
+    return f"{asked} {content_words(formulary_words)} {other_wordings(asked)}".strip(), carried
 
 
 def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> EvidenceBundle:

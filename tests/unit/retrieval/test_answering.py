@@ -167,6 +167,18 @@ def test_a_follow_up_in_shorthand_keeps_the_words_it_goes_on_from() -> None:
     assert question_read(asked, "chống chỉ định", "")[0] == asked  # a section's name is the candidates'
 
 
+def test_a_question_is_read_in_the_other_wordings_the_formulary_writes_a_finding_in(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "magie" is written "magnesi" in the monographs; the spacing line is found by that word
+    asked = "BN đang uống antacid nhôm-magie thì uống cách bao lâu"
+    question, _ = question_read(asked, "", "")
+    assert question.endswith("magnesi")
+    store, _, _ = sample_index
+    lines = answering_lines(store, [("ciprofloxacin", ("ciprofloxacin", "Cipro"))], question)
+    assert lines and "4–6 giờ sau" in lines[0].text
+
+
 def test_for_a_patient_a_line_that_bars_the_drug_for_them_leads(
     sample_index: tuple[EdgeStore, Catalog, Settings],
 ) -> None:

@@ -46,6 +46,23 @@ def wordings_of(phrase: str) -> tuple[str, ...]:
     return tuple(" ".join(v) for v in dict.fromkeys(variants))
 
 
+@text_cache(maxsize=4096)
+def other_wordings(text: str) -> str:
+    """The words of the formulary's other wordings of what the text names ("magie": "magnesi";
+    "đường máu": "glucose huyết"), those the text does not hold, in order: a question is read in
+    the words a monograph may state its answer in."""
+    tokens = tuple(words(text))
+    said = {fold(t) for t in tokens}
+    found = [
+        w
+        for row in _wording_rows()
+        if any(_find_run(tokens, wording) >= 0 for wording in row)
+        for wording in row
+        for w in wording
+    ]
+    return " ".join(w for w in dict.fromkeys(found) if fold(w) not in said)
+
+
 def as_written(text: str, wording: str) -> str:
     """The words of the part that matched `wording` (in any of its formulary wordings), as the
     part writes them: "loét và chảy máu tiêu hóa" where the data row says "xuất huyết"."""
