@@ -57,3 +57,12 @@ def test_a_message_asking_several_questions_gets_the_other_sections_lines_after_
     assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (contrast,)
     # one question: the focus alone
     assert [x.ranked for x in ordered_leads(DOSE_FOCUS, ranked)] == [False]
+
+
+def test_a_message_asking_several_questions_gets_the_other_questions_line_of_the_same_section() -> None:
+    # "liều uống suy thận? và đang uống thuốc kháng acid thì uống cách bao lâu": the spacing line
+    # stands in the dose section too; the section may leave a long reply, the line must not
+    spacing = _line("Uống ít nhất 2 giờ trước hoặc 4–6 giờ sau thuốc kháng acid.", "lieu_luong_va_cach_dung")
+    ranked = _ranked(DOSE_FOCUS.lines[0], spacing)
+    leads = ordered_leads(DOSE_FOCUS, ranked, several=True)
+    assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (spacing,)

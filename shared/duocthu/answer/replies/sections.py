@@ -53,8 +53,9 @@ def ordered_leads(
 ) -> list[AnswerLines]:
     """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead;
     `conditions`: what the patient has besides the state the focus read. A message asking
-    `several` questions: the focus answers one of them, the best lines of another section follow
-    (the ranking puts each question's best line first)."""
+    `several` questions: the focus answers one of them, the best lines it does not quote follow,
+    whatever their section (the ranking puts each question's best line first; a section quoted
+    whole may leave a long reply, its line on the other question must not)."""
     if found is not None and found.read_sections:
         return [found]
     if found is not None and ranked is not None and found.not_said:
@@ -70,7 +71,12 @@ def ordered_leads(
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
         focus = _ranked_first(found, ranked)
-        other = [line for line in ranked.lines if line.section_key != found.section_key] if ranked else []
+        said = [line.text for line in found.lines]
+        other = (
+            [line for line in ranked.lines if not any(line.text in t or t in line.text for t in said)]
+            if ranked
+            else []
+        )
         if several and ranked is not None and other:
             return [*focus, ranked.model_copy(update={"lines": tuple(other)})]
         return focus
