@@ -72,13 +72,27 @@ def lab_name(token: str) -> bool:
     return fold(nfc(token)) in _labs()[0]
 
 
+# "1) … 2) …": a message numbering its questions; a number so written marks one, no value of a
+# lab whose name is a chat word before it ("dùng tiếp được k 2) nếu ko …": "k" is "không")
+_LIST_MARKER = re.compile(r"(?<![\w.,])(\d{1,2})\)")
+
+
+def _list_markers(folded: str) -> set[int]:
+    """Where the numbers of a numbered list stand: two or more "N)", the first "1)"."""
+    found = list(_LIST_MARKER.finditer(folded))
+    return {m.start(1) for m in found} if len(found) > 1 and found[0][1] == "1" else set()
+
+
 def _values(written: str) -> Iterator[tuple[re.Match[str], Lab, float]]:
     """Each value the text states, with its lab and number (a number outside the lab's range or
-    in another unit is none); `written` NFC, read folded, positions kept."""
+    in another unit is none, and so is a number marking a question of a list); `written` NFC,
+    read folded, positions kept."""
     by_phrase, value, _ = _labs()
-    for m in value.finditer(fold(written)):
+    folded = fold(written)
+    markers = _list_markers(folded)
+    for m in value.finditer(folded):
         lab, number = by_phrase[m[1]], _number(m[2])
-        if lab.holds(number, m[3]):
+        if lab.holds(number, m[3]) and m.start(2) not in markers:
             yield m, lab, number
 
 

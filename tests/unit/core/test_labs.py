@@ -38,3 +38,12 @@ def test_a_value_outside_its_reference_range_is_the_state_in_the_formularys_word
     assert lab_states("K+ 5,4 mmol/l, QTc 510 ms") == ("tăng kali huyết", "khoảng QT kéo dài")
     assert lab_states("kali máu thấp") == ("hạ kali huyết",)
     assert lab_states("kali 4,2; INR 4,5; uống 500 mg 2 lần") == ()  # in range; INR has no state
+
+
+def test_a_number_marking_a_question_of_a_numbered_list_is_no_value() -> None:
+    # "được k 2) …": "k" is the chat "không", and "2)" numbers the second question
+    asked = "Ông 80t, eGFR 25, đang gliclazid 60mg. 1) dùng tiếp được k 2) nếu ko thì thay bằng gì?"
+    assert patient_labs(asked) == {} and lab_states(asked) == ()
+    # a value in parentheses, or a list with no first item, is read as before
+    assert patient_labs("(K 4) ok") == {"potassium": 4.0}
+    assert patient_labs("K 2,8 mmol/l, 1) bù kali? 2) liều?") == {"potassium": 2.8}
