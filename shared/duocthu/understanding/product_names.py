@@ -89,10 +89,10 @@ def unknown_names(
             j += 1
         # Right after a known name, a maker, a word that goes on the name or the drug again in brackets
         # is no name; another word in lower case is a second ingredient. A drug named again is known.
+        # A word opening the next sentence goes on no name before it.
         name = " ".join(raw[i:j])
-        after_known = i in drug_ends and (
-            not raw[i][:1].islower() or i in variants or f"({name})" in bracketed
-        )
+        joined = i in drug_ends and sentences[i] == sentences[i - 1]
+        after_known = joined and (not raw[i][:1].islower() or i in variants or f"({name})" in bracketed)
         if not after_known and fold(name) not in named_again:
             names.append(name)
         i = j

@@ -38,6 +38,8 @@ def test_a_second_ingredient_after_a_known_name_is_an_unknown_name(resolver: Cat
     # a laboratory value with its number is no product and its strength
     assert unknown("BN 60t đang warfarin vì van cơ học, INR 2,5, giờ bị nấm thực quản cần fluconazol.") == ()
     assert unknown("Kavenol forte để tủ lạnh được không") == ("Kavenol forte",)
+    # a name opening the next sentence goes on no name before it
+    assert unknown("BN suy giáp đang Glucophage. Levothyroxin khởi đầu bao nhiêu mcg?") == ("Levothyroxin",)
 
 
 def test_names_listed_apart_are_two_names(resolver: CatalogDrugResolver) -> None:
