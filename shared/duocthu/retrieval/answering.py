@@ -313,26 +313,25 @@ def lines_for(
         named = drug_words * (OTHER_DRUG_WEIGHT - 1)
         pairs = question_pairs(f"{question} {others}", tokens)
         terms = [*tokens, *named, *pairs, *focus_terms(question)]
-        # a follow-up's words weigh double the ask it carries on, which still ranks its lines;
-        # a line holding words of either counts, its score read on the turn's own scale
-        go_on = [t for t in question_tokens(carried, names) if t not in tokens]
-        scale = 1.0
-        if go_on:
-            terms, tokens, scale = [*terms, *terms, *go_on], [*tokens, *go_on], 2.0
+        terms, tokens, scale = _going_on(terms, tokens, question_tokens(carried, names))
         hits = store.search_lines(terms, drug_id=drug_id, limit=READ_LINES)
-        hits = [line.model_copy(update={"score": line.score / scale}) for line in hits] if go_on else hits
+        hits = (
+            [line.model_copy(update={"score": line.score / scale}) for line in hits] if scale != 1 else hits
+        )
         other_names = _names_written(question, drug_id, (*drugs, *together), names, tokens, outside)
         if INTERACTION_SECTION not in candidates or any(found(line, tokens) for line in hits):
             other_names = []  # the words find what is asked; a name alone finds only where they find nothing
+        # a line naming another drug asked with this one answers "the two together" by that name
+        # alone (an interaction is one sentence naming both)
+        answers = [
+            line for line in hits if found(line, tokens) or _names_other(line, drug_words, other_names)
+        ]
         condition = _condition_words(hits, tokens, pairs) if INDICATION_SECTION not in candidates else set()
         if condition:
             # the phrases the drug's indications share with the question name what the patient
             # has (why the drug is given), not what is asked of it: the question's other words
             # weigh double in the order, so a line on the condition does not outrank the one
             # answering the ask; what counts as found stays read at the question's own weights
-            answers = [
-                line for line in hits if found(line, tokens) or _names_other(line, drug_words, other_names)
-            ]
             kept_ids = {(line.part_id, line.line_index) for line in answers}
             best = max((line.score for line in answers), default=0.0)
             asked = [t for t in terms if not condition.intersection(t.split(" "))]
@@ -340,14 +339,8 @@ def lines_for(
             hits = [line for line in hits if (line.part_id, line.line_index) in kept_ids]
             # back on the question's scale (its best line's score), beside the other drugs' lines
             scale = best / hits[0].score if hits else 1.0
-            hits = [line.model_copy(update={"score": line.score * scale}) for line in hits]
-        else:
-            # a line naming another drug asked with this one answers "the two together" by that
-            # name alone (an interaction is one sentence naming both)
-            hits = [
-                line for line in hits if found(line, tokens) or _names_other(line, drug_words, other_names)
-            ]
-        mine = [_weighed(line, candidates, patient, decision, doses_for) for line in hits]
+            answers = [line.model_copy(update={"score": line.score * scale}) for line in hits]
+        mine = [_weighed(line, candidates, patient, decision, doses_for) for line in answers]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
         together_lines += [line for line in mine if other_words and words_held(line, other_words)]
@@ -366,6 +359,18 @@ def lines_for(
         # among the lines that answer for a patient, one that bars the drug for them goes first
         lead.sort(key=lambda line: not bars_for(line, patient))  # stable: else by score
     return tuple(lead)
+
+
+def _going_on(
+    terms: Sequence[str], tokens: Sequence[str], carried: Sequence[str]
+) -> tuple[list[str], list[str], float]:
+    """A follow-up's words weigh double the ask it carries on (`carried`), which still ranks its
+    lines; a line holding words of either counts, its score read on the turn's own scale (the
+    returned divisor)."""
+    go_on = [t for t in carried if t not in tokens]
+    if not go_on:
+        return list(terms), list(tokens), 1.0
+    return [*terms, *terms, *go_on], [*tokens, *go_on], 2.0
 
 
 def _weighed(
