@@ -68,6 +68,22 @@ def _offers_alternative(text: str) -> bool:
     return any(token_matches(word, alternative) for word in first for alternative in _OR)
 
 
+# "X được không hay (phải) dùng gì?": an alternative opened after a closed question
+_OR_SPLIT = re.compile(r"\s+(?=(?:hay|hoặc)\b)", re.IGNORECASE)
+
+
+def asked_or_instead(message: str) -> tuple[str, str] | None:
+    """A yes-or-no question closed, then "hay"/"hoặc" opening a question of what ("Colchicin được
+    không hay phải dùng gì?"): the question and its alternative, apart; None for any other message
+    (a choice between answers, "X hay Y?", closes no question before its "hay")."""
+    text = nfc(message).strip()
+    for at in _OR_SPLIT.finditer(text):
+        before, after = text[: at.start()], text[at.end() :]
+        if before and _closes_question(before) and not asks_what(before) and asks_what(after):
+            return before, after
+    return None
+
+
 def ask_clauses(
     message: str, names_its_own: Callable[[str, str], bool] = lambda *_: False
 ) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan
 from duocthu.understanding.asked_among import asked_among, candidates_listed, without_candidates
-from duocthu.understanding.clauses import ask_clauses, asks_what
+from duocthu.understanding.clauses import ask_clauses, asked_or_instead, asks_what
 from duocthu.understanding.merge import TOGETHER
 from duocthu.understanding.plan import beside_what_is_taken, plan_turn
 from duocthu.understanding.reading import turn_reading
@@ -68,7 +68,9 @@ def _plan_message(
     if len(parts) < 2:
         frame = understand(message, history, prior, reader)
         whole = plan_turn(frame, turn_reading(reader.tags(message), frame, resolver), resolver)
-        parts = _instead(parts, whole, clauses)
+        parts = _instead(parts, whole, clauses) or _or_instead(
+            message, whole, history, prior, understand, reader
+        )
         if len(parts) < 2:
             return whole
     last = parts[-1].frame  # the conversation as it stands after the message: what a follow-up carries on
@@ -147,6 +149,27 @@ def _instead(parts: Sequence[Plan], whole: Plan, clauses: Sequence[str]) -> tupl
         return ()
     said = " ".join(clauses[:-1])
     return (first.model_copy(update={"clause": said}), whole.model_copy(update={"clause": clauses[-1]}))
+
+
+def _or_instead(
+    message: str,
+    whole: Plan,
+    history: Sequence[str],
+    prior: QueryFrame | None,
+    understand: Understand,
+    reader: MessageReader,
+) -> tuple[Plan, ...]:
+    """ "X được không hay dùng gì?" in one clause: read whole, a which-drug question that drops X;
+    as `_instead`, X's question (the words before "hay") first, then the list. Else no parts."""
+    split = asked_or_instead(message) if whole.reply == "drug_list" else None
+    if split is None:
+        return ()
+    asked = split[0]
+    frame = understand(asked, history, prior, reader)
+    if frame.system_error:
+        return ()
+    first = plan_turn(frame, turn_reading(reader.tags(asked), frame, reader.resolver), reader.resolver)
+    return _instead((first,), whole, split)
 
 
 def _unsure_joined(parts: list[Plan]) -> tuple[Plan, ...]:

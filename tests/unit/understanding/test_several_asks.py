@@ -12,7 +12,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import AskEvidence, EvidenceBundle, GatheredEvidence, WholeSection
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Plan, gathered_by_part, part_evidence
-from duocthu.understanding.clauses import ask_clauses
+from duocthu.understanding.clauses import ask_clauses, asked_or_instead
 from duocthu.understanding.pipeline import understand_offline, understand_read
 from duocthu.understanding.plan import plan_turn
 from duocthu.understanding.reading import turn_reading
@@ -231,6 +231,8 @@ def test_a_clause_opened_as_one_asking_of_a_drug_of_its_own_is_an_ask(resolver: 
     [
         "Đang Plavix 75, đau thượng vị. Cho Losec 20 kèm được không? nếu ko nên thì thay bằng gì",
         "Thai 32 tuần, đau lưng, tự mua Brufen uống 2 hôm. Dùng tiếp được k, nếu k thì giảm đau bằng gì?",
+        # one clause: the alternative opened by "hay" after the closed question
+        "Ông 78t suy thận ClCr 25, sưng đau khớp ngón chân cái. Colchicin được không hay phải dùng gì?",
     ],
 )
 def test_a_drug_asked_then_what_instead_is_two_asks(resolver: CatalogDrugResolver, message: str) -> None:
@@ -238,3 +240,11 @@ def test_a_drug_asked_then_what_instead_is_two_asks(resolver: CatalogDrugResolve
     plan = plan_message(message, (), None, _understand(resolver), resolver)
     assert plan.reply == "several_asks" and [p.reply for p in plan.parts][1] == "drug_list"
     assert plan.parts[0].frame.drugs and plan.parts[0].reply != "drug_list"
+
+
+def test_an_alternative_asked_after_a_closed_question_is_split_from_it() -> None:
+    asked = "Colchicin được không hay phải dùng gì?"
+    assert asked_or_instead(asked) == ("Colchicin được không", "hay phải dùng gì?")
+    # a choice between answers closes no question before its "hay"
+    assert asked_or_instead("Dùng amoxicilin hay cefuroxim?") is None
+    assert asked_or_instead("Liều bao nhiêu hay tính theo kg?") is None
