@@ -155,9 +155,13 @@ def no_after(folded: Sequence[str], start: int) -> bool:
 
 
 def asks_something(text: str) -> bool:
-    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin.")."""
-    tokens = words(text)
-    return "?" in text or bool(tokens and fold(tokens[-1]) in _QUESTION_ENDINGS)
+    """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin."): a question mark,
+    or a question word last, "không" in any chat spelling among them ("dùng tiếp được k"), written
+    in lower case ("vitamin K" names a vitamin)."""
+    tokens = raw_words(text)
+    last = tokens[-1] if tokens else ""
+    said_no = fold(last) in NO_WORDS and last.islower()
+    return "?" in text or fold(last) in _QUESTION_ENDINGS or said_no
 
 
 def tells_only(text: str) -> bool:

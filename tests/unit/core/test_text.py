@@ -1,7 +1,7 @@
 import unicodedata
 
 from duocthu.core.phrases import PhraseIndex, contains_phrase, find_phrase, longest_spans
-from duocthu.core.text import asks_yes_or_no, fold, folded_words, has_diacritics, words
+from duocthu.core.text import asks_something, asks_yes_or_no, fold, folded_words, has_diacritics, words
 
 
 def test_fold_strips_marks_and_maps_d_bar() -> None:
@@ -57,3 +57,10 @@ def test_a_yes_or_no_question_ends_with_khong() -> None:
     assert asks_yes_or_no("uong duoc ko a")
     assert not asks_yes_or_no("Cháu bé bị giật cơ mặt thì phải làm gì ạ")
     assert not asks_yes_or_no("Không dùng cho ai?")  # "không" early is no yes/no close
+
+
+def test_a_turn_closed_by_no_in_a_chat_spelling_asks() -> None:
+    assert asks_something("Đang gliclazid 60mg. 1) dùng tiếp được k")
+    assert asks_something("uống chung được hok")
+    assert not asks_something("BN thiếu vitamin K")  # in capitals it names the vitamin
+    assert not asks_something("Tôi đang dùng warfarin.")
