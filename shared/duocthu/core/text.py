@@ -154,19 +154,24 @@ def no_after(folded: Sequence[str], start: int) -> bool:
     return bool(NO_WORDS & set(folded[start:]))
 
 
+def _closed_by_no(text: str) -> bool:
+    """The words end in "không" in a chat spelling ("dùng tiếp được k"), written in lower case
+    ("vitamin K" names a vitamin)."""
+    last = raw_words(text)[-1:]
+    return bool(last) and fold(last[0]) in NO_WORDS and last[0].islower()
+
+
 def asks_something(text: str) -> bool:
     """Whether the turn is a question, not a statement ("Tôi đang dùng warfarin."): a question mark,
-    or a question word last, "không" in any chat spelling among them ("dùng tiếp được k"), written
-    in lower case ("vitamin K" names a vitamin)."""
-    tokens = raw_words(text)
-    last = tokens[-1] if tokens else ""
-    said_no = fold(last) in NO_WORDS and last.islower()
-    return "?" in text or fold(last) in _QUESTION_ENDINGS or said_no
+    or a question word last, "không" in any chat spelling among them."""
+    tokens = words(text)
+    return "?" in text or bool(tokens and fold(tokens[-1]) in _QUESTION_ENDINGS) or _closed_by_no(text)
 
 
 def tells_only(text: str) -> bool:
-    """A turn with no question mark and no question word anywhere: it describes, it asks nothing."""
-    return "?" not in text and not any(t in _QUESTION_WORDS for t in words(text))
+    """A turn with no question mark and no question word anywhere (nor a chat "không" closing it):
+    it describes, it asks nothing."""
+    return "?" not in text and not any(t in _QUESTION_WORDS for t in words(text)) and not _closed_by_no(text)
 
 
 @lru_cache(maxsize=1)

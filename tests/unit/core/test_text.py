@@ -1,7 +1,15 @@
 import unicodedata
 
 from duocthu.core.phrases import PhraseIndex, contains_phrase, find_phrase, longest_spans
-from duocthu.core.text import asks_something, asks_yes_or_no, fold, folded_words, has_diacritics, words
+from duocthu.core.text import (
+    asks_something,
+    asks_yes_or_no,
+    fold,
+    folded_words,
+    has_diacritics,
+    tells_only,
+    words,
+)
 
 
 def test_fold_strips_marks_and_maps_d_bar() -> None:
@@ -64,3 +72,5 @@ def test_a_turn_closed_by_no_in_a_chat_spelling_asks() -> None:
     assert asks_something("uống chung được hok")
     assert not asks_something("BN thiếu vitamin K")  # in capitals it names the vitamin
     assert not asks_something("Tôi đang dùng warfarin.")
+    assert not tells_only("bn dị ứng penicilin thì có dùng cefuroxim được k")
+    assert tells_only("Đang dùng warfarin, K 5,4")
