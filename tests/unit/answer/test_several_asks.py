@@ -7,7 +7,7 @@ from duocthu.answer.blocks import notice, sample_notice
 from duocthu.answer.replies.context import Composed, Composer
 from duocthu.answer.replies.several_asks import several_asks
 from duocthu.answer.wording import ReplyWording
-from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
+from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, GatheredEvidence, RankedDrug
 from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
 from duocthu.models.reading import TurnReading
@@ -80,3 +80,46 @@ def test_a_section_two_parts_need_is_quoted_once() -> None:
     }
     text = several_asks(composer(), plan, GatheredEvidence(), replies(answer)).reply.text
     assert text.count("500 mg") == 1 and "đã trích ở trên" in text
+
+
+def test_the_turns_evidence_ranks_the_drugs_a_later_part_lists() -> None:
+    # "X được không hay dùng gì?": X's part first, the list second; the turn's bundle holds the list
+    listed = (
+        RankedDrug(drug_id="a", display_name="A", score=1.0),
+        RankedDrug(drug_id="b", display_name="B", score=0.5),
+    )
+    bundles = {
+        "X được không": EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score"),
+        "hay dùng gì?": EvidenceBundle(
+            decision="ABSTAIN", reason="insufficient_retrieval_score", ranked_drugs=listed
+        ),
+    }
+
+    def compose_one(_: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
+        return Composed(
+            Reply(blocks=(section("thuoc", DOSE, plan.clause or ""),)), bundles[plan.clause or ""]
+        )
+
+    plan = turn(part("X được không", DOSE), part("hay dùng gì?", BARRED))
+    composed = several_asks(composer(), plan, GatheredEvidence(), compose_one)
+    assert [d.drug_id for d in composed.bundle.ranked_drugs] == ["a", "b"]
+
+
+def test_a_drug_asked_for_the_patient_that_the_later_list_checks_is_answered_by_the_list() -> None:
+    # "X được không hay dùng gì?" with X among the drugs listed: the list's row states X's status
+    checked = EvidenceBundle(
+        decision="ABSTAIN",
+        reason="insufficient_retrieval_score",
+        candidate_statuses=(CandidateAssessment(drug_id="thuoc", status="CAUTION"),),
+    )
+    bundles = {"X được không": EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")}
+    bundles["hay dùng gì?"] = checked
+
+    def compose_one(_: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
+        return Composed(
+            Reply(blocks=(section("thuoc", DOSE, plan.clause or ""),)), bundles[plan.clause or ""]
+        )
+
+    plan = turn(part("X được không", BARRED), part("hay dùng gì?", DOSE))
+    composed = several_asks(composer(), plan, GatheredEvidence(), compose_one)
+    assert composed.bundle is checked and "X được không" not in composed.reply.text

@@ -11,8 +11,8 @@ from functools import reduce
 from duocthu.answer.blocks import sample_notice, text_block, verify_notice
 from duocthu.answer.replies.context import Composed, Composer, quick_replies
 from duocthu.answer.reply_budget import quoted_above, section_of
-from duocthu.core.sections import SECTION_HEADINGS
-from duocthu.models.evidence import GatheredEvidence
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
+from duocthu.models.evidence import CandidateAssessment, EvidenceBundle, GatheredEvidence, RankedDrug
 from duocthu.models.plan import Plan, part_evidence
 from duocthu.models.reply import Block, NoticeBlock, Reply, SectionBlock
 from duocthu.retrieval.decision import merge_bundles
@@ -38,13 +38,17 @@ def several_asks(
     answers = [
         compose_one(composer, part, part_evidence(plan, found, i)) for i, part in enumerate(plan.parts)
     ]
+    shown = _not_checked_later(plan.parts, answers)
+    if len(shown) == 1:
+        return answers[shown[0]]
+    asked, answers = [plan.parts[i] for i in shown], [answers[i] for i in shown]
     parts = [
         _part_blocks(i, part, answer, composer)
-        for i, (part, answer) in enumerate(zip(plan.parts, answers, strict=True))
+        for i, (part, answer) in enumerate(zip(asked, answers, strict=True))
     ]
     parts = _quoted_once(parts)
     replies = [r for answer in answers for r in answer.reply.quick_replies]
-    bundle = reduce(merge_bundles, [answer.bundle for answer in answers])
+    bundle = _every_part(reduce(merge_bundles, [answer.bundle for answer in answers]), answers)
     notices = [b for a in answers for b in a.reply.blocks if isinstance(b, NoticeBlock)]
     source = next((b for b in notices if b.kind == "source"), None)
     kinds = {b.kind for b in notices}
@@ -60,6 +64,46 @@ def several_asks(
     citations = tuple(dict.fromkeys(c for answer in answers for c in answer.citations))
     error = next((a.system_error for a in answers if a.system_error), None)
     return Composed(reply, bundle, citations, error, answer_lines=answers[0].answer_lines)
+
+
+def _not_checked_later(parts: Sequence[Plan], answers: Sequence[Composed]) -> list[int]:
+    """The parts a reply shows: a part asking whether this patient may take one drug (its
+    contraindications, or the sections deciding it) goes when a later part's patient table checks
+    that drug ("X được không hay dùng gì?" with X among the drugs listed): the table's row states
+    X's status with its lines, and the part would quote them again whole. A drug the list does not
+    hold keeps its part (the list would never answer it), and so does one the list marks barred
+    (its contraindications, whole, name what to use instead: "corticosteroid đường uống …")."""
+    shown = []
+    for i, part in enumerate(parts):
+        ask = part.main_ask
+        deciding = ask is not None and (ask.with_patient or ask.section_key == CONTRAINDICATION_SECTION)
+        one = ask.drugs[0] if ask is not None and deciding and len(ask.drugs) == 1 else None
+        # a drug barred for the patient keeps its part: its contraindications whole say what instead
+        later = {
+            c.drug_id
+            for a in answers[i + 1 :]
+            for c in a.bundle.candidate_statuses
+            if c.status != "CONTRAINDICATED"
+        }
+        if one is None or one not in later:
+            shown.append(i)
+    return shown
+
+
+def _every_part(bundle: EvidenceBundle, answers: Sequence[Composed]) -> EvidenceBundle:
+    """The turn's evidence with every part's drugs ranked and checked, in the parts' order (a part
+    listing drugs after a part about one drug: the list is the turn's too, never the first part's
+    ranking alone)."""
+    ranked: dict[str, RankedDrug] = {}
+    checked: dict[str, CandidateAssessment] = {}
+    for answer in answers:  # a drug two parts rank or check: as the first part did
+        for drug in answer.bundle.ranked_drugs:
+            ranked.setdefault(drug.drug_id, drug)
+        for status in answer.bundle.candidate_statuses:
+            checked.setdefault(status.drug_id, status)
+    return bundle.model_copy(
+        update={"ranked_drugs": tuple(ranked.values()), "candidate_statuses": tuple(checked.values())}
+    )
 
 
 def _question_line(index: int, part: Plan, composer: Composer) -> str:
