@@ -71,9 +71,9 @@ def ordered_leads(
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
         focus = _ranked_first(found, ranked)
-        said = [line.text for line in found.lines]
+        quoted = [line.text for line in found.lines]
         other = (
-            [line for line in ranked.lines if not any(line.text in t or t in line.text for t in said)]
+            [line for line in ranked.lines if not any(line.text in t or t in line.text for t in quoted)]
             if ranked
             else []
         )
