@@ -318,9 +318,9 @@ def lines_for(
         hits = (
             [line.model_copy(update={"score": line.score / scale}) for line in hits] if scale != 1 else hits
         )
-        other_names = _names_written(question, drug_id, (*drugs, *together), names, tokens, outside)
-        if INTERACTION_SECTION not in candidates or any(found(line, tokens) for line in hits):
-            other_names = []  # the words find what is asked; a name alone finds only where they find nothing
+        other_names: list[list[str]] = []  # a name alone finds only where the words find nothing
+        if INTERACTION_SECTION in candidates and not any(found(line, tokens) for line in hits):
+            other_names = _names_written(question, drug_id, (*drugs, *together), names, tokens, outside)
         # a line naming another drug asked with this one answers "the two together" by that name
         # alone (an interaction is one sentence naming both)
         answers = [
