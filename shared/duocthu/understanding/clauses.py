@@ -69,7 +69,7 @@ def _offers_alternative(text: str) -> bool:
 
 
 # "X được không hay (phải) dùng gì?": an alternative opened after a closed question
-_OR_SPLIT = re.compile(r"\s+(?=(?:hay|hoặc)\b)", re.IGNORECASE)
+_OR_SPLIT = re.compile(rf"\s+(?=(?:{'|'.join(_OR)})\b)", re.IGNORECASE)
 
 
 def asked_or_instead(message: str) -> tuple[str, str] | None:
