@@ -56,7 +56,7 @@ def unknown_names(
         return 0 < i < len(raw) and raw[i][:1].isupper() and i not in blocked and not opens and not stressed
 
     def word(i: int, in_run: bool) -> bool:
-        if i in blocked:
+        if i in blocked or not (in_run or pronounceable(raw[i])):
             return False
         if foreign_word(raw[i]):
             if not in_run and i and raw[i - 1][-1:].isdigit() and raw[i].islower():
@@ -140,6 +140,15 @@ def ward_abbreviation(token: str) -> bool:
     (a product in capitals is written with its strength: "ACC 200")."""
     short = token.isalpha() and token.isupper() and len(token) <= _ABBREVIATION_LETTERS
     return short and not world_drug(token)
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def pronounceable(token: str) -> bool:
+    """Whether a word may open a drug's name: every INN and brand is spoken, so it holds a vowel; a
+    word of consonants alone is an abbreviation or a unit ("HKTMS", "G/L"), unless a drug list holds it."""
+    return bool(_VOWELS & set(fold(token))) or world_drug(token)
 
 
 def not_a_name_word(token: str) -> bool:

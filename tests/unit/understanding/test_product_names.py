@@ -49,3 +49,10 @@ def test_names_listed_apart_are_two_names(resolver: CatalogDrugResolver) -> None
     assert _unknown_names("đang uống bisoprolol/ivabradin") == ("bisoprolol", "ivabradin")
     # the comma of a decimal strength parts nothing
     assert _unknown_names("đang uống bisoprolol 2,5 mg mỗi sáng") == ("bisoprolol 2 5 mg",)
+
+
+def test_a_word_without_a_vowel_is_no_name() -> None:
+    # every drug's name is spoken: consonants alone are a ward's abbreviation or a unit
+    assert _unknown_names("Bệnh nhân sau HKTMS chân, giữ thuốc chống đông hay đổi?") == ()
+    assert _unknown_names("Bn suy tủy, TC 25 G/L, sốt cao, uống thuốc hạ sốt được ko?") == ()
+    assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
