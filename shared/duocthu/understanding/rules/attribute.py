@@ -9,12 +9,14 @@ from dataclasses import replace
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
+    CONTRAINDICATION_SECTION,
     INDICATION_SECTION,
+    INTERACTION_SECTION,
     OVERDOSE_SECTION,
 )
 from duocthu.core.text import asks_yes_or_no, fold, words
 from duocthu.understanding.cue_readings import managed_attribute, named_drug_attribute
-from duocthu.understanding.cues import WHICH_WORDS, TurnCues
+from duocthu.understanding.cues import JOINER_WORDS, WHICH_WORDS, TurnCues
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.rules.complaints import (
     noticed_after_use,
@@ -91,6 +93,34 @@ def reaction_section(reading: Reading) -> Reading:
         # a drug asked how to handle: the reaction or overdose of the turn before, handled for this drug
         attribute = managed_attribute(prior_section, cues)
     return replace(reading, attribute=attribute)
+
+
+def drugs_beside_it(reading: Reading) -> Reading:
+    """A which-drug question of the drugs taken with one catalogue drug ("thuốc nào … khi dùng với
+    X", "đang X; kháng sinh nào … dùng kèm"): what other drugs do beside a drug is written in its
+    interaction section, whatever the words say they do (cause a finding, must not be given), so that
+    section is asked. The drug is named after the which-words or taken by the patient, and a word
+    of taking together stands between them; a question of the drug alone is left as it was read,
+    and so are the contraindications asked (a barred combination is written there too, whole)."""
+    cues, named = reading.cues, reading.named
+    asked_barred = reading.attribute == CONTRAINDICATION_SECTION
+    if len({m.drug_id for m in named}) != 1 or not cues.has("candidate") or asked_barred:
+        return reading
+    drug, folded = named[0], cues.folded
+    sentence = cues.sentences or (0,) * len(folded)
+    taken = drug.start in reading.facts.current_medication_starts
+    # words of taking together: an interaction cue, or a joiner right after a word of taking
+    # ("dùng kèm"; "cùng nhóm với X" joins no taking)
+    joining = {i for c in cues.all("interaction") for i in range(c.start, c.end)}
+    joining |= {c.end for c in cues.all("medicine") if c.end < len(folded) and folded[c.end] in JOINER_WORDS}
+    for head in cues.all("candidate"):
+        after = drug.start >= head.end and sentence[drug.start] == sentence[head.start]
+        if not (after or taken):
+            continue
+        end = drug.start if after else len(folded)
+        if any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
+            return replace(reading, attribute=INTERACTION_SECTION, asked=None)
+    return reading
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:

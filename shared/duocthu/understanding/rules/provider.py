@@ -10,7 +10,12 @@ from typing import Any
 
 from duocthu.core.deadline import Deadline
 from duocthu.understanding.candidates import Turn
-from duocthu.understanding.rules.attribute import asked_section, reaction_section, section_of_drug
+from duocthu.understanding.rules.attribute import (
+    asked_section,
+    drugs_beside_it,
+    reaction_section,
+    section_of_drug,
+)
 from duocthu.understanding.rules.clarify import ask_for_drug, described_patient, patient_told
 from duocthu.understanding.rules.complaints import read_complaints
 from duocthu.understanding.rules.decision import patient_decision
@@ -62,6 +67,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     reading = set_aside_the_patients(reading)
     reading = section_of_drug(reading)
     reading = reaction_section(reading)
+    reading = drugs_beside_it(reading)
     reading = patient_decision(reading)
     for stage in _FRAMING:
         frame = stage(reading)

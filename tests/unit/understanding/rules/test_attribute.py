@@ -227,3 +227,16 @@ def test_how_to_handle_it_for_another_drug_goes_on_with_the_reaction(resolver: C
     assert (adr.drugs, adr.attribute) == (("captopril",), "huong_dan_cach_xu_tri_adr")
     overdose = conversation(resolver, "Quá liều paracetamol có biểu hiện gì?", "Ibuprofen thì xử trí sao?")
     assert (overdose.drugs, overdose.attribute) == (("ibuprofen",), "qua_lieu_va_xu_tri")
+
+
+def test_which_drugs_taken_with_a_named_drug_ask_its_interactions(resolver: CatalogDrugResolver) -> None:
+    # other drugs beside a drug are written in its interaction section, whatever they are said to do
+    for question in (
+        "Những thuốc nào không nên uống cùng warfarin?",
+        "Kháng sinh nào gây tăng kali khi dùng chung với spironolacton?",
+        "Bệnh nhân đang dùng digoxin. Thuốc nào dùng kèm làm tăng độc tính?",
+    ):
+        assert understand_offline(question, resolver).attribute == "tuong_tac_thuoc", question
+    # no taking together: a class or a likeness asked, not an interaction
+    for question in ("Thuốc nào cùng nhóm với omeprazol?", "Thuốc nào có tác dụng giống với amlodipin?"):
+        assert understand_offline(question, resolver).attribute != "tuong_tac_thuoc", question
