@@ -26,12 +26,11 @@ def beside_medicines(
     drug = frame.drugs[0]
     pooled = evidence.for_ask(1) or bundle
     preface = composer.wording.preface(plan, bundle)
-    # beside what the patient's state read, the question's best lines lead as in a one-drug reply
-    # (`sections.lead`): a dose line for their clearance before a precaution naming their state.
-    # With no state read, the pairs and the contraindications asked answer.
+    # the question's best lines lead as in a one-drug reply (`sections.lead`), beside what the
+    # patient's state read (a dose line for their clearance before a precaution naming their
+    # state) or without it (a finding asked of the drug added: its own lines on it, then the pairs)
     leads = lead(plan, evidence, bundle)
     found = next((x for x in leads if not x.ranked), None)
-    leads = leads if found is not None else []
     whole = _asked_whole(plan, found)
     name = composer.wording.names([drug])
     head: list[Block] = []
