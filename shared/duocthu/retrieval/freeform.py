@@ -37,7 +37,7 @@ from typing import Literal, get_args
 
 from duocthu.core.deadline import Deadline
 from duocthu.core.ports import Reranker
-from duocthu.core.sections import SECTION_HEADINGS
+from duocthu.core.sections import CONTRAINDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import folded_words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem
 from duocthu.retrieval.decision import EvidencePolicy, decide
@@ -121,7 +121,8 @@ def free_form(
     count_tokens: TokenCounter = estimate_tokens,
 ) -> EvidenceBundle:
     """Order the drug's prose parts for the question, keep the top `rerank_top_k`, pack them to
-    `max_context_tokens`, and decide. Store faults propagate (a dependency fault, not an ordering
+    `max_context_tokens` (a contraindication part brings its whole section: `whole_contraindications`),
+    and decide. Store faults propagate (a dependency fault, not an ordering
     one); a reranker fault never does."""
     candidates = store.find_by_drug(drug_id, chunk_kind="prose")
     if not candidates:
@@ -158,5 +159,25 @@ def free_form(
             omitted_evidence_ids=packed.omitted_evidence_ids,
         )
     else:
-        bundle = decide(packed.evidence, packed.omitted_evidence_ids)
+        evidence = whole_contraindications(packed.evidence, candidates)
+        kept = {item.id for item in evidence}
+        bundle = decide(evidence, [i for i in packed.omitted_evidence_ids if i not in kept])
     return bundle.model_copy(update={"ordering": ordering, "system_error": system_error})
+
+
+def whole_contraindications(
+    evidence: Sequence[EvidenceItem], candidates: Sequence[EvidenceItem]
+) -> list[EvidenceItem]:
+    """The evidence with a contraindication part ordered in completed to its whole section, in part
+    order where its first part stood: part of the list quoted under its heading would read as the
+    whole of it (the packing cap gives way, as the section route's does)."""
+    at = next((i for i, item in enumerate(evidence) if item.section_key == CONTRAINDICATION_SECTION), None)
+    if at is None:
+        return list(evidence)
+    ordered = {item.id: item for item in evidence}  # a part ordered in keeps its score
+    whole = sorted(
+        (ordered.get(item.id, item) for item in candidates if item.section_key == CONTRAINDICATION_SECTION),
+        key=lambda item: item.part_index,
+    )
+    rest = [item for item in evidence if item.section_key != CONTRAINDICATION_SECTION]
+    return [*rest[:at], *whole, *rest[at:]]

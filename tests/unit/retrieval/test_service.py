@@ -33,6 +33,12 @@ POOL_DRUG = {
     "lieu_luong_va_cach_dung": ["Uống sau ăn để giảm loét dạ dày tá."],  # 4: below the threshold
 }
 
+CONTRAINDICATED_DRUG = {
+    "chong_chi_dinh": ["Quá mẫn với thuốc C.", "Người động kinh chưa kiểm soát.", "Trẻ dưới 2 tuổi."],
+    "than_trong": ["Người động kinh cần theo dõi cơn co giật."],
+    "lieu_luong_va_cach_dung": ["Người lớn uống 1 viên mỗi ngày."],
+}
+
 
 def corpus() -> list[Chunk]:
     chunks = [make_chunk("thuoc_l", "chong_chi_dinh", i, f"Chống chỉ định mục {i}.") for i in range(LONG)]
@@ -59,6 +65,9 @@ def corpus() -> list[Chunk]:
         make_chunk("thuoc_o", "ten_chung_quoc_te", 0, "Thuốc O."),
     ]
     chunks.append(make_chunk("thuoc_t", "chi_dinh", 0, "Chỉ có bảng.", kind="block"))
+    # a free-form question whose words find one contraindication among three
+    for key, texts in CONTRAINDICATED_DRUG.items():
+        chunks += [make_chunk("thuoc_c", key, i, text) for i, text in enumerate(texts)]
     random.Random(6).shuffle(chunks)  # insertion order must not matter
     return chunks
 
@@ -220,3 +229,14 @@ def test_retrieve_framed_routes(store: EdgeStore) -> None:
     assert service.retrieve_framed("thuoc_o", None, is_overview=False) == service.overview(
         "thuoc_o", intro_only=False
     )
+
+
+def test_a_contraindication_part_ordered_in_brings_its_whole_section(store: EdgeStore) -> None:
+    # one of three contraindications shares the question's words: quoted alone under the
+    # section's heading it would read as the whole list, so the section comes whole, where it stood
+    bundle = RetrievalService(store).free_form("thuoc_c", "Người động kinh dùng thuốc C được không?")
+    found = sections_of(bundle.evidence)
+    whole = [("chong_chi_dinh", 0), ("chong_chi_dinh", 1), ("chong_chi_dinh", 2)]
+    at = found.index(whole[0])
+    assert found[at : at + 3] == whole and found.count(whole[0]) == 1
+    assert ("than_trong", 0) in found
