@@ -62,16 +62,21 @@ def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
     return clip(first, (), window)
 
 
-def clip(sentence: str, wordings: Sequence[str], window: int) -> str:
+def clip(sentence: str, wordings: Sequence[str], window: int, says: bool = False) -> str:
     """The sentence in quotes, clipped ("…") to `window` characters around the first of the
-    wordings it holds (the interaction lines clip around the other drug's name the same way)."""
+    wordings it holds (the interaction lines clip around the other drug's name the same way).
+    Wordings that `says` what is done ("không dùng"): what follows them is what they are about."""
     if len(sentence) <= window:
         return f"“{sentence.rstrip('.')}”"
     folded = fold(sentence)
-    at = min((i for w in wordings if (i := folded.find(fold(w))) >= 0), default=0)
+    at, length = min(((i, len(w)) for w in wordings if (i := folded.find(fold(w))) >= 0), default=(0, 0))
     # the sentence's opening says what it does with the wording ("Không dùng …", "Chống chỉ
     # định trong …"): kept whenever the wording still sits in the window's first two thirds
     start = 0 if at <= window * 2 // 3 else at - window // 3
+    if says and ":" not in sentence[:at]:
+        # what the wording says is done, and to what ("không dùng gliclazid trong thời kỳ …"):
+        # half the window after it stays in, the opening giving way unless it heads a list
+        start = max(start, min(at, at + length + window // 2 - window))
     # from the clause that names the condition ("…; viêm tai giữa cấp ở trẻ em khi không dùng được
     # thuốc đầu tay"): what qualifies it follows it, so the window goes after it
     clause = sentence.rfind(";", 0, at)  # after ":" a list goes on, what opens it is its heading

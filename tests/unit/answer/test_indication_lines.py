@@ -3,7 +3,7 @@ its source, in the list's order, and why a drug ranks below the direct ones."""
 
 from __future__ import annotations
 
-from duocthu.answer.indication_lines import LINE_WINDOW, REPLY_TARGET, WhichDrugLines, indication_line
+from duocthu.answer.indication_lines import LINE_WINDOW, REPLY_TARGET, WhichDrugLines, clip, indication_line
 from duocthu.answer.replies.relation_list import naming_line
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug, SourceRef
 
@@ -120,3 +120,12 @@ def test_the_line_shown_is_the_sentence_naming_the_condition_as_the_ranking_read
     )  # fmt: skip
     line = indication_line([part], "Helicobacter pylori")
     assert line.startswith("“Phối hợp với hai kháng sinh trong phác đồ tiệt trừ")
+
+
+def test_a_line_clipped_around_advice_keeps_what_the_advice_is_about() -> None:
+    sentence = "Vì gây hạ đường huyết ở trẻ bú mẹ, không dùng thuốc X trong thời kỳ cho con bú; có thể thay."
+    assert "không dùng thuốc X trong thời kỳ cho con bú" in clip(sentence, ("không dùng",), 70, says=True)
+    assert "thời kỳ cho con bú" not in clip(sentence, ("không dùng",), 70)
+    # a list's heading stays: what the advice in it is about is the item itself
+    listed = "Thuốc làm tăng nồng độ X: thuốc A, không dùng cùng thuốc C vì độc tính trên tim mạch rất cao."
+    assert clip(listed, ("không dùng",), 70, says=True).startswith("“Thuốc làm tăng nồng độ X:")

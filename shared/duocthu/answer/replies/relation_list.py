@@ -297,7 +297,8 @@ class RelationList:
         # the population's own section seconding it (`relation.seconded`), in that section's words
         for part in (i for i in items if i not in own):
             wide = max(SECONDING_WINDOW, (window or self.window) // 2)
-            said = naming_line([part], self.section_wordings.get(part.section_key, ()), wide)
+            # in that section's advice ("không dùng …"): what is not to be done follows it
+            said = naming_line([part], self.section_wordings.get(part.section_key, ()), wide, says=True)
             if said:
                 line += f" Mục “{SECTION_HEADINGS[part.section_key]}” (tr. {pages([part])}): {said}"
         return line
@@ -376,14 +377,16 @@ def _with_wordings(phrases: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*phrases, *(w for p in phrases for w in wordings_of(p))]))
 
 
-def naming_line(items: Sequence[EvidenceItem], wordings: Sequence[str], window: int) -> str | None:
+def naming_line(
+    items: Sequence[EvidenceItem], wordings: Sequence[str], window: int, says: bool = False
+) -> str | None:
     """The first sentence of the parts in book order that names one of the wordings, clipped
-    around it: a list's own item before a later sentence naming it in passing, whatever part
-    scored best."""
+    around it (`clip`; `says`: the wordings say what is done): a list's own item before a later
+    sentence naming it in passing, whatever part scored best."""
     for item in sorted(items, key=lambda part: part.part_index):
         for sentence in split_sentences(item.text.split("】 ", 1)[-1]):
             if any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
-                return clip(sentence, wordings, window)
+                return clip(sentence, wordings, window, says)
     return None
 
 
