@@ -124,10 +124,13 @@ def managed_attribute(attribute: str | None, cues: TurnCues, reaction: bool = Fa
 _DOSE_CHANGES = frozenset({"giam", "tang", "chinh", "doi"})
 
 
-def changes_dose(folded: Sequence[str]) -> bool:
-    """The words change a dose: "thay đổi", or a change word with "liều" within two words after."""
+def changes_dose(folded: Sequence[str], either_side: bool = False) -> bool:
+    """The words change a dose: "thay đổi", or a change word with "liều" within two words after
+    (`either_side`: or within four before, "liều digoxin có phải chỉnh")."""
     return ("thay", "doi") in pairwise(folded) or any(
-        w in _DOSE_CHANGES and "lieu" in folded[i + 1 : i + 3] for i, w in enumerate(folded)
+        w in _DOSE_CHANGES
+        and ("lieu" in folded[i + 1 : i + 3] or (either_side and "lieu" in folded[max(0, i - 4) : i]))
+        for i, w in enumerate(folded)
     )
 
 

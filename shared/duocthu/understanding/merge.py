@@ -30,6 +30,7 @@ from duocthu.core.text import asks_yes_or_no, fold
 from duocthu.core.vocabulary import DRUG_TURN_TYPES, WHICH_DRUG_TURNS
 from duocthu.models.frame import ASK_FOR_DRUG, MAX_FRAME_TEXT, PatientContext, QueryFrame
 from duocthu.understanding.candidates import Turn
+from duocthu.understanding.cue_readings import changes_dose
 from duocthu.understanding.postconditions import lowering_question
 from duocthu.understanding.tags import MessageTags
 
@@ -121,12 +122,6 @@ def _asks_together(frame: QueryFrame, prior: QueryFrame) -> bool:
     return frame.turn_type == "interaction" or (frame.turn_type == "drug_attribute" and beside)
 
 
-def _dose_beside(frame: QueryFrame, prior: QueryFrame) -> bool:
-    """The turn asks the dose of some of the drugs the turn before asked about together."""
-    named, held = set(frame.drugs), set(prior.drugs)
-    return named < held and prior.turn_type == "interaction" and frame.attribute == DOSE_SECTION
-
-
 def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
     """The topic: kept beside a drug of a pair asked about together, taken where the turn goes on
     about the conversation's drugs and left them (or its section) empty, else the turn's own."""
@@ -139,13 +134,6 @@ def topic_carried(frame: QueryFrame, prior: QueryFrame) -> QueryFrame:
                 "section_overview": False,
             }
         )
-    if frame.drugs and _dose_beside(frame, prior):
-        # the dose of one drug of a pair asked about together: the other is taken beside it, and
-        # what its interaction lines say of the dose answers ("thêm Cordarone" → "liều digoxin?")
-        beside = [d for d in prior.drugs if d not in frame.drugs]
-        taken = tuple(dict.fromkeys((*frame.patient_context.current_medications, *beside)))
-        context = frame.patient_context.model_copy(update={"current_medications": taken})
-        return frame.model_copy(update={"patient_context": context})
     continuing = frame.context_action == "continue" or frame.depends_on_previous_turn or prior.needs_clarify
     if not continuing or frame.context_action == "new":
         return frame
@@ -238,6 +226,31 @@ def unknown_beside_carried(frame: QueryFrame, turn: Turn) -> QueryFrame:
     if only_taken and frame.attribute in (None, INTERACTION_SECTION) and not turn.tags.cues.has("new_topic"):
         return frame.model_copy(update={"drugs": (*prior.drugs, *frame.drugs), **TOGETHER})
     return frame
+
+
+def others_beside(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """The dose, or the care, of some of the conversation's drugs asked after them: of a pair asked
+    about together, or of a medicine the patient takes after a drug added to it ("đang Coumadin,
+    thêm Cordarone" → "liều warfarin chỉnh sao?"). The others are taken beside it, and what their
+    interaction lines say of the dose answers."""
+    prior = turn.prior
+    if prior is None or not frame.drugs or frame.attribute not in (DOSE_SECTION, CAUTION_SECTION):
+        return frame
+    named = set(frame.drugs)
+    taken = {d for line in turn.candidates.history for d in line.facts.current_medication_ids}
+    paired = prior.turn_type == "interaction" and named < set(prior.drugs)
+    # of a medicine taken: what to watch, or a change of its dose, asked (its dosing schedule
+    # asked beside a drug added answers from its own dose section)
+    changed = frame.attribute == CAUTION_SECTION or changes_dose(turn.tags.cues.folded, either_side=True)
+    added_to_taken = named <= taken and not named & set(prior.drugs) and changed
+    if not (paired and frame.attribute == DOSE_SECTION) and not added_to_taken:
+        return frame
+    beside = [d for d in prior.drugs if d not in named]
+    medicines = tuple(dict.fromkeys((*frame.patient_context.current_medications, *beside)))
+    if not beside or medicines == frame.patient_context.current_medications:
+        return frame
+    context = frame.patient_context.model_copy(update={"current_medications": medicines})
+    return frame.model_copy(update={"patient_context": context})
 
 
 def medicines_of_the_case(frame: QueryFrame, turn: Turn) -> QueryFrame:

@@ -34,6 +34,7 @@ from duocthu.understanding.merge import (
     both_asked_again,
     medicines_of_the_case,
     merge_with_prior_frame,
+    others_beside,
     reading_picked,
     standalone_query,
     unknown_beside_carried,
@@ -143,7 +144,7 @@ def understand_turn(
     frame = merge_with_prior_frame(own, turn.prior, turn.tags.cues.has("other_patient"))
     frame = asked_for_this_patient(frame, own, turn)
     frame = section_for_patient(medicines_of_the_case(unknown_beside_carried(frame, turn), turn))
-    frame = asked_not_taken(frame, turn)
+    frame = others_beside(asked_not_taken(frame, turn), turn)
     frame = standalone_query(bind_pronoun(frame, turn), turn)
     if frame.needs_clarify and looks_non_human([*turn.history, turn.message]):
         return non_human_frame(turn.message)

@@ -190,3 +190,17 @@ def test_the_dose_of_one_drug_of_a_pair_keeps_the_other_beside_it(resolver: Cata
         dose = frames[2]
         assert (dose.drugs, dose.attribute) == (("digoxin",), "lieu_luong_va_cach_dung")
         assert "amiodaron" in dose.patient_context.current_medications
+
+
+def test_the_dose_of_a_medicine_taken_keeps_the_drug_added_to_it(resolver: CatalogDrugResolver) -> None:
+    # a drug added to what the patient takes, then the dose of that medicine: the added drug is
+    # taken beside it (its interaction lines say how the dose changes), whatever the turn before
+    # was read as
+    turns = (
+        "Bác sĩ tim mạch mới kê Cordarone cho ông 68 tuổi đang uống Lanoxin vì suy tim.",
+        "Vậy liều digoxin có phải chỉnh không?",
+    )
+    for frames in both_ways(resolver, turns):
+        dose = frames[1]
+        assert (dose.drugs, dose.attribute) == (("digoxin",), "lieu_luong_va_cach_dung")
+        assert "amiodaron" in dose.patient_context.current_medications
