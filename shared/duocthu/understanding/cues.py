@@ -366,7 +366,8 @@ def _negated_before(folded: Sequence[str], start: int) -> bool:
 # A plural or a listing word before a noun of drugs asks which drugs, as "nào" does, when a section or a
 # condition follows; drugs named before or taken beside another ask for no list.
 _LISTING = (("liệt", "kê"), ("danh", "sách"))
-_DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"))
+# the nouns a which-drug question asks by: a drug, and the book's entry for one ("chuyên luận")
+DRUG_NOUNS = (("thuốc",), ("kháng", "sinh"), ("hoạt", "chất"), ("chuyên", "luận"))
 _LIST_REACH = 3  # words between the listing word and the noun ("liệt kê giúp các thuốc")
 
 
@@ -378,7 +379,7 @@ def asks_for_a_list(cues: TurnCues) -> TurnCues:
         return cues
     tokens = cues.tokens
     nouns = {c.start: c.end for c in cues.all("drug_class")}
-    nouns |= {i: i + len(noun) for i in range(1, len(tokens)) for noun in _DRUG_NOUNS if _at(tokens, i, noun)}
+    nouns |= {i: i + len(noun) for i in range(1, len(tokens)) for noun in DRUG_NOUNS if _at(tokens, i, noun)}
     pronouns = {i for c in cues.all("drug_pronoun") for i in range(c.start, c.end)}
     listed = [i for i in range(len(tokens)) if any(_at(tokens, i, words_) for words_ in _LISTING)]
     for start, end in sorted(nouns.items()):

@@ -15,7 +15,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.models.reading import TurnReading
 from duocthu.understanding.clauses import in_what_is_asked
 from duocthu.understanding.cue_readings import asked_drug_class
-from duocthu.understanding.cues import NAME_JOINER_WORDS
+from duocthu.understanding.cues import DRUG_NOUNS, NAME_JOINER_WORDS
 from duocthu.understanding.tags import MessageTags
 
 # At most this many joiner words between the two names ("phối hợp với").
@@ -72,8 +72,9 @@ def only_section_words(tags: MessageTags) -> bool:
 
 
 # "Which drug" is "nào" after the noun asked, in one clause; "gì" after a named drug asks about it.
-_WHICH_DRUG = re.compile(r"\b(?:thuốc|kháng sinh|hoạt chất)\b[^?.!;:,\n]{0,40}?\bnào\b", re.IGNORECASE)
-_WHICH_DRUG_FOLDED = re.compile(r"\b(?:thuoc|khang sinh|hoat chat)\b[^?.!;:,\n]{0,40}?\bnao\b")
+_NOUNS = "|".join(" ".join(noun) for noun in DRUG_NOUNS)
+_WHICH_DRUG = re.compile(rf"\b(?:{_NOUNS})\b[^?.!;:,\n]{{0,40}}?\bnào\b", re.IGNORECASE)
+_WHICH_DRUG_FOLDED = re.compile(rf"\b(?:{fold(_NOUNS)})\b[^?.!;:,\n]{{0,40}}?\bnao\b")
 
 
 def asks_which_drug(text: str) -> bool:

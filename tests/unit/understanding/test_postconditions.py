@@ -330,6 +330,12 @@ def test_words_after_a_findings_name_narrow_a_which_drugs_cause_question(
             "condition_relation",
             "con bú",
         ),
+        # the book's entries for drugs are asked for as drugs are
+        (
+            "Liệt kê các chuyên luận có mục thận trọng nhắc đến hạ natri máu",
+            "condition_relation",
+            "hạ natri máu",
+        ),
     ],
 )
 def test_which_drug_without_nao(
