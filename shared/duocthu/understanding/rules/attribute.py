@@ -16,7 +16,7 @@ from duocthu.core.sections import (
 )
 from duocthu.core.text import asks_yes_or_no, fold, words
 from duocthu.understanding.cue_readings import managed_attribute, named_drug_attribute
-from duocthu.understanding.cues import JOINER_WORDS, WHICH_WORDS, TurnCues
+from duocthu.understanding.cues import JOINER_WORDS, WHICH_WORDS, TurnCues, ends_finding
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.rules.complaints import (
     noticed_after_use,
@@ -121,6 +121,24 @@ def drugs_beside_it(reading: Reading) -> Reading:
         if any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
             return replace(reading, attribute=INTERACTION_SECTION, asked=None)
     return reading
+
+
+_AFFECT = ("anh", "huong")  # "ảnh hưởng", folded
+
+
+def effect_on_medicine_taken(reading: Reading) -> Reading:
+    """ "(Thuốc này) có ảnh hưởng không?" beside a medicine the patient takes, naming nothing it
+    affects: the effect asked is on that medicine, which the drug's interaction section states
+    ("… làm giảm hiệu quả thuốc tránh thai"), not an adverse reaction of the drug."""
+    facts, cues = reading.facts, reading.cues
+    own = [d for d in facts.current_medication_ids if d in reading.drugs]
+    if reading.attribute != ADR_SECTION or len(facts.current_medications) <= len(own):
+        return reading
+    folded, tokens = cues.folded, cues.tokens
+    at = next((i for i in range(len(folded) - 1) if folded[i : i + 2] == _AFFECT), None)
+    if at is None or (at + 2 < len(tokens) and not ends_finding(tokens[at + 2])):
+        return reading
+    return replace(reading, attribute=INTERACTION_SECTION, asked=None)
 
 
 def _asks_if_patient_may(text: str, cues: TurnCues, facts: Facts) -> bool:

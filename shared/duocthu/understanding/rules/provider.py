@@ -13,6 +13,7 @@ from duocthu.understanding.candidates import Turn
 from duocthu.understanding.rules.attribute import (
     asked_section,
     drugs_beside_it,
+    effect_on_medicine_taken,
     reaction_section,
     section_of_drug,
 )
@@ -67,7 +68,7 @@ def offline_frame(turn: Turn) -> dict[str, Any]:
     reading = set_aside_the_patients(reading)
     reading = section_of_drug(reading)
     reading = reaction_section(reading)
-    reading = drugs_beside_it(reading)
+    reading = effect_on_medicine_taken(drugs_beside_it(reading))
     reading = patient_decision(reading)
     for stage in _FRAMING:
         frame = stage(reading)

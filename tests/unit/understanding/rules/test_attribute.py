@@ -240,3 +240,17 @@ def test_which_drugs_taken_with_a_named_drug_ask_its_interactions(resolver: Cata
     # no taking together: a class or a likeness asked, not an interaction
     for question in ("Thuốc nào cùng nhóm với omeprazol?", "Thuốc nào có tác dụng giống với amlodipin?"):
         assert understand_offline(question, resolver).attribute != "tuong_tac_thuoc", question
+
+
+def test_an_effect_asked_beside_a_medicine_taken_is_on_that_medicine(resolver: CatalogDrugResolver) -> None:
+    # nothing named that it affects: the medicine the patient takes is what is affected
+    beside = understand_offline(
+        "Chị ấy đang uống thuốc tránh thai hằng ngày, giờ cần dùng carbamazepin, có ảnh hưởng không?",
+        resolver,
+    )
+    assert beside.attribute == "tuong_tac_thuoc"
+    # an organ named: the drug's own effect on it
+    organ = understand_offline(
+        "Đang uống thuốc tránh thai, dùng paracetamol lâu có ảnh hưởng gan không?", resolver
+    )
+    assert organ.attribute != "tuong_tac_thuoc"
