@@ -66,3 +66,20 @@ def test_a_message_asking_several_questions_gets_the_other_questions_line_of_the
     ranked = _ranked(DOSE_FOCUS.lines[0], spacing)
     leads = ordered_leads(DOSE_FOCUS, ranked, several=True)
     assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (spacing,)
+
+
+def test_a_question_asking_what_to_use_instead_gets_its_line_after_the_section_reading() -> None:
+    # how the ADR section names the finding answers "does it cause it"; "đổi sang gì" is answered
+    # by the ranking's line on what to switch to, which the reading does not quote
+    reading = AnswerLines(
+        drug_id="x", section_key="tac_dung_khong_mong_muon", focus=("ho",),
+        read_sections=("tac_dung_khong_mong_muon",),
+        lines=(_line("Thường gặp: ho khan.", "tac_dung_khong_mong_muon"),),
+    )  # fmt: skip
+    switch = _line(
+        "Ho khan khó chịu: ngừng thuốc và chuyển sang thuốc nhóm khác.", "huong_dan_cach_xu_tri_adr"
+    )
+    ranked = _ranked(reading.lines[0], switch)
+    leads = ordered_leads(reading, ranked, beyond=True)
+    assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (switch,)
+    assert ordered_leads(reading, ranked) == [reading]  # only whether it causes it: the reading alone

@@ -14,6 +14,7 @@ from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, Block, QuotedLine, Reply
+from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.interactions import phrase_in
 from duocthu.retrieval.question_words import asked_pieces
 
@@ -42,7 +43,8 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
     several = len(asked_pieces(plan.reading.text, ())) > 1
-    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several)
+    beyond = bool(focus_terms(plan.reading.text))  # a focus beside the finding: what to use instead
+    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several, beyond)
 
 
 def ordered_leads(
@@ -50,6 +52,7 @@ def ordered_leads(
     ranked: AnswerLines | None,
     conditions: Sequence[str] = (),
     several: bool = False,
+    beyond: bool = False,
 ) -> list[AnswerLines]:
     """The focus lines (`found`) and the question's best lines (`ranked`) in the order they lead;
     `conditions`: what the patient has besides the state the focus read. A message asking
@@ -57,7 +60,11 @@ def ordered_leads(
     whatever their section (the ranking puts each question's best line first; a section quoted
     whole may leave a long reply, its line on the other question must not)."""
     if found is not None and found.read_sections:
-        return [found]
+        # how the section names the finding answers whether the drug causes it; a question asking
+        # more of it (`beyond`: what to use instead) has its best line the reading does not quote next
+        quoted = {line.text for line in found.lines}
+        other = [line for line in ranked.lines if line.text not in quoted][:1] if ranked and beyond else []
+        return [found, ranked.model_copy(update={"lines": tuple(other)})] if ranked and other else [found]
     if found is not None and ranked is not None and found.not_said:
         # the sentences that answer stand first; the note on what the section does not say (and
         # what another section says of the patient's state) follows
