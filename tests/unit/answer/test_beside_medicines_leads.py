@@ -19,7 +19,10 @@ def test_the_dose_line_for_the_patients_clearance_leads_beside_the_medicine_take
 
 def test_the_questions_best_lines_lead_where_no_state_of_the_patient_is_read(tmp_path: Path) -> None:
     # a finding asked of the drug added (tendons): its own lines on it lead, then the pairs
-    message = "Anh 45 tuổi đang Solupred vì viêm khớp, bị viêm tuyến tiền liệt, định cho Ciprobay. Có lo gì về gân không?"
+    message = (
+        "Anh 45 tuổi đang Solupred vì viêm khớp, bị viêm tuyến tiền liệt, định cho Ciprobay. "
+        "Có lo gì về gân không?"
+    )
     answer = run_turns([message], tmp_path)[0].answer
     lines = answer.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("- “"))
