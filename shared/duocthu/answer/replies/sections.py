@@ -62,8 +62,8 @@ def ordered_leads(
     if found is not None and found.read_sections:
         # how the section names the finding answers whether the drug causes it; a question asking
         # more of it (`beyond`: what to use instead) has its best line the reading does not quote next
-        quoted = {line.text for line in found.lines}
-        other = [line for line in ranked.lines if line.text not in quoted][:1] if ranked and beyond else []
+        read = {line.text for line in found.lines}
+        other = [line for line in ranked.lines if line.text not in read][:1] if ranked and beyond else []
         return [found, ranked.model_copy(update={"lines": tuple(other)})] if ranked and other else [found]
     if found is not None and ranked is not None and found.not_said:
         # the sentences that answer stand first; the note on what the section does not say (and
