@@ -74,6 +74,18 @@ def has_diacritics(token: str) -> bool:
     return fold(token) != token.casefold()
 
 
+# A message whose words carry marks this often was typed with marks: its unmarked words are those
+# words ("cho", "ca"), never another word with the marks left off ("chó", "cá"). Vietnamese
+# prose marks most syllables; a message typed without marks has none.
+TYPED_WITH_MARKS_SHARE = 0.3
+
+
+def typed_with_marks(tokens: Sequence[str]) -> bool:
+    """Whether a message of these word tokens was typed with Vietnamese marks."""
+    lettered = [t for t in tokens if t.isalpha()]
+    return bool(lettered) and sum(map(has_diacritics, lettered)) >= TYPED_WITH_MARKS_SHARE * len(lettered)
+
+
 def token_matches(query_token: str, target_token: str) -> bool:
     """The diacritics rule: a token typed with marks must match them exactly; a token typed
     without marks matches the target's folded form."""

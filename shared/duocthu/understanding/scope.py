@@ -18,23 +18,22 @@ from functools import lru_cache
 
 from duocthu.core.phrases import PhraseIndex
 from duocthu.core.tables import table_records
-from duocthu.core.text import words
+from duocthu.core.text import typed_with_marks, words
 from duocthu.core.vocabulary import SubjectScope
 
 
-@lru_cache(maxsize=1)
-def _scope_tables() -> tuple[PhraseIndex[SubjectScope], PhraseIndex[bool]]:
-    """(the animal phrases and their human exceptions, the phrases saying it is about a person)"""
+@lru_cache(maxsize=2)
+def _scope_tables(marked: bool = False) -> tuple[PhraseIndex[SubjectScope], PhraseIndex[bool]]:
+    """(the animal phrases and their human exceptions, the phrases saying it is about a person);
+    `marked`: for a message typed with marks, every phrase matched as written only."""
     index: PhraseIndex[SubjectScope] = PhraseIndex()
     person: PhraseIndex[bool] = PhraseIndex()
     for row in table_records("subject_scope.tsv"):
-        scope, match = row["scope"], row["match"]
+        scope, folded = row["scope"], row["match"] == "folded" and not marked
         if scope == "person":
-            person.add(row["phrase"], True, allow_folded=match == "folded")
+            person.add(row["phrase"], True, allow_folded=folded)
         else:
-            index.add(
-                row["phrase"], "human" if scope == "human" else "non_human", allow_folded=match == "folded"
-            )
+            index.add(row["phrase"], "human" if scope == "human" else "non_human", allow_folded=folded)
     return index, person
 
 
@@ -46,7 +45,9 @@ def says_person(text: str) -> bool:
 def scan_scope(text: str) -> SubjectScope:
     """non_human when the text names an animal as the subject. An animal word inside a phrase about
     a person ("bị chó cắn", "dị ứng lông mèo") does not count."""
-    found = _scope_tables()[0].matches(words(text))
+    tokens = words(text)
+    # "con cho uống" in a message typed with marks is a child giving, never "con chó"
+    found = _scope_tables(typed_with_marks(tokens))[0].matches(tokens)
     personal = {m.start + i for m in found if m.value == "human" for i in range(m.length)}
     for match in found:
         if match.value == "non_human" and personal.isdisjoint(range(match.start, match.start + match.length)):

@@ -57,6 +57,9 @@ def test_animal_questions_are_non_human(question: str) -> None:
         "Con cho tre em?",  # "còn cho trẻ em?" typed without marks, not "con chó"
         "boi benzyl benzoate xong van con ngua",  # "còn ngứa", not "con ngựa"
         "uong salbutamol xong van con tho kho khe",  # "còn thở", not "con thỏ"
+        # typed with marks, an unmarked word is that word: a child giving, never "con chó"
+        "Cụ ông 84t nằm nhà, tối nào con cho uống Seduxen 5mg, giờ hay ngã, có liên quan không?",
+        "Bà nằm liệt giường, con cho uống paracetamol qua sonde được không?",
     ],
 )
 def test_people_questions_stay_human(question: str) -> None:
