@@ -299,12 +299,34 @@ def _amounts_asked(folded: Sequence[str]) -> list[PhraseMatch[tuple[str, str]]]:
     return found
 
 
+# A pregnancy told by its stage alone ("thai 34 tuần", "sản phụ 32 tuần", "bầu 7 tháng", the
+# ward's "thai 34w"): who the patient is, as "có thai" says, never a finding asked about
+_PREGNANT_LEADS = (("thai",), ("bau",), ("san", "phu"))
+_STAGE_AMOUNT = re.compile(r"(\d+)(tuan|thang|w)?")
+
+
+def _stages_told(folded: Sequence[str]) -> list[PhraseMatch[tuple[str, str]]]:
+    found = []
+    for i in range(len(folded)):
+        for lead in _PREGNANT_LEADS:
+            at = i + len(lead) + (tuple(folded[i + len(lead) : i + len(lead) + 1]) == ("duoc",))
+            if tuple(folded[i : i + len(lead)]) != lead or at >= len(folded):
+                continue
+            amount = _STAGE_AMOUNT.fullmatch(folded[at])
+            unit = at + 1 < len(folded) and folded[at + 1] in ("tuan", "thang", "w")
+            if amount and (amount.group(2) or unit):
+                found.append(PhraseMatch(i, at + 1 + (not amount.group(2)) - i, ("pregnancy", "")))
+    return found
+
+
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)
     grouped: dict[str, list[PhraseMatch[tuple[str, str]]]] = {}
     if amounts := _amounts_asked(folded):
         grouped["section"] = amounts
+    if stages := _stages_told(folded):
+        grouped["pregnancy"] = stages
     for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)
         told = _TELLS_TOO.get(match.value)

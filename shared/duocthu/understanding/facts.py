@@ -27,7 +27,7 @@ from duocthu.core.vocabulary import Population, Route
 from duocthu.models.frame import PatientContext
 from duocthu.understanding.cues import Cue, TurnCues, scan_cues
 from duocthu.understanding.medicine_lists import listed_after, sentence_ids, unnamed_in_list
-from duocthu.understanding.states_told import function_told, pregnancy_stage, stage_told
+from duocthu.understanding.states_told import function_told, pregnancy_stage
 from duocthu.understanding.told_in_words import (
     FILLERS,
     PRESCRIBING_VERBS,
@@ -217,7 +217,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
     delivered = cues.has("delivered")
-    pregnant = not delivered and (cues.has("pregnancy") or stage_told(text))
+    pregnant = not delivered and cues.has("pregnancy")
     return Facts(
         weight_kg=extract_weight(text),
         age_text=age_text,

@@ -17,9 +17,8 @@ from duocthu.understanding.cues import Cue
 # "mất bù": typed unmarked, "bù" is "bú", breastfeeding)
 _RENAL_DETAIL = ("nặng", "nhẹ", "vừa", "mạn", "cấp", "tính", "giai", "đoạn", "độ", "cuối", "rất", "child",
                  "pugh", "a", "b", "c")  # fmt: skip
-# A pregnancy told by its stage alone (folded), and the stage as written (weeks, or months after a word
-# for pregnancy; a trimester is data/patient_levels.tsv), read against stage-bound contraindications.
-_STAGED = re.compile(r"\b(?:thai|bau|san phu)\s+(?:duoc\s+)?\d+\s*(?:tuan|thang|w)\b")
+# A pregnancy's stage as written (weeks, or months after a word for pregnancy; a trimester is
+# data/patient_levels.tsv), read against stage-bound contraindications.
 _WEEKS_SHORT = re.compile(r"\b(?:thai|bau|san phu)\s+(\d+)\s*w\b")
 _STAGE = re.compile(r"\btuần\s+(?:thứ\s+)?\d+|\b\d+\s*tuần\b|\b(?:thai|bầu)\s+(?:được\s+)?\d+\s*tháng\b")
 
@@ -85,8 +84,3 @@ def pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) ->
     # the ward's "34w" is "34 tuần", written as the book reads weeks
     weeks = _WEEKS_SHORT.search(fold(text))
     return f"{weeks.group(1)} tuần" if weeks else None
-
-
-def stage_told(text: str) -> bool:
-    """A pregnancy told by its stage alone ("thai 8 tuần", "sản phụ 32 tuần", "thai 34w")."""
-    return _STAGED.search(fold(text)) is not None

@@ -387,6 +387,14 @@ def test_a_which_drug_question_asks_about_the_topic_its_thi_closes(resolver: Cat
         assert frame.condition_relation == "contraindication"
 
 
+def test_a_pregnancy_told_by_its_stage_is_who_the_list_is_for(resolver: CatalogDrugResolver) -> None:
+    # the stage alone says the patient is pregnant, as "có thai" does: no finding "thai 34 tuần"
+    for message in ("Thai 34 tuần: thuốc nào chống chỉ định?", "sản phụ 32w thì thuốc nào chống chỉ định"):
+        frame = understand_offline(message, resolver)
+        assert frame.patient_context.pregnancy is True
+        assert frame.condition is None and frame.condition_relation == "contraindication"
+
+
 def test_a_which_drug_question_asks_about_the_topic_its_opening_lead_in_names(
     resolver: CatalogDrugResolver,
 ) -> None:
