@@ -54,7 +54,10 @@ def _condition_after(
         tail.pop(0)
     # the finding ends at the first word no finding is made of
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
-    tail = tail[:kept] or (_topic_before(cue, cues) if which_drugs else [])
+    tail = tail[:kept]
+    if tail and tail[-1] in _POINTING:
+        tail = []  # "ở giai đoạn này", "ở tuổi này": the state told before, no finding of its own
+    tail = tail or (_topic_before(cue, cues) if which_drugs else [])
     return ConditionQuery(text=" ".join(tail)) if tail else None
 
 
@@ -64,6 +67,8 @@ def _who_after(cue: Cue, cues: TurnCues) -> bool:
     return any(c.start >= cue.end for kind in _WHO_KINDS for c in cues.all(kind))
 
 
+# Words that point back to what the message told ("giai đoạn này", "trường hợp đó"), as written
+_POINTING = frozenset({"này", "đó", "ấy", "đấy"})
 # Words that lead a topic without being it: "người bị", "bệnh nhân có"
 _TOPIC_LEADS = frozenset({"nguoi", "ng", "benh", "nhan", "bn", "bi", "mac", "co", "khi", "neu"})
 # A topic naming who the patient is: the frame reads it as such (a population, a stage, an organ)

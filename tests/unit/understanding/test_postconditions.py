@@ -395,6 +395,15 @@ def test_a_pregnancy_told_by_its_stage_is_who_the_list_is_for(resolver: CatalogD
         assert frame.condition is None and frame.condition_relation == "contraindication"
 
 
+def test_words_pointing_back_name_no_finding(resolver: CatalogDrugResolver) -> None:
+    # "ở giai đoạn này", "ở tuổi này": the state told before, no finding of their own
+    frame = understand_offline("Thai 34 tuần: thuốc nào chống chỉ định ở giai đoạn này?", resolver)
+    assert frame.condition is None and frame.patient_context.pregnancy is True
+    message = "Bé 2 tháng: trong ibuprofen, paracetamol, thuốc nào không dùng ở tuổi này?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition is None and frame.population == "tre_em"
+
+
 def test_a_which_drug_question_asks_about_the_topic_its_opening_lead_in_names(
     resolver: CatalogDrugResolver,
 ) -> None:
