@@ -128,6 +128,11 @@ def asks_maximum(text: str) -> bool:
     return contains_any(text, answer_focus()["maximum"].asked)  # typed without marks too: "lieu toi da"
 
 
+def asks_alternative(text: str) -> bool:
+    """The question asks what to use instead ("thay bằng gì", "đổi sang thuốc nào"): data/answer_focus.tsv."""
+    return contains_any(text, answer_focus()["alternative"].asked)
+
+
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
     """The names the catalogue lacks that the question joins to a catalogue drug: asked about beside
     it, so an answer from that drug's text alone must say it does not cover them. An unknown name

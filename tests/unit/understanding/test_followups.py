@@ -107,6 +107,17 @@ def test_a_word_for_the_drug_after_a_pair_names_the_first(resolver: CatalogDrugR
     assert (frame.drugs, frame.attribute) == (("amiodaron",), "tac_dung_khong_mong_muon")
 
 
+@pytest.mark.parametrize("message", ["Vậy thay bằng gì cho đỡ đau?", "Thế đổi sang thuốc nào?"])
+def test_what_to_use_instead_is_asked_of_the_drugs_named_before(
+    resolver: CatalogDrugResolver, message: str
+) -> None:
+    # a which-word asking for an alternative goes on about the conversation's drugs: no new list
+    before = "Ông 82t đang Coumadin, đau gối, con mua Advil. Uống cùng được không?"
+    frame = understand_offline(message, resolver, [before])
+    assert (frame.turn_type, set(frame.drugs)) == ("interaction", {"warfarin", "ibuprofen"})
+    assert frame.depends_on_previous_turn
+
+
 def test_without_such_a_word_another_drug_is_a_new_topic(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline("aspirin có tác dụng phụ gì?", resolver, ["Warfarin có tác dụng phụ gì?"])
     assert frame.drugs == ("acid_acetylsalicylic",)

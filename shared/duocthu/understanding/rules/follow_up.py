@@ -15,6 +15,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.understanding.cue_readings import condition_asked
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.merge import CONTINUED, complaint_of, describes_patient
+from duocthu.understanding.reading import asks_alternative
 from duocthu.understanding.rules.reading import Reading, reverse_lookup
 
 # Words that may stand beside a drug's name in an elliptical turn ("spironolacton sao?", "Còn X nhỉ?").
@@ -46,8 +47,11 @@ def same_question(text: str, cues: TurnCues, named: Sequence[DrugMatch], prior: 
 def continues(reading: Reading) -> bool:
     """The turn names no drug but goes on about the drugs of the conversation."""
     cues, facts, attribute = reading.cues, reading.facts, reading.attribute
-    if cues.has("new_topic") or reverse_lookup(cues):
+    if cues.has("new_topic"):
         return False
+    if reverse_lookup(cues):
+        # what to use instead ("thay bằng gì?") is asked of the drug the conversation named
+        return asks_alternative(reading.text) and bool(reading.prior and reading.prior.drugs)
     prior = reading.prior
     if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
         # a complaint of the patient described before: a drug to find, not the medicine taken
