@@ -179,6 +179,9 @@ class EvidenceBundle(_Model):
     # `omitted_evidence_ids`): never offered as an option for this patient.
     barred_for_patient: tuple[RankedLine, ...] = ()
     ordering: str | None = None
+    # A which-drugs finding the book never writes as asked, searched as the run of its words the
+    # book writes ("nhược cơ" for "làm nặng nhược cơ"): the reply says what it searched.
+    searched_as: str | None = None
     system_error: SystemError | None = None
 
     @model_validator(mode="after")

@@ -22,3 +22,14 @@ def test_each_listed_drug_is_quoted_with_its_own_sections_wording(tmp_path: Path
     methotrexat = next(line for line in quoted if line.startswith("- Methotrexat"))
     assert "Mục “Thời kỳ cho con bú” (tr." in methotrexat and "Chống chỉ định cho con bú" in methotrexat
     assert "QT kéo dài bẩm sinh" not in answer
+
+
+def test_a_finding_searched_as_the_book_writes_it_is_quoted_and_said(tmp_path: Path) -> None:
+    # the words around the finding are no book's wording: the list is of "nhược cơ", each drug
+    # quoted with its line naming it, and the reply says which words it searched
+    question = "Những thuốc nào trong sách CCĐ hoặc phải thận trọng vì làm nặng nhược cơ?"
+    answer = run_turns([question], tmp_path)[0].answer
+    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert any(line.startswith("- Diazepam") for line in quoted)
+    assert quoted and all("nhược cơ" in line for line in quoted)
+    assert "danh sách tìm theo “nhược cơ”" in answer

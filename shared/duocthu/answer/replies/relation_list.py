@@ -71,6 +71,7 @@ def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Com
         *listing.by_section(),
         *listing.wider(),
         *listing.not_named_among(),
+        *listing.searched_as(),
         *CAVEATS,
     ]
     listed = listing.listed((*listing.drugs, *bundle.wider_drugs))
@@ -98,17 +99,19 @@ class RelationList:
             *relation_searches(frame, candidates=asked, names=searched),
             *relation_searches(frame, narrowed=False, candidates=asked, names=searched),
         )
-        phrases = [p for search in searches for p in search.phrases]
+        written = (bundle.searched_as,) if bundle.searched_as else ()
+        phrases = [*(p for search in searches for p in search.phrases), *written]
         self.wordings = _with_wordings(phrases)
         # a drug's line names what its own section was searched for: a section's avoidance
         # wording ("không dùng") quoted from another section would pick any sentence saying it
         by_section: dict[str, list[str]] = {}
         for search in searches:
-            by_section.setdefault(search.section_key, []).extend(search.phrases)
+            by_section.setdefault(search.section_key, []).extend((*search.phrases, *written))
         self.section_wordings = {key: _with_wordings(ps) for key, ps in by_section.items()}
         self.replies: list[str] = []
         # what a section says of the finding, or of a name asked that has no monograph
         quoted = ", ".join([*(f"“{name}”" for name in names), *(self.titles.get(d, d) for d in owns)])
+        quoted = quoted or (f"“{bundle.searched_as}”" if bundle.searched_as else "")
         self.names_what = f"nhắc đến {quoted}" if quoted else NAMES
         self.owns = owns
         self.among = ask.among if ask else ()
@@ -138,11 +141,18 @@ class RelationList:
     def no_monograph(self) -> list[str]:
         """A name asked of the sections that has no monograph of its own: said, then the drugs
         whose section names it (never "not found" when the book names it)."""
-        if self.names_what == NAMES or self.owns:
+        if self.names_what == NAMES or self.owns or self.bundle.searched_as:
             return []
         return [
             f"Dược thư không có chuyên luận riêng cho tên này; các thuốc dưới đây có mục {self.names_what}."
         ]
+
+    def searched_as(self) -> list[str]:
+        """A finding searched as the words of it the book writes: said, after the list it found."""
+        asked, run = self.plan.frame.condition, self.bundle.searched_as
+        if not run or asked is None:
+            return []
+        return [f"Không mục nào viết “{asked.text}” như câu hỏi: danh sách tìm theo “{run}”."]
 
     def class_asked(self) -> list[str]:
         """A class of the book's class table asked among ("NSAID nào …"): the lookup listed its

@@ -12,10 +12,10 @@ mention ranks first. A phrase is also searched in the formulary's own wordings o
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
-from duocthu.core.sections import INDICATION_SECTION
-from duocthu.core.text import words
+from duocthu.core.sections import INDICATION_SECTION, SECTION_PHRASES
+from duocthu.core.text import stop_words, words
 from duocthu.models.evidence import EvidenceItem
 from duocthu.retrieval.reverse.reading import (
     MentionReading,
@@ -100,3 +100,26 @@ def _find_asked_phrase(
                 score = _WEIGHTS[reading] * indication_score(position, part.words)
                 hits.append(part.scored(score))
     return hits
+
+
+# The shortest run of a finding's words searched for in place of the whole: one word alone is
+# read across every drug's section and says no finding ("nặng", "phản ứng").
+SHORTEST_RUN = 2
+
+
+def written_run(store: VectorStore, finding: str, section_keys: Sequence[str]) -> str | None:
+    """The longest run of the finding's words (at least SHORTEST_RUN, not the whole) that one of
+    the sections writes somewhere in the book, the later of two equally long: a finding comes
+    last in the clause asking for it ("làm nặng nhược cơ"), after the words that ask. A run opens
+    and closes on a word that is no stop word, and never holds a section's name ("thận trọng
+    vì": the name stands in every monograph and says no finding)."""
+    tokens, stops = words(finding), stop_words()
+    for length in range(len(tokens) - 1, SHORTEST_RUN - 1, -1):
+        for start in range(len(tokens) - length, -1, -1):
+            run = tokens[start : start + length]
+            if run[0] in stops or run[-1] in stops or SECTION_PHRASES.matches(run):
+                continue
+            phrase = " ".join(run)
+            if any(store.find_prose(phrase, section_key=key) for key in section_keys):
+                return phrase
+    return None

@@ -25,7 +25,12 @@ from duocthu.core.text import stop_words, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
-from duocthu.retrieval.reverse.keyword import SECONDARY_WEIGHT, find_by_indication, indication_score
+from duocthu.retrieval.reverse.keyword import (
+    SECONDARY_WEIGHT,
+    find_by_indication,
+    indication_score,
+    written_run,
+)
 from duocthu.retrieval.reverse.ranking import DrugGroup, RankedGroups, Rerank, rank_drugs, ranked_bundle
 from duocthu.retrieval.reverse.reading import advice_position, is_searchable
 from duocthu.retrieval.reverse.wordings import (
@@ -339,9 +344,22 @@ def retrieve_for_relation(
         )
 
     bundle = lookup(searches)
-    if _narrowing(frame) and not names and not bundle.ranked_drugs:
+    if names or bundle.ranked_drugs:
+        return bundle
+    if _narrowing(frame):
         return lookup(relation_searches(frame, narrowed=False, candidates=candidates))
-    return bundle
+    asked = frame.condition
+    if asked is None or asked.normalized:
+        return bundle
+    # a finding no table names, asked with words around it the book never writes beside it ("CCĐ
+    # hoặc phải thận trọng vì làm nặng nhược cơ"): the longest run of its words the book writes
+    sections = tuple(dict.fromkeys(s.section_key for s in searches if not s.advice))
+    run = written_run(store, asked.text, sections)
+    if run is None:
+        return bundle
+    written = frame.model_copy(update={"condition": asked.model_copy(update={"text": run})})
+    found = lookup(relation_searches(written, candidates=candidates))
+    return found.model_copy(update={"searched_as": run}) if found.ranked_drugs else bundle
 
 
 def _found_wider(

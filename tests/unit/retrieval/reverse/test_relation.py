@@ -357,3 +357,29 @@ def test_a_contraindication_its_population_section_seconds_is_listed_first(tmp_p
         assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_b", "thuoc_c", "thuoc_a"]
         capped = retrieve_by_relation(edge, searches, EvidencePolicy(indication_candidate_limit=1))
         assert [d.drug_id for d in capped.ranked_drugs] == ["thuoc_b"]
+
+
+def test_a_finding_asked_with_words_the_book_never_writes_beside_it_is_searched_as_the_book_writes_it(
+    tmp_path: Path,
+) -> None:
+    # the longest run of the finding's words a section writes, the later of two as long; never a
+    # run holding a section's name, never one word alone
+    with shard(
+        tmp_path,
+        [
+            chunk("thuoc_a", 0, "Bệnh nhược cơ; suy hô hấp nặng.", section_key="chong_chi_dinh"),
+            chunk("thuoc_b", 0, "Thận trọng vì có thể làm nặng thêm bệnh.", section_key="than_trong"),
+            chunk("thuoc_c", 0, "Suy gan nặng.", section_key="chong_chi_dinh"),
+        ],
+    ) as edge:
+        bundle = retrieve_for_relation(
+            edge, avoid_question("hoặc phải thận trọng vì làm nặng nhược cơ", None)
+        )
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_a"]
+        assert bundle.searched_as == "nhược cơ"
+        # a finding the book writes as asked is searched as asked
+        bundle = retrieve_for_relation(edge, avoid_question("suy gan nặng", None))
+        assert [d.drug_id for d in bundle.ranked_drugs] == ["thuoc_c"] and bundle.searched_as is None
+        # no run of two words any section writes: nothing is listed
+        bundle = retrieve_for_relation(edge, avoid_question("nặng quá mức", None))
+        assert not bundle.ranked_drugs and bundle.searched_as is None
