@@ -228,8 +228,20 @@ def _apply_condition_candidate_cue(
     asked = ConditionQuery(text=first.text, normalized=first.normalized)
     if patient_qualifiers_only(conditions, cues):
         return _reverse(frame, "condition_relation", "unknown", asked)
+    named = _relation_named(cues, cue)
+    if named is not None:
+        # "thuốc nào liệt kê chuột rút là TDKMM": the section named after the which-word is the relation
+        return _reverse(frame, "condition_relation", named, asked)
     kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
     return _reverse(frame, kind, "indication", asked)
+
+
+def _relation_named(cues: TurnCues, cue: Cue) -> str | None:
+    """The relation whose section the words after a which-word name (its adverse reactions, its
+    contraindications), if one."""
+    relations = {section: relation for relation, section in RELATION_SECTIONS.items()}
+    named = (m.value for m in SECTION_PHRASES.matches(list(cues.tokens)) if m.start >= cue.end)
+    return next((relations[key] for key in named if key in relations and key != INDICATION_SECTION), None)
 
 
 def _apply_safe_list_cue(

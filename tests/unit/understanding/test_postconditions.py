@@ -436,3 +436,13 @@ def test_a_finding_read_after_its_cue_ends_with_its_sentence(resolver: CatalogDr
     message = "Đang Coumadin, có gây tê tủy sống. Nhắc lại giúp tôi dược thư nói gì về warfarin?"
     frame = understand_offline(message, resolver)
     assert frame.condition is not None and frame.condition.text == "tê tủy sống"
+
+
+def test_a_section_named_after_the_which_word_is_the_relation(resolver: CatalogDrugResolver) -> None:
+    # the reactions named after the finding ("… chuột rút là TDKMM"): which drugs cause it, never
+    # which treat it; with no section named, the which-word asks what treats it
+    frame = understand_offline("trong danh mục có thuốc nào liệt kê chuột rút là TDKMM?", resolver)
+    assert frame.condition_relation == "adverse_effect"
+    assert frame.condition is not None and frame.condition.normalized == "chuột rút"
+    frame = understand_offline("thuốc nào có trong danh mục để trị chuột rút?", resolver)
+    assert frame.condition_relation == "indication"
