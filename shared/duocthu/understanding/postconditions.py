@@ -228,10 +228,10 @@ def _apply_condition_candidate_cue(
     asked = ConditionQuery(text=first.text, normalized=first.normalized)
     if patient_qualifiers_only(conditions, cues):
         return _reverse(frame, "condition_relation", "unknown", asked)
-    named = _relation_named(cues, cue)
-    if named is not None:
+    relation = _relation_named(cues, cue)
+    if relation is not None:
         # "thuốc nào liệt kê chuột rút là TDKMM": the section named after the which-word is the relation
-        return _reverse(frame, "condition_relation", named, asked)
+        return _reverse(frame, "condition_relation", relation, asked)
     kind = "symptom_to_drug" if first.kind == "symptom" else "condition_to_drug"
     return _reverse(frame, kind, "indication", asked)
 
