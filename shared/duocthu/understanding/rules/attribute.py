@@ -4,6 +4,7 @@ patient, a purpose), and last a reaction told on the drug (its adverse reactions
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from duocthu.core.sections import (
@@ -118,9 +119,24 @@ def drugs_beside_it(reading: Reading) -> Reading:
         if not (after or taken):
             continue
         end = drug.start if after else len(folded)
-        if any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
+        acted_on = after and _acted_on(folded[head.end : drug.start])
+        if acted_on or any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
             return replace(reading, attribute=INTERACTION_SECTION, asked=None)
     return reading
+
+
+# What of one drug another acts on, as interaction sections write it (folded): "làm tăng độc tính
+# methotrexat", "tăng nồng độ colchicin", "giảm tác dụng của warfarin"
+_ACTING = frozenset({"lam", "tang", "giam"})
+_ACTED_ON = frozenset({("tac", "dung"), ("nong", "do"), ("doc", "tinh"), ("hieu", "qua"), ("thai", "tru")})
+
+
+def _acted_on(words: Sequence[str]) -> bool:
+    """The words between the which-words and the drug end with a verb acting on what of the drug
+    its interactions name ("… nào làm tăng độc tính X"), never a finding it causes ("… nào gây tăng
+    men gan như X")."""
+    words = list(words[:-1] if words[-1:] == ["cua"] else words)
+    return len(words) >= 3 and tuple(words[-2:]) in _ACTED_ON and words[-3] in _ACTING
 
 
 _AFFECT = ("anh", "huong")  # "ảnh hưởng", folded

@@ -254,3 +254,14 @@ def test_an_effect_asked_beside_a_medicine_taken_is_on_that_medicine(resolver: C
         "Đang uống thuốc tránh thai, dùng paracetamol lâu có ảnh hưởng gan không?", resolver
     )
     assert organ.attribute != "tuong_tac_thuoc"
+
+
+def test_which_drugs_acting_on_what_a_named_drug_does_ask_its_interactions(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # a verb on the drug's effect, level or toxicity: what other drugs do to it, in its interactions
+    for question in ("Nhóm thuốc nào tăng nồng độ colchicin?", "thuốc nào làm giảm tác dụng của warfarin?"):
+        assert understand_offline(question, resolver).attribute == "tuong_tac_thuoc", question
+    # a finding the drugs cause, likened to the drug: its reactions, not its interactions
+    frame = understand_offline("thuốc nào gây tăng men gan như paracetamol?", resolver)
+    assert frame.attribute != "tuong_tac_thuoc"
