@@ -319,6 +319,27 @@ def _stages_told(folded: Sequence[str]) -> list[PhraseMatch[tuple[str, str]]]:
     return found
 
 
+# More of the kind a which-word may follow a class by: at most CLASS_RUN words, opening with a
+# word classes are named by ("kháng sinh / kháng nấm nào", "thuốc giảm đau chống viêm nào")
+CLASS_RUN = 2
+_CLASS_OPENERS = frozenset({"khang", "chong", "uc", "thuoc", "nhom"})
+
+
+def _which_after_class(folded: Sequence[str], text: str, end: int) -> int | None:
+    """Where the which-word asking a class stands: right after it, or after more of the kind in
+    the same clause."""
+    if end < len(folded) and folded[end] in ("nao", "gi"):
+        return end
+    if end >= len(folded) or folded[end] not in _CLASS_OPENERS:
+        return None
+    clauses = segment_ids(text, ",;.?!:")
+    for at in range(end + 1, min(end + CLASS_RUN + 1, len(folded))):
+        if folded[at] in ("nao", "gi"):
+            same = len(clauses) != len(folded) or clauses[at] == clauses[end - 1]
+            return at if same else None
+    return None
+
+
 def scan_cues(text: str) -> TurnCues:
     tokens = tuple(words(text))
     folded = tuple(fold(t) for t in tokens)
@@ -340,11 +361,12 @@ def scan_cues(text: str) -> TurnCues:
     kept = tuple(c for c in by_kind.get("candidate", ()) if not _negated_before(folded, c.start))
     by_kind = {k: v for k, v in by_kind.items() if k != "candidate"} | ({"candidate": kept} if kept else {})
     if "candidate" not in by_kind:
-        # a class asked with a which-word asks which drug
+        # a class asked with a which-word asks which drug, also with more of the kind named before
+        # it ("kháng sinh / kháng nấm nào", "thuốc giảm đau chống viêm nào")
         asked = [
-            Cue("candidate", "", c.start, c.length + 1)
+            Cue("candidate", "", c.start, which + 1 - c.start)
             for c in by_kind.get("drug_class", ())
-            if c.end < len(tokens) and folded[c.end] in ("nao", "gi")
+            if (which := _which_after_class(folded, text, c.end)) is not None
         ]
         if asked:
             by_kind["candidate"] = tuple(asked)

@@ -265,3 +265,11 @@ def test_which_drugs_acting_on_what_a_named_drug_does_ask_its_interactions(
     # a finding the drugs cause, likened to the drug: its reactions, not its interactions
     frame = understand_offline("thuốc nào gây tăng men gan như paracetamol?", resolver)
     assert frame.attribute != "tuong_tac_thuoc"
+
+
+def test_a_class_asked_with_more_of_its_kind_before_the_which_word_asks_which_drug(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "kháng sinh / kháng nấm nào": more of the kind between the class and "nào"
+    question = "BN đang Coumadin. Kháng sinh / kháng nấm nào làm tăng INR khi dùng kèm?"
+    assert understand_offline(question, resolver).attribute == "tuong_tac_thuoc"
