@@ -107,22 +107,39 @@ def drugs_beside_it(reading: Reading) -> Reading:
     asked_barred = reading.attribute == CONTRAINDICATION_SECTION
     if len({m.drug_id for m in named}) != 1 or not cues.has("candidate") or asked_barred:
         return reading
-    drug, folded = named[0], cues.folded
+    folded = cues.folded
     sentence = cues.sentences or (0,) * len(folded)
-    taken = drug.start in reading.facts.current_medication_starts
+    taken = any(m.start in reading.facts.current_medication_starts for m in named)
     # words of taking together: an interaction cue, or a joiner right after a word of taking
     # ("dùng kèm"; "cùng nhóm với X" joins no taking)
     joining = {i for c in cues.all("interaction") for i in range(c.start, c.end)}
     joining |= {c.end for c in cues.all("medicine") if c.end < len(folded) and folded[c.end] in JOINER_WORDS}
     for head in cues.all("candidate"):
-        after = drug.start >= head.end and sentence[drug.start] == sentence[head.start]
+        # the drug named after the which-words in their sentence ("Methotrexat …: thuốc nào làm
+        # tăng độc tính methotrexat?"), else taken by the patient
+        later = [
+            at
+            for m in named
+            for at in _written_again(folded, m.start, m.end)
+            if at >= head.end and sentence[at] == sentence[head.start]
+        ]
+        after = bool(later)
         if not (after or taken):
             continue
-        end = drug.start if after else len(folded)
-        acted_on = after and _acted_on(folded[head.end : drug.start])
+        end = later[0] if after else len(folded)
+        acted_on = after and _acted_on(folded[head.end : end])
         if acted_on or any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
             return replace(reading, attribute=INTERACTION_SECTION, asked=None)
     return reading
+
+
+def _written_again(folded: Sequence[str], start: int, end: int) -> list[int]:
+    """Where a name stands in the message: as first written, and wherever it is written again
+    (the catalogue reads a name once)."""
+    name = tuple(folded[start:end])
+    return [
+        at for at in range(start, len(folded) - len(name) + 1) if tuple(folded[at : at + len(name)]) == name
+    ]
 
 
 # What of one drug another acts on, as interaction sections write it (folded): "làm tăng độc tính

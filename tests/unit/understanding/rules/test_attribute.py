@@ -273,3 +273,9 @@ def test_a_class_asked_with_more_of_its_kind_before_the_which_word_asks_which_dr
     # "kháng sinh / kháng nấm nào": more of the kind between the class and "nào"
     question = "BN đang Coumadin. Kháng sinh / kháng nấm nào làm tăng INR khi dùng kèm?"
     assert understand_offline(question, resolver).attribute == "tuong_tac_thuoc"
+
+
+def test_the_drug_acted_on_is_read_where_it_is_written_again(resolver: CatalogDrugResolver) -> None:
+    # the catalogue reads a name once; written again after the which-words, it is what they act on
+    question = "Methotrexat cho VKDT: những thuốc giảm đau chống viêm nào làm tăng độc tính methotrexat?"
+    assert understand_offline(question, resolver).attribute == "tuong_tac_thuoc"
