@@ -260,6 +260,12 @@ def beside_what_is_taken(rest: Plan, among: tuple[str, ...], resolver: CatalogDr
     the other candidates; the medicine's own lines for what is asked lead. None otherwise."""
     frame, ask = rest.frame, rest.main_ask
     taken = {m.drug_id for text in frame.patient_context.current_medications for m in resolver.resolve(text)}
+    if not frame.drugs and len(taken) == 1 and not (frame.condition and frame.condition.normalized):
+        # the medicine told earlier in the conversation, the rest naming no finding the tables
+        # know ("làm INR tăng"): what the candidates do to it is in the interaction sections
+        frame = frame.model_copy(update={"drugs": tuple(taken)})
+        ask = Ask(kind="section", drugs=frame.drugs, section_key=INTERACTION_SECTION, query=rest.reading.text)
+        rest = rest.model_copy(update={"frame": frame})
     if ask is None or len(frame.drugs) != 1 or taken != set(frame.drugs) or frame.drugs[0] in among:
         return None
     together = (frame.drugs[0], *among)

@@ -47,7 +47,13 @@ def plan_message(
             without_candidates(reader.tags(message), listed), history, prior, understand, reader
         )
         among = tuple(dict.fromkeys(m.drug_id for m in listed))
-        chosen = asked_among(rest, among) or beside_what_is_taken(rest, among, resolver)
+        # a medicine the conversation told is asked beside before a lookup among them
+        carried = not rest.frame.drugs
+        chosen = (
+            (beside_what_is_taken(rest, among, resolver) if carried else None)
+            or asked_among(rest, among)
+            or (None if carried else beside_what_is_taken(rest, among, resolver))
+        )
         if chosen is not None:
             return chosen
     return _plan_message(message, history, prior, understand, reader)

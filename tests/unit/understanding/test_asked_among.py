@@ -123,3 +123,20 @@ def test_a_finding_no_table_knows_is_looked_up_among_the_candidates_when_a_relat
         "người từng sốc phản vệ với penicilin, trong amoxicilin, cefuroxim thì thuốc nào chống chỉ định?"
     )
     assert not any(a.among for a in plan_message(message, (), None, _understand, resolver).asks)
+
+
+def test_a_choice_beside_the_medicine_told_earlier_reads_each_candidate_with_it(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # the medicine told in the turn before, the rest naming no finding a table knows ("INR tăng"):
+    # each candidate with that medicine, in the interaction sections, never a list of reactions
+    history = ("BN đang warfarin.",)
+    prior = _understand(history[0], (), None, MessageReader(resolver))
+    message = "Trong cipro, metronidazol, carbamazepin, Losec: thuốc nào làm INR tăng, thuốc nào làm giảm?"
+    plan = plan_message(message, history, prior, _understand, resolver)
+    assert plan.reply == "beside_medicines" and plan.frame.drugs == ("warfarin",)
+    assert plan.together == ("warfarin", "ciprofloxacin", "metronidazol", "carbamazepin", "omeprazol")
+    # a finding a table knows is still looked up among the candidates
+    message = "Trong cipro, metronidazol, carbamazepin: thuốc nào gây chảy máu?"
+    plan = plan_message(message, history, prior, _understand, resolver)
+    assert any(a.kind == "relation" and a.among for a in plan.asks)
