@@ -193,12 +193,13 @@ def merge_with_prior_frame(
     frame: QueryFrame, prior: QueryFrame | None, other_patient: bool = False
 ) -> QueryFrame:
     """The turn with the conversation's patient (none when it says it is about `other_patient`),
-    their complaint, and the topic. Smalltalk and out of scope take none; a question asked back
-    keeps its patient."""
+    their complaint, and the topic. Smalltalk and out of scope take the patient only."""
     if prior is None:
         return frame
     if frame.turn_type in _NO_CARRY:
-        return patient_carried(frame, prior) if frame.needs_clarify and prior.needs_clarify else frame
+        # no topic, but the conversation's patient: a turn declined ("khách muốn mua Nexium") or a
+        # thank-you between two questions about them leaves them as they were told
+        return frame if other_patient else patient_carried(frame, prior)
     if other_patient:
         return topic_carried(frame, prior)
     return topic_carried(complaint_carried(patient_carried(frame, prior), prior), prior)

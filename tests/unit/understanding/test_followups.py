@@ -215,3 +215,12 @@ def test_the_dose_of_a_medicine_taken_keeps_the_drug_added_to_it(resolver: Catal
         dose = frames[1]
         assert (dose.drugs, dose.attribute) == (("digoxin",), "lieu_luong_va_cach_dung")
         assert "amiodaron" in dose.patient_context.current_medications
+
+
+def test_a_turn_declined_between_two_questions_keeps_the_conversations_patient(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # buying is no formulary question, but the patient told before it is still the patient
+    turns = ["Mẹ khách 65t đặt stent, đang uống Plavix", "Bà hay ợ chua, khách muốn mua Nexium"]
+    frame = understand_offline("còn omeprazol thì sao, uống cách xa giờ nhau có được ko?", resolver, turns)
+    assert set(frame.drugs) == {"omeprazol", "clopidogrel"}
