@@ -22,7 +22,7 @@ says nothing about the pair, which is not the same as "no interaction". Wording 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -34,6 +34,7 @@ from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTER
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, raw_words, segment_ids, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, NamedByClass
+from duocthu.models.frame import PatientContext
 from duocthu.retrieval.decision import decide
 from duocthu.store import VectorStore
 
@@ -163,8 +164,30 @@ def classes_asked_among(question: str) -> Mapping[str, str]:
 
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
     """The classes a drug's "Loại thuốc" section puts it in."""
+    return frozenset(_classes_of(store, drug_id))
+
+
+def class_wordings(store: VectorStore, drug_id: str) -> tuple[str, ...]:
+    """The words a drug's "Loại thuốc" section names its classes with, as written ("penicilin")."""
+    return tuple(dict.fromkeys(_classes_of(store, drug_id).values()))
+
+
+def reacted_to(
+    store: VectorStore, resolver: CatalogDrugResolver, context: PatientContext, skip: Collection[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """The catalogue drugs the patient is allergic or reacted to (but those in `skip`), each with
+    its names, then each wording of their classes as a name of its own: a line naming the drug or
+    its class ("dị ứng nhẹ … với penicilin" for amoxicilin) states a cross-reaction."""
+    told = (*context.allergies, *context.adverse_reactions)
+    found = dict.fromkeys(m.drug_id for text in told for m in resolver.resolve(text))
+    reacted = [d for d in found if d not in skip]
+    named = [(d, drug_names(resolver, d)) for d in reacted]
+    return [*named, *((w, (w,)) for d in reacted for w in class_wordings(store, d))]
+
+
+def _classes_of(store: VectorStore, drug_id: str) -> dict[str, str]:
     parts = store.find_by_section(drug_id, CLASS_SECTION)
-    return frozenset(c for part in parts for c in classes_named(part.text, affirmed_only=True))
+    return {c: w for part in parts for c, w in classes_named(part.text, affirmed_only=True).items()}
 
 
 def _pool(

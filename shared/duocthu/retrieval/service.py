@@ -58,6 +58,7 @@ from duocthu.retrieval.interactions import (
     classes_asked_among,
     drug_classes,
     interaction_evidence,
+    reacted_to,
 )
 from duocthu.retrieval.reverse.indication import retrieve_by_indication
 from duocthu.retrieval.reverse.ranking import Rerank, only_among
@@ -328,10 +329,8 @@ class RetrievalService:
         together = [(d, names) for d, names in plan.names.items() if d not in drugs]
         # a drug without a monograph asked beside this one is named in its lines as any other is
         together += [(name, (name,)) for name in ask.unknown_names]
-        # and so is one the patient reacted to or is allergic to: a line naming it (a cross-reaction)
-        told = (*plan.frame.patient_context.allergies, *plan.frame.patient_context.adverse_reactions)
-        reacted = dict.fromkeys(m.drug_id for text in told for m in resolver.resolve(text))
-        together += [(d, drug_names(resolver, d)) for d in reacted if d not in drugs and d not in plan.names]
+        # and so is one the patient reacted to or is allergic to, and its class: a cross-reaction
+        together += reacted_to(self.store, resolver, plan.frame.patient_context, (*drugs, *plan.names))
         # a follow-up's standalone query goes on with the ask it continues: its words, weaker
         frame = plan.frame
         follow_up = frame.depends_on_previous_turn or frame.context_action == "continue"

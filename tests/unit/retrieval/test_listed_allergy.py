@@ -8,6 +8,7 @@ from duocthu.catalog.artifact import Catalog
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.facets import PatientProfile
+from duocthu.retrieval.interactions import reacted_to
 from duocthu.retrieval.safety import retrieve_patient_drug_context
 from duocthu.settings import Settings
 from duocthu.store.edge import EdgeStore
@@ -53,3 +54,14 @@ def test_the_reaction_the_turn_tells_picks_the_clause_about_it(
     bundle = retrieve_patient_drug_context(store, resolver, ["amoxicilin"], profile)
     warnings = next(f for c in bundle.candidate_statuses for f in c.facets if f.facet == "warnings")
     assert warnings.status == "CONTRAINDICATED" and "quá mẫn" in warnings.quotes[0]
+
+
+def test_the_class_of_a_drug_reacted_to_names_it_in_the_lines_of_the_drug_asked(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # cefuroxime's lines name amoxicillin only by its class: "dị ứng nhẹ … với penicilin"
+    store, catalog, _ = sample_index
+    context = PatientContext(adverse_reactions=("nổi ban ngứa (amoxicillin)",))
+    together = dict(reacted_to(store, CatalogDrugResolver(catalog), context, ("cefuroxim",)))
+    assert "amoxicilin" in together and together.get("penicilin") == ("penicilin",)
+    assert not reacted_to(store, CatalogDrugResolver(catalog), context, ("amoxicilin",))
