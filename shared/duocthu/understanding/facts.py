@@ -16,6 +16,7 @@ from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
 from duocthu.core.labs import lab_states, stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
+from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_PHRASES
 from duocthu.core.text import (
     NO_WORDS,
     fold,
@@ -72,6 +73,7 @@ class Facts:
     reaction_starts: frozenset[int] = field(default_factory=frozenset)  # those reactions' mentions
     reaction_cause_starts: frozenset[int] = field(default_factory=frozenset)  # their drugs' mentions
     denied: frozenset[int] = field(default_factory=frozenset)  # conditions said not to be ("không sốt")
+    in_class: frozenset[int] = field(default_factory=frozenset)  # findings naming a class asked among
     labs: tuple[str, ...] = ()  # laboratory values as written ("K+ 5,4 mmol/l", core.labs)
 
     def patient_context(self) -> PatientContext:
@@ -93,7 +95,11 @@ class Facts:
         """The conditions a question may ask about: all but the past reactions it tells and those
         it denies ("không sốt")."""
         return tuple(
-            c for c in self.conditions if c.start not in self.reaction_starts and c.start not in self.denied
+            c
+            for c in self.conditions
+            if c.start not in self.reaction_starts
+            and c.start not in self.denied
+            and c.start not in self.in_class
         )
 
     @property
@@ -241,12 +247,29 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
         reaction_starts=frozenset(reaction_starts),
         reaction_cause_starts=frozenset(cause_starts),
         denied=frozenset(_denied(cues.folded, conditions)),
+        in_class=frozenset(_in_class_asked(cues, conditions)),
         labs=stated_labs(text),
     )
 
 
 # Words between a "không" and the condition it denies: "không bị sốt", "không có sốt".
 _DENIAL_FILLERS = frozenset({"bi", "co", "thay"})
+
+
+def _in_class_asked(cues: TurnCues, conditions: Sequence[ConditionMention]) -> list[int]:
+    """The findings inside the name of a class asked which of ("thuốc giảm đau hạ sốt nào"), when
+    the message also states a condition of the patient ("Thiếu G6PD thì …") and names the
+    contraindications or the reactions: the class names the drugs asked among, the patient's
+    condition is what they are asked about."""
+    named = {m.value for m in SECTION_PHRASES.matches(list(cues.tokens))}
+    if not cues.has("patient_condition") or not named & {CONTRAINDICATION_SECTION, ADR_SECTION}:
+        return []
+    asked = [
+        k for k in cues.all("drug_class") if any(q.start <= k.start < q.end for q in cues.all("candidate"))
+    ]
+    return [
+        c.start for c in conditions if any(k.start <= c.start and c.start + c.length <= k.end for k in asked)
+    ]
 
 
 def _denied(folded: Sequence[str], conditions: Sequence[ConditionMention]) -> list[int]:

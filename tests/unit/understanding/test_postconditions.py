@@ -446,3 +446,13 @@ def test_a_section_named_after_the_which_word_is_the_relation(resolver: CatalogD
     assert frame.condition is not None and frame.condition.normalized == "chuột rút"
     frame = understand_offline("thuốc nào có trong danh mục để trị chuột rút?", resolver)
     assert frame.condition_relation == "indication"
+
+
+def test_a_class_asked_among_names_the_drugs_not_the_patients_finding(resolver: CatalogDrugResolver) -> None:
+    # "thuốc giảm đau hạ sốt nào" names the drugs asked among; the condition told of the patient is
+    # what they are asked about: never "sốt"
+    frame = understand_offline("Thiếu G6PD thì những thuốc giảm đau hạ sốt nào bị CCĐ?", resolver)
+    assert frame.condition is not None and frame.condition.text == "thiếu g6pd"
+    # with no condition told, the class's finding is what is asked ("thuốc hạ sốt nào cho bé")
+    frame = understand_offline("thuốc hạ sốt nào dùng được cho bé 2 tháng?", resolver)
+    assert frame.condition is not None and frame.condition.normalized == "sốt"
