@@ -380,6 +380,32 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
         _apply_named_drug_cues,
         _apply_narrowing_words,
         _apply_section_named,
+        _apply_told_condition_asked,
     ):
         frame = rule(frame, named, cues, conditions)
     return frame
+
+
+def _apply_told_condition_asked(
+    frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
+) -> QueryFrame:
+    """A which-drugs-exclude question naming no finding and no population, beside a condition the
+    message tells of the patient ("HS thiếu men G6PD, từng tan máu. Thuốc … nào bị chống chỉ
+    định?"): that condition is what the list is asked about, not also a fact to check it against."""
+    context = frame.patient_context
+    if (
+        frame.turn_type != "condition_relation"
+        or frame.condition is not None
+        or frame.population is not None
+        or context.pregnancy
+        or context.breastfeeding
+        or len(context.comorbidities) != 1
+    ):
+        return frame
+    told = context.comorbidities[0]
+    return frame.model_copy(
+        update={
+            "condition": ConditionQuery(text=told),
+            "patient_context": context.model_copy(update={"comorbidities": ()}),
+        }
+    )

@@ -456,3 +456,12 @@ def test_a_class_asked_among_names_the_drugs_not_the_patients_finding(resolver: 
     # with no condition told, the class's finding is what is asked ("thuốc hạ sốt nào cho bé")
     frame = understand_offline("thuốc hạ sốt nào dùng được cho bé 2 tháng?", resolver)
     assert frame.condition is not None and frame.condition.normalized == "sốt"
+
+
+def test_a_condition_told_is_what_a_list_naming_no_finding_is_asked_about(
+    resolver: CatalogDrugResolver,
+) -> None:
+    frame = understand_offline("HS có thiếu men G6PD, từng tan máu. Thuốc nào bị chống chỉ định?", resolver)
+    assert frame.condition_relation == "contraindication"
+    assert frame.condition is not None and "g6pd" in frame.condition.text.casefold()
+    assert not frame.patient_context.comorbidities
