@@ -92,8 +92,8 @@ class Facts:
 
     @property
     def complaints(self) -> tuple[ConditionMention, ...]:
-        """The conditions a question may ask about: all but the past reactions it tells and those
-        it denies ("không sốt")."""
+        """The conditions a question may ask about: all but the past reactions it tells, those it
+        denies ("không sốt") and those naming a class asked among (`_in_class_asked`)."""
         return tuple(
             c
             for c in self.conditions

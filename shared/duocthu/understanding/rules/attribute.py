@@ -148,12 +148,12 @@ _ACTING = frozenset({"lam", "tang", "giam"})
 _ACTED_ON = frozenset({("tac", "dung"), ("nong", "do"), ("doc", "tinh"), ("hieu", "qua"), ("thai", "tru")})
 
 
-def _acted_on(words: Sequence[str]) -> bool:
+def _acted_on(between: Sequence[str]) -> bool:
     """The words between the which-words and the drug end with a verb acting on what of the drug
     its interactions name ("… nào làm tăng độc tính X"), never a finding it causes ("… nào gây tăng
     men gan như X")."""
-    words = list(words[:-1] if words[-1:] == ["cua"] else words)
-    return len(words) >= 3 and tuple(words[-2:]) in _ACTED_ON and words[-3] in _ACTING
+    said = list(between[:-1] if between[-1:] == ["cua"] else between)
+    return len(said) >= 3 and tuple(said[-2:]) in _ACTED_ON and said[-3] in _ACTING
 
 
 _AFFECT = ("anh", "huong")  # "ảnh hưởng", folded
