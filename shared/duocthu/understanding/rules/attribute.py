@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import (
     ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
@@ -115,12 +116,13 @@ def drugs_beside_it(reading: Reading) -> Reading:
     joining = {i for c in cues.all("interaction") for i in range(c.start, c.end)}
     joining |= {c.end for c in cues.all("medicine") if c.end < len(folded) and folded[c.end] in JOINER_WORDS}
     for head in cues.all("candidate"):
-        # the drug named after the which-words in their sentence ("Methotrexat …: thuốc nào làm
-        # tăng độc tính methotrexat?"), else taken by the patient
+        # the drug named after the which-words in their sentence, wherever its name is written
+        # again (the catalogue reads a name once: "Methotrexat …: thuốc nào làm tăng độc tính
+        # methotrexat?"), else taken by the patient
         later = [
             at
             for m in named
-            for at in _written_again(folded, m.start, m.end)
+            for at in phrase_starts(folded, folded[m.start : m.end])
             if at >= head.end and sentence[at] == sentence[head.start]
         ]
         after = bool(later)
@@ -131,15 +133,6 @@ def drugs_beside_it(reading: Reading) -> Reading:
         if acted_on or any(head.end <= i < end and sentence[i] == sentence[head.start] for i in joining):
             return replace(reading, attribute=INTERACTION_SECTION, asked=None)
     return reading
-
-
-def _written_again(folded: Sequence[str], start: int, end: int) -> list[int]:
-    """Where a name stands in the message: as first written, and wherever it is written again
-    (the catalogue reads a name once)."""
-    name = tuple(folded[start:end])
-    return [
-        at for at in range(start, len(folded) - len(name) + 1) if tuple(folded[at : at + len(name)]) == name
-    ]
 
 
 # What of one drug another acts on, as interaction sections write it (folded): "làm tăng độc tính
