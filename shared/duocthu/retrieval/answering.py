@@ -64,6 +64,10 @@ OTHER_DRUG_WEIGHT = 2
 MIN_SCORE = 8.0
 # A line after the first leads too only when it scores this share of the first's score
 FOLLOWER_SHARE = 0.6
+# An indication line says why the drug is given, which a question naming the drug for a patient
+# already tells: unless the ask reads the indications or the line advises against a use, it leads
+# only over lines elsewhere scoring under this share of it
+WHY_GIVEN_WEIGHT = 0.7
 
 
 # A line stating a band the patient's own numbers fall in (an age, a weight, a clearance, a week of
@@ -255,18 +259,25 @@ def answering_lines(
     patient: PatientProfile | None = None,
     decision: bool = False,
     also: str = "",
+    why_asked: bool = False,
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question (`lines_for`), read with the words `also` (the patient's,
     the formulary's words for the clinician's shorthand); a message asking several questions gets
     the best line of each first, in the message's order (ranked whole, the words of one question
-    outweigh the other's), then the rest by score: at most MAX_LINES."""
+    outweigh the other's), then the rest by score: at most MAX_LINES. `why_asked`: the ask reads
+    the drug's indications, whatever section it is routed to."""
+    why_asked = why_asked or INDICATION_SECTION in candidates
     names = [name for _, drug_names in drugs for name in drug_names]
     pieces = asked_pieces(question, names)
     if len(pieces) < 2:
-        return lines_for(store, drugs, f"{question} {also}", candidates, together, carried, patient, decision)
+        return lines_for(
+            store, drugs, f"{question} {also}", candidates, together, carried, patient, decision, why_asked
+        )
     # the section routed to is the message's: each question is ranked by its own words
     found = [
-        lines_for(store, drugs, f"{piece} {also}".strip(), (), together, carried, patient, decision)
+        lines_for(
+            store, drugs, f"{piece} {also}".strip(), (), together, carried, patient, decision, why_asked
+        )
         for piece in pieces
     ]
     return firsts_then_rest(found)
@@ -288,6 +299,7 @@ def lines_for(
     carried: str = "",
     patient: PatientProfile | None = None,
     decision: bool = False,
+    why_asked: bool = False,
 ) -> tuple[RankedLine, ...]:
     """The best lines for the question among the sentences of each drug (given with its names:
     a drug's own names are no term of its lines, another drug's named in the question is, and
@@ -305,8 +317,7 @@ def lines_for(
             read = [*candidates, *(k for k in DECIDING if k not in candidates)] if decision else candidates
             kept += band_lines(store, drug_id, read, patient, (), decision, doses_for)
             continue
-        # the other drugs' names weigh double: a line about this drug and that one answers the
-        # question of the two together before a line about the patient's condition
+        # the other drugs' names weigh double: a line on the two answers before one on the condition
         other_words = [t for t in question_tokens(others, names) if t in tokens]
         outside = _outside_drugs(tokens, other_words)
         drug_words = [*other_words, *outside]
@@ -340,7 +351,7 @@ def lines_for(
             # back on the question's scale (its best line's score), beside the other drugs' lines
             scale = best / hits[0].score if hits else 1.0
             answers = [line.model_copy(update={"score": line.score * scale}) for line in hits]
-        mine = [_weighed(line, candidates, patient, decision, doses_for) for line in answers]
+        mine = [_weighed(line, candidates, patient, decision, doses_for, why_asked) for line in answers]
         kept += band_lines(store, drug_id, candidates, patient, mine, decision, doses_for)
         kept += mine
         together_lines += [line for line in mine if other_words and words_held(line, other_words)]
@@ -379,8 +390,12 @@ def _weighed(
     patient: PatientProfile | None,
     decision: bool,
     asked: AskedFor,
+    why_asked: bool,
 ) -> RankedLine:
-    return line.model_copy(update={"score": line.score * _prior(line, candidates, patient, decision, asked)})
+    prior = _prior(line, candidates, patient, decision, asked)
+    why_given = line.section_key == INDICATION_SECTION and not why_asked
+    prior *= WHY_GIVEN_WEIGHT if why_given and not directs(line) else 1.0
+    return line.model_copy(update={"score": line.score * prior})
 
 
 def _for_patient(line: RankedLine, candidates: Sequence[str], patient: PatientProfile | None) -> bool:

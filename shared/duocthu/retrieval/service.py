@@ -345,6 +345,7 @@ class RetrievalService:
         # whether to use it: asked yes or no, or for this patient
         decision = plan.reading.yes_or_no or ask.with_patient
         also = question[len(said) :]
+        reads_why = ask.reads_section == INDICATION_SECTION
         if ask.kind == "each_drug" and any(token_matches(word, "nào") for word in raw_words(said)):
             # drugs offered as a choice ("trong A, B, C thuốc nào …"): each is read alone, the others'
             # names as written no words of its lines (a salt's "kali" still is), and the drug whose
@@ -361,6 +362,7 @@ class RetrievalService:
                     patient,
                     decision,
                     also,
+                    reads_why,
                 )
                 for d, names in named
             ]
@@ -368,7 +370,7 @@ class RetrievalService:
             found.sort(key=lambda lines: (not lines or lines[0].section_key not in candidates, -_best(lines)))
             return with_continuations(self.store, firsts_then_rest(found))
         lines = answering_lines(
-            self.store, named, said, candidates, together, carried, patient, decision, also
+            self.store, named, said, candidates, together, carried, patient, decision, also, reads_why
         )
         return with_continuations(self.store, lines)
 

@@ -255,3 +255,16 @@ def test_words_naming_the_book_itself_are_no_words_of_the_question(
         book_lines(store, "Thuốc nào trong dược thư tương tác với clarithromycin?", ("clarithromycin",)) == ()
     )
     assert book_lines(store, "thuốc nào làm tăng nồng độ lithi trong dược thư", ("lithi",))
+
+
+def test_an_indication_line_leads_only_when_the_ask_reads_the_indications(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    drug = [("diazepam", ("diazepam", "Seduxen"))]
+    asked = "Người lớn co giật kéo dài, tiêm tĩnh mạch diazepam liều bao nhiêu?"
+    lines = answering_lines(store, drug, asked, ("lieu_luong_va_cach_dung",))
+    assert lines and lines[0].section_key == "lieu_luong_va_cach_dung"
+    # the same words asked of what the drug is given for: the indication line may lead
+    why = answering_lines(store, drug, asked, ("lieu_luong_va_cach_dung",), why_asked=True)
+    assert why[0].section_key == "chi_dinh"
