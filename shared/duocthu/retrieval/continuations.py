@@ -4,13 +4,18 @@ The book often states a risk in one sentence and what to do about it, or whom it
 next ("… hạ kali hoặc hạ magnesi máu. Nên kiểm tra điện giải và điện tâm đồ khi có yếu tố nguy
 cơ."). Quoted alone, the first sentence leaves out the advice it leads to. A line is therefore
 quoted with the next sentence of its part when that sentence opens by telling what to do, or
-points back to what the line said ("Alen này …", "Ở các đối tượng này …").
+points back to what the line said ("Alen này …", "Ở các đối tượng này …"). A dose line stating no
+amount names a regimen ("Cơn gút cấp: Ưu tiên phác đồ liều thấp.") whose amounts the next sentence
+gives when that one opens with the act of giving, states an amount and has no label of its own
+("Uống 1 mg …", not "Đặt trực tràng: …", the next item of a list).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, words
 from duocthu.models.evidence import RankedLine
@@ -26,6 +31,12 @@ _POINTING_BACK = frozenset({"này", "đó", "trên"})
 _POINTING_REACH = 6
 # A continuation longer than this is a statement of its own, quoted only if it ranks
 MAX_CONTINUATION = 240
+# The act of giving a drug, opening a sentence that has no subject of its own (folded)
+_GIVING_OPENINGS = frozenset({"uong", "tiem", "truyen", "dung", "dat", "xit", "boi", "nho"})
+# A sentence opening with a label of its own ("Truyền tĩnh mạch: …", "Trẻ em: …")
+_LABEL = re.compile(r"^[^.:;]{1,40}:")
+# An amount of a drug: a number with a unit of mass, volume or activity
+_AMOUNT = re.compile(r"\d\s*(?:mg|g|mcg|µg|microgam|UI|IU|đơn vị|ml)\b", re.IGNORECASE)
 
 
 def goes_on_from(sentence: str) -> bool:
@@ -36,11 +47,26 @@ def goes_on_from(sentence: str) -> bool:
     return fold(said[0]) in _DIRECTIVE_OPENINGS or bool(_POINTING_BACK.intersection(said[:_POINTING_REACH]))
 
 
-def continued(sentence: str, sentences: Sequence[str]) -> str:
+def gives_amounts_of(sentence: str, after: str) -> bool:
+    """A dose sentence stating no amount, followed by one giving amounts (a regimen named, then given)."""
+    opening = words(after)[:1]
+    giving = bool(opening) and fold(opening[0]) in _GIVING_OPENINGS and not _LABEL.match(after.strip())
+    return (
+        giving
+        and not _AMOUNT.search(sentence)
+        and bool(_AMOUNT.search(after))
+        and len(after) <= 2 * MAX_CONTINUATION
+    )
+
+
+def continued(sentence: str, sentences: Sequence[str], dose: bool = False) -> str:
     """The sentence, with the one after it among `sentences` (its part's, in order) when that one
-    goes on from it (`goes_on_from`)."""
+    goes on from it (`goes_on_from`), or, in a dose section, gives the amounts it names."""
     at = next((i for i, s in enumerate(sentences) if s.strip() == sentence.strip()), None)
-    if at is None or at + 1 >= len(sentences) or not goes_on_from(sentences[at + 1]):
+    if at is None or at + 1 >= len(sentences):
+        return sentence
+    after = sentences[at + 1]
+    if not goes_on_from(after) and not (dose and gives_amounts_of(sentence, after)):
         return sentence
     return f"{sentence.rstrip()} {sentences[at + 1].strip()}"
 
@@ -58,7 +84,8 @@ def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple
         at = line.line_index
         own = texts.get(line.part_id, ())[at : at + 2]  # the line's sentence and the one after it
         if (line.part_id, at + 1) not in quoted:
-            line = line.model_copy(update={"text": continued(line.text, own)})
+            dose = line.section_key == DOSE_SECTION
+            line = line.model_copy(update={"text": continued(line.text, own, dose)})
         out.append(line)
     return tuple(out)
 

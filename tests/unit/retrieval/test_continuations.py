@@ -30,3 +30,14 @@ def test_a_ranked_line_carries_the_advice_after_it(sample_index: tuple[EdgeStore
     (joined,) = with_continuations(store, [line])
     assert joined.text.endswith("Nên kiểm tra điện giải và điện tâm đồ khi có yếu tố nguy cơ.")
     assert joined.text.startswith(line.text)
+
+
+def test_a_dose_line_naming_a_regimen_goes_on_to_the_amounts() -> None:
+    named = "Cơn đau cấp (người lớn): Ưu tiên phác đồ ngắn ngày."
+    given = "Uống 500 mg mỗi 8 giờ trong 3 ngày."
+    listed = "Đặt trực tràng: 10 mg/kg mỗi lần."
+    assert continued(named, [named, given], dose=True) == f"{named} {given}"
+    assert continued(named, [named, given]) == named  # outside a dose section: no regimen named
+    assert continued(named, [named, listed], dose=True) == named  # the next item of a list
+    stated = "Người lớn: 250 mg mỗi ngày."
+    assert continued(stated, [stated, given], dose=True) == stated  # it states its own amount
