@@ -72,8 +72,7 @@ def says_section_follows(line: str) -> bool:
 
 
 _CLAUSE = re.compile(r"(?<=;)\s+")
-# An ADR list is one long sentence of ";"-separated findings: past this length the line quoted is
-# the clause that states the finding (the whole section follows it)
+# Past this length an ADR list's line is the ";" clause stating the finding (the section follows)
 LONG_SENTENCE = 240
 STATE_NAMES = {
     "renal": "suy thận",
@@ -368,29 +367,30 @@ def _other_route(text: str, route: str | None) -> bool:
 
 
 def ranked_lines(
-    lines: Sequence[RankedLine], section_key: str | None, route: str | None = None
+    lines: Sequence[RankedLine], section_key: str | None, route: str | None = None, each_drug: bool = False
 ) -> AnswerLines | None:
-    """The monograph's best lines for the question (`retrieval.answering`) as the reply's lead,
-    as many as fit a bedside summary (BEDSIDE_CHARS); `section_key` is the section routed to (the
-    whole of which follows), None when none was. A line stating another route than the question's
-    goes after those stating it or none: it answers for another dosage form."""
+    """The monograph's best lines for the question (`retrieval.answering`) as the reply's lead, as
+    many as fit a bedside summary (BEDSIDE_CHARS; asked of `each_drug`, each drug's best line);
+    `section_key` is the section routed to (quoted whole after), None when none was. A line stating
+    another route than the question's goes after those stating it or none (another dosage form)."""
     kept: list[AnswerLine] = []
-    used = 0
+    used, full = 0, False
     several = len({line.drug_id for line in lines}) > 1  # each line names its drug
     for line in sorted(lines, key=lambda x: _other_route(x.headed, route)):  # stable: ranking kept
         ref = line.source_refs[0] if line.source_refs else None
         place = (f"{line.display_name}, " if several else "") + (ref.place() if ref else "")
-        # room for the line's citation ("mục “…”, tr. …")
-        text = _clauses_within(line.text, BEDSIDE_CHARS - RANKED_HEAD_CHARS - 80)
+        text = _clauses_within(line.text, BEDSIDE_CHARS - RANKED_HEAD_CHARS - 80)  # 80: its citation
         # a dose line is quoted under its paragraph's lead-in: who or what the dose is for
         text = f"{line.lead}: … {text}" if line.lead else text
         quoted = AnswerLine(
             text=text, drug_id=line.drug_id, section_key=line.section_key, evidence_id=line.part_id,
             citation=place, pages=ref.pages() if ref else "",
         )  # fmt: skip
-        used += len(_ranked_line(quoted)) + 1
-        if kept and used > BEDSIDE_CHARS - RANKED_HEAD_CHARS:
-            break
+        size = len(_ranked_line(quoted)) + 1
+        full = full or bool(kept and used + size > BEDSIDE_CHARS - RANKED_HEAD_CHARS)
+        if full and (not each_drug or any(k.drug_id == line.drug_id for k in kept)):
+            continue
+        used += size
         kept.append(quoted)
     if not kept:
         return None

@@ -51,11 +51,11 @@ from duocthu.retrieval.scopes import NOTHING_ASKED, AskedFor, asked_for
 from duocthu.store import VectorStore
 from duocthu.store.base import line_lead
 
-# The sentences read per drug, best first, before the prior reorders them: more than the longest
-# monograph's share of lines that can hold the question's words
+# The sentences read per drug, best first, before the prior reorders them (more than any monograph's
+# share of lines holding the question's words)
 READ_LINES = 64
-# The candidate sections' weight: a line there outranks a line elsewhere that scores up to this
-# much more (the routed section may be wrong, so the prior never hides a clearly better line)
+# The candidate sections' weight: a line there outranks one elsewhere scoring up to this much more
+# (the routed section may be wrong: the prior never hides a clearly better line)
 SECTION_PRIOR = 0.3
 MAX_LINES = 3
 OTHER_DRUG_WEIGHT = 2
@@ -64,9 +64,8 @@ OTHER_DRUG_WEIGHT = 2
 MIN_SCORE = 8.0
 # A line after the first leads too only when it scores this share of the first's score
 FOLLOWER_SHARE = 0.6
-# An indication line says why the drug is given, which a question naming the drug for a patient
-# already tells: unless the ask reads the indications or the line advises against a use, it leads
-# only over lines elsewhere scoring under this share of it
+# An indication line says why the drug is given, which a question naming it already tells: unless the
+# ask reads the indications or the line advises against a use, it weighs this share of its score
 WHY_GIVEN_WEIGHT = 0.7
 
 
@@ -283,11 +282,13 @@ def answering_lines(
     return firsts_then_rest(found)
 
 
-def firsts_then_rest(found: Sequence[Sequence[RankedLine]]) -> tuple[RankedLine, ...]:
-    """The best line of each reading first, in their order, then the rest by score: at most MAX_LINES."""
+def firsts_then_rest(
+    found: Sequence[Sequence[RankedLine]], at_most: int = MAX_LINES
+) -> tuple[RankedLine, ...]:
+    """The best line of each reading first, in their order, then the rest by score: at most `at_most`."""
     firsts = [lines[0] for lines in found if lines]
     rest = sorted((line for lines in found for line in lines[1:]), key=lambda line: -line.score)
-    return tuple(_each_once([*firsts, *rest])[:MAX_LINES])
+    return tuple(_each_once([*firsts, *rest])[:at_most])
 
 
 def lines_for(

@@ -47,7 +47,7 @@ from duocthu.models.frame import QueryFrame
 from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.advice import directs
 from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
-from duocthu.retrieval.answering import answering_lines, firsts_then_rest
+from duocthu.retrieval.answering import MAX_LINES, answering_lines, firsts_then_rest
 from duocthu.retrieval.barring import barring_lines
 from duocthu.retrieval.book_lines import book_lines, content_words
 from duocthu.retrieval.continuations import with_continuations
@@ -348,8 +348,8 @@ class RetrievalService:
         reads_why = ask.reads_section == INDICATION_SECTION
         if ask.kind == "each_drug" and any(token_matches(word, "nào") for word in raw_words(said)):
             # drugs offered as a choice ("trong A, B, C thuốc nào …"): each is read alone, the others'
-            # names as written no words of its lines (a salt's "kali" still is), and the drug whose
-            # line answers best leads; drugs told together ("đang A, giờ cần B") are read together
+            # names as written no words of its lines (a salt's "kali" still is), each drug's best line
+            # quoted, the best leading; drugs told together ("đang A, giờ cần B") are read together
             written = tuple(n for _, names in named for n in names if contains_phrase(said, n))
             found = [
                 answering_lines(
@@ -368,7 +368,7 @@ class RetrievalService:
             ]
             # the drugs whose best line stands in the section asked first, then by score
             found.sort(key=lambda lines: (not lines or lines[0].section_key not in candidates, -_best(lines)))
-            return with_continuations(self.store, firsts_then_rest(found))
+            return with_continuations(self.store, firsts_then_rest(found, max(MAX_LINES, len(found))))
         lines = answering_lines(
             self.store, named, said, candidates, together, carried, patient, decision, also, reads_why
         )

@@ -21,3 +21,11 @@ def test_among_named_drugs_the_drug_whose_line_answers_leads(tmp_path: Path) -> 
     assert "losartan" not in first.lower()
     # told together, the line naming both leads
     assert "acenocoumarol" in first_quoted_line(told)
+
+
+def test_a_choice_among_many_drugs_is_answered_for_each(tmp_path: Path) -> None:
+    asked = "Giữa captopril, enalapril, losartan, amlodipin, furosemid: cái nào có chỉ định trong suy tim?"
+    reply = run_turns([asked], tmp_path)[0].answer
+    lines = [line for line in reply.splitlines() if line.startswith("- “")]
+    for drug in ("Captopril", "Enalapril", "Losartan", "Amlodipin", "Furosemid"):
+        assert any(f"({drug}, mục “" in line for line in lines), drug

@@ -41,7 +41,8 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     best lines for the question (`ranked_lines`), before the line that says the focus is not said."""
     ask = plan.main_ask
     found = answer_lines(plan.frame, plan.reading, bundle, evidence.section, ask)
-    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route)
+    each_drug = ask is not None and ask.kind == "each_drug"
+    ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route, each_drug)
     several = len(asked_pieces(plan.reading.text, ())) > 1
     beyond = bool(focus_terms(plan.reading.text))  # a focus beside the finding: what to use instead
     return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several, beyond)
