@@ -5,12 +5,16 @@ ward writes them, requests that are no formulary question, and an ask's candidat
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from duocthu.catalog.ordinary_words import WORDS_FILE, derive_words, ordinary_word
 from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import spelling_key, world_drug
 from duocthu.core.measures import extract_age
 from duocthu.core.tables import data_lines
+from duocthu.tools.evals.answers import run_turns
+from duocthu.tools.evals.outsiders import first_quoted_line
 from duocthu.understanding.cue_readings import section_matches
 from duocthu.understanding.pipeline import understand_offline
 from duocthu.understanding.plan import plan_turn
@@ -119,9 +123,11 @@ def test_the_ordinary_words_file_is_what_wordfreq_gives() -> None:
     [
         # a section asked of one drug beside a medicine told as taken: that drug's section
         ("Đang warfarin vì rung nhĩ. Fluconazol liều nạp thế nào?", "drug_attribute", ("fluconazol",)),
-        # a yes-or-no about the two, or the medicine taken named again: the two together
+        # a yes-or-no about the two: the two together
         ("Đang uống warfarin thì paracetamol liều cao có ảnh hưởng INR không?", "interaction", None),
-        ("Đang Coumadin, nay bắt đầu Cordarone. Warfarin giảm bao nhiêu?", "interaction", None),
+        # the medicine taken written again where the turn asks: that drug is asked, the one started
+        # beside it told (read beside it: `test_..._written_again_...`)
+        ("Đang Coumadin, nay bắt đầu Cordarone. Warfarin giảm bao nhiêu?", "drug_attribute", ("warfarin",)),
         # every medicine named is one a pregnant patient takes: each, for her state
         (
             "Đang uống warfarin và aspirin, có thai 6 tuần thì sao?",
@@ -136,6 +142,17 @@ def test_a_medicine_taken_is_asked_about_only_when_the_question_is_about_it(
     frame = understand_offline(message, resolver)
     assert frame.turn_type == turn_type and (drugs is None or frame.drugs == drugs)
     assert frame.patient_context.current_medications
+
+
+def test_a_medicine_taken_written_again_where_the_turn_asks_is_asked_beside_the_drug_started(
+    resolver: CatalogDrugResolver, tmp_path: Path
+) -> None:
+    message = "BN đang uống digoxin, khoa tim mới thêm amiodaron. Digoxin có phải chỉnh liều không?"
+    frame = understand_offline(message, resolver)
+    assert frame.drugs == ("digoxin",) and "amiodaron" in frame.patient_context.current_medications
+    # read beside the drug started: its line on the two leads, the interaction section follows
+    reply = run_turns([message], tmp_path)[0].answer
+    assert "amiodaron" in first_quoted_line(reply) and "【Digoxin】 Tương tác thuốc" in reply
 
 
 def test_a_word_no_drug_list_holds_is_read_in_the_book_before_not_found(

@@ -116,11 +116,12 @@ def _told_before_the_question(
 
 
 def _told(reading: Reading, named: Sequence[DrugMatch]) -> list[DrugMatch]:
-    """The drugs named only in sentences that ask nothing."""
+    """The drugs named only in sentences that ask nothing (a drug written again where the turn asks
+    is asked, wherever it was first named)."""
     sentences = sentences_asking(reading.text, len(reading.cues.tokens))
     if sentences is None:
         return []
-    asked = {m.drug_id for m in named if sentences[m.start][1]}
+    asked = {m.drug_id for m in (*named, *reading.turn.tags.mentions) if sentences[m.start][1]}
     return [m for m in named if m.drug_id not in asked]
 
 
