@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from duocthu.answer.lines import AnswerLine, AnswerLines
 from duocthu.answer.replies.sections import ordered_leads
+from duocthu.tools.evals.answers import run_turns
+from duocthu.tools.evals.outsiders import first_quoted_line
 
 
 def _line(text: str, section: str) -> AnswerLine:
@@ -83,3 +87,16 @@ def test_a_question_asking_what_to_use_instead_gets_its_line_after_the_section_r
     leads = ordered_leads(reading, ranked, beyond=True)
     assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (switch,)
     assert ordered_leads(reading, ranked) == [reading]  # only whether it causes it: the reading alone
+
+
+def test_a_name_without_a_monograph_that_the_lines_name_is_said_after_them(tmp_path: Path) -> None:
+    asked = (
+        "Bà 70t gút, dự phòng colchicin 0,5mg mỗi ngày, ClCr 60. Hôm nay được kê clarithromycin vì "
+        "viêm phổi. Còn dùng colchicin được nữa không?"
+    )
+    reply = run_turns([asked], tmp_path)[0].answer
+    # the answering line names it, so it cannot read as covering another drug: it leads, the
+    # notice that the name has no monograph follows
+    first = first_quoted_line(reply)
+    assert first.startswith("- “") and "clarithromycin" in first
+    assert "“clarithromycin” không có chuyên luận" in reply

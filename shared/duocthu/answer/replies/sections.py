@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
@@ -155,6 +156,11 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
         # a finding names it ("X có trị Y không?": that is the answer)
         notes = composer.wording.reading_notes(plan, bundle)
         said = [line for line in composer.wording.preface(plan, bundle) if line not in notes]
+        # a name without a monograph that the answering lines themselves name: they cannot read as
+        # covering it, so the notice follows them
+        named = _named_in_lines(plan, leads)
+        notes += [line for line in said if any(f"“{name}”" in line for name in named)]
+        said = [line for line in said if line not in notes]
         only_ranked = all(x.ranked for x in leads)
         first = said and (frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked))
         preface = [*lines_block(said), *quoted, *lines_block(notes)] if first else [*quoted, *preface]
@@ -163,6 +169,17 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
     blocks = [*preface, *_trimmed(answer.blocks)] if preface else list(answer.blocks)
     reply = Reply(blocks=tuple(blocks), quick_replies=quick_replies(plan), source=source_of(bundle))
     return Composed(reply, bundle, answer.citations, answer.system_error, answer_lines=found)
+
+
+def _named_in_lines(plan: Plan, leads: Sequence[AnswerLines]) -> list[str]:
+    """The names without a monograph the turn asks beside a catalogue drug, when every one of
+    them is named by the answering lines; [] when any is not."""
+    reading = plan.reading
+    names = list(
+        dict.fromkeys((*plan.frame.unknown_drugs, *reading.outside_formulary, *reading.joined_unknown_names))
+    )
+    quoted = " ".join(line.text for x in leads for line in x.lines)
+    return names if names and all(contains_phrase(quoted, name) for name in names) else []
 
 
 def _shown(plan: Plan, bundle: EvidenceBundle, leads: list[AnswerLines]) -> EvidenceBundle:
