@@ -166,8 +166,9 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
         blocked.update(range(match.start, match.end))
     for condition in facts.conditions:
         blocked.update(range(condition.start, condition.start + condition.length))
-    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"
-    blocked.update(c.end for c in cues.all("comorbidity"))
+    # what the patient "bị"/"mắc" is a condition, never a product: "uống X bị rash"; a real drug
+    # after it acts on something ("thuốc nào bị rifampicin làm giảm tác dụng")
+    blocked.update(c.end for c in cues.all("comorbidity") if c.end >= len(raw) or not world_drug(raw[c.end]))
     # the words of a laboratory value the turn states ("K máu 6.0") are its name and number
     folded = [fold(t) for t in raw]
     for value in facts.labs:

@@ -56,3 +56,8 @@ def test_a_word_without_a_vowel_is_no_name() -> None:
     assert _unknown_names("Bệnh nhân sau HKTMS chân, giữ thuốc chống đông hay đổi?") == ()
     assert _unknown_names("Bn suy tủy, TC 25 G/L, sốt cao, uống thuốc hạ sốt được ko?") == ()
     assert _unknown_names("Trong dầu Cao Sao Vàng, thành phần nào cao nhất?") == ("Cao Sao Vàng",)
+
+
+def test_a_real_drug_after_bi_acts_on_something_what_the_patient_has_is_no_name() -> None:
+    assert _unknown_names("Trong các thuốc này, thuốc nào bị phenytoin làm giảm tác dụng?") == ("phenytoin",)
+    assert _unknown_names("Bé bị Kawasaki, dùng thuốc gì?") == ()
