@@ -159,7 +159,18 @@ def not_a_name_word(token: str) -> bool:
 def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch], facts: Facts) -> set[int]:
     """Token positions that are never part of an unknown name: cue phrases, allergy objects,
     section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
-    blocked = set(cues.covered()) | set(facts.object_positions)
+    # a message's opening lead-in names what it is about: a real drug there is one ("Rifampicin ở BN lao: …")
+    lead = {
+        i for c in cues.all("topic") for i in range(c.start, c.end) if i < len(raw) and world_drug(raw[i])
+    }
+    inside = {
+        i
+        for kind, found in cues.by_kind.items()
+        if kind != "topic"
+        for c in found
+        for i in range(c.start, c.end)
+    }
+    blocked = (set(cues.covered()) - (lead - inside)) | set(facts.object_positions)
     for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
         blocked.update(range(phrase.start, phrase.start + phrase.length))
     for match in named:

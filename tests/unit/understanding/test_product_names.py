@@ -61,3 +61,8 @@ def test_a_word_without_a_vowel_is_no_name() -> None:
 def test_a_real_drug_after_bi_acts_on_something_what_the_patient_has_is_no_name() -> None:
     assert _unknown_names("Trong các thuốc này, thuốc nào bị phenytoin làm giảm tác dụng?") == ("phenytoin",)
     assert _unknown_names("Bé bị Kawasaki, dùng thuốc gì?") == ()
+
+
+def test_a_real_drug_in_the_lead_in_is_a_name_a_condition_there_is_not() -> None:
+    assert _unknown_names("Rifampicin ở BN lao: thuốc nào bị giảm tác dụng?") == ("Rifampicin",)
+    assert _unknown_names("Nhược cơ: thuốc nào cần tránh?") == ()
