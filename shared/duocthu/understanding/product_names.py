@@ -160,7 +160,7 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
     """Token positions that are never part of an unknown name: cue phrases, allergy objects,
     section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
     # a message's opening lead-in names what it is about: a real drug there is one ("Rifampicin ở BN lao: …")
-    lead = {
+    in_lead = {
         i for c in cues.all("topic") for i in range(c.start, c.end) if i < len(raw) and world_drug(raw[i])
     }
     inside = {
@@ -170,7 +170,7 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
         for c in found
         for i in range(c.start, c.end)
     }
-    blocked = (set(cues.covered()) - (lead - inside)) | set(facts.object_positions)
+    blocked = (set(cues.covered()) - (in_lead - inside)) | set(facts.object_positions)
     for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
         blocked.update(range(phrase.start, phrase.start + phrase.length))
     for match in named:
