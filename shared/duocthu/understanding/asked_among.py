@@ -6,7 +6,8 @@ The list is found by its form: two or more catalogue names written as alternativ
 "hay", "hoặc", a slash) in a message that asks which one ("… nào"). The rest of the message is
 what each candidate is asked about, read as the which-drug question it is on its own; its lookup
 is then restricted to the candidates (`Ask.among`), and the reply says of each one whether its
-section names the finding. Medicines the patient is told to take are facts, never candidates.
+section names the finding. Medicines the patient is told to take are facts, never candidates,
+unless the list is opened as a choice ("trong các thuốc đang dùng kèm (A, B, C) thuốc nào …").
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _OPENING = re.compile(
 )
 # A list right after one of these is of drugs asked together
 _TOGETHER = frozenset({"voi", "cung", "kem", "chung"})
+# A list opened by "trong" at most this many words before it is a choice, its drugs taken or not
+_OPENING_WORDS = 8
 _WHICH_ONE = re.compile(r"\b(?:cái|loại|con|thằng)\s+nào\b", re.IGNORECASE)
 
 
@@ -53,11 +56,23 @@ def candidates_listed(tags: MessageTags) -> tuple[DrugMatch, ...]:
             run = [match]
         if len(run) > len(best):
             best = list(run)
-    if len(best) < MIN_CANDIDATES or any(m.start in taken for m in best):
+    if len(best) < MIN_CANDIDATES:
+        return ()
+    if _opened(text, spans, best):
+        return tuple(best)  # "trong các thuốc đang dùng kèm (A, B, C) …": a choice, taken or not
+    if any(m.start in taken for m in best):
         return ()
     if best[0].start and fold(tags.cues.tokens[best[0].start - 1]) in _TOGETHER:
         return ()  # "tương tác với A và B": the drugs asked together
     return tuple(best)
+
+
+def _opened(text: str, spans: list[tuple[int, int]], listed: list[DrugMatch]) -> bool:
+    """The list opened as a choice ("trong các thuốc đang dùng (A, B, C) thuốc nào …"): "trong"
+    among the few words before it, in its clause. Medicines taken so listed are the candidates."""
+    before = text[: spans[listed[0].start][0]]
+    clause = re.split(r"[.;:?!]", before)[-1]
+    return any(word.lower() == "trong" for word in _TOKEN.findall(clause)[-_OPENING_WORDS:])
 
 
 def without_candidates(tags: MessageTags, listed: tuple[DrugMatch, ...]) -> str:

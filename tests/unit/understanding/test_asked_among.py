@@ -40,8 +40,13 @@ def _understand(
         ("azithromycin, ciprofloxacin có tương tác không?", ()),
         # drugs joined by "với" are asked together, not offered as a choice
         ("thuốc nào tương tác với warfarin và aspirin?", ()),
-        # the patient's medicines are facts, never candidates
+        # the patient's medicines are facts, never candidates, unless the list is opened as a choice
         ("BN đang dùng warfarin, aspirin. Thuốc nào giảm đau dùng được?", ()),
+        (
+            "Thêm clarithromycin: trong các thuốc BN đang dùng kèm (amlodipin, atorvastatin, warfarin) "
+            "thuốc nào bị tăng nồng độ?",
+            ("amlodipin", "atorvastatin", "warfarin"),
+        ),
         # one drug is no choice
         ("Trong ibuprofen thì thuốc nào gây loét?", ()),
     ],
