@@ -228,7 +228,8 @@ def _read_before_no(
     ):
         return _names_outside(frame)
     if reason in _READ_THE_BOOK and reading.asks_which_drug and not catalogue_drugs:
-        return (Ask(kind="book_lines"),)
+        # the names it asks among, with no monograph, are said to have none (and read in the book)
+        return (Ask(kind="book_lines", unknown_names=reading.outside_formulary),)
     terms = [name for name in frame.unknown_drugs if not world_drug(name)]
     if reason == "unknown_drug" and terms and not catalogue_drugs:
         # a word no drug list holds may be a term of the book ("Clostridioides difficile"): the

@@ -165,3 +165,16 @@ def test_a_word_no_drug_list_holds_is_read_in_the_book_before_not_found(
     plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
     assert plan.reason == "unknown_drug"
     assert [(a.kind, a.unknown_names) for a in plan.asks] == [("book_lines", ("Clostridioides",))]
+
+
+def test_a_which_drug_question_among_drugs_outside_the_book_says_they_have_none(
+    resolver: CatalogDrugResolver, tmp_path: Path
+) -> None:
+    message = "Gây mê: sevofluran, ketamin, etomidat — thuốc nào ít ức chế tim mạch nhất ở BN suy tim?"
+    frame = understand_offline(message, resolver)
+    plan = plan_turn(frame, turn_reading(tag_message(message, resolver), frame, resolver), resolver)
+    assert [(a.kind, a.unknown_names) for a in plan.asks] == [
+        ("book_lines", ("sevofluran", "ketamin", "etomidat"))
+    ]
+    reply = run_turns([message], tmp_path)[0].answer
+    assert "“sevofluran”, “ketamin”, “etomidat” không có chuyên luận riêng" in reply
