@@ -100,3 +100,13 @@ def test_a_name_without_a_monograph_that_the_lines_name_is_said_after_them(tmp_p
     first = first_quoted_line(reply)
     assert first.startswith("- “") and "clarithromycin" in first
     assert "“clarithromycin” không có chuyên luận" in reply
+
+
+def test_lines_read_across_the_book_that_name_a_drug_without_a_monograph_lead_the_notice(
+    tmp_path: Path,
+) -> None:
+    reply = run_turns(["Những thuốc ức chế men chuyển nào phải ngừng trước sacubitril/valsartan?"], tmp_path)
+    answer = reply[0].answer
+    first = first_quoted_line(answer)
+    assert first.startswith("- “") and "valsartan" in first
+    assert answer.index("“valsartan” không có chuyên luận riêng") > answer.index(first)

@@ -6,6 +6,7 @@ no: a "not found" where monographs speak to the question is the failure that mat
 from __future__ import annotations
 
 from duocthu.answer.replies.context import Composed, Composer, compact
+from duocthu.core.phrases import contains_phrase
 from duocthu.models.evidence import GatheredEvidence, RankedLine
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, QuotedLine
@@ -23,9 +24,12 @@ def _citation(line: RankedLine) -> str:
 
 def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Composed:
     lines = evidence.lines_of(0)
-    # the names asked that have no monograph, said before any other monograph's line
+    # the names asked that have no monograph, said before any other monograph's line, or after the
+    # lines when they name every one of them (they cannot read as covering another drug)
     names = plan.main_ask.unknown_names if plan.main_ask else ()
     no_monograph = (f"{composer.wording.without_monograph(names)}.",) if names else ()
+    said = " ".join(line.text for line in lines)
+    after = bool(names) and all(contains_phrase(said, name) for name in names)
     quotes = tuple(
         QuotedLine(
             text=line.text, drug_id=line.drug_id, section_key=line.section_key, citation=_citation(line)
@@ -36,6 +40,11 @@ def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Co
         drug_id=lines[0].drug_id,
         section_key=lines[0].section_key,
         quotes=quotes,
-        lines=(*no_monograph, HEAD, *(f"- “{q.text}” ({q.citation})" for q in quotes)),
+        lines=(
+            *(() if after else no_monograph),
+            HEAD,
+            *(f"- “{q.text}” ({q.citation})" for q in quotes),
+            *(no_monograph if after else ()),
+        ),
     )
     return compact(composer, plan, evidence.main, [block], ())
