@@ -110,3 +110,10 @@ def test_lines_read_across_the_book_that_name_a_drug_without_a_monograph_lead_th
     first = first_quoted_line(answer)
     assert first.startswith("- “") and "valsartan" in first
     assert answer.index("“valsartan” không có chuyên luận riêng") > answer.index(first)
+
+
+def test_a_pairs_reply_says_how_it_read_a_shorthand_after_the_pairs(tmp_path: Path) -> None:
+    asked = "BN VKDT dùng MTX 15mg/tuần, nay được kê amoxicilin và omeprazol. Ba thuốc này tương tác gì?"
+    answer = run_turns([asked], tmp_path)[0].answer
+    assert answer.startswith("Theo mục “Tương tác thuốc”")
+    assert answer.index("Tôi hiểu “mtx” là Methotrexat.") > answer.index("• Methotrexat – Amoxicilin")

@@ -18,10 +18,13 @@ def interaction_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence
 
 def pairs(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
     preface = composer.wording.preface(plan, bundle)
+    # how the question was read (a shorthand, a name quoted where the pairs name it) follows the pairs
+    notes = composer.wording.reading_notes(plan, bundle)
+    said = [line for line in preface if line not in notes]
     found = interaction_lines(composer, plan, evidence)
     lines = found.lines(bundle, sum(len(line) + 1 for line in preface))
     block = PairsBlock(
         drugs=found.known, unknown_names=found.unknown, pairs=found.pairs(bundle), lines=tuple(lines)
     )
-    body: list[Block] = [*lines_block(preface), block]
+    body: list[Block] = [*lines_block(said), block, *lines_block(notes)]
     return compact(composer, plan, bundle, body, found.quick_replies())
