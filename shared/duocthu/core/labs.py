@@ -184,3 +184,17 @@ def lab_states(text: str) -> tuple[str, ...]:
             _, _, low, high = states[lab]
             found.append(high if _DIRECTION[m[2]] else low)
     return tuple(dict.fromkeys(s for s in found if s != "-"))
+
+
+# A genetic marker told positive ("HLA-B*1502 (+)", "HLA-B*15:02 dương tính"): the patient carries
+# the allele, which the book names as written ("Người mang alen HLA-B*1502")
+_MARKER_POSITIVE = re.compile(
+    r"\b(HLA-[A-Z]+)\s*\*\s*(\d{2}):?(\d{2})\s*(?:\(\+\)|\+|dương tính|duong tinh|\(dương tính\))",
+    re.IGNORECASE,
+)
+
+
+def markers_carried(text: str) -> tuple[str, ...]:
+    """The genetic markers the turn tells the patient tests positive for, as the book writes them."""
+    found = (f"{m[1].upper()}*{m[2]}{m[3]}" for m in _MARKER_POSITIVE.finditer(nfc(text)))
+    return tuple(dict.fromkeys(found))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from duocthu.catalog.names import foreign_word
 from duocthu.catalog.resolver import DrugMatch
 from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention, find_conditions
-from duocthu.core.labs import lab_states, stated_labs
+from duocthu.core.labs import lab_states, markers_carried, stated_labs
 from duocthu.core.measures import CHILD_BELOW_YEARS, ELDERLY_FROM_YEARS, extract_age, extract_weight
 from duocthu.core.sections import ADR_SECTION, CONTRAINDICATION_SECTION, SECTION_PHRASES
 from duocthu.core.text import (
@@ -220,6 +220,7 @@ def extract_facts(text: str, named: Sequence[DrugMatch] = (), cues: TurnCues | N
         )
     objects.update(i for r in unnamed for i in r.cause_words)  # a reaction's cause: no drug asked
     stated_conditions += lab_states(text)  # "K+ 2,6": hạ kali huyết, as the sentences name it
+    stated_conditions += markers_carried(text)  # "HLA-B*1502 (+)": the allele the patient carries
     comorbidities = [c.normalized for c in comorbid] + stated_conditions
     # a delivery told ("sinh xong 2 tuần") ends the pregnancy, also one told in an earlier turn
     delivered = cues.has("delivered")

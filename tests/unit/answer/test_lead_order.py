@@ -117,3 +117,9 @@ def test_a_pairs_reply_says_how_it_read_a_shorthand_after_the_pairs(tmp_path: Pa
     answer = run_turns([asked], tmp_path)[0].answer
     assert answer.startswith("Theo mục “Tương tác thuốc”")
     assert answer.index("Tôi hiểu “mtx” là Methotrexat.") > answer.index("• Methotrexat – Amoxicilin")
+
+
+def test_a_marker_the_patient_carries_brings_the_contraindication_naming_it_first(tmp_path: Path) -> None:
+    asked = "Nam 30t động kinh cục bộ, xét nghiệm HLA-B*1502 dương tính. Cho Tegretol được không?"
+    first = first_quoted_line(run_turns([asked], tmp_path)[0].answer)
+    assert "Người mang alen HLA-B*1502 không được bắt đầu" in first

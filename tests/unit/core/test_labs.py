@@ -3,7 +3,7 @@ a name, a comparison and a number; a number outside the lab's range or in anothe
 
 from __future__ import annotations
 
-from duocthu.core.labs import lab_bands, lab_relation, lab_states, patient_labs, stated_labs
+from duocthu.core.labs import lab_bands, lab_relation, lab_states, markers_carried, patient_labs, stated_labs
 
 
 def test_a_patients_values_are_read_by_name_number_and_unit() -> None:
@@ -47,3 +47,9 @@ def test_a_number_marking_a_question_of_a_numbered_list_is_no_value() -> None:
     # a value in parentheses, or a list with no first item, is read as before
     assert patient_labs("(K 4) ok") == {"potassium": 4.0}
     assert patient_labs("K 2,8 mmol/l, 1) bù kali? 2) liều?") == {"potassium": 2.8}
+
+
+def test_a_genetic_marker_told_positive_is_carried_as_the_book_writes_it() -> None:
+    assert markers_carried("xét nghiệm HLA-B*15:02 dương tính") == ("HLA-B*1502",)
+    assert markers_carried("hla-b*5801 (+), HLA-B*1502 âm tính") == ("HLA-B*5801",)
+    assert markers_carried("chưa xét nghiệm HLA-B*1502") == ()
