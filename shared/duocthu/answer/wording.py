@@ -164,6 +164,12 @@ class ReplyWording:
     def preface(self, plan: Plan, bundle: EvidenceBundle) -> list[str]:
         return [line for part in self.preface_parts(plan, bundle) for line in part]
 
+    def said_and_notes(self, plan: Plan, bundle: EvidenceBundle) -> tuple[list[str], list[str]]:
+        """The preface apart: the lines that lead (what the reply does not cover) and those that
+        may follow the answering lines (`reading_notes`: how the question was read)."""
+        notes = self.reading_notes(plan, bundle)
+        return [line for line in self.preface(plan, bundle) if line not in notes], notes
+
     def names_not_covered(self, plan: Plan, answered: list[str], joined: Sequence[str]) -> list[str]:
         """What the reply says of names it does not answer for: those joined to a catalogue drug,
         a shorthand it read, a real drug with no monograph asked on its own."""

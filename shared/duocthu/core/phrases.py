@@ -141,6 +141,12 @@ def contains_any(text: str, phrases: Sequence[str]) -> bool:
     return any(find_phrase(said, folded_words(phrase)) >= 0 for phrase in phrases)
 
 
+def contains_every(text: str, phrases: Sequence[str]) -> bool:
+    """Whether the text holds every one of the phrases, and there is one (`contains_phrase`)."""
+    said = folded_words(text)
+    return bool(phrases) and all(find_phrase(said, folded_words(phrase)) >= 0 for phrase in phrases)
+
+
 def longest_spans(found: Sequence[PhraseMatch[T]]) -> list[PhraseMatch[T]]:
     """Non-overlapping matches, longest first, then earliest: "acid acetylsalicylic" beats "acid"."""
     taken: set[int] = set()

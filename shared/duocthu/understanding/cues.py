@@ -249,13 +249,13 @@ class TurnCues:
         """Token positions inside the cues of this kind."""
         return frozenset(i for c in self.all(kind) for i in range(c.start, c.end))
 
-    def covered(self) -> frozenset[int]:
+    def covered(self, but: Sequence[CueKind] = ()) -> frozenset[int]:
         """Token positions inside any cue (they are question words, never a product name), but for
-        the words that go on a product's name (`name_variant`: "Kavenol Forte")."""
+        the words that go on a product's name (`name_variant`: "Kavenol Forte") and the kinds `but`."""
         return frozenset(
             i
             for kind, cues in self.by_kind.items()
-            if kind != "name_variant"
+            if kind != "name_variant" and kind not in but
             for c in cues
             for i in range(c.start, c.end)
         )

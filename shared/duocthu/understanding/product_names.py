@@ -160,17 +160,8 @@ def _never_names(cues: TurnCues, raw: Sequence[str], named: Sequence[DrugMatch],
     """Token positions that are never part of an unknown name: cue phrases, allergy objects,
     section names, the resolver's matches, conditions and what the patient "bị"/"mắc"."""
     # a message's opening lead-in names what it is about: a real drug there is one ("Rifampicin ở BN lao: …")
-    in_lead = {
-        i for c in cues.all("topic") for i in range(c.start, c.end) if i < len(raw) and world_drug(raw[i])
-    }
-    inside = {
-        i
-        for kind, found in cues.by_kind.items()
-        if kind != "topic"
-        for c in found
-        for i in range(c.start, c.end)
-    }
-    blocked = (set(cues.covered()) - (in_lead - inside)) | set(facts.object_positions)
+    lead_in = {i for i in cues.spans("topic") if i >= len(raw) or not world_drug(raw[i])}
+    blocked = set(cues.covered(but=("topic",))) | lead_in | set(facts.object_positions)
     for phrase in SECTION_PHRASES.matches(cues.tokens):  # "overdose", "CCĐ": a section, never a name
         blocked.update(range(phrase.start, phrase.start + phrase.length))
     for match in named:

@@ -1,6 +1,6 @@
 import unicodedata
 
-from duocthu.core.phrases import PhraseIndex, contains_phrase, find_phrase, longest_spans
+from duocthu.core.phrases import PhraseIndex, contains_every, contains_phrase, find_phrase, longest_spans
 from duocthu.core.text import (
     asks_something,
     asks_yes_or_no,
@@ -74,3 +74,10 @@ def test_a_turn_closed_by_no_in_a_chat_spelling_asks() -> None:
     assert not asks_something("Tôi đang dùng warfarin.")
     assert not tells_only("bn dị ứng penicilin thì có dùng cefuroxim được k")
     assert tells_only("Đang dùng warfarin, K 5,4")
+
+
+def test_every_phrase_held_counts_only_when_there_is_one() -> None:
+    said = "Thuốc cảm ứng enzym như rifampicin, carbamazepin làm giảm tác dụng"
+    assert contains_every(said, ["Rifampicin", "carbamazepin"])
+    assert not contains_every(said, ["rifampicin", "phenytoin"])
+    assert not contains_every(said, [])

@@ -6,7 +6,7 @@ no: a "not found" where monographs speak to the question is the failure that mat
 from __future__ import annotations
 
 from duocthu.answer.replies.context import Composed, Composer, compact
-from duocthu.core.phrases import contains_phrase
+from duocthu.core.phrases import contains_every
 from duocthu.models.evidence import GatheredEvidence, RankedLine
 from duocthu.models.plan import Plan
 from duocthu.models.reply import AnswerLinesBlock, QuotedLine
@@ -28,8 +28,7 @@ def book_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence) -> Co
     # lines when they name every one of them (they cannot read as covering another drug)
     names = plan.main_ask.unknown_names if plan.main_ask else ()
     no_monograph = (f"{composer.wording.without_monograph(names)}.",) if names else ()
-    said = " ".join(line.text for line in lines)
-    after = bool(names) and all(contains_phrase(said, name) for name in names)
+    after = contains_every(" ".join(line.text for line in lines), names)
     quotes = tuple(
         QuotedLine(
             text=line.text, drug_id=line.drug_id, section_key=line.section_key, citation=_citation(line)

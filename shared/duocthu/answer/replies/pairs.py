@@ -17,12 +17,10 @@ def interaction_lines(composer: Composer, plan: Plan, evidence: GatheredEvidence
 
 
 def pairs(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> Composed:
-    preface = composer.wording.preface(plan, bundle)
     # how the question was read (a shorthand, a name quoted where the pairs name it) follows the pairs
-    notes = composer.wording.reading_notes(plan, bundle)
-    said = [line for line in preface if line not in notes]
+    said, notes = composer.wording.said_and_notes(plan, bundle)
     found = interaction_lines(composer, plan, evidence)
-    lines = found.lines(bundle, sum(len(line) + 1 for line in preface))
+    lines = found.lines(bundle, sum(len(line) + 1 for line in (*said, *notes)))
     block = PairsBlock(
         drugs=found.known, unknown_names=found.unknown, pairs=found.pairs(bundle), lines=tuple(lines)
     )

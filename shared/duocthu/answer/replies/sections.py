@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
-from duocthu.core.phrases import contains_phrase
+from duocthu.core.phrases import contains_every
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle, GatheredEvidence
@@ -154,12 +154,11 @@ def sections(composer: Composer, plan: Plan, evidence: GatheredEvidence, bundle:
         # how the question was read follows the answering lines; said first: a name the reply
         # does not cover (the lines are about the other drug only), and how the section read for
         # a finding names it ("X có trị Y không?": that is the answer)
-        notes = composer.wording.reading_notes(plan, bundle)
-        said = [line for line in composer.wording.preface(plan, bundle) if line not in notes]
+        said, notes = composer.wording.said_and_notes(plan, bundle)
         # a name without a monograph that the answering lines themselves name: they cannot read as
         # covering it, so the notice follows them
         named = _named_in_lines(plan, leads)
-        notes += [line for line in said if any(f"“{name}”" in line for name in named)]
+        notes += [line for line in said if any(composer.wording.quoted([name]) in line for name in named)]
         said = [line for line in said if line not in notes]
         only_ranked = all(x.ranked for x in leads)
         first = said and (frame.unknown_drugs or (ask is not None and ask.reads_section and only_ranked))
@@ -179,7 +178,7 @@ def _named_in_lines(plan: Plan, leads: Sequence[AnswerLines]) -> list[str]:
         dict.fromkeys((*plan.frame.unknown_drugs, *reading.outside_formulary, *reading.joined_unknown_names))
     )
     quoted = " ".join(line.text for x in leads for line in x.lines)
-    return names if names and all(contains_phrase(quoted, name) for name in names) else []
+    return names if contains_every(quoted, names) else []
 
 
 def _shown(plan: Plan, bundle: EvidenceBundle, leads: list[AnswerLines]) -> EvidenceBundle:
