@@ -15,8 +15,15 @@ from duocthu.core.text import nfc
 @lru_cache(maxsize=1)
 def _lexicon() -> tuple[re.Pattern[str], dict[str, str]]:
     table = {nfc(r["term"]).casefold(): nfc(r["formulary"]) for r in table_records("clinical_lexicon.tsv")}
-    alternatives = "|".join(re.escape(t) for t in sorted(table, key=len, reverse=True))
+    alternatives = "|".join(_alternative(t) for t in sorted(table, key=len, reverse=True))
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE), table
+
+
+def _alternative(term: str) -> str:
+    """A term as matched: a word on its word boundaries; a symbol only between spaces, where it
+    joins the words either side ("Tegretol + thuốc tránh thai"), never a result in brackets
+    beside one word ("Chlamydia (+)")."""
+    return re.escape(term) if re.search(r"\w", term) else rf"(?<=\s){re.escape(term)}(?=\s)"
 
 
 @lru_cache(maxsize=1)

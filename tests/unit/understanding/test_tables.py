@@ -130,3 +130,9 @@ def test_no_row_repeats_a_cue_that_tells_its_kind_already() -> None:
     }
     copies = [r["phrase"] for r in CUE_ROWS if (r["kind"], _words_of(r["phrase"])) in told]
     assert copies == []
+
+
+def test_a_symbol_of_the_lexicon_joins_only_the_words_either_side() -> None:
+    # "+" between two medicines is their combination; a result in brackets beside one word is not
+    assert formulary_wording("Tegretol + thuốc tránh thai") == "Tegretol cùng thuốc tránh thai"
+    assert formulary_wording("Chlamydia (+), HBsAg (+)") == "Chlamydia (+), HBsAg (+)"
