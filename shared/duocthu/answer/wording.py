@@ -13,6 +13,8 @@ from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.which_drugs import which_drugs
+from duocthu.catalog.world_drugs import world_drug
+from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import ADR_SECTION, DOSE_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
@@ -184,9 +186,9 @@ class ReplyWording:
                 if plan.asks_kind("together")
                 else f"chỉ nói về {known}, không nói gì về {missing}"
             )
-            # a real drug with no monograph, quoted where the asked drug's section names it, is no
-            # "not found"; a name no list holds is (each said of its own names)
-            real = [n for n in joined if n in reading.outside_together] if plan.asks_kind("together") else []
+            # a real drug (the ATC table's) has no monograph, which is no "not found": the book may
+            # name it in another drug's sections; a name no list holds is (each said of its own names)
+            real = [n for n in joined if n in reading.outside_together or world_drug(n)]
             unknown = [n for n in joined if n not in real]
             said = "; ".join(
                 [
@@ -219,7 +221,7 @@ class ReplyWording:
         it, the dose not computed for the figures given): they may follow the answering lines,
         which a warning of what is not covered may not."""
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
-        joined = plan.reading.joined_unknown_names
+        joined = unwritten(plan.reading.joined_unknown_names, bundle)
         notes = self.read_as(plan)
         if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             notes.append(self.dosing_echo(plan.frame, plan.reading.asks_computation))  # after the lines
@@ -246,7 +248,7 @@ class ReplyWording:
                 f"(chưa trả lời cho: {self.names(unanswered)})."
             )
         which_drugs = plan.asks_kind(*_WHICH_DRUGS)
-        joined = reading.joined_unknown_names if answered and not which_drugs else ()
+        joined = unwritten(reading.joined_unknown_names, bundle) if answered and not which_drugs else ()
         lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
         lines += dose_barred(self.names(plan.main_ask.drugs[:1]) if plan.main_ask else "", bundle)
@@ -436,3 +438,9 @@ class ReplyWording:
             "Tôi không tự tính liều; hãy đối chiếu với nguyên văn mục Liều lượng và cách dùng của "
             f"Dược thư.{stated}"
         )
+
+
+def unwritten(names: Sequence[str], bundle: EvidenceBundle) -> tuple[str, ...]:
+    """The names the quoted text does not write: one it writes is a word of the book (an organism,
+    a test), never "not found" in it, whatever the catalogue lacks."""
+    return tuple(n for n in names if not any(contains_phrase(item.text, n) for item in bundle.evidence))
