@@ -30,6 +30,9 @@ _CHILD_AGE = re.compile(
 # A sentence of the book conditional on a dose ("liều cao, kéo dài", "khi dùng liều trên 100
 # mg/ngày"): it speaks of that dose only. Read on the marked text.
 NAMES_A_DOSE = re.compile(r"\bliều\b|\d\s*(?:mg|g|mcg|µg|UI|IU)\b", re.IGNORECASE)
+# An amount of a drug: a number with a unit of mass, volume or activity (a dose line that states one
+# gives the dose; one without says how to adjust or watch it)
+STATES_AMOUNT = re.compile(r"\d\s*(?:mg|g|mcg|µg|microgam|UI|IU|đơn vị|ml)\b", re.IGNORECASE)
 # Age bands for a population stated only as an age: under 18 is a child (the formulary's paediatric
 # doses run to adolescence), 65 and over is elderly.
 CHILD_BELOW_YEARS = 18.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from duocthu.core.measures import STATES_AMOUNT
 from duocthu.core.sections import DOSE_SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, words
@@ -35,8 +36,6 @@ MAX_CONTINUATION = 240
 _GIVING_OPENINGS = frozenset({"uong", "tiem", "truyen", "dung", "dat", "xit", "boi", "nho"})
 # A sentence opening with a label of its own ("Truyền tĩnh mạch: …", "Trẻ em: …")
 _LABEL = re.compile(r"^[^.:;]{1,40}:")
-# An amount of a drug: a number with a unit of mass, volume or activity
-_AMOUNT = re.compile(r"\d\s*(?:mg|g|mcg|µg|microgam|UI|IU|đơn vị|ml)\b", re.IGNORECASE)
 
 
 def goes_on_from(sentence: str) -> bool:
@@ -53,8 +52,8 @@ def gives_amounts_of(sentence: str, after: str) -> bool:
     giving = bool(opening) and fold(opening[0]) in _GIVING_OPENINGS and not _LABEL.match(after.strip())
     return (
         giving
-        and not _AMOUNT.search(sentence)
-        and bool(_AMOUNT.search(after))
+        and not STATES_AMOUNT.search(sentence)
+        and bool(STATES_AMOUNT.search(after))
         and len(after) <= 2 * MAX_CONTINUATION
     )
 

@@ -123,3 +123,17 @@ def test_a_marker_the_patient_carries_brings_the_contraindication_naming_it_firs
     asked = "Nam 30t động kinh cục bộ, xét nghiệm HLA-B*1502 dương tính. Cho Tegretol được không?"
     first = first_quoted_line(run_turns([asked], tmp_path)[0].answer)
     assert "Người mang alen HLA-B*1502 không được bắt đầu" in first
+
+
+def test_a_dose_line_stating_an_amount_leads_focus_lines_stating_none() -> None:
+    # an elderly patient's dose for a named infection: the dose for it, then the note for their age
+    age = AnswerLines(
+        drug_id="x", section_key="lieu_luong_va_cach_dung", focus=("người cao tuổi",),
+        lines=(_line("Người cao tuổi cần theo dõi chức năng gan.", "lieu_luong_va_cach_dung"),),
+    )  # fmt: skip
+    dose = _ranked(
+        _line("Viêm đại tràng thể nhẹ: 500 mg, 3 lần/ngày trong 10 ngày.", "lieu_luong_va_cach_dung")
+    )
+    assert [x.ranked for x in ordered_leads(age, dose)] == [True, False]
+    # focus lines that state amounts of their own (a renal band's dose) keep leading
+    assert [x.ranked for x in ordered_leads(DOSE_FOCUS, dose)] == [False]

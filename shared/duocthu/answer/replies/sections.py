@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from duocthu.answer.blocks import source_of
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
+from duocthu.core.measures import STATES_AMOUNT
 from duocthu.core.phrases import contains_every
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
@@ -94,9 +95,14 @@ def ordered_leads(
 
 def _leads_focus(ranked: AnswerLines, found: AnswerLines, conditions: Sequence[str]) -> bool:
     """The question's best line is a contraindication where the focus lines are another
-    section's, or names a condition of the patient's that no focus line names."""
+    section's, or a dose line stating an amount where the focus lines state none (the dose for
+    what the question treats, before how to adjust or watch it for the patient's age or state), or
+    names a condition of the patient's that no focus line names."""
     best = ranked.lines[0]
     if best.section_key == CONTRAINDICATION_SECTION and found.section_key != CONTRAINDICATION_SECTION:
+        return True
+    dose = best.section_key == found.section_key == DOSE_SECTION and STATES_AMOUNT.search(best.text)
+    if dose and not any(STATES_AMOUNT.search(line.text) for line in found.lines):
         return True
     named = [c for c in conditions if phrase_in(words(best.text), c)]
     return bool(named) and not any(phrase_in(words(line.text), c) for line in found.lines for c in named)
