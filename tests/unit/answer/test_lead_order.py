@@ -137,3 +137,14 @@ def test_a_dose_line_stating_an_amount_leads_focus_lines_stating_none() -> None:
     assert [x.ranked for x in ordered_leads(age, dose)] == [True, False]
     # focus lines that state amounts of their own (a renal band's dose) keep leading
     assert [x.ranked for x in ordered_leads(DOSE_FOCUS, dose)] == [False]
+
+
+def test_a_focus_line_holding_the_line_the_ranking_leads_with_is_not_quoted_after_it() -> None:
+    # the ranking quotes one sentence; the focus quoted the paragraph around it
+    sentence = "Không dùng khi suy thận nặng."
+    focus = AnswerLines(
+        drug_id="x", section_key="lieu_luong_va_cach_dung", focus=("suy thận",),
+        lines=(_line(f"Suy thận: khởi đầu thấp. {sentence}", "lieu_luong_va_cach_dung"),),
+    )  # fmt: skip
+    barred = _ranked(_line(sentence, "chong_chi_dinh"))
+    assert ordered_leads(focus, barred) == [barred]

@@ -76,8 +76,8 @@ def ordered_leads(
         # a patient who may not take the drug at all, or a condition of theirs the focus (an age,
         # a state carried from earlier) did not read: the line the question's words found leads,
         # before the focus lines of a dose or a precaution (each line quoted once)
-        said = {line.text for line in ranked.lines}
-        rest = tuple(line for line in found.lines if line.text not in said)
+        said = [line.text for line in ranked.lines]  # a focus line holding a ranked one says it again
+        rest = tuple(line for line in found.lines if not any(t in line.text or line.text in t for t in said))
         return [ranked, found.model_copy(update={"lines": rest})] if rest else [ranked]
     if found is not None and found.lines:
         focus = _ranked_first(found, ranked)
