@@ -441,6 +441,8 @@ class ReplyWording:
 
 
 def unwritten(names: Sequence[str], bundle: EvidenceBundle) -> tuple[str, ...]:
-    """The names the quoted text does not write: one it writes is a word of the book (an organism,
-    a test), never "not found" in it, whatever the catalogue lacks."""
-    return tuple(n for n in names if not any(contains_phrase(item.text, n) for item in bundle.evidence))
+    """The names the quoted text does not write, and the real drugs (said to have no monograph,
+    wherever the book names them): a name no list holds that the quoted text writes is a word of
+    the book (an organism, a test), never "not found" in it."""
+    written = {n for n in names if any(contains_phrase(item.text, n) for item in bundle.evidence)}
+    return tuple(n for n in names if n not in written or world_drug(n))
