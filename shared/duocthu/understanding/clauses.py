@@ -61,6 +61,27 @@ def _asks_by_words(text: str) -> bool:
     return any(_closing(word) for word in raw_words(text)) or not tells_only(text.replace("?", " "))
 
 
+# A which-word this near a clause's start makes the clause a question of its own ("thuốc nào …",
+# "kháng sinh nào …") after one asking which too, as an opening conjunction does
+WHICH_NEAR_START = 3
+
+
+# Words after that which-word a question of its own says: fewer ("…, cái nào làm giảm?") leave
+# out what is asked of, which the question before names
+OWN_WORDS_AFTER_WHICH = 3
+
+
+def _opens_which(text: str) -> bool:
+    """The words open with a which-question of their own ("…, thuốc nào để hạ acid uric?")."""
+    said = raw_words(text)
+    at = next((i for i, w in enumerate(said[:WHICH_NEAR_START]) if token_matches(w, "nào")), None)
+    return at is not None and len(said) - at - 1 >= OWN_WORDS_AFTER_WHICH
+
+
+def _asks_which(text: str) -> bool:
+    return any(token_matches(word, "nào") for word in raw_words(text))
+
+
 def _offers_alternative(text: str) -> bool:
     """Words opened by "hay"/"hoặc" (or) offer another answer to the question before them ("dùng
     X được không, hay thuốc nào khác?"): one question with its alternatives, not a new one."""
@@ -103,7 +124,8 @@ def ask_clauses(
         # drug or a section of its own: a second question
         after = pieces[i + 1].strip() if i + 1 < len(pieces) else ""
         own = asks_what(after) or (_asks_by_words(after) and names_its_own(current, after))
-        both_ask = bool(_OPENS_CLAUSE.match(after)) and asks_what(current) and own
+        opens = bool(_OPENS_CLAUSE.match(after)) or (_opens_which(after) and _asks_which(current))
+        both_ask = opens and asks_what(current) and own
         closed = _closes_question(current) or both_ask
         if rest and closed and asks and not _offers_alternative(rest):
             clauses.append(current)

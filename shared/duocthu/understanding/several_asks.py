@@ -260,8 +260,11 @@ def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) 
 
 
 def _what_it_asks(plan: Plan) -> tuple[object, ...]:
-    """Two clauses asking this of the same drugs are one ask (their wording aside)."""
+    """Two clauses asking this of the same drugs are one ask (their wording aside); asking which
+    drugs, of the same finding (two findings are two lists)."""
     asks = tuple(
-        (a.kind, a.drugs, a.section_key, a.unknown_names) for a in plan.asks if a.kind != "whole_sections"
+        (a.kind, a.drugs, a.section_key, a.unknown_names, None if a.drugs else a.query)
+        for a in plan.asks
+        if a.kind != "whole_sections"
     )  # the sections quoted beside the asked one follow from it
     return (plan.reply, plan.reason, asks)

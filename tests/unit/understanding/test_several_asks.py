@@ -45,6 +45,11 @@ from duocthu.understanding.tags import MessageReader, tag_message
         # questions counted off
         ("Hỏi 2 ý: (1) liều amlodipin bao nhiêu (2) có dùng chung simvastatin được không", 2),
         ("1) Losartan liều khởi đầu bao nhiêu 2) PNCT dùng được không", 2),
+        # a which-question opening the clause after a comma, after a question of what, is its own
+        ("Thuốc nào cắt cơn gút cấp, thuốc nào để hạ acid uric lâu dài?", 2),
+        ("Thuốc nào gây ho khan, cần theo dõi gì?", 1),  # no which-word opens the second clause
+        ("Trong mấy thuốc THA, thuốc nào hay gây ho khan?", 1),  # the clause before asks no which
+        ("Cái nào làm tăng INR, cái nào làm giảm?", 1),  # what it asks of is the question before's
     ],
 )
 def test_a_message_is_cut_where_one_question_closes_and_another_asks(message: str, clauses: int) -> None:
@@ -150,6 +155,12 @@ def test_a_choice_between_drugs_is_a_question_of_its_own(resolver: CatalogDrugRe
 def test_two_clauses_asking_the_same_are_one_ask(resolver: CatalogDrugResolver) -> None:
     message = "Liều paracetamol cho người lớn bao nhiêu? Liều paracetamol người lớn là gì?"
     assert not plan_message(message, (), None, _understand(resolver), resolver).parts
+
+
+def test_two_clauses_asking_which_drugs_for_two_findings_are_two_lists(resolver: CatalogDrugResolver) -> None:
+    message = "Dược thư có thuốc nào cắt cơn gút cấp, thuốc nào để hạ acid uric lâu dài?"
+    plan = plan_message(message, (), None, _understand(resolver), resolver)
+    assert [p.asks[0].query for p in plan.parts] == ["cơn gút cấp", "tăng acid uric máu"]
 
 
 def test_evidence_is_gathered_part_by_part_and_read_back_per_part(resolver: CatalogDrugResolver) -> None:

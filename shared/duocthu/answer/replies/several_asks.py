@@ -113,7 +113,10 @@ def _question_line(index: int, part: Plan, composer: Composer) -> str:
     drugs = composer.wording.names(ask.drugs if ask and ask.drugs else part.frame.drugs)
     asked = (ask.section_key or ask.reads_section) if ask else None
     what = SECTION_HEADINGS.get(asked, asked) if asked else _ASKED.get(ask.kind if ask else "", "")
-    said = " — ".join(x for x in (drugs, what) if x)
+    # which drugs: of what finding (two lists in one message are told apart by it)
+    finding = part.frame.condition if not drugs else None
+    found = f"{what}: {finding.normalized or finding.text}" if finding and what else what
+    said = " — ".join(x for x in (drugs, found) if x)
     return f"▸ Câu hỏi {index + 1}" + (f" ({said})" if said else "")
 
 
