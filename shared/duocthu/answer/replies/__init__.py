@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from duocthu.answer.quoted_once import quoted_once
 from duocthu.answer.replies.beside_medicines import beside_medicines
 from duocthu.answer.replies.book_lines import book_lines
 from duocthu.answer.replies.context import Composed, Composer, Generator, abstain
@@ -26,6 +27,7 @@ from duocthu.models.plan import Plan
 def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -> Composed:
     """The turn's reply, within the one reply budget (answer.reply_budget) whatever its kind."""
     composed = _composed(composer, plan, evidence)
+    composed = replace(composed, reply=quoted_once(composed.reply))
     together = {d: names for part in (plan, *plan.parts) for d, names in part.names.items()}
     parts_asked = {
         (d, a.section_key) for part in plan.parts for a in part.asks if a.section_key for d in a.drugs
