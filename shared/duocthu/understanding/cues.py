@@ -24,7 +24,7 @@ from duocthu.core.sections import DOSE_SECTION, SECTION_PHRASES
 from duocthu.core.sentences import lead_in
 from duocthu.core.tables import table_records
 from duocthu.core.text import fold, has_diacritics, nfc, segment_ids, token_matches, words
-from duocthu.understanding.task_requests import tasks_requested
+from duocthu.understanding.task_requests import conversions_asked, tasks_requested
 
 # The kinds a row of the table may have (tests/unit/understanding/test_tables.py checks every row).
 CueKind = Literal[
@@ -350,7 +350,8 @@ def scan_cues(text: str) -> TurnCues:
     if stages := _stages_told(folded):
         grouped["pregnancy"] = stages
     # a task asked of the assistant ("soạn giúp", "tính … giùm"): a request no section answers
-    for start, length, kind in tasks_requested(tokens, segment_ids(text, ".;:!?\n,")):
+    tasks = [*tasks_requested(tokens, segment_ids(text, ".;:!?\n,")), *conversions_asked(text, tokens)]
+    for start, length, kind in tasks:
         grouped.setdefault("not_covered", []).append(PhraseMatch(start, length, ("not_covered", kind)))
     for match in _matched(_cue_tables().contiguous, tokens):
         grouped.setdefault(match.value[0], []).append(match)

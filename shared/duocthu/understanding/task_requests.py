@@ -5,11 +5,12 @@ row per verb and particle."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 
 from duocthu.core.tables import table_records
-from duocthu.core.text import token_matches, typed_with_marks, words
+from duocthu.core.text import fold, nfc, token_matches, typed_with_marks, words
 
 _FAVOUR = ("giúp", "giùm", "hộ")
 _AMBIGUOUS_UNMARKED = frozenset({"hộ"})  # typed "ho": a cough as often
@@ -38,6 +39,8 @@ def tasks_requested(tokens: Sequence[str], clauses: Sequence[int]) -> list[tuple
     `tokens` the message's words, `clauses` each word's clause."""
     found: list[tuple[int, int, str]] = []
     marked = typed_with_marks(tokens)
+    if not any(_is(token, _FAVOUR, marked) for token in tokens):
+        return found  # most texts ask no favour (the book's sentences, read for their route, never)
     for i in range(len(tokens)):
         for verb, kind in _tasks():
             end = i + len(verb)
@@ -54,3 +57,30 @@ def tasks_requested(tokens: Sequence[str], clauses: Sequence[int]) -> list[tuple
                 found.append((i, len(verb), kind))
             break
     return found
+
+
+# A strength stated per unit of a form ("siro 250mg/5ml", "viên 5mg", "giọt 10mg/ml"): an amount of
+# that form asked beside it ("mấy viên", "bao nhiêu ml") is the dose converted into the form,
+# arithmetic the book leaves to the prescriber, as a conversion asked in words is
+_STRENGTH_PER_FORM = re.compile(
+    r"\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|g)\s*/\s*\d*\s*(?:ml|viên)\b"
+    r"|\b(?:viên|ống|gói|siro|giọt)\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|g)\b",
+    re.IGNORECASE,
+)
+_AMOUNT_WORDS = (("may",), ("bao", "nhieu"))
+_FORM_UNITS = frozenset({"vien", "ml", "giot", "ong", "goi"})
+
+
+def conversions_asked(text: str, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Each amount of a form asked beside a strength of that form, as `tasks_requested` gives a
+    task ("compute")."""
+    folded = [fold(t) for t in tokens]
+    found = [
+        (i, len(amount) + 1, "compute")
+        for i in range(len(folded))
+        for amount in _AMOUNT_WORDS
+        if tuple(folded[i : i + len(amount)]) == amount
+        and i + len(amount) < len(folded)
+        and folded[i + len(amount)] in _FORM_UNITS
+    ]
+    return found if found and _STRENGTH_PER_FORM.search(nfc(text)) else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from duocthu.core.text import segment_ids, words
 from duocthu.understanding.cues import scan_cues
-from duocthu.understanding.task_requests import tasks_requested
+from duocthu.understanding.task_requests import conversions_asked, tasks_requested
 
 
 def _kinds(text: str) -> list[str]:
@@ -38,3 +38,15 @@ def test_a_task_is_a_verb_with_a_favour_asked_beside_it(message: str, kinds: lis
 def test_a_task_asked_is_a_request_no_section_answers() -> None:
     cues = scan_cues("In giúp cái nhãn dán chai hỗn dịch amoxicilin")
     assert [(c.kind, c.value) for c in cues.all("not_covered")] == [("not_covered", "write")]
+
+
+def test_an_amount_of_a_form_asked_beside_its_strength_is_a_conversion() -> None:
+    def kinds(text: str) -> list[str]:
+        return [kind for _, _, kind in conversions_asked(text, words(text))]
+
+    assert kinds("nhà chỉ có viên 5mg — vậy ngày mấy viên?") == ["compute"]
+    assert kinds("siro 2mg/5ml sang viên 4mg thì tương đương mấy viên?") == ["compute"]
+    # no strength of the form stated: the dose asked in the form's units is the book's to quote
+    assert kinds("Paracetamol người lớn uống mấy viên một lần?") == []
+    # a strength with no amount of the form asked
+    assert kinds("Zyrtec giọt 10mg/ml dùng cho bé mấy tuổi?") == []
