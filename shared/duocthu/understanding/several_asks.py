@@ -261,9 +261,11 @@ def _asks_of_its_own(clause: MessageTags, plan: Plan, pointed: set[str] | None) 
 
 def _what_it_asks(plan: Plan) -> tuple[object, ...]:
     """Two clauses asking this of the same drugs are one ask (their wording aside); asking which
-    drugs, of the same finding (two findings are two lists)."""
+    drugs, of the same finding (two findings are two lists), unless for a patient the message
+    describes: the drugs for them are one decision over the case, checked in one table."""
+    lists = plan.frame.patient_context.is_empty()
     asks = tuple(
-        (a.kind, a.drugs, a.section_key, a.unknown_names, None if a.drugs else a.query)
+        (a.kind, a.drugs, a.section_key, a.unknown_names, None if a.drugs or not lists else a.query)
         for a in plan.asks
         if a.kind != "whole_sections"
     )  # the sections quoted beside the asked one follow from it

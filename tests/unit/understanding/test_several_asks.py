@@ -163,6 +163,12 @@ def test_two_clauses_asking_which_drugs_for_two_findings_are_two_lists(resolver:
     assert [p.asks[0].query for p in plan.parts] == ["cơn gút cấp", "tăng acid uric máu"]
 
 
+def test_which_drugs_for_one_described_patient_are_one_decision(resolver: CatalogDrugResolver) -> None:
+    # the drugs for a patient the message describes are checked in one table, whatever the findings
+    message = "Bé 9 tuổi, hen phế quản, viêm xoang cấp. Nên dùng kháng sinh gì, và hạ sốt thì dùng gì?"
+    assert not plan_message(message, (), None, _understand(resolver), resolver).parts
+
+
 def test_evidence_is_gathered_part_by_part_and_read_back_per_part(resolver: CatalogDrugResolver) -> None:
     message = "Chống chỉ định của ibuprofen là gì? có dùng cho phụ nữ có thai được không?"
     plan = plan_message(message, (), None, _understand(resolver), resolver)
