@@ -350,7 +350,8 @@ def scan_cues(text: str) -> TurnCues:
     if stages := _stages_told(folded):
         grouped["pregnancy"] = stages
     # a task asked of the assistant ("soạn giúp", "tính … giùm"): a request no section answers
-    tasks = [*tasks_requested(tokens, segment_ids(text, ".;:!?\n,")), *conversions_asked(text, tokens)]
+    spans = [(m.start, m.length) for m in amounts]
+    tasks = [*tasks_requested(tokens, segment_ids(text, ".;:!?\n,")), *conversions_asked(text, folded, spans)]
     for start, length, kind in tasks:
         grouped.setdefault("not_covered", []).append(PhraseMatch(start, length, ("not_covered", kind)))
     for match in _matched(_cue_tables().contiguous, tokens):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from duocthu.core.tables import table_records
-from duocthu.core.text import fold, nfc, token_matches, typed_with_marks, words
+from duocthu.core.text import nfc, token_matches, typed_with_marks, words
 
 _FAVOUR = ("giúp", "giùm", "hộ")
 _AMBIGUOUS_UNMARKED = frozenset({"hộ"})  # typed "ho": a cough as often
@@ -67,20 +67,14 @@ _STRENGTH_PER_FORM = re.compile(
     r"|\b(?:viên|ống|gói|siro|giọt)\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|g)\b",
     re.IGNORECASE,
 )
-_AMOUNT_WORDS = (("may",), ("bao", "nhieu"))
 _FORM_UNITS = frozenset({"vien", "ml", "giot", "ong", "goi"})
 
 
-def conversions_asked(text: str, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
-    """Each amount of a form asked beside a strength of that form, as `tasks_requested` gives a
-    task ("compute")."""
-    folded = [fold(t) for t in tokens]
-    found = [
-        (i, len(amount) + 1, "compute")
-        for i in range(len(folded))
-        for amount in _AMOUNT_WORDS
-        if tuple(folded[i : i + len(amount)]) == amount
-        and i + len(amount) < len(folded)
-        and folded[i + len(amount)] in _FORM_UNITS
-    ]
+def conversions_asked(
+    text: str, folded: Sequence[str], amounts: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, str]]:
+    """Of the amounts a message asks (`amounts`: where each stands and its length in words, its
+    unit last, as `cues` reads them), each in a form's unit beside a strength of that form, as
+    `tasks_requested` gives a task ("compute")."""
+    found = [(at, length, "compute") for at, length in amounts if folded[at + length - 1] in _FORM_UNITS]
     return found if found and _STRENGTH_PER_FORM.search(nfc(text)) else []

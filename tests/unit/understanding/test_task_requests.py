@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from duocthu.core.text import segment_ids, words
 from duocthu.understanding.cues import scan_cues
-from duocthu.understanding.task_requests import conversions_asked, tasks_requested
+from duocthu.understanding.task_requests import tasks_requested
 
 
 def _kinds(text: str) -> list[str]:
@@ -42,7 +42,7 @@ def test_a_task_asked_is_a_request_no_section_answers() -> None:
 
 def test_an_amount_of_a_form_asked_beside_its_strength_is_a_conversion() -> None:
     def kinds(text: str) -> list[str]:
-        return [kind for _, _, kind in conversions_asked(text, words(text))]
+        return [c.value for c in scan_cues(text).all("not_covered")]
 
     assert kinds("nhà chỉ có viên 5mg — vậy ngày mấy viên?") == ["compute"]
     assert kinds("siro 2mg/5ml sang viên 4mg thì tương đương mấy viên?") == ["compute"]
