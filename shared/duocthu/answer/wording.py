@@ -13,13 +13,13 @@ from duocthu.answer.barred import dose_barred
 from duocthu.answer.blocks import VERIFY_NOTICE
 from duocthu.answer.patient_table import PatientTable
 from duocthu.answer.which_drugs import which_drugs
-from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import ADR_SECTION, DOSE_SECTION, INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.text import words
 from duocthu.models.evidence import EvidenceBundle
 from duocthu.models.frame import ConditionQuery, QueryFrame
 from duocthu.models.plan import Plan
+from duocthu.models.reading import TurnReading
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.relation import relation_searches
@@ -188,7 +188,7 @@ class ReplyWording:
             )
             # a real drug (the ATC table's) has no monograph, which is no "not found": the book may
             # name it in another drug's sections; a name no list holds is (each said of its own names)
-            real = [n for n in joined if n in reading.outside_together or world_drug(n)]
+            real = [n for n in joined if n in reading.outside_together]
             unknown = [n for n in joined if n not in real]
             said = "; ".join(
                 [
@@ -221,7 +221,7 @@ class ReplyWording:
         it, the dose not computed for the figures given): they may follow the answering lines,
         which a warning of what is not covered may not."""
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
-        joined = unwritten(plan.reading.joined_unknown_names, bundle)
+        joined = unwritten(plan.reading, bundle)
         notes = self.read_as(plan)
         if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             notes.append(self.dosing_echo(plan.frame, plan.reading.asks_computation))  # after the lines
@@ -248,7 +248,7 @@ class ReplyWording:
                 f"(chưa trả lời cho: {self.names(unanswered)})."
             )
         which_drugs = plan.asks_kind(*_WHICH_DRUGS)
-        joined = unwritten(reading.joined_unknown_names, bundle) if answered and not which_drugs else ()
+        joined = unwritten(reading, bundle) if answered and not which_drugs else ()
         lines += self.names_not_covered(plan, answered, joined)
         lines += self.named_by_class(bundle)
         lines += dose_barred(self.names(plan.main_ask.drugs[:1]) if plan.main_ask else "", bundle)
@@ -440,9 +440,10 @@ class ReplyWording:
         )
 
 
-def unwritten(names: Sequence[str], bundle: EvidenceBundle) -> tuple[str, ...]:
-    """The names the quoted text does not write, and the real drugs (said to have no monograph,
-    wherever the book names them): a name no list holds that the quoted text writes is a word of
-    the book (an organism, a test), never "not found" in it."""
+def unwritten(reading: TurnReading, bundle: EvidenceBundle) -> tuple[str, ...]:
+    """The joined names the quoted text does not write, and the real drugs among them (said to have
+    no monograph, wherever the book names them): a name no list holds that the quoted text writes
+    is a word of the book (an organism, a test), never "not found" in it."""
+    names, real = reading.joined_unknown_names, reading.outside_together
     written = {n for n in names if any(contains_phrase(item.text, n) for item in bundle.evidence)}
-    return tuple(n for n in names if n not in written or world_drug(n))
+    return tuple(n for n in names if n not in written or n in real)
