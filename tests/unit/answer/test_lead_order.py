@@ -33,7 +33,21 @@ def test_a_contraindication_the_question_found_leads_the_focus_lines_of_a_dose()
 def test_the_focus_lines_lead_when_the_best_line_is_not_a_contraindication() -> None:
     other = _ranked(_line("Thận trọng ở người cao tuổi.", "than_trong"))
     leads = ordered_leads(DOSE_FOCUS, other)
-    assert len(leads) == 1 and not leads[0].ranked
+    assert [x.ranked for x in leads] == [False, True]  # the best line follows, never dropped
+
+
+def test_the_best_lines_follow_a_focus_the_ranking_does_not_reach() -> None:
+    # a child's reactions read by the focus; the question's words ask about the tremor the child
+    # has: the ranking reaches no focus line, so what it found is another thing asked and follows
+    child = AnswerLines(
+        drug_id="x", section_key="tac_dung_khong_mong_muon", focus=("trẻ em",),
+        lines=(_line("Ở trẻ em có thể thấy tăng động.", "tac_dung_khong_mong_muon"),),
+    )  # fmt: skip
+    tremor = _line("Thường gặp: run đầu chi (nhất là run tay), nhịp tim nhanh.", "tac_dung_khong_mong_muon")
+    leads = ordered_leads(child, _ranked(tremor))
+    assert [x.ranked for x in leads] == [False, True] and leads[1].lines == (tremor,)
+    # a ranking that reaches a focus line puts it first: the focus answers, alone
+    assert [x.ranked for x in ordered_leads(child, _ranked(child.lines[0], tremor))] == [False]
 
 
 def test_a_line_the_ranking_leads_with_is_not_quoted_again_in_the_focus() -> None:
@@ -49,7 +63,8 @@ def test_a_line_naming_a_condition_of_the_patients_the_focus_missed_leads() -> N
     )  # fmt: skip
     tb = _ranked(_line("Thận trọng với người có tiền sử lao, đái tháo đường.", "than_trong"))
     assert [x.ranked for x in ordered_leads(child, tb, ("lao",))] == [True, False]
-    assert [x.ranked for x in ordered_leads(child, tb)] == [False]  # no condition told: the focus leads
+    # no condition told: the focus leads, the best line after it
+    assert [x.ranked for x in ordered_leads(child, tb)] == [False, True]
 
 
 def test_a_message_asking_several_questions_gets_the_other_sections_lines_after_the_focus() -> None:
@@ -136,7 +151,7 @@ def test_a_dose_line_stating_an_amount_leads_focus_lines_stating_none() -> None:
     )
     assert [x.ranked for x in ordered_leads(age, dose)] == [True, False]
     # focus lines that state amounts of their own (a renal band's dose) keep leading
-    assert [x.ranked for x in ordered_leads(DOSE_FOCUS, dose)] == [False]
+    assert [x.ranked for x in ordered_leads(DOSE_FOCUS, dose)] == [False, True]
 
 
 def test_a_focus_line_holding_the_line_the_ranking_leads_with_is_not_quoted_after_it() -> None:

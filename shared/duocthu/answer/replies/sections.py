@@ -61,7 +61,8 @@ def ordered_leads(
     `conditions`: what the patient has besides the state the focus read. A message asking
     `several` questions: the focus answers one of them, the best lines it does not quote follow,
     whatever their section (the ranking puts each question's best line first; a section quoted
-    whole may leave a long reply, its line on the other question must not)."""
+    whole may leave a long reply, its line on the other question must not); so do they when the
+    ranking reaches no focus line (the words ask another thing than who the patient is)."""
     if found is not None and found.read_sections:
         # how the section names the finding answers whether the drug causes it; a question asking
         # more of it (`beyond`: what to use instead) has its best line the reading does not quote next
@@ -87,7 +88,10 @@ def ordered_leads(
             if ranked
             else []
         )
-        if several and ranked is not None and other:
+        # the focus reads who the patient is; when the ranking for the question's own words reaches
+        # none of its lines, what those words ask is another thing: its best lines follow the focus
+        apart = len(other) == len(ranked.lines) if ranked else False
+        if (several or apart) and ranked is not None and other:
             return [*focus, ranked.model_copy(update={"lines": tuple(other)})]
         return focus
     return [x for x in (found, ranked) if x is not None]
