@@ -154,6 +154,9 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and frame.condition.normalized in classes:
         frame = frame.model_copy(update={"condition": None, "indication": None})
     kept = [c for c in conditions if c.start not in class_starts]
+    if frame.condition is not None and any(c.start >= cue.end for c in kept):
+        # the which-drug form names its own finding: one told before it is the patient's, not the one asked
+        frame = frame.model_copy(update={"condition": None, "indication": None})
     if frame.condition is not None and _who_after(cue, cues) and all(c.start < cue.end for c in kept):
         # "mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?": asked for the nursing mother, not for ĐTĐ
         frame = frame.model_copy(update={"condition": None, "indication": None})

@@ -115,6 +115,9 @@ def test_postconditions_leave_other_turns_alone_and_never_add_a_drug(resolver: C
         ("Kháng sinh nào cần tránh ở BN QT kéo dài bẩm sinh?", "khoảng QT kéo dài"),
         # who the drugs are asked for, after the form: a condition told before it is the patient's
         ("Mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?", None),
+        # the finding the which-drug form names after it is asked; one told before it is the patient's
+        ("BN gút, đang sốt. Thuốc nào chống chỉ định ở suy thận?", "suy thận"),
+        ("Ông bị đái tháo đường, hay mất ngủ. Những thuốc nào phải tránh khi suy gan?", "suy gan"),
         # a carrier of an allele is a finding the book's contraindications name
         ("Thuốc nào CCĐ ở người mang alen HLA-B?", "alen HLA"),
     ],
