@@ -453,6 +453,20 @@ def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatS
     assert service.turn("Gliclazid và paracetamol có tương tác không?").decision == "ABSTAIN"
 
 
+def test_a_brand_outside_the_formulary_is_read_by_its_class_and_says_where_the_class_is_from(
+    service: ChatService,
+) -> None:
+    # an antacid brand the book never writes: ciprofloxacin's section names "thuốc kháng acid", which
+    # had been answered "the section does not mention Maalox" (a false "no information")
+    turn = service.turn("Ciprofloxacin uống cùng Maalox được không?")
+    assert turn.decision == "ANSWERABLE" and "không nhắc đến" not in turn.answer
+    assert "ít nhất 2 giờ trước hoặc 4–6 giờ sau" in turn.answer
+    assert (
+        "Mục Tương tác thuốc của Ciprofloxacin không nêu tên “Maalox” mà nêu nhóm “thuốc kháng acid”; "
+        "bảng mã ATC kèm theo (không phải Dược thư) xếp thuốc này vào nhóm đó."
+    ) in turn.answer
+
+
 def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
     # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
     # never among the drugs that name the finding asked

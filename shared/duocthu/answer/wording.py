@@ -349,10 +349,20 @@ class ReplyWording:
             if mention.wording not in wordings:
                 wordings.append(mention.wording)
         return [
-            f"Mục Tương tác thuốc của {self.names([owner])} không nêu tên {self.names([drug])} mà nêu nhóm "
-            f"{self.quoted(wordings)}; mục Loại thuốc của {self.names([drug])} xếp thuốc này vào nhóm đó."
+            f"Mục Tương tác thuốc của {self.names([owner])} không nêu tên {self._named(drug)} mà nêu nhóm "
+            f"{self.quoted(wordings)}; {self._classed_by(drug)} xếp thuốc này vào nhóm đó."
             for (owner, drug), wordings in said.items()
         ]
+
+    def _named(self, drug: str) -> str:
+        return self.names([drug]) if drug in self.titles else self.quoted([drug])
+
+    def _classed_by(self, drug: str) -> str:
+        """Where the drug's class is read: its monograph's "Loại thuốc", or for a name outside the
+        catalogue the kit's ATC table, which the reply says is not the formulary."""
+        if drug in self.titles:
+            return f"mục Loại thuốc của {self.names([drug])}"
+        return "bảng mã ATC kèm theo (không phải Dược thư)"
 
     def section_reading(
         self, section_key: str, condition: ConditionQuery, bundle: EvidenceBundle

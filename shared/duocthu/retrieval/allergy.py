@@ -12,19 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
-from duocthu.catalog.world_drugs import spelling_key
 from duocthu.core.conditions import find_conditions
 from duocthu.core.sections import CONTRAINDICATION_SECTION
-from duocthu.core.tables import table_records
 from duocthu.core.text import fold, words
 from duocthu.models.evidence import EvidenceItem, FacetAssessment, RankedLine
 from duocthu.models.frame import PatientContext
 from duocthu.retrieval.answering import part_line
-from duocthu.retrieval.interactions import classes_named, drug_classes, names_in
+from duocthu.retrieval.interactions import classes_named, drug_classes, names_in, outside_classes
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
 
@@ -32,25 +29,6 @@ from duocthu.store import VectorStore
 HYPERSENSITIVITY = ("qua man", "di ung", "man cam", "phan ve")
 # The reaction named by a hypersensitivity word itself, never a kind of one
 _GENERIC = frozenset({"di ung", "qua man", "man cam"})
-
-
-@cache
-def _world_classes() -> Mapping[str, frozenset[str]]:
-    return {
-        spelling_key(r["name"]): frozenset(r["classes"].split(","))
-        for r in table_records("world_classes.tsv")
-    }
-
-
-def outside_classes(texts: Iterable[str]) -> frozenset[str]:
-    """The classes of the drugs outside the catalogue that the texts name (a word, or two)."""
-    table, found = _world_classes(), set[str]()
-    for text in texts:
-        tokens = words(text)
-        for i in range(len(tokens)):
-            for name in (tokens[i], " ".join(tokens[i : i + 2])):
-                found |= table.get(spelling_key(name), frozenset())
-    return frozenset(found)
 
 
 Allergens = dict[str, Sequence[str]]  # an allergen (a drug id, or "class:<class>"): its names

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from duocthu.catalog.drug_names import drug_names
 from duocthu.catalog.resolver import CatalogDrugResolver
+from duocthu.catalog.world_drugs import spelling_key
 from duocthu.core.caching import text_cache
 from duocthu.core.phrases import PhraseIndex, find_phrase, longest_spans
 from duocthu.core.sections import CLASS_SECTION, CONTRAINDICATION_SECTION, INTERACTION_SECTION
@@ -162,6 +163,25 @@ def classes_asked_among(question: str) -> Mapping[str, str]:
     return asked
 
 
+@cache
+def _world_classes() -> Mapping[str, frozenset[str]]:
+    return {
+        spelling_key(r["name"]): frozenset(r["classes"].split(","))
+        for r in table_records("world_classes.tsv")
+    }
+
+
+def outside_classes(texts: Iterable[str]) -> frozenset[str]:
+    """The classes of the drugs outside the catalogue that the texts name (a word, or two)."""
+    table, found = _world_classes(), set[str]()
+    for text in texts:
+        tokens = words(text)
+        for i in range(len(tokens)):
+            for name in (tokens[i], " ".join(tokens[i : i + 2])):
+                found |= table.get(spelling_key(name), frozenset())
+    return frozenset(found)
+
+
 def drug_classes(store: VectorStore, drug_id: str) -> frozenset[str]:
     """The classes a drug's "Loại thuốc" section puts it in."""
     return frozenset(_classes_of(store, drug_id))
@@ -241,6 +261,21 @@ def _general_rule(
     ]
 
 
+def _as_written(store: VectorStore, drug_ids: Sequence[str], name: str) -> tuple[str, ...]:
+    """A name outside the catalogue, and the words of the asked drugs' monographs spelling it the
+    book's way ("Pantoprazole" is "pantoprazol" there): the same drug, named."""
+    key = spelling_key(name)
+    texts = (part.text for drug_id in drug_ids for part in store.find_by_drug(drug_id))
+    spelt = (word for text in texts for word in raw_words(text) if _word_key(word) == key)
+    return tuple(dict.fromkeys((name, *spelt)))
+
+
+@cache
+def _word_key(word: str) -> str:
+    """A book word's spelling key, kept: the book's words are few and read again each turn."""
+    return spelling_key(word)
+
+
 def _naming_elsewhere(
     store: VectorStore, drug_id: str, unknown: Mapping[str, Sequence[str]]
 ) -> list[EvidenceItem]:
@@ -263,8 +298,12 @@ def interaction_evidence(
     the whole section as if it answered."""
     ids = list(dict.fromkeys(drug_ids))
     names = {drug_id: drug_names(resolver, drug_id) for drug_id in ids}
-    classes = {drug_id: drug_classes(store, drug_id) for drug_id in ids} if len(ids) > 1 else {}
-    unknown = {f"unknown:{name}": (name,) for name in unknown_names}
+    unknown = {f"unknown:{name}": _as_written(store, ids, name) for name in unknown_names}
+    pair = len(ids) + len(unknown) > 1
+    classes = {drug_id: drug_classes(store, drug_id) for drug_id in ids} if pair else {}
+    # a medicine outside the catalogue is named by its class too (the kit's ATC table's "Loại
+    # thuốc"): a section naming "thuốc kháng acid" names every antacid, a brand the book never writes
+    classes |= {key: outside_classes(written) for key, written in unknown.items()}
     pool: dict[str, EvidenceItem] = {}
     by_class: dict[tuple[str, str], NamedByClass] = {}
     for drug_id in ids:
@@ -286,5 +325,9 @@ def interaction_evidence(
         return EvidenceBundle(decision="ABSTAIN", reason="insufficient_retrieval_score")
     bundle = decide(list(pool.values()))
     kept = {item.id for item in bundle.evidence}
-    named_by_class = tuple(m for m in by_class.values() if m.evidence_id in kept)
+    named_by_class = tuple(
+        m.model_copy(update={"drug_id": m.drug_id.removeprefix("unknown:")})  # the name as asked
+        for m in by_class.values()
+        if m.evidence_id in kept
+    )
     return bundle.model_copy(update={"named_by_class": named_by_class}) if named_by_class else bundle

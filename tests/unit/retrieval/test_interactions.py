@@ -34,6 +34,11 @@ SECTIONS: dict[str, list[str]] = {
         "Halvorin làm tăng nồng độ mirtazol (xem chuyên luận Halvorin).",
     ],
     "tenoxil": ["Không có tương tác đáng kể được ghi nhận."],
+    # names antacids by their class only: a brand outside the catalogue is in it by the ATC table
+    "gastrovin": [
+        "Thuốc kháng acid chứa nhôm làm giảm hấp thu gastrovin; uống cách nhau 2 giờ.",
+        "Pantozin làm tăng nồng độ gastrovin.",  # a drug outside the catalogue, spelt the book's way
+    ],
     # quarantined: the extracted text is unreadable and names no drug
     "qualvir": ["Bảng tương tác (lỗi trích xuất) 3 4 5.", "… (tiếp bảng)"],
 }
@@ -44,6 +49,7 @@ NAMES = {
     "esomirtazol": ("Esomirtazol", ()),
     "tenoxil": ("Tenoxil", ()),
     "qualvir": ("Qualvir", ()),
+    "gastrovin": ("Gastrovin", ()),
 }
 
 
@@ -132,6 +138,21 @@ def test_a_name_the_catalogue_lacks_is_searched_as_written(
     # named nowhere: an abstention, never the section quoted as if it answered
     absent = interaction_evidence(store, resolver, ["halvorin"], ["tramadol"])
     assert (absent.decision, absent.reason) == ("ABSTAIN", "insufficient_retrieval_score")
+
+
+def test_a_name_outside_the_catalogue_is_found_by_its_class_in_the_atc_table(
+    store: EdgeStore, resolver: CatalogDrugResolver
+) -> None:
+    # Maalox is an antacid in the kit's ATC table; the section names "thuốc kháng acid", never Maalox
+    bundle = interaction_evidence(store, resolver, ["gastrovin"], ["Maalox"])
+    assert [e.id for e in bundle.evidence] == ids(("gastrovin", 0))
+    assert [(m.drug_id, m.wording) for m in bundle.named_by_class] == [("Maalox", "Thuốc kháng acid")]
+    # a name spelt another way than the book's ("-ine" for "-in") is the same name: named, not by class
+    spelt = interaction_evidence(store, resolver, ["gastrovin"], ["Pantozine"])
+    assert [e.id for e in spelt.evidence] == ids(("gastrovin", 1)) and not spelt.named_by_class
+    # a name of no known class stays unread by class: an abstention, never a guess
+    absent = interaction_evidence(store, resolver, ["gastrovin"], ["tramadol"])
+    assert absent.decision == "ABSTAIN" and not absent.named_by_class
 
 
 def test_a_quarantined_section_surfaces_as_verify_pdf(
