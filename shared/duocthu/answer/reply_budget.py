@@ -5,9 +5,11 @@ budget, sections quoted whole leave the reply, whole (never cut inside): backgro
 first, then a section a prescribing decision reads whose answering lines the reply quotes (or
 that the reply says does not address the question). Each section left out is named (drug,
 section, pages) in one notice that carries their citations for the page, and is one quick reply
-away. A contraindication or interaction section is never left out (a list cut short, or missing,
-would read as complete), but for an interaction section whose every sentence about the other
-drugs the turn asks about is quoted: the rest of its list answers another question.
+away; its sentences the question's ranking put first stay, quoted where it stood, as the room
+left allows (`_kept_lines`). A contraindication or interaction section is never left out (a list
+cut short, or missing, would read as complete), but for an interaction section whose every
+sentence about the other drugs the turn asks about is quoted: the rest of its list answers
+another question.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from duocthu.answer.blocks import notice
-from duocthu.answer.lines import says_section_follows
+from duocthu.answer.lines import ranked_lines, says_section_follows
 from duocthu.core.phrases import contains_phrase
 from duocthu.core.sections import CONTRAINDICATION_SECTION, INTERACTION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
+from duocthu.models.evidence import RankedLine
 from duocthu.models.reply import (
     AnswerLinesBlock,
     Block,
     Citation,
     NoticeBlock,
+    QuotedLine,
     Reply,
     SectionBlock,
     TableBlock,
@@ -32,6 +36,7 @@ from duocthu.models.reply import (
 from duocthu.retrieval.answering import DECISION_SECTIONS  # the other sections are background
 
 REPLY_CHARS = 3000
+KEPT_LINES = 2  # a section left out keeps this many of its best-ranked sentences
 KEPT_WHOLE = frozenset({CONTRAINDICATION_SECTION, INTERACTION_SECTION})
 # notices that close a reply; the notice naming what was left out stands before them
 _CLOSING = frozenset({"source", "sample_data"})
@@ -186,30 +191,74 @@ def _without(blocks: Sequence[Block], key: Key, names: Names) -> list[Block]:
     return kept
 
 
+def _kept_lines(blocks: Sequence[Block], key: Key, ranked: Sequence[RankedLine], names: Names) -> list[Block]:
+    """What stays of a section leaving the reply: its sentences the ranking for the question put
+    first (`ranked`: every ask's lines), those the reply does not quote already. A section left for
+    length may hold the one sentence a question of several asks was after ("đau bụng kinh: 400
+    mg …"): it is quoted, the rest one quick reply away."""
+    quoted = " ".join(q.text for b in blocks if isinstance(b, AnswerLinesBlock) for q in b.quotes)
+    own = [line for line in ranked if (line.drug_id, line.section_key) == key and line.text not in quoted]
+    best = sorted(own, key=lambda line: -line.score)[:KEPT_LINES]
+    found = ranked_lines(best, key[1]) if best else None
+    if found is None:
+        return []
+    quotes = tuple(
+        QuotedLine(text=x.text, drug_id=x.drug_id, section_key=x.section_key, citation=x.pages)
+        for x in found.lines
+    )
+    head = f"Câu trong mục “{heading(key[1])}” của {names([key[0]])} gần nhất với câu hỏi:"
+    lines = (head, *(f"- “{x.text}” ({x.pages})" for x in found.lines))
+    return [AnswerLinesBlock(drug_id=key[0], section_key=key[1], quotes=quotes, lines=lines)]
+
+
+# where a section left the reply: what stays of it goes there once the budget is known
+_PLACE = TextBlock(lines=())
+
+
+def _with_kept_lines(blocks: list[Block], kept: Sequence[list[Block]], notice_size: int) -> list[Block]:
+    """Each section left's best sentences where it stood, those of the first to leave first, while
+    the reply stays within the budget: never a reason for another section to leave."""
+    room = REPLY_CHARS - size_of(blocks) - notice_size
+    out = list(blocks)
+    for lines in kept:
+        at = next(i for i, b in enumerate(out) if b is _PLACE)
+        fits = bool(lines) and size_of(lines) <= room
+        room -= size_of(lines) if fits else 0
+        out[at : at + 1] = lines if fits else []
+    return out
+
+
 def within_budget(
     reply: Reply,
     names: Names,
     asked: Collection[Key] = (),
     together: Mapping[str, Sequence[str]] | None = None,
     parts_asked: Collection[Key] = (),
+    ranked: Sequence[RankedLine] = (),
 ) -> Reply:
     """The reply at most REPLY_CHARS characters long where leaving out whole sections can make it
     so; the sections left out named, and each a quick reply. `asked`: the sections the turn
     routes to, kept; `together`: the drugs the turn is about together, with their names (an
     interaction section whose sentences about them are all quoted may leave, last);
-    `parts_asked`: the sections the parts of a turn of several asks route to (they leave last)."""
+    `parts_asked`: the sections the parts of a turn of several asks route to (they leave last);
+    `ranked`: every ask's ranked lines, of which a section leaving keeps its best."""
     blocks = list(reply.blocks)
     if size_of(blocks) <= REPLY_CHARS:
         return reply
     left: list[Citation] = []
+    kept: list[list[Block]] = []  # what stays of each section left, in the order they left
     for key in _order(blocks, asked, together or {}, parts_asked):
         notice_size = size_of([_left_notice(left, names)]) if left else 0
         if size_of(blocks) + notice_size <= REPLY_CHARS:
             break
         left.append(_left_citation(key, blocks))
+        at = next(i for i, b in enumerate(blocks) if section_of(b) == key)
+        kept.append(_kept_lines(blocks, key, ranked, names))
+        blocks = [*blocks[:at], _PLACE, *blocks[at:]]
         blocks = _without(blocks, key, names)
     if not left:
         return reply
+    blocks = _with_kept_lines(blocks, kept, size_of([_left_notice(left, names)]))
     at = next(
         (i for i, b in enumerate(blocks) if isinstance(b, NoticeBlock) and b.kind in _CLOSING), len(blocks)
     )

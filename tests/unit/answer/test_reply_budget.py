@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from duocthu.answer.blocks import notice, sample_notice, text_block
 from duocthu.answer.reply_budget import REPLY_CHARS, quoted_above, within_budget
+from duocthu.models.evidence import RankedLine, SourceRef
 from duocthu.models.reply import (
     AnswerLinesBlock,
     Block,
@@ -144,3 +145,34 @@ def test_a_part_quoting_no_line_of_its_own_section_keeps_it_past_the_budget() ->
     blocks = (answering(DOSE), section(pregnancy), section(DOSE))
     fitted = within_budget(reply(*blocks), names, parts_asked={("thuoc", pregnancy), ("thuoc", DOSE)})
     assert [c.section_key for c in left_out(fitted).sections] == [DOSE]
+
+
+def _ranked(text: str, key: str, score: float) -> RankedLine:
+    ref = SourceRef(book="DTQG", edition="3", section_heading=key, page_start=3, page_end=4)
+    return RankedLine(
+        text=text, drug_id="thuoc", display_name="Thuoc", section_key=key, part_id="p",
+        part_index=0, line_index=0, score=score, source_refs=(ref,),
+    )  # fmt: skip
+
+
+def test_a_section_leaving_for_length_keeps_its_best_ranked_sentences_where_it_stood() -> None:
+    # two asks: the dose section leaves for length; its sentence the ranking put first for the
+    # question ("đau bụng kinh liều bao nhiêu") is what that ask was after, and stays quoted
+    asked = _ranked("Đau bụng kinh: 400 mg mỗi 4 – 6 giờ khi cần.", DOSE, 30.0)
+    weaker = _ranked("Trẻ em: 5 – 10 mg/kg mỗi lần.", DOSE, 20.0)
+    other = _ranked("Sinh khả dụng khoảng 90%.", KINETICS, 40.0)  # another section's: not kept here
+    said = _ranked("Người lớn: 500 mg.", DOSE, 50.0)  # quoted already by the answering lines
+    long = reply(answering(DOSE), section(DOSE), section(BARRED, "Mẫn cảm " + "x " * (REPLY_CHARS // 4)))
+    fitted = within_budget(long, names, ranked=[weaker, other, asked, said])
+    text = fitted.text
+    assert [c.section_key for c in left_out(fitted).sections] == [DOSE]
+    kept = "Câu trong mục “Liều lượng và cách dùng” của Thuoc gần nhất với câu hỏi:"
+    assert kept in text and text.index(kept) < text.index("Mẫn cảm")  # where the section stood
+    assert "- “Đau bụng kinh: 400 mg mỗi 4 – 6 giờ khi cần.” (tr. 3–4)" in text
+    assert text.index("Đau bụng kinh") < text.index("Trẻ em: 5 – 10")  # the best first
+    assert "Sinh khả dụng" not in text and text.count("Người lớn: 500 mg.") == 1
+    # without ranked lines the section leaves whole, as before; and what stays never takes the
+    # reply past the budget (a contraindication list as long as the budget leaves it no room)
+    assert "gần nhất với câu hỏi" not in within_budget(long, names).text
+    full = reply(answering(DOSE), section(DOSE), section(BARRED, "Mẫn cảm " + LONG))
+    assert "gần nhất với câu hỏi" not in within_budget(full, names, ranked=[asked]).text

@@ -32,8 +32,9 @@ def compose(composer: Composer, plan: Plan, evidence: GatheredEvidence | None) -
     parts_asked = {
         (d, a.section_key) for part in plan.parts for a in part.asks if a.section_key for d in a.drugs
     }
+    ranked = [line for answer in evidence.answers for line in answer.lines] if evidence else []
     fitted = within_budget(
-        composed.reply, composer.wording.names, routed_sections(plan), together, parts_asked
+        composed.reply, composer.wording.names, routed_sections(plan), together, parts_asked, ranked
     )
     return composed if fitted is composed.reply else replace(composed, reply=fitted)
 
