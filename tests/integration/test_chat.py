@@ -467,6 +467,21 @@ def test_a_brand_outside_the_formulary_is_read_by_its_class_and_says_where_the_c
     ) in turn.answer
 
 
+def test_which_drugs_a_stage_of_pregnancy_excludes_reads_every_way_the_book_writes_the_stage(
+    service: ChatService,
+) -> None:
+    # "3 tháng giữa và 3 tháng cuối của thai kỳ" (captopril) is the last trimester too: read as
+    # written, the stage had found only the drugs writing "Ba tháng cuối thai kỳ"
+    last = {
+        d.drug_id
+        for d in service.turn("Thuốc nào chống chỉ định ở 3 tháng cuối thai kỳ?").bundle.ranked_drugs
+    }
+    assert {"captopril", "enalapril", "losartan", "ibuprofen", "warfarin"} <= last
+    # the second trimester: not a drug excluded only in the last ("Ba tháng cuối thai kỳ")
+    middle = service.turn("Thuốc nào chống chỉ định ở 3 tháng giữa thai kỳ?").bundle.ranked_drugs
+    assert "captopril" in {d.drug_id for d in middle} and "ibuprofen" not in {d.drug_id for d in middle}
+
+
 def test_drugs_of_a_wider_finding_are_named_apart_with_their_words(service: ChatService) -> None:
     # ibuprofen's ADR says "loét và xuất huyết tiêu hóa", not "loét dạ dày": it is listed, but
     # never among the drugs that name the finding asked

@@ -7,7 +7,7 @@ No dense fallback: only chỉ định is embedded.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from duocthu.core.populations import NURSING, PREGNANT, population_named, population_wordings
@@ -25,6 +25,7 @@ from duocthu.core.text import stop_words, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
+from duocthu.retrieval.levels import Band
 from duocthu.retrieval.reverse.keyword import (
     SECONDARY_WEIGHT,
     find_by_indication,
@@ -33,6 +34,7 @@ from duocthu.retrieval.reverse.keyword import (
 )
 from duocthu.retrieval.reverse.ranking import DrugGroup, RankedGroups, Rerank, rank_drugs, ranked_bundle
 from duocthu.retrieval.reverse.reading import advice_position, is_searchable
+from duocthu.retrieval.reverse.stages import asked_stage, at_stage
 from duocthu.retrieval.reverse.wordings import (
     as_written,
     population_advice,
@@ -57,6 +59,8 @@ class RelationSearch:
     # The section states findings among conditions, comparisons and uses (Thận trọng, Dược lý): a
     # part counts only where it states the finding as the drug's effect (`reading.states_effect`).
     effect: bool = False
+    # A stage of pregnancy asked (`stages.asked_stage`): a part counts only where it holds then.
+    stage: Band | None = None
 
 
 # Where a which-drugs-cause lookup also looks, after the ADR list, in this order: a drug whose ADR
@@ -100,6 +104,8 @@ def asked_population(frame: QueryFrame) -> str | None:
     wording its finding is when no condition table names it ("thuốc nào CCĐ trong thai kỳ"), or,
     asking no finding, the pregnancy or nursing the patient is told to be in ("3 tháng cuối thai
     kỳ thì CCĐ thuốc nào?")."""
+    if asked_stage(frame) is not None:
+        return PREGNANT  # the stage asked, whatever the age the patient is told
     if frame.population:
         return frame.population
     if frame.condition is None:
@@ -162,11 +168,13 @@ def relation_searches(
     if section is None or not phrases:
         return ()
     known = frame.condition is not None and frame.condition.normalized
+    stage = asked_stage(frame)
     advice = _population_advice().get(asked_population(frame) or "")
+    advice = replace(advice, stage=stage) if advice is not None else None
     if advice is not None and advice.section_key == section and not known:
         return (advice,)
     wider = _wider_of(frame, phrases, narrowed)
-    searches = [RelationSearch(section, phrases, wider=wider)]
+    searches = [RelationSearch(section, phrases, wider=wider, stage=stage)]
     contraindication = section == CONTRAINDICATION_SECTION
     if contraindication and not known and advice is not None:
         searches.append(advice)
@@ -242,6 +250,8 @@ def retrieve_by_relation(
                 if hit.id not in best or hit.score > best[hit.id].score:
                     best[hit.id] = hit
         hits = [h for h in rank_hits(list(best.values())) if h.drug_id not in counted]
+        if search.stage is not None:
+            hits = [h for h in hits if at_stage(h.text, search.phrases, search.stage)]
         if not hits:
             continue
         order = {} if search.advice else {d: rank for d, (rank, _) in seconding.items()}
