@@ -35,8 +35,8 @@ def asked_stage(frame: QueryFrame) -> Band | None:
 def at_stage(text: str, phrases: Sequence[str], stage: Band) -> bool:
     """Whether a part holds at the stage asked: a sentence of it holding one of the phrases
     searched names no stage, or stages that reach the one asked."""
-    for sentence in split_sentences(text):
-        if any(contains_phrase(sentence, phrase) for phrase in phrases):
-            if relation(stage, sentence_bands(sentence, PREGNANCY)) != "outside":
-                return True
-    return False
+    return any(
+        any(contains_phrase(sentence, phrase) for phrase in phrases)
+        and relation(stage, sentence_bands(sentence, PREGNANCY)) != "outside"
+        for sentence in split_sentences(text)
+    )
