@@ -437,6 +437,18 @@ def test_does_x_treat_or_cause_y_opens_with_how_its_section_names_y(
     assert asked in {e.section_key for e in turn.bundle.evidence}  # the section itself is quoted
 
 
+def test_a_reaction_asked_of_a_drug_brings_what_the_book_says_to_do_about_it(service: ChatService) -> None:
+    # "does it cause a cough" and "what then" are one bedside question: the handling section says
+    # to stop it and switch, after how the ADR list names the cough
+    answer = service.turn("Captopril có gây ho không?").answer
+    reading = answer.index("Mục “Tác dụng không mong muốn (ADR)” của Captopril nêu “ho”")
+    handling = answer.index("ngừng captopril và chuyển sang thuốc chẹn thụ thể angiotensin II")
+    assert reading < handling and "(mục “Hướng dẫn cách xử trí ADR”" in answer
+    # a reaction the handling section does not name brings none of its lines
+    other = service.turn("Captopril có gây rụng tóc không?").answer
+    assert "ngừng captopril và chuyển sang" not in other
+
+
 def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatService) -> None:
     # gliclazid's section names "các thuốc chống viêm không steroid", never ibuprofen; ibuprofen
     # names neither gliclazid nor its class: the pair had been answered as not naming each other

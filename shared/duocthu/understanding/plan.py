@@ -13,6 +13,7 @@ from duocthu.catalog.resolver import CatalogDrugResolver
 from duocthu.catalog.world_drugs import world_drug
 from duocthu.core.populations import population_wordings
 from duocthu.core.sections import (
+    ADR_MANAGEMENT_SECTION,
     ADR_SECTION,
     BREASTFEEDING_SECTION,
     CAUTION_SECTION,
@@ -39,7 +40,7 @@ PAIRS_FROM = 3
 # The sections a one-drug answer may quote beside the asked one: where a state the asked section
 # is silent on is said (contraindications first), and where a drug's effect is stated.
 _BESIDE_ASKED = (CONTRAINDICATION_SECTION, CAUTION_SECTION)
-_BESIDE_EFFECT = (PHARMACOLOGY_SECTION,)
+_BESIDE_EFFECT = (PHARMACOLOGY_SECTION, ADR_MANAGEMENT_SECTION)  # and what to do about it
 # A described patient's question decides whether they may take the drug when it asks no section or care.
 _DECIDED_IN = (None, CAUTION_SECTION)
 _PROVIDER_FAILED = ("understanding_provider_unavailable", "understanding_malformed_output")

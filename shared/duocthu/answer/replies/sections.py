@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu.answer.blocks import source_of
+from duocthu.answer.handling_lines import handling_lines
 from duocthu.answer.lines import AnswerLines, answer_lines, lines_text, ranked_lines
 from duocthu.answer.replies.context import Composed, Composer, lines_block, quick_replies
 from duocthu.core.measures import STATES_AMOUNT
@@ -47,7 +48,15 @@ def lead(plan: Plan, evidence: GatheredEvidence, bundle: EvidenceBundle) -> list
     ranked = ranked_lines(evidence.lines_of(0), ask.section_key if ask else None, plan.frame.route, each_drug)
     several = len(asked_pieces(plan.reading.text, ())) > 1
     beyond = bool(focus_terms(plan.reading.text))  # a focus beside the finding: what to use instead
-    return ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several, beyond)
+    leads = ordered_leads(found, ranked, plan.frame.patient_context.comorbidities, several, beyond)
+    # what the book says to do about the reaction follows how the ADR list names it
+    reading = found if found is not None and found.read_sections and found.lines else None
+    handling = handling_lines(reading, evidence) if reading is not None else None
+    if handling is None:
+        return leads
+    said = {line.text for x in leads for line in x.lines}
+    rest = tuple(line for line in handling.lines if line.text not in said)
+    return [leads[0], handling.model_copy(update={"lines": rest}), *leads[1:]] if rest else leads
 
 
 def ordered_leads(
