@@ -5,17 +5,16 @@ answer (stop it, switch to a sartan, raise the legs) is written in the handling 
 
 from __future__ import annotations
 
-from duocthu.answer.lines import MAX_LINES, AnswerLine, AnswerLines
+from duocthu.answer.lines import MAX_LINES, AnswerLine, AnswerLines, states_finding
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION
 from duocthu.core.sentences import split_sentences
 from duocthu.models.evidence import GatheredEvidence
-from duocthu.retrieval.reverse.reading import first_mention
-from duocthu.retrieval.reverse.wordings import wordings_of
 
 
 def handling_lines(found: AnswerLines, evidence: GatheredEvidence) -> AnswerLines | None:
     """The handling section's sentences naming the reaction `found` read the ADR list for (its
-    focus), cited; None when the plan read no such section or none names it."""
+    focus), read as the ADR list reads it (`states_finding`), cited; None when the plan read no
+    such section or none names it."""
     try:
         parts = evidence.section(found.drug_id, ADR_MANAGEMENT_SECTION)
     except KeyError:
@@ -25,7 +24,7 @@ def handling_lines(found: AnswerLines, evidence: GatheredEvidence) -> AnswerLine
         ref = part.source_refs[0] if part.source_refs else None
         place, pages = (ref.place(), ref.pages()) if ref else ("", "")
         for sentence in split_sentences(part.text.split("】 ", 1)[-1]):
-            if any(_names(sentence, asked) for asked in found.focus):
+            if any(states_finding(sentence, ADR_SECTION, asked) for asked in found.focus):
                 quoted = AnswerLine(
                     text=sentence.strip(),
                     drug_id=part.drug_id,
@@ -41,8 +40,3 @@ def handling_lines(found: AnswerLines, evidence: GatheredEvidence) -> AnswerLine
     return AnswerLines(
         drug_id=found.drug_id, section_key=ADR_MANAGEMENT_SECTION, focus=found.focus, lines=kept, ranked=True
     )
-
-
-def _names(sentence: str, asked: str) -> bool:
-    """The sentence names the reaction as the ADR list would (its wordings, never after a negation)."""
-    return any(first_mention(sentence, wording, ADR_SECTION, False)[0] >= 0 for wording in wordings_of(asked))

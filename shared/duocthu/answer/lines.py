@@ -285,7 +285,7 @@ def _quotable(pairs: Sequence[tuple[EvidenceItem, str]]) -> list[tuple[EvidenceI
     return [(i, c) for i, s in pairs for c in (_CLAUSE.split(s) if len(s) > LONG_SENTENCE else [s])]
 
 
-def _states(sentence: str, section_key: str, phrase: str) -> bool:
+def states_finding(sentence: str, section_key: str, phrase: str) -> bool:
     """Whether the sentence states the phrase (in any of its wordings) as its section reads it:
     the ADR list as a reaction, Thận trọng and Dược lý as the drug's effect (`reverse.reading`)."""
     for wording in wordings_of(phrase):
@@ -318,7 +318,7 @@ def effect_lines(
     pairs = _quotable(_sentences([p for p in parts if p.id in found.evidence_ids]))
     phrases = dict.fromkeys((*relation_phrases(frame), *relation_phrases(frame, narrowed=False)))
     for phrase in phrases:
-        stating = [(i, s) for i, s in pairs if _states(s, section, phrase)]
+        stating = [(i, s) for i, s in pairs if states_finding(s, section, phrase)]
         if stating:
             return AnswerLines(
                 drug_id=drug, section_key=ADR_SECTION, focus=(phrase,), not_said=section != ADR_SECTION,
