@@ -168,6 +168,13 @@ def test_more_article_style_questions(resolver: CatalogDrugResolver) -> None:
         ("Ibuprofen tối đa một ngày bao nhiêu?", "lieu_luong_va_cach_dung"),
         ("Ibuprofen dùng được cho đau bụng kinh không?", "chi_dinh"),
         ("Ibuprofen dùng được cho người bị hen không?", "chong_chi_dinh"),  # a patient, not a use
+        # a short question whose one cue is a lay phrase: in longer questions the phrase sits beside
+        # another cue, so only a question like these shows whether its row is still needed
+        ("Bé nhà em lỡ nuốt 5 viên Hapacol 250 thì sao?", "qua_lieu_va_xu_tri"),
+        ("Uống warfarin mà ăn bưởi có sao không?", "tuong_tac_thuoc"),
+        ("Omeprazol cất chỗ nào?", "do_on_dinh_va_bao_quan"),
+        ("Uống diazepam xong có vận hành máy được không?", "than_trong"),
+        ("Paracetamol tối đa được bao nhiêu một ngày?", "lieu_luong_va_cach_dung"),
     ],
 )
 def test_everyday_wordings_find_their_section(
