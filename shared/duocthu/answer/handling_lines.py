@@ -5,9 +5,8 @@ answer (stop it, switch to a sartan, raise the legs) is written in the handling 
 
 from __future__ import annotations
 
-from duocthu.answer.lines import MAX_LINES, AnswerLine, AnswerLines, states_finding
+from duocthu.answer.lines import MAX_LINES, AnswerLines, line_of, sentences_of, states_finding
 from duocthu.core.sections import ADR_MANAGEMENT_SECTION, ADR_SECTION
-from duocthu.core.sentences import split_sentences
 from duocthu.models.evidence import GatheredEvidence
 
 
@@ -19,21 +18,11 @@ def handling_lines(found: AnswerLines, evidence: GatheredEvidence) -> AnswerLine
         parts = evidence.section(found.drug_id, ADR_MANAGEMENT_SECTION)
     except KeyError:
         return None  # the plan read no handling section beside the reaction
-    lines: list[AnswerLine] = []
-    for part in parts:
-        ref = part.source_refs[0] if part.source_refs else None
-        place, pages = (ref.place(), ref.pages()) if ref else ("", "")
-        for sentence in split_sentences(part.text.split("】 ", 1)[-1]):
-            if any(states_finding(sentence, ADR_SECTION, asked) for asked in found.focus):
-                quoted = AnswerLine(
-                    text=sentence.strip(),
-                    drug_id=part.drug_id,
-                    section_key=ADR_MANAGEMENT_SECTION,
-                    evidence_id=part.id,
-                    citation=place,
-                    pages=pages,
-                )
-                lines.append(quoted)
+    lines = [
+        line_of(part, sentence)
+        for part, sentence in sentences_of(parts)
+        if any(states_finding(sentence, ADR_SECTION, asked) for asked in found.focus)
+    ]
     if not lines:
         return None
     kept = tuple(lines[:MAX_LINES])

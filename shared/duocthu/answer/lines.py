@@ -159,7 +159,7 @@ def _with_labs(named: Test | None, frame: QueryFrame, asked: Sequence[EvidenceIt
     """A sentence about the patient: named by their state (`named`), or, where the section states a
     band of a laboratory value they give, one their own number falls in."""
     values = PatientProfile.from_frame(frame).lab_values
-    if not values or not any(lab_relation(s, values) for _, s in _sentences(asked)):
+    if not values or not any(lab_relation(s, values) for _, s in sentences_of(asked)):
         return named
     return lambda s: lab_relation(s, values) == "inside" or bool(named and named(s))
 
@@ -171,15 +171,12 @@ def _named(phrases: Sequence[str]) -> Test:
     return lambda sentence: any(phrase_in(words(sentence), p) for p in phrases)
 
 
-def _sentences(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
-    out = []
-    for item in items:
-        text = item.text.removeprefix(f"【{item.display_name}】 ")
-        out += [(item, s) for s in split_sentences(text)]
-    return out
+def sentences_of(items: Sequence[EvidenceItem]) -> list[tuple[EvidenceItem, str]]:
+    """Each part's sentences, its 【drug】 label left out, with the part they come from."""
+    return [(i, s) for i in items for s in split_sentences(i.text.removeprefix(f"【{i.display_name}】 "))]
 
 
-def _line(item: EvidenceItem, sentence: str) -> AnswerLine:
+def line_of(item: EvidenceItem, sentence: str) -> AnswerLine:
     """The sentence as a line, with the sentence going on from it (`retrieval.continuations`)."""
     ref = item.source_refs[0] if item.source_refs else None
     return AnswerLine(
@@ -196,7 +193,7 @@ def _pick(pairs: Sequence[tuple[EvidenceItem, str]], tests: Sequence[Test]) -> l
     """The sentences that pass the most tests (at least one), in book order, at most MAX_LINES."""
     scored = [(sum(t(s) for t in tests), item, s) for item, s in pairs]
     best = max((n for n, _, _ in scored), default=0)
-    return [_line(item, s) for n, item, s in scored if best and n == best][:MAX_LINES]
+    return [line_of(item, s) for n, item, s in scored if best and n == best][:MAX_LINES]
 
 
 def answer_lines(
@@ -246,7 +243,7 @@ def answer_lines(
     if not tests or not asked:
         return None
     # a sentence stating another route than the question's answers for another dosage form
-    pairs = [(i, s) for i, s in _sentences(asked) if not _other_route(s, frame.route)]
+    pairs = [(i, s) for i, s in sentences_of(asked) if not _other_route(s, frame.route)]
     organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
     by_weight = weight is not None
     lines = _pick(
@@ -254,9 +251,9 @@ def answer_lines(
     )
     if lines:
         if section in POPULATION_SECTIONS and state_test is not None:
-            barred = _sentences(section_of(drug, CONTRAINDICATION_SECTION))
+            barred = sentences_of(section_of(drug, CONTRAINDICATION_SECTION))
             barred = [(i, s) for i, s in barred if state_test(s)]
-            lines = [_line(i, s) for i, s in barred[:MAX_LINES]] + lines
+            lines = [line_of(i, s) for i, s in barred[:MAX_LINES]] + lines
         return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), lines=tuple(lines))
     about = state_test or (lambda _: False)
     outside = [(i, s) for i, s in pairs if state_named and state_named(s) and not about(s)]
@@ -264,18 +261,18 @@ def answer_lines(
         # "Trẻ em dưới 3 tháng tuổi …" for a child of 3: quoted as what it is, never "not said"
         return AnswerLines(
             drug_id=drug, section_key=section, focus=tuple(focus), outside_limits=True,
-            lines=tuple(_line(i, s) for i, s in outside[:MAX_LINES]),
+            lines=tuple(line_of(i, s) for i, s in outside[:MAX_LINES]),
         )  # fmt: skip
     if state_test is not None:
         own = STATE_SECTIONS.get(frame.population or "")  # a pregnant or nursing patient's, last
         for other in (*OTHER_SECTIONS, *((own,) if own else ())):
             if other == section:
                 continue
-            found = [(i, s) for i, s in _sentences(section_of(drug, other)) if state_test(s)]
+            found = [(i, s) for i, s in sentences_of(section_of(drug, other)) if state_test(s)]
             if found:
                 return AnswerLines(
                     drug_id=drug, section_key=section, focus=tuple(focus), not_said=True,
-                    lines=tuple(_line(i, s) for i, s in found[:MAX_LINES]), other_section_key=other,
+                    lines=tuple(line_of(i, s) for i, s in found[:MAX_LINES]), other_section_key=other,
                 )  # fmt: skip
     return AnswerLines(drug_id=drug, section_key=section, focus=tuple(focus), not_said=True)
 
@@ -315,14 +312,14 @@ def effect_lines(
             drug_id=drug, section_key=ADR_SECTION, focus=(asked,), not_said=True, read_sections=read
         )
     parts = bundle.evidence if section == ADR_SECTION else section_of(drug, section)
-    pairs = _quotable(_sentences([p for p in parts if p.id in found.evidence_ids]))
+    pairs = _quotable(sentences_of([p for p in parts if p.id in found.evidence_ids]))
     phrases = dict.fromkeys((*relation_phrases(frame), *relation_phrases(frame, narrowed=False)))
     for phrase in phrases:
         stating = [(i, s) for i, s in pairs if states_finding(s, section, phrase)]
         if stating:
             return AnswerLines(
                 drug_id=drug, section_key=ADR_SECTION, focus=(phrase,), not_said=section != ADR_SECTION,
-                lines=tuple(_line(i, s) for i, s in stating[:MAX_LINES]),
+                lines=tuple(line_of(i, s) for i, s in stating[:MAX_LINES]),
                 other_section_key=None if section == ADR_SECTION else section, read_sections=read,
             )  # fmt: skip
     # found by the section's reading of the whole part, not of one sentence: nothing to quote apart
