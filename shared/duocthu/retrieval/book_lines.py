@@ -18,6 +18,7 @@ from duocthu.retrieval.answering import (
     found,
     words_held,
 )
+from duocthu.retrieval.continuations import with_continuations
 from duocthu.retrieval.question_words import question_pairs, question_tokens
 from duocthu.store import VectorStore
 
@@ -92,7 +93,8 @@ def book_lines(
             continue
         per_drug[line.drug_id] = per_drug.get(line.drug_id, 0) + 1
         chosen.append(line)
-    return tuple(with_contraindications(chosen[:most], kept))
+    # each line says what it is about (the sentence it points back to); a list adds nothing more
+    return with_continuations(store, with_contraindications(chosen[:most], kept), after=False)
 
 
 def with_contraindications(chosen: Sequence[RankedLine], found: Sequence[RankedLine]) -> list[RankedLine]:

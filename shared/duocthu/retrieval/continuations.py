@@ -8,6 +8,10 @@ points back to what the line said ("Alen này …", "Ở các đối tượng n�
 amount names a regimen ("Cơn gút cấp: Ưu tiên phác đồ liều thấp.") whose amounts the next sentence
 gives when that one opens with the act of giving, states an amount and has no label of its own
 ("Uống 1 mg …", not "Đặt trực tràng: …", the next item of a list).
+
+The other way round, a line that points back ("Alen này …", "Trong bệnh này …", "Nguy cơ này …")
+names its subject only in the sentence before it: quoted alone it does not say which allele,
+disease or risk it is about, so that sentence is quoted before it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ _POINTING_BACK = frozenset({"này", "đó", "trên"})
 _POINTING_REACH = 6
 # A continuation longer than this is a statement of its own, quoted only if it ranks
 MAX_CONTINUATION = 240
+# The sentence a line points back to is quoted up to this length: without it the line says nothing
+MAX_ANTECEDENT = 2 * MAX_CONTINUATION
 # The act of giving a drug, opening a sentence that has no subject of its own (folded)
 _GIVING_OPENINGS = frozenset({"uong", "tiem", "truyen", "dung", "dat", "xit", "boi", "nho"})
 # A sentence opening with a label of its own ("Truyền tĩnh mạch: …", "Trẻ em: …")
@@ -46,6 +52,17 @@ def goes_on_from(sentence: str) -> bool:
     return fold(said[0]) in _DIRECTIVE_OPENINGS or bool(_POINTING_BACK.intersection(said[:_POINTING_REACH]))
 
 
+def points_back(sentence: str) -> bool:
+    """Whether the sentence points back to the one before it within its first words ("Alen này",
+    "Ở những người bệnh này", "các thuốc nói trên"); "trên" before a number is a band ("trên 60
+    tuổi"), not a reference."""
+    said = words(sentence)
+    return any(
+        word in _POINTING_BACK and not (word == "trên" and said[at + 1 : at + 2] and said[at + 1].isdigit())
+        for at, word in enumerate(said[:_POINTING_REACH])
+    )
+
+
 def gives_amounts_of(sentence: str, after: str) -> bool:
     """A dose sentence stating no amount, followed by one giving amounts (a regimen named, then given)."""
     opening = words(after)[:1]
@@ -58,21 +75,32 @@ def gives_amounts_of(sentence: str, after: str) -> bool:
     )
 
 
-def continued(sentence: str, sentences: Sequence[str], dose: bool = False) -> str:
+def continued(
+    sentence: str, sentences: Sequence[str], dose: bool = False, before: bool = True, after: bool = True
+) -> str:
     """The sentence, with the one after it among `sentences` (its part's, in order) when that one
-    goes on from it (`goes_on_from`), or, in a dose section, gives the amounts it names."""
+    goes on from it (`goes_on_from`), or, in a dose section, gives the amounts it names; and with
+    the one before it when the sentence `points_back` to it. `before` / `after`: whether that
+    neighbour may be added (not when it is quoted as a line of its own)."""
     at = next((i for i, s in enumerate(sentences) if s.strip() == sentence.strip()), None)
-    if at is None or at + 1 >= len(sentences):
+    if at is None:
         return sentence
-    after = sentences[at + 1]
-    if not goes_on_from(after) and not (dose and gives_amounts_of(sentence, after)):
-        return sentence
-    return f"{sentence.rstrip()} {sentences[at + 1].strip()}"
+    text = sentence
+    if after and at + 1 < len(sentences):
+        then = sentences[at + 1]
+        if goes_on_from(then) or (dose and gives_amounts_of(sentence, then)):
+            text = f"{text.rstrip()} {then.strip()}"
+    if before and at > 0 and points_back(sentence) and len(sentences[at - 1]) <= MAX_ANTECEDENT:
+        text = f"{sentences[at - 1].strip()} {text.lstrip()}"
+    return text
 
 
-def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple[RankedLine, ...]:
+def with_continuations(
+    store: VectorStore, lines: Sequence[RankedLine], after: bool = True
+) -> tuple[RankedLine, ...]:
     """The lines, each with the sentence after it in its part when that sentence goes on from it
-    (`goes_on_from`) and is not quoted as a line of its own."""
+    (`goes_on_from`; not `after`: never) and the one before it when the line points back to it
+    (`points_back`), either only when not quoted as a line of its own."""
     quoted = {(line.part_id, line.line_index) for line in lines}
     texts: dict[str, Sequence[str]] = {}
     out = []
@@ -81,12 +109,14 @@ def with_continuations(store: VectorStore, lines: Sequence[RankedLine]) -> tuple
             parts = store.find_by_section(line.drug_id, line.section_key)
             texts |= {p.id: split_sentences(p.text) for p in parts}
         at = line.line_index
-        own = texts.get(line.part_id, ())[at : at + 2]  # the line's sentence and the one after it
-        if (line.part_id, at + 1) not in quoted:
-            dose = line.section_key == DOSE_SECTION
-            line = line.model_copy(update={"text": continued(line.text, own, dose)})
+        # the line's sentence and those around it (the index keeps a repeated sentence apart)
+        own = texts.get(line.part_id, ())[max(0, at - 1) : at + 2]
+        before = (line.part_id, at - 1) not in quoted
+        then = after and (line.part_id, at + 1) not in quoted
+        dose = line.section_key == DOSE_SECTION
+        line = line.model_copy(update={"text": continued(line.text, own, dose, before, then)})
         out.append(line)
     return tuple(out)
 
 
-__all__ = ["MAX_CONTINUATION", "continued", "goes_on_from", "with_continuations"]
+__all__ = ["MAX_CONTINUATION", "continued", "goes_on_from", "points_back", "with_continuations"]
