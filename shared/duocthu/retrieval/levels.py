@@ -160,6 +160,13 @@ def patient_band(text: str | None, concept: str) -> Band:
     return (low, high) if low < high else scale
 
 
+def is_level(text: str, concept: str) -> bool:
+    """Whether the text is one of the concept's level phrases and nothing more ("ba tháng đầu"
+    is a stage of pregnancy however it is written: it needs no "thai kỳ" to be one)."""
+    said = tuple(words(text))
+    return any(phrase == said for phrase, _ in _phrases().get(concept, ()))
+
+
 def relation(patient: Band, bands: Sequence[Band]) -> Relation | None:
     """Where the patient stands to a sentence's levels: None when it names none."""
     if not bands:

@@ -14,19 +14,19 @@ from duocthu.core.phrases import contains_phrase
 from duocthu.core.sentences import split_sentences
 from duocthu.core.text import fold, words
 from duocthu.models.frame import QueryFrame
-from duocthu.retrieval.levels import SCALES, Band, patient_band, relation, sentence_bands
+from duocthu.retrieval.levels import SCALES, Band, is_level, patient_band, relation, sentence_bands
 
 PREGNANCY = "pregnancy"
 
 
 def asked_stage(frame: QueryFrame) -> Band | None:
     """The stage of pregnancy a which-drugs question's finding names ("ở 3 tháng giữa thai kỳ"):
-    a finding no condition table knows, naming the pregnancy ("thai") and a stage of it; None for
-    any other question."""
+    a finding no condition table knows, naming the pregnancy ("thai") and a stage of it, or
+    nothing but a stage ("Ba tháng đầu: thuốc nào nên tránh?"); None for any other question."""
     condition = frame.condition
     if frame.drugs or condition is None or condition.normalized:
         return None
-    if "thai" not in {fold(w) for w in words(condition.text)}:
+    if "thai" not in {fold(w) for w in words(condition.text)} and not is_level(condition.text, PREGNANCY):
         return None
     band = patient_band(condition.text, PREGNANCY)
     return None if band == SCALES[PREGNANCY] else band

@@ -33,6 +33,16 @@ def test_a_finding_naming_a_stage_of_pregnancy_asks_the_pregnancy_at_that_stage(
     assert asked_stage(known) is None
 
 
+def test_a_finding_that_is_only_a_stage_asks_the_pregnancy_at_that_stage() -> None:
+    """A clinician names the trimester without "thai kỳ" ("Ba tháng đầu: thuốc nào nên tránh?")."""
+    first = _asked("ba tháng đầu")
+    assert asked_stage(first) == (0.0, 14.0)
+    assert asked_population(first) == "phu_nu_co_thai"
+    assert asked_stage(_asked("quý ba")) == (28.0, 42.0)
+    # a stage's words inside another finding are no stage of pregnancy
+    assert asked_stage(_asked("3 tháng đầu điều trị")) is None
+
+
 def test_a_part_counts_at_the_stage_when_a_sentence_naming_the_pregnancy_reaches_it() -> None:
     last, first = (28.0, 42.0), (0.0, 14.0)
     both = "Chống chỉ định trong 3 tháng giữa và 3 tháng cuối của thai kỳ do độc tính trên thai nhi."
