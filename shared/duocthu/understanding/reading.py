@@ -133,6 +133,12 @@ def asks_alternative(text: str) -> bool:
     return contains_any(text, answer_focus()["alternative"].asked)
 
 
+def asks_a_focus(text: str) -> bool:
+    """The question asks its answer to say something its section words may not name (a maximum,
+    what to use instead, whether and how to stop): data/answer_focus.tsv."""
+    return any(contains_any(text, focus.asked) for focus in answer_focus().values())
+
+
 def joined_unknown_names(tags: MessageTags, frame: QueryFrame) -> tuple[str, ...]:
     """The names the catalogue lacks that the question joins to a catalogue drug: asked about beside
     it, so an answer from that drug's text alone must say it does not cover them. An unknown name

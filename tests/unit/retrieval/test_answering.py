@@ -245,6 +245,18 @@ def test_a_question_asking_what_instead_is_read_with_the_words_its_answer_uses(
     assert lines and "chuyển sang thuốc chẹn thụ thể angiotensin II" in lines[0].text
 
 
+def test_asked_whether_to_stop_the_line_on_stopping_leads(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "ngừng" is in half the book: the sentence on how to stop is found by "ngừng đột ngột", "giảm liều dần"
+    assert "dot ngot" in focus_terms("Prednisolon 6 tuần rồi, giờ ngừng luôn được không?")
+    assert focus_terms("Clopidogrel trước mổ mấy ngày?") == []
+    store, _, _ = sample_index
+    question = "BN dùng prednisolon 30mg/ngày 6 tuần rồi, muốn ngừng được không?"
+    lines = answering_lines(store, [("prednisolon", ("prednisolon",))], question)
+    assert lines and "không được ngừng thuốc đột ngột" in lines[0].text
+
+
 def test_words_naming_the_book_itself_are_no_words_of_the_question(
     sample_index: tuple[EdgeStore, Catalog, Settings],
 ) -> None:

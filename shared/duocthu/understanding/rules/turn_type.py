@@ -28,6 +28,7 @@ from duocthu.understanding.cue_readings import changes_dose, managed_attribute
 from duocthu.understanding.cues import TurnCues
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.merge import CONTINUED
+from duocthu.understanding.reading import asks_a_focus
 from duocthu.understanding.rules.clarify import name_asked_back
 from duocthu.understanding.rules.direction import with_asked
 from duocthu.understanding.rules.follow_up import continues, same_question
@@ -175,7 +176,8 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     section for the patient's state is chosen after the merge (`section_for_patient`)."""
     attribute, cues, facts = reading.attribute, reading.cues, reading.facts
     beside = beside_another_medicine(reading)
-    asks_more = content_words(cues, spans)
+    # a word of its own, or a focus its words are all cues of ("muốn ngừng thì làm sao?")
+    asks_more = content_words(cues, spans) or asks_a_focus(reading.text)
     for_someone = bool(facts.population or facts.states_patient)
     taken = facts.current_medication_ids
     # the patient's state is what every medicine named is asked of (none is added to the others,
@@ -229,7 +231,7 @@ def _continued_turn(reading: Reading) -> tuple[str, str | None]:
     if reading.facts.states_patient and asks_yes_or_no(reading.text):
         # whether the patient may go on with the drug told before: a decision, never its overview
         return "drug_attribute", None
-    if not cues.has("overview") and content_words(cues, ()):
+    if not cues.has("overview") and (content_words(cues, ()) or asks_a_focus(reading.text)):
         # a question of its own about the conversation's drug: read over its monograph, as when the
         # turn names the drug (`named_turn`), never its introduction
         return "drug_attribute", None

@@ -117,6 +117,14 @@ def test_a_question_no_section_names_is_free_form_not_the_overview(
     assert (frame.turn_type, frame.attribute) == (turn_type, None)
 
 
+def test_a_focus_written_only_in_cue_words_is_a_question_not_the_overview(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # every word of "muốn dừng thì làm sao" is a cue of something else: the focus (stopping) asks more
+    frame = understand_offline("Tegretol muốn dừng thì làm sao?", resolver)
+    assert (frame.turn_type, frame.attribute) == ("drug_attribute", None)
+
+
 def test_a_population_question_is_a_decision_not_an_overview(resolver: CatalogDrugResolver) -> None:
     frame = understand_offline("Dùng ciprofloxacin cho trẻ em được không?", resolver)
     assert (frame.turn_type, frame.attribute, frame.population) == ("drug_attribute", None, "tre_em")
