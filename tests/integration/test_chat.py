@@ -252,6 +252,21 @@ def test_a_combination_the_sections_bar_leads_what_the_patients_state_reads(serv
     assert allowed.index("Người cao tuổi") < allowed.index("Domperidon – Omeprazol")
 
 
+def test_a_drug_barred_in_pregnancy_is_followed_by_the_one_the_book_prefers_for_its_use(
+    service: ChatService,
+) -> None:
+    turn = service.turn("Thai phụ 33 tuần đau đầu, uống Brufen được không?")
+    assert "Dược thư ghi không dùng Ibuprofen" in turn.answer
+    offered = [(a.source_drug_id, a.drug_id) for a in turn.bundle.named_alternatives]
+    assert offered == [("paracetamol", "paracetamol")]
+    assert "được ưu tiên trong trường hợp này: Paracetamol" in turn.answer
+    # the ibuprofen pregnancy section is still the one the bar cites, not paracetamol's
+    assert "mục “Thời kỳ mang thai”, tr. 130" in turn.answer
+    # no drug preferred for another use: nothing the book prefers lowers blood pressure
+    ace = service.turn("Có thai 5 tháng, đang uống captopril được không?")
+    assert "Dược thư ghi không dùng Captopril" in ace.answer and not ace.bundle.named_alternatives
+
+
 def test_a_medicine_the_patient_takes_is_checked_against_each_candidate(service: ChatService) -> None:
     turn = service.turn("Tôi đang uống warfarin, bị đau đầu thì nên dùng thuốc gì?")
     assert turn.frame is not None and (turn.frame.turn_type, turn.frame.drugs) == ("symptom_to_drug", ())

@@ -12,8 +12,9 @@ from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, find_conditions
 from duocthu.core.measures import NAMES_A_DOSE
 from duocthu.core.sections import CONTRAINDICATION_SECTION, DOSE_SECTION
 from duocthu.core.text import words
-from duocthu.models.evidence import RankedLine
+from duocthu.models.evidence import EvidenceBundle, RankedLine
 from duocthu.retrieval.answering import about_starting, part_line, patient_fit
+from duocthu.retrieval.decision import decide
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.sentences import part_sentences
 from duocthu.store import VectorStore
@@ -84,3 +85,17 @@ def barring_lines(
                 if clause:
                     out.append(part_line(part, clause, index, 0.0))
     return out
+
+
+def without_dose(bundle: EvidenceBundle, barring: tuple[RankedLine, ...]) -> EvidenceBundle:
+    """The bundle without its dose parts (counted as omitted), with the sentences that bar them."""
+    dose = [item.id for item in bundle.evidence if item.section_key == DOSE_SECTION]
+    kept = tuple(item for item in bundle.evidence if item.section_key != DOSE_SECTION)
+    if not kept:  # no contraindications section beside it: the dose stays, the bar said before it
+        return bundle.model_copy(update={"barred_for_patient": barring})
+    # decided again: a dose table to check against the print no longer makes the answer one
+    decided = decide(list(kept), [*bundle.omitted_evidence_ids, *dose])
+    fields = ("evidence", "decision", "reason", "omitted_evidence_ids")
+    return bundle.model_copy(
+        update={**{f: getattr(decided, f) for f in fields}, "barred_for_patient": barring}
+    )

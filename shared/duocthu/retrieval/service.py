@@ -48,7 +48,7 @@ from duocthu.models.plan import Ask, Plan
 from duocthu.retrieval.advice import directs
 from duocthu.retrieval.allergy import allergens_told, allergy_lines, severe_signs
 from duocthu.retrieval.answering import MAX_LINES, answering_lines, firsts_then_rest
-from duocthu.retrieval.barring import barring_lines
+from duocthu.retrieval.barring import barring_lines, without_dose
 from duocthu.retrieval.book_lines import book_lines, content_words
 from duocthu.retrieval.continuations import with_continuations
 from duocthu.retrieval.decision import EvidencePolicy, decide
@@ -65,6 +65,7 @@ from duocthu.retrieval.reverse.ranking import Rerank, only_among
 from duocthu.retrieval.reverse.relation import retrieve_for_relation, with_section_reading
 from duocthu.retrieval.reverse.wordings import other_wordings
 from duocthu.retrieval.safety import retrieve_patient_drug_context, with_patient_safety
+from duocthu.retrieval.state_alternatives import with_state_alternatives
 from duocthu.store import VectorStore
 
 
@@ -240,7 +241,8 @@ class RetrievalService:
                     # a dose was all it read: the contraindications answer in its place
                     only_dose = all(item.section_key == DOSE_SECTION for item in bundle.evidence)
                     base = self.with_contraindications(bundle, ask.drugs[0]) if only_dose else bundle
-                    bundle = _without_dose(base, barring)
+                    bundle = without_dose(base, barring)
+                    bundle = with_state_alternatives(bundle, self.store, resolver, ask.drugs[0], plan.frame)
                     lines = tuple(line for line in lines if line.section_key != DOSE_SECTION or directs(line))
                 asked = (plan.frame.attribute,) if plan.frame.attribute else ()
                 if self._reads_the_book(ask, plan, bundle):
@@ -473,20 +475,6 @@ def _with_parts(bundle: EvidenceBundle, parts: Sequence[EvidenceItem]) -> Eviden
     omitted = [i for i in bundle.omitted_evidence_ids if i not in {p.id for p in missing}]
     decided = decide([*missing, *bundle.evidence], omitted)
     return decided.model_copy(update={"ordering": bundle.ordering, "system_error": bundle.system_error})
-
-
-def _without_dose(bundle: EvidenceBundle, barring: tuple[RankedLine, ...]) -> EvidenceBundle:
-    """The bundle without its dose parts (counted as omitted), with the sentences that bar them."""
-    dose = [item.id for item in bundle.evidence if item.section_key == DOSE_SECTION]
-    kept = tuple(item for item in bundle.evidence if item.section_key != DOSE_SECTION)
-    if not kept:  # no contraindications section beside it: the dose stays, the bar said before it
-        return bundle.model_copy(update={"barred_for_patient": barring})
-    # decided again: a dose table to check against the print no longer makes the answer one
-    decided = decide(list(kept), [*bundle.omitted_evidence_ids, *dose])
-    fields = ("evidence", "decision", "reason", "omitted_evidence_ids")
-    return bundle.model_copy(
-        update={**{f: getattr(decided, f) for f in fields}, "barred_for_patient": barring}
-    )
 
 
 def _medicines_taken(frame: QueryFrame, resolver: CatalogDrugResolver) -> frozenset[str]:
