@@ -56,8 +56,11 @@ def continues(reading: Reading) -> bool:
     if prior is not None and prior.needs_clarify and not prior.drugs and facts.conditions and not attribute:
         # a complaint of the patient described before: a drug to find, not the medicine taken
         return False
+    # a complaint told after a drug was asked about, asking no drug for it: what may be its reaction
+    complaint = bool(facts.conditions and prior is not None and prior.drugs)
     return bool(
-        cues.leads("continue_lead")
+        complaint
+        or cues.leads("continue_lead")
         or cues.has("continue")
         or attribute
         or cues.has("dose")

@@ -226,6 +226,9 @@ def _continued_turn(reading: Reading) -> tuple[str, str | None]:
         attribute = managed if managed != prior.attribute else None
     if attribute:
         return "drug_attribute", attribute
+    if reading.facts.conditions and not cues.has("overview"):
+        # a complaint told of the patient on the drug: its monograph read for it, not the intro
+        return "drug_attribute", None
     if prior is not None and prior.turn_type in DRUG_TURN_TYPES:
         return prior.turn_type, None
     if reading.facts.states_patient and asks_yes_or_no(reading.text):

@@ -166,6 +166,19 @@ def test_a_follow_up_going_on_with_the_case_is_neither_smalltalk_nor_an_errand(
     )
 
 
+def test_a_complaint_told_after_a_drug_is_about_that_drug_unless_a_drug_is_asked_for(
+    resolver: CatalogDrugResolver,
+) -> None:
+    first = "Lipitor 20mg cho BN rối loạn lipid máu 62t"
+    prior = understand_offline(first, resolver)
+    then = "BN than đau cơ đùi, CK gấp 7 lần bình thường, làm gì?"
+    frame = understand_offline(then, resolver, (first,), prior)
+    assert (frame.turn_type, frame.drugs) == ("drug_attribute", ("atorvastatin",))
+    # asking for a drug for it is a which-drug question
+    asked = understand_offline("BN bị đau đầu thì dùng thuốc gì?", resolver, (first,), prior)
+    assert asked.turn_type == "symptom_to_drug"
+
+
 def test_a_follow_up_asking_a_question_of_its_own_is_read_over_the_monograph(
     resolver: CatalogDrugResolver,
 ) -> None:
