@@ -116,7 +116,22 @@ def with_continuations(
         dose = line.section_key == DOSE_SECTION
         line = line.model_copy(update={"text": continued(line.text, own, dose, before, then)})
         out.append(line)
-    return tuple(out)
+    return tuple(_antecedents_first(out))
+
+
+def _antecedents_first(lines: list[RankedLine]) -> list[RankedLine]:
+    """A line pointing back to a sentence quoted as a line of its own after it goes after that one:
+    "Người bệnh nhược cơ không nên dùng …" before "Trong bệnh này, chỉ cần một liều …"."""
+    out = list(lines)
+    for line in lines:
+        at = out.index(line)
+        if not points_back(line.text):
+            continue
+        earlier = (line.part_id, line.line_index - 1)
+        target = next((j for j, x in enumerate(out) if (x.part_id, x.line_index) == earlier), None)
+        if target is not None and target > at:
+            out.insert(at, out.pop(target))
+    return out
 
 
 __all__ = ["MAX_CONTINUATION", "continued", "goes_on_from", "points_back", "with_continuations"]

@@ -73,3 +73,16 @@ def test_a_ranked_line_pointing_back_names_what_it_is_about(
     before = line.model_copy(update={"text": antecedent, "line_index": line.line_index - 1})
     # quoted as a line of its own, it is not quoted twice
     assert with_continuations(store, [before, line])[1].text == line.text
+
+
+def test_lines_quoted_apart_read_in_the_books_order(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    store, _, _ = sample_index
+    lines = store.search_lines(["nhuoc", "co", "lieu"], drug_id="ciprofloxacin", limit=20)
+    pointing = next(x for x in lines if x.text.startswith("Trong bệnh này"))
+    antecedent = next(
+        x for x in lines if (x.part_id, x.line_index) == (pointing.part_id, pointing.line_index - 1)
+    )
+    ranked_backwards = with_continuations(store, [pointing, antecedent])
+    assert [x.line_index for x in ranked_backwards] == [antecedent.line_index, pointing.line_index]
