@@ -392,23 +392,24 @@ def apply_postconditions(frame: QueryFrame, turn: Turn) -> QueryFrame:
 def _apply_told_condition_asked(
     frame: QueryFrame, named: Sequence[str], cues: TurnCues, conditions: Sequence[ConditionMention]
 ) -> QueryFrame:
-    """A which-drugs-exclude question naming no finding and no population, beside a condition the
-    message tells of the patient ("HS thiếu men G6PD, từng tan máu. Thuốc … nào bị chống chỉ
-    định?"): that condition is what the list is asked about, not also a fact to check it against."""
+    """A which-drugs-exclude question naming no finding and no population, beside one condition
+    or one past reaction the message tells of the patient ("HS thiếu men G6PD, từng tan máu.
+    Thuốc … nào bị chống chỉ định?"; "hen do aspirin … thuốc giảm đau nào bị CCĐ?"): that state,
+    without its cause, is what the list is asked about, not also a fact to check it against."""
     context = frame.patient_context
+    told = (*context.comorbidities, *context.adverse_reactions)
     if (
         frame.turn_type != "condition_relation"
         or frame.condition is not None
         or frame.population is not None
         or context.pregnancy
         or context.breastfeeding
-        or len(context.comorbidities) != 1
+        or len(told) != 1
     ):
         return frame
-    told = context.comorbidities[0]
     return frame.model_copy(
         update={
-            "condition": ConditionQuery(text=told),
-            "patient_context": context.model_copy(update={"comorbidities": ()}),
+            "condition": ConditionQuery(text=told[0].split(" (")[0]),
+            "patient_context": context.model_copy(update={"comorbidities": (), "adverse_reactions": ()}),
         }
     )

@@ -468,3 +468,14 @@ def test_a_condition_told_is_what_a_list_naming_no_finding_is_asked_about(
     assert frame.condition_relation == "contraindication"
     assert frame.condition is not None and "g6pd" in frame.condition.text.casefold()
     assert not frame.patient_context.comorbidities
+
+
+def test_a_past_reaction_told_is_what_a_list_naming_no_finding_is_asked_about(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # the reaction without its cause: the contraindications name "hen", not "hen (aspirin)"
+    message = "BN hen do aspirin (lên cơn sau uống aspirin). Những thuốc giảm đau nào bị CCĐ?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition_relation == "contraindication"
+    assert frame.condition is not None and frame.condition.text == "hen"
+    assert not frame.patient_context.adverse_reactions
