@@ -43,7 +43,7 @@ from duocthu.retrieval.advice import directs
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
-from duocthu.retrieval.limits import bands_in, patient_inside
+from duocthu.retrieval.limits import bands_in, for_adults_only, patient_inside
 from duocthu.retrieval.question_words import asked_pieces, line_pairs, question_pairs, question_tokens
 from duocthu.retrieval.reverse.reading import denies
 from duocthu.retrieval.reverse.wordings import wider_findings
@@ -119,6 +119,8 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     if patient is None:
         return 1.0
     inside = patient_inside(bands_in(text), patient.age_years, patient.weight_kg)
+    if inside is None and for_adults_only(text, patient.age_years):
+        inside = False
     found = [] if inside is None else ["inside" if inside else "outside"]
     for concept in LEVELED:
         level = patient.level_text(concept)

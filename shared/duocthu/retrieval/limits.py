@@ -63,6 +63,13 @@ ADULT_AGE = 18.0
 # A sentence whose lead-in names children ("Trẻ em: dưới 5 tuổi …; trên 10 tuổi 1,5 mg/ngày") is a
 # children's dose: each open age band in it ends with childhood too
 _CHILDREN_LEAD = re.compile(r"^\s*trẻ(?:\s+em)?\b[^:]{0,40}:")
+# A sentence about adults ("…, người lớn tiêm tĩnh mạch 10 mg") is for no young child, though it
+# states no age; "liều như người lớn" compares, it names no one the sentence is for. The book's
+# adult doses often start at 12 years, so only a child younger than that is outside it; an
+# adult is never "inside" it (most of the book is about adults without saying so).
+_ADULTS = re.compile(r"(?<!như )(?<!bằng )(?<!giống )(?<!với )\bngười lớn\b")
+ADULT_LINE_FROM = 12.0
+_CHILDREN = re.compile(r"\btrẻ\b")
 
 
 def bands_in(sentence: str) -> tuple[Limit, ...]:
@@ -88,6 +95,15 @@ def bands_in(sentence: str) -> tuple[Limit, ...]:
         top = ADULT_AGE if child and bottom < ADULT_AGE else float("inf")
         found.append(Limit(measure, top, bottom))
     return tuple(found)
+
+
+def for_adults_only(sentence: str, age_years: float | None) -> bool:
+    """A sentence naming adults, and no children, as whom it is for, read for a child younger than
+    any adult dose starts (the sentence states no band of its own that the child is in:
+    `patient_inside` first). One naming both ("… ở người lớn; ở trẻ em tiêm chậm …") is for both."""
+    lowered = nfc(sentence).lower()
+    young = age_years is not None and age_years < ADULT_LINE_FROM
+    return young and _ADULTS.search(lowered) is not None and _CHILDREN.search(lowered) is None
 
 
 def patient_inside(

@@ -77,6 +77,23 @@ def test_the_patients_numbers_pick_the_band_line(sample_index: tuple[EdgeStore, 
     assert patient_fit("Trẻ em từ 2 đến 6 tuổi: 2,5 mg.", None) == 1.0
 
 
+def test_a_line_for_adults_is_weighed_down_for_a_young_child_only(
+    sample_index: tuple[EdgeStore, Catalog, Settings],
+) -> None:
+    # "người lớn tiêm tĩnh mạch 10 mg" states no age, yet is no child's dose: the children's line
+    # leads for a 4-year-old; an adult is never "inside" it, and a line naming both is for both
+    store, _, _ = sample_index
+    child, adult = patient(age_text="4 tuổi"), patient(age_text="40 tuổi")
+    question = "tiêm TM liều bao nhiêu? nhắc lại được không?"
+    dose = ("lieu_luong_va_cach_dung",)
+    lines = answering_lines(store, [("diazepam", ("diazepam",))], question, dose, patient=child)
+    assert lines and lines[0].text.startswith("Trẻ em từ 1 tháng đến 11 tuổi")
+    adults = "Trong cai rượu nặng, người lớn tiêm tĩnh mạch 10 mg."
+    assert patient_fit(adults, child) < 1 == patient_fit(adults, adult)
+    both = "Tốc độ không quá 5 mg/phút ở người lớn; ở trẻ em tiêm chậm trong ít nhất 3 phút."
+    assert patient_fit(both, child) == 1
+
+
 def test_a_line_naming_a_drug_without_a_monograph_asked_beside_is_found(
     sample_index: tuple[EdgeStore, Catalog, Settings],
 ) -> None:
