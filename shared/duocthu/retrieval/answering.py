@@ -43,7 +43,7 @@ from duocthu.retrieval.advice import directs
 from duocthu.retrieval.facets import PatientProfile
 from duocthu.retrieval.focus import focus_terms
 from duocthu.retrieval.levels import patient_band, relation, sentence_bands
-from duocthu.retrieval.limits import bands_in, for_adults_only, patient_inside
+from duocthu.retrieval.limits import bands_in, patient_in_bands
 from duocthu.retrieval.question_words import asked_pieces, line_pairs, question_pairs, question_tokens
 from duocthu.retrieval.reverse.reading import denies
 from duocthu.retrieval.reverse.wordings import wider_findings
@@ -118,9 +118,7 @@ def patient_fit(text: str, patient: PatientProfile | None) -> float:
     outside every band it states, 1 when it states none the patient gives a number for."""
     if patient is None:
         return 1.0
-    inside = patient_inside(bands_in(text), patient.age_years, patient.weight_kg)
-    if inside is None and for_adults_only(text, patient.age_years):
-        inside = False
+    inside = patient_in_bands(text, patient.age_years, patient.weight_kg)
     found = [] if inside is None else ["inside" if inside else "outside"]
     for concept in LEVELED:
         level = patient.level_text(concept)

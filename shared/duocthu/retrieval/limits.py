@@ -134,3 +134,10 @@ def in_weight_band(sentence: str, weight: float) -> bool:
         if (bound == "dưới" and weight < limit) or (bound in ("trên", "từ") and weight >= limit):
             return True
     return False
+
+
+def patient_in_bands(sentence: str, age_years: float | None, weight_kg: float | None) -> bool | None:
+    """`patient_inside` the bands a sentence states (`bands_in`); a sentence for adults only is
+    outside for a young child (`for_adults_only`)."""
+    inside = patient_inside(bands_in(sentence), age_years, weight_kg)
+    return False if inside is None and for_adults_only(sentence, age_years) else inside
