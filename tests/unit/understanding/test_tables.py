@@ -136,3 +136,9 @@ def test_a_symbol_of_the_lexicon_joins_only_the_words_either_side() -> None:
     # "+" between two medicines is their combination; a result in brackets beside one word is not
     assert formulary_wording("Tegretol + thuốc tránh thai") == "Tegretol cùng thuốc tránh thai"
     assert formulary_wording("Chlamydia (+), HBsAg (+)") == "Chlamydia (+), HBsAg (+)"
+
+
+def test_ward_abbreviations_of_conditions_read_as_the_formularys_words() -> None:
+    # the conditions' sections are searched in the book's words, never the ward's letters
+    said = formulary_wording("BN bị XHTH, TBMMN cũ, STM, VGB")
+    assert said == "bệnh nhân bị xuất huyết tiêu hóa, tai biến mạch máu não cũ, suy thận mạn, viêm gan B"
