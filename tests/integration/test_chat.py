@@ -343,6 +343,9 @@ def test_a_class_in_a_relation_question_is_said_to_be_unfiltered(service: ChatSe
     # The list comes from section text, never from the class: it must not read as "only these".
     turn = service.turn("Người suy thận không nên dùng thuốc giảm đau nào?")
     assert turn.bundle.ranked_drugs and "không lọc theo nhóm “thuốc giảm đau”" in turn.answer
+    # said after the drugs and their lines, as how the list was found is: the lines lead
+    first = turn.bundle.ranked_drugs[0].display_name
+    assert turn.answer.index(f"- {first}") < turn.answer.index("không lọc theo nhóm")
     assert "không lọc theo nhóm" not in service.turn("Thuốc nào gây ho khan?").answer
 
 
@@ -478,6 +481,17 @@ def test_an_interaction_named_only_by_class_is_quoted_and_said_so(service: ChatS
     )
     # paracetamol's Loại thuốc says it is not one: still nothing for that pair
     assert service.turn("Gliclazid và paracetamol có tương tác không?").decision == "ABSTAIN"
+
+
+def test_a_drug_named_by_its_class_is_said_so_after_the_lines_with_the_section_naming_the_class(
+    service: ChatService,
+) -> None:
+    # spironolacton's contraindications name "thuốc ức chế enzym chuyển angiotensin", never
+    # enalapril: the note says which section, and follows the pairs it explains
+    answer = service.turn("Spironolacton, enalapril và losartan dùng cùng được không?").answer
+    note = "Mục Chống chỉ định của Spironolacton không nêu tên Enalapril mà nêu nhóm"
+    assert note in answer
+    assert answer.index("• Spironolacton – Enalapril") < answer.index(note)
 
 
 def test_a_brand_outside_the_formulary_is_read_by_its_class_and_says_where_the_class_is_from(

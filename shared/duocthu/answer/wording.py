@@ -222,7 +222,8 @@ class ReplyWording:
         which a warning of what is not covered may not."""
         answered = list(dict.fromkeys(item.drug_id for item in bundle.evidence))
         joined = unwritten(plan.reading, bundle)
-        notes = self.read_as(plan)
+        # a drug named by its class in the quoted lines: why those lines are about it
+        notes = [*self.read_as(plan), *self.named_by_class(bundle)]
         if plan.dose_calculation and any(item.section_key == DOSE_SECTION for item in bundle.evidence):
             notes.append(self.dosing_echo(plan.frame, plan.reading.asks_computation))  # after the lines
         real = set(plan.reading.outside_together).issuperset(joined)
@@ -342,16 +343,17 @@ class ReplyWording:
     def named_by_class(self, bundle: EvidenceBundle) -> list[str]:
         """An interaction part that names an asked drug only by its class says so: the formulary
         text is about the class, and the drug is in it by its own "Loại thuốc" section."""
-        section_of = {item.id: item.drug_id for item in bundle.evidence}
-        said: dict[tuple[str, str], list[str]] = {}
+        part_of = {item.id: (item.drug_id, item.section_key) for item in bundle.evidence}
+        said: dict[tuple[str, str, str], list[str]] = {}
         for mention in bundle.named_by_class:
-            wordings = said.setdefault((section_of[mention.evidence_id], mention.drug_id), [])
+            wordings = said.setdefault((*part_of[mention.evidence_id], mention.drug_id), [])
             if mention.wording not in wordings:
                 wordings.append(mention.wording)
         return [
-            f"Mục Tương tác thuốc của {self.names([owner])} không nêu tên {self._named(drug)} mà nêu nhóm "
-            f"{self.quoted(wordings)}; {self._classed_by(drug)} xếp thuốc này vào nhóm đó."
-            for (owner, drug), wordings in said.items()
+            f"Mục {SECTION_HEADINGS.get(section, section)} của {self.names([owner])} không nêu tên "
+            f"{self._named(drug)} mà nêu nhóm {self.quoted(wordings)}; {self._classed_by(drug)} xếp thuốc "
+            "này vào nhóm đó."
+            for (owner, section, drug), wordings in said.items()
         ]
 
     def _named(self, drug: str) -> str:

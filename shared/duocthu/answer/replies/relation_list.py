@@ -65,11 +65,14 @@ ADVICE_CAVEAT = (
 
 def relation_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Composed:
     listing = RelationList(composer, plan, bundle)
+    # what the list holds of a class asked is said after the drugs it lists, as how the list was
+    # found is: the drugs and their lines lead (`class_asked` also orders the drugs, so it runs first)
+    classes = listing.class_asked()
     lines = [
         *listing.no_monograph(),
-        *listing.class_asked(),
         *listing.by_section(),
         *listing.wider(),
+        *classes,
         *listing.not_named_among(),
         *listing.searched_as(),
         *CAVEATS,
