@@ -268,6 +268,8 @@ def beside_what_is_taken(rest: Plan, among: tuple[str, ...], resolver: CatalogDr
         frame = frame.model_copy(update={"drugs": tuple(taken)})
         ask = Ask(kind="section", drugs=frame.drugs, section_key=INTERACTION_SECTION, query=rest.reading.text)
         rest = rest.model_copy(update={"frame": frame})
+    # the one drug the rest names is the medicine they are asked beside ("… khi dùng cùng warfarin")
+    taken = taken or set(frame.drugs)
     if ask is None or len(frame.drugs) != 1 or taken != set(frame.drugs) or frame.drugs[0] in among:
         return None
     together = (frame.drugs[0], *among)

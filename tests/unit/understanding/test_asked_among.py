@@ -145,3 +145,14 @@ def test_a_choice_beside_the_medicine_told_earlier_reads_each_candidate_with_it(
     message = "Trong cipro, metronidazol, carbamazepin: thuốc nào gây chảy máu?"
     plan = plan_message(message, history, prior, _understand, resolver)
     assert any(a.kind == "relation" and a.among for a in plan.asks)
+
+
+def test_a_choice_asked_beside_the_one_drug_the_question_names_reads_each_candidate_with_it(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "… khi dùng cùng warfarin": warfarin is what the candidates are asked beside, as a medicine
+    # taken is; never every pair among the six drugs
+    message = "Trong amiodaron, fluconazol, digoxin: thuốc nào làm tăng INR khi dùng cùng warfarin?"
+    plan = plan_message(message, (), None, _understand, resolver)
+    assert plan.reply == "beside_medicines" and plan.frame.drugs == ("warfarin",)
+    assert plan.together == ("warfarin", "amiodaron", "fluconazol", "digoxin")
