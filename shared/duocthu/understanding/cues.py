@@ -50,6 +50,7 @@ CueKind = Literal[
     "patient_condition",
     "patient_lead",
     "patient_subject",
+    "procedure",
     "population",
     "route",
     "renal",

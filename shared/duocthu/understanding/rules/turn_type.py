@@ -184,6 +184,8 @@ def named_turn(reading: Reading, products: int, spans: Sequence[tuple[int, int]]
     # and no word says together): each, for her pregnancy or nursing, or each dose for their organ
     organ = bool(facts.renal_function or facts.hepatic_function)
     for_state = bool(facts.pregnancy or facts.breastfeeding) or (attribute == DOSE_SECTION and organ)
+    # so is a procedure the patient is to have ("đang Glucophage + Diamicron, mổ … xử lý thế nào?")
+    for_state = for_state or cues.has("procedure")
     if for_state and (not taken or products == len(taken)) and not cues.has("interaction"):
         taken, beside = (), None
     if products >= 2 and (

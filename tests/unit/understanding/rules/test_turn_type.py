@@ -188,3 +188,16 @@ def test_a_follow_up_asking_a_question_of_its_own_is_read_over_the_monograph(
     then = "Tuần rồi cụ té 2 lần, hơi lú. Gia đình muốn ngưng hẳn luôn từ mai, có sao ko?"
     frame = understand_offline(then, resolver, (first,), prior)
     assert (frame.turn_type, frame.drugs) == ("drug_attribute", ("diazepam",))
+
+
+def test_medicines_taken_asked_around_a_procedure_are_asked_each_not_together(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # an operation is what both medicines are asked of, as a pregnancy is: each one's lines on it
+    # ("ngừng metformin tạm thời trước các phẫu thuật …"), not the pair's interactions
+    message = "ĐTĐ đang Glucophage 850 x2 + Diamicron MR 60 sáng. Sắp mổ thoát vị bẹn, xử lý 2 thuốc này thế nào?"
+    frame = understand_offline(message, resolver)
+    assert frame.turn_type != "interaction" and set(frame.drugs) == {"metformin", "gliclazid"}
+    # the words saying together still ask the pair
+    together = "Đang Glucophage + Diamicron, sắp mổ, 2 thuốc này uống cùng nhau có tương tác không?"
+    assert understand_offline(together, resolver).turn_type == "interaction"
