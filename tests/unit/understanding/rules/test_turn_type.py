@@ -195,7 +195,7 @@ def test_medicines_taken_asked_around_a_procedure_are_asked_each_not_together(
 ) -> None:
     # an operation is what both medicines are asked of, as a pregnancy is: each one's lines on it
     # ("ngừng metformin tạm thời trước các phẫu thuật …"), not the pair's interactions
-    message = "ĐTĐ đang Glucophage 850 x2 + Diamicron MR 60 sáng. Sắp mổ thoát vị bẹn, xử lý 2 thuốc này thế nào?"
+    message = "ĐTĐ đang Glucophage 850 x2 + Diamicron MR 60 sáng. Sắp mổ thoát vị, xử lý 2 thuốc này thế nào?"
     frame = understand_offline(message, resolver)
     assert frame.turn_type != "interaction" and set(frame.drugs) == {"metformin", "gliclazid"}
     # the words saying together still ask the pair
