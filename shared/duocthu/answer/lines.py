@@ -245,7 +245,7 @@ def answer_lines(
     # a sentence stating another route than the question's answers for another dosage form
     pairs = [(i, s) for i, s in sentences_of(asked) if not _other_route(s, frame.route)]
     organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
-    by_weight = weight is not None
+    by_weight = weight is not None and section == "lieu_luong_va_cach_dung"  # its band test is there
     lines = _pick(
         _about_the_question(pairs, tests, by_weight, reading.asks_maximum, patient_test, organ), tests
     )

@@ -81,6 +81,16 @@ def test_a_weight_gets_its_band_line() -> None:
     assert found is not None and [line.text for line in found.lines] == ["11 – 15 kg | 160 mg"]
 
 
+def test_a_weight_told_beside_a_maximum_outside_the_dose_section_reads_the_maximum() -> None:
+    caution = frame(attribute="than_trong", weight_kg=70)
+    cautions = decide([item("than_trong", 0, "Người suy gan: tối đa 2 g mỗi ngày.")])
+    reading = TurnReading(text="tối đa?", asks_maximum=True)
+    found = answer_lines(caution, reading, cautions, section_of, ask_of(caution))
+    assert found is not None and [line.text for line in found.lines] == [
+        "Người suy gan: tối đa 2 g mỗi ngày."
+    ]
+
+
 def test_a_focus_line_stating_another_route_than_the_questions_is_not_the_answer() -> None:
     infusion = item(DOSE, 3, "Truyền tĩnh mạch: trẻ nặng 10 – 33 kg dùng 15 mg/kg, tối đa 60 mg/kg/ngày.")
     bundle = decide([*SECTION, infusion])
