@@ -36,29 +36,59 @@ def _condition_after(
     for condition in conditions:
         if condition.start >= cue.end:
             return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    if which_drugs and _points_back_to_who(cue, cues):
+        return None
+    tail = _words_after(cue, cues, which_drugs)
     # who the drugs are asked for, after the form, makes a condition told before it the patient's
     for condition in () if which_drugs and _who_after(cue, cues) else conditions:  # "ho khan thì …"
         return ConditionQuery(text=condition.text, normalized=condition.normalized)
+    if tail and tail[-1] in _POINTING:
+        tail = []  # "ở giai đoạn này": the state told before, no finding of its own
+    tail = tail or (_topic_before(cue, cues) if which_drugs else [])
+    return ConditionQuery(text=" ".join(tail)) if tail else None
+
+
+def _words_after(cue: Cue, cues: TurnCues, which_drugs: bool) -> list[str]:
+    """The words a finding after `cue` is made of, to the end of its sentence."""
     after = max((p.end for p in cues.all("form_part")), default=cue.end) if which_drugs else cue.end
     book = cues.spans("book") if which_drugs else frozenset()
     # a finding never runs past the end of its sentence ("… có gây tê tủy sống. Nhắc lại giúp tôi …")
     ends = cues.sentences[after] if cues.sentences and after < len(cues.sentences) else None
-    tail = [
-        word
-        for i, word in enumerate(cues.tokens)
-        if i >= after and i not in book and (ends is None or cues.sentences[i] == ends)
+    kept_at = [
+        i
+        for i in range(after, len(cues.tokens))
+        if i not in book and (ends is None or cues.sentences[i] == ends)
     ]
+    # who the patient is ("… CCĐ cho bé", "cho BN"): the patient told, no finding of its own
+    if kept_at and set(kept_at) - _leads(cues) <= cues.spans("patient_subject"):
+        return []
+    tail = [cues.tokens[i] for i in kept_at]
     while tail and ends_finding(tail[-1]):
         tail.pop()
-    while tail and fold(tail[0]) in {"cho", "trong", "voi", "khi", "bi"}:
+    while tail and fold(tail[0]) in _FINDING_LEADS:
         tail.pop(0)
     # the finding ends at the first word no finding is made of
     kept = next((i for i, word in enumerate(tail) if i and ends_finding(word)), len(tail))
-    tail = tail[:kept]
-    if tail and tail[-1] in _POINTING:
-        tail = []  # "ở giai đoạn này", "ở tuổi này": the state told before, no finding of its own
-    tail = tail or (_topic_before(cue, cues) if which_drugs else [])
-    return ConditionQuery(text=" ".join(tail)) if tail else None
+    return tail[:kept]
+
+
+# Words that lead a finding without being it ("cho", "trong"), folded
+_FINDING_LEADS = frozenset({"cho", "trong", "voi", "khi", "bi"})
+
+
+def _leads(cues: TurnCues) -> frozenset[int]:
+    return frozenset(i for i, word in enumerate(cues.folded) if word in _FINDING_LEADS)
+
+
+POINTING_WITHIN = 4  # "ở tuổi này", "(trong) trường hợp này": the pointing word ends a short phrase
+
+
+def _points_back_to_who(cue: Cue, cues: TurnCues) -> bool:
+    """A which-drug form ending on words that point back ("… ở tuổi này", "ở mức thận này") in a
+    turn that told who the patient is (an age band, a stage, an organ's function): that is asked."""
+    tail = _words_after(cue, cues, True)
+    pointing = any(word in _POINTING for word in tail[:POINTING_WITHIN])
+    return pointing and any(cues.has(kind) for kind in _WHO_KINDS)
 
 
 def _who_after(cue: Cue, cues: TurnCues) -> bool:
@@ -157,7 +187,12 @@ def _apply_reverse_relation_cues(
     if frame.condition is not None and any(c.start >= cue.end for c in kept):
         # the which-drug form names its own finding: one told before it is the patient's, not the one asked
         frame = frame.model_copy(update={"condition": None, "indication": None})
-    if frame.condition is not None and _who_after(cue, cues) and all(c.start < cue.end for c in kept):
+    pointed = _points_back_to_who(cue, cues)
+    if (
+        frame.condition is not None
+        and (_who_after(cue, cues) or pointed)
+        and all(c.start < cue.end for c in kept)
+    ):
         # "mẹ bị ĐTĐ: thuốc nào không dùng khi cho con bú?": asked for the nursing mother, not for ĐTĐ
         frame = frame.model_copy(update={"condition": None, "indication": None})
     # with every finding inside the class, the topic is what the words before it close ("X thì …")
@@ -401,15 +436,17 @@ def _apply_told_condition_asked(
     if (
         frame.turn_type != "condition_relation"
         or frame.condition is not None
-        or frame.population is not None
+        or (frame.population is not None and frame.age_text is None)  # an age told: the patient's
         or context.pregnancy
         or context.breastfeeding
         or len(told) != 1
+        or any(_points_back_to_who(cue, cues) for cue in cues.all("reverse_relation"))
     ):
         return frame
     return frame.model_copy(
         update={
             "condition": ConditionQuery(text=told[0].split(" (")[0]),
+            "population": None,  # the patient's age band, told; the state is what the list asks
             "patient_context": context.model_copy(update={"comorbidities": (), "adverse_reactions": ()}),
         }
     )

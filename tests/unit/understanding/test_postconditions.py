@@ -479,3 +479,31 @@ def test_a_past_reaction_told_is_what_a_list_naming_no_finding_is_asked_about(
     assert frame.condition_relation == "contraindication"
     assert frame.condition is not None and frame.condition.text == "hen"
     assert not frame.patient_context.adverse_reactions
+
+
+def test_a_list_asked_for_the_patient_told_is_asked_about_their_state(resolver: CatalogDrugResolver) -> None:
+    # "cho bé" names who the list is for, the child told; its state, not the word "bé", is asked,
+    # and the class "hạ sốt giảm đau" is the drugs asked among, never a state of the child's
+    message = "bé trai 6t thiếu men G6PD, từng tán huyết. Thuốc hạ sốt giảm đau nào trong list bị CCĐ cho bé?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition_relation == "contraindication"
+    assert frame.condition is not None and frame.condition.text == "thiếu men G6PD"
+    assert frame.population is None and frame.age_text == "6 tuổi"
+    assert not frame.patient_context.comorbidities
+
+
+def test_a_list_pointing_back_at_who_the_patient_is_asks_that(resolver: CatalogDrugResolver) -> None:
+    # "ở mức thận này": the kidney function told, not the diabetes told beside it
+    message = "ĐTĐ típ 2, eGFR 25. Thuốc uống hạ đường huyết nào trong list CCĐ ở mức thận này?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition is None and frame.population == "suy_than"
+    # "ở tuổi này": the age told, not the fever told beside it
+    message = "Bé 2 tháng tuổi sốt 38,5. Thuốc hạ sốt – giảm đau nào không được dùng ở tuổi này?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition is None and frame.population == "tre_em"
+    # pointing back with no one told: the condition told is asked
+    message = (
+        "Lỵ trực khuẩn Shigella: thuốc nào có chỉ định? Và thuốc nào chống chỉ định trong trường hợp này?"
+    )
+    frame = understand_offline(message, resolver)
+    assert frame.condition is not None and "shigella" in frame.condition.text

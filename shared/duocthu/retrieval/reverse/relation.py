@@ -21,7 +21,7 @@ from duocthu.core.sections import (
     SAFETY_SECTIONS,
     SECTION_ORDER,
 )
-from duocthu.core.text import stop_words, words
+from duocthu.core.text import fold, stop_words, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.models.frame import QueryFrame, indication_of
 from duocthu.retrieval.decision import EvidencePolicy
@@ -106,12 +106,21 @@ def asked_population(frame: QueryFrame) -> str | None:
     kỳ thì CCĐ thuốc nào?")."""
     if asked_stage(frame) is not None:
         return PREGNANT  # the stage asked, whatever the age the patient is told
-    if frame.population:
+    if frame.population and not _age_told_apart(frame):
         return frame.population
     if frame.condition is None:
         context = frame.patient_context
         return PREGNANT if context.pregnancy else NURSING if context.breastfeeding else None
     return None if frame.condition.normalized else population_named(frame.condition.text)
+
+
+def _age_told_apart(frame: QueryFrame) -> bool:
+    """An age told apart from the finding asked ("Bé 5 tuổi …, thuốc nào CCĐ ở trẻ thiếu G6PD …?"):
+    the age band is the patient's, the finding is what the list asks; an age inside the finding
+    ("không dùng cho trẻ dưới 2 tuổi") is the band asked."""
+    if frame.condition is None or frame.age_text is None:
+        return False
+    return fold(frame.age_text) not in fold(frame.condition.text)
 
 
 def relation_phrases(frame: QueryFrame, narrowed: bool = True) -> tuple[str, ...]:

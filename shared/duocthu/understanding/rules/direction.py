@@ -12,7 +12,7 @@ from duocthu.core.conditions import ORGAN_FUNCTION_CONDITIONS, ConditionMention
 from duocthu.core.sections import ADR_SECTION, INDICATION_SECTION
 from duocthu.core.text import fold, no_after
 from duocthu.models.frame import PatientContext
-from duocthu.understanding.cue_readings import condition_asked
+from duocthu.understanding.cue_readings import condition_asked, relieved_form
 from duocthu.understanding.cues import TurnCues, ends_finding
 from duocthu.understanding.facts import Facts
 from duocthu.understanding.product_names import not_a_name_word
@@ -185,6 +185,21 @@ def condition_to_drugs(reading: Reading) -> dict[str, Any] | None:
     }
 
 
+# Words that join the relieving forms of one class run ("hạ sốt, giảm đau", "hạ sốt – giảm đau")
+_CLASS_JOINS = frozenset({",", "-", "–", "/", "va", "hoac"})
+
+
+def _class_words(cues: TurnCues, conditions: Sequence[ConditionMention]) -> set[int]:
+    """The words of the classes the turn names, each run on through the relieving forms that go on
+    from it ("thuốc hạ sốt giảm đau", "thuốc giảm đau, chống viêm"): a class of drugs, no state."""
+    words = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
+    for condition in sorted(conditions, key=lambda c: c.start):
+        gap = range(max(words, default=-2) + 1, condition.start)
+        if words and relieved_form(condition) and all(cues.folded[i] in _CLASS_JOINS for i in gap):
+            words.update(range(condition.start, condition.start + condition.length))
+    return words
+
+
 def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> PatientContext:
     """The patient of a which-drug question: every condition it names but the one asked about is the
     patient's, for the safety facets, when the turn tells of a patient (someone, an age, a fact);
@@ -193,7 +208,7 @@ def _background(facts: Facts, asked: ConditionMention, cues: TurnCues) -> Patien
     is no condition."""
     if not (facts.states_patient or facts.population or cues.has("patient_subject")):
         return facts.patient_context()
-    classes = {i for c in cues.all("drug_class") for i in range(c.start, c.end)}
+    classes = _class_words(cues, facts.conditions)
     others = [
         c.normalized
         for c in facts.conditions

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from duocthu.core.populations import population_wordings
 from duocthu.models.frame import ConditionQuery, PatientContext, QueryFrame
 from duocthu.retrieval.decision import EvidencePolicy, decide
 from duocthu.retrieval.reverse.relation import (
@@ -162,6 +163,12 @@ def test_a_population_question_searches_the_wordings_of_that_population(tmp_path
         population="tre_em",
     )
     assert relation_phrases(named) == ("lắng đọng calci ở thận",)
+    # an age told apart from the finding is the patient's: the finding is searched ("Bé 5 tuổi …,
+    # thuốc nào CCĐ ở trẻ thiếu G6PD?"); an age inside it is the band asked ("trẻ dưới 2 tuổi")
+    child = avoid_question("ở trẻ thiếu g6pd", "tre_em").model_copy(update={"age_text": "5 tuổi"})
+    assert relation_phrases(child) == ("trẻ thiếu g6pd",)
+    band = avoid_question("trẻ dưới 2 tuổi", "tre_em").model_copy(update={"age_text": "2 tuổi"})
+    assert relation_phrases(band) == population_wordings("tre_em")
     with shard(
         tmp_path,
         [
