@@ -35,6 +35,12 @@ _OPENING = re.compile(
 _TOGETHER = frozenset({"voi", "cung", "kem", "chung"})
 # A list opened by "trong" at most this many words before it is a choice, its drugs taken or not
 _OPENING_WORDS = 8
+# A choice among the drugs just listed, pointed back to after them ("Trong mấy thuốc này …", "thuốc
+# nào trong số đó …", "trong 3 thuốc trên"): the list is the candidates, taken or not
+_POINTED_BACK = re.compile(
+    r"\btrong\s+(?:số\s+)?(?:(?:mấy|các|những|\d+)\s+)?(?:(?:thuốc|loại)\s+)?(?:này|đó|ấy|trên|kể\s+trên)\b",
+    re.IGNORECASE,
+)
 _WHICH_ONE = re.compile(r"\b(?:cái|loại|con|thằng)\s+nào\b", re.IGNORECASE)
 
 
@@ -58,7 +64,7 @@ def candidates_listed(tags: MessageTags) -> tuple[DrugMatch, ...]:
             best = list(run)
     if len(best) < MIN_CANDIDATES:
         return ()
-    if _opened(text, spans, best):
+    if _opened(text, spans, best) or _POINTED_BACK.search(text[spans[best[-1].end - 1][1] :]):
         return tuple(best)  # "trong các thuốc đang dùng kèm (A, B, C) …": a choice, taken or not
     if any(m.start in taken for m in best):
         return ()

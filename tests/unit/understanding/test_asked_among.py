@@ -47,6 +47,15 @@ def _understand(
             "thuốc nào bị tăng nồng độ?",
             ("amlodipin", "atorvastatin", "warfarin"),
         ),
+        # or pointed back to as the ones to choose among, after it
+        (
+            "Cụ đang uống: diazepam, digoxin, amlodipin. Trong mấy thuốc này thuốc nào gây lú lẫn?",
+            ("diazepam", "digoxin", "amlodipin"),
+        ),
+        (
+            "BN đang dùng warfarin, aspirin. Thuốc nào trong số đó phải ngừng trước mổ?",
+            ("warfarin", "acid_acetylsalicylic"),
+        ),
         # one drug is no choice
         ("Trong ibuprofen thì thuốc nào gây loét?", ()),
     ],
