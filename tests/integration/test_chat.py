@@ -275,6 +275,18 @@ def test_a_medicine_the_patient_takes_is_checked_against_each_candidate(service:
     assert interaction_parts and all("warfarin" in e.text.lower() for e in interaction_parts)
 
 
+def test_a_medicines_class_named_only_as_a_past_reactions_cause_is_no_contraindication(
+    service: ChatService,
+) -> None:
+    # losartan's "tiền sử phù mạch khi dùng … thuốc ức chế enzym chuyển …; … khi đang dùng losartan …":
+    # the word of taking together stands in another clause than the class of the medicine taken
+    turn = service.turn(
+        "Anh 61t THA, dùng Renitec 10mg, ho khan dai dẳng. Trong danh mục có thuốc nào thay được ko?"
+    )
+    statuses = {(c.drug_id, f.facet): f.status for c in turn.bundle.candidate_statuses for f in c.facets}
+    assert statuses[("losartan", "interaction")] == "CAUTION"
+
+
 def test_condition_to_drug_lists_drugs_from_their_indications(service: ChatService) -> None:
     turn = service.turn("Thuốc nào dùng cho tăng huyết áp?")
     ranked = {d.drug_id for d in turn.bundle.ranked_drugs}

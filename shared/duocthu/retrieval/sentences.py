@@ -162,6 +162,13 @@ def _states_no_change(query: FacetQuery, profile: PatientProfile, sentence: str)
     )
 
 
+def _taken_together(query: FacetQuery, sentence: str) -> bool:
+    """A word of taking together in a clause that names the medicine taken (or its class): "…
+    khi dùng thuốc ức chế enzym chuyển cần được đánh giá kỹ; nếu … khi đang dùng losartan …" names
+    the class only as a past reaction's cause, and takes nothing with it."""
+    return any(has_cue(c, "coadministration") for c in sentence.split(";") if query.named_in(c))
+
+
 def sentence_status(
     query: FacetQuery, profile: PatientProfile, section: str, sentence: str, named: frozenset[str]
 ) -> FacetStatus | None:
@@ -169,7 +176,7 @@ def sentence_status(
     about them after all (an age or weight limit the patient is outside; a medicine's class named
     in a contraindication without a word of taking the two together)."""
     contraindication = section == CONTRAINDICATION_SECTION
-    if query.facet == "interaction" and contraindication and not has_cue(sentence, "coadministration"):
+    if query.facet == "interaction" and contraindication and not _taken_together(query, sentence):
         return None
     if named <= AGE_CONCEPTS:
         inside = patient_inside(limits_in(sentence), profile.age_years, profile.weight_kg)
