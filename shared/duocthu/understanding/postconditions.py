@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duocthu.core.conditions import ConditionMention
+from duocthu.core.phrases import phrase_starts
 from duocthu.core.sections import CAUTION_SECTION, INDICATION_SECTION, RELATION_SECTIONS, SECTION_PHRASES
 from duocthu.core.text import fold, folded_words
 from duocthu.models.frame import ConditionQuery, QueryFrame
@@ -25,6 +26,7 @@ from duocthu.understanding.cue_readings import (
 )
 from duocthu.understanding.cues import Cue, CueKind, TurnCues, ends_finding
 from duocthu.understanding.facts import only_patient_facts
+from duocthu.understanding.states_told import stage_phrases
 
 
 def _condition_after(
@@ -93,8 +95,14 @@ def _points_back_to_who(cue: Cue, cues: TurnCues) -> bool:
 
 def _who_after(cue: Cue, cues: TurnCues) -> bool:
     """The words after a which-drug form name who the drugs are for ("… không dùng khi cho con
-    bú"): the asked, beside which a condition told before the form is the patient's."""
-    return any(c.start >= cue.end for kind in _WHO_KINDS for c in cues.all(kind))
+    bú", "… cấm ở 3 tháng cuối" of a patient told pregnant): the asked, beside which a condition
+    told before the form is the patient's."""
+    if any(c.start >= cue.end for kind in _WHO_KINDS for c in cues.all(kind)):
+        return True
+    after = cues.tokens[cue.end :]
+    return cues.has("pregnancy") and any(
+        next(phrase_starts(after, p, lenient=True), None) is not None for p in stage_phrases()
+    )
 
 
 # Words that point back to what the message told ("giai đoạn này", "trường hợp đó"), as written

@@ -67,14 +67,14 @@ def _value_after(tokens: Sequence[str], end: int) -> str | None:
 
 
 @lru_cache(maxsize=1)
-def _stage_phrases() -> tuple[tuple[str, ...], ...]:
+def stage_phrases() -> tuple[tuple[str, ...], ...]:
     rows = table_records("patient_levels.tsv")
     return tuple(tuple(words(r["phrase"])) for r in rows if r["concept"] == "pregnancy")
 
 
 def pregnancy_stage(text: str, written: Sequence[str], tokens: Sequence[str]) -> str | None:
     """The stage a pregnant patient's turn states, as written: "tuần 10", "thai 7 tháng", "3 tháng cuối"."""
-    for phrase in _stage_phrases():  # before the numbers: "mang thai 3 tháng cuối" is no month count
+    for phrase in stage_phrases():  # before the numbers: "mang thai 3 tháng cuối" is no month count
         start = next(phrase_starts(tokens, phrase, lenient=True), None)
         if start is not None:
             return " ".join(written[start : start + len(phrase)])

@@ -507,3 +507,13 @@ def test_a_list_pointing_back_at_who_the_patient_is_asks_that(resolver: CatalogD
     )
     frame = understand_offline(message, resolver)
     assert frame.condition is not None and "shigella" in frame.condition.text
+
+
+def test_a_pregnancy_stage_after_the_form_is_asked_not_the_complaint_told(
+    resolver: CatalogDrugResolver,
+) -> None:
+    # "mua thuốc đau răng" tells what the drugs are for; "cấm ở 3 tháng cuối" is what the list asks
+    message = "khách bầu 34 tuần hỏi mua thuốc đau răng. loại nào cấm ở 3 tháng cuối?"
+    frame = understand_offline(message, resolver)
+    assert frame.condition is not None and "đau răng" not in frame.condition.text
+    assert frame.patient_context.pregnancy_stage == "3 tháng cuối"
