@@ -66,11 +66,20 @@ def candidates_listed(tags: MessageTags) -> tuple[DrugMatch, ...]:
         return ()
     if _opened(text, spans, best) or _POINTED_BACK.search(text[spans[best[-1].end - 1][1] :]):
         return tuple(best)  # "trong các thuốc đang dùng kèm (A, B, C) …": a choice, taken or not
-    if any(m.start in taken for m in best):
+    if any(m.start in taken for m in best) and not _what_they_bring_on(tags, best):
         return ()
     if best[0].start and fold(tags.cues.tokens[best[0].start - 1]) in _TOGETHER:
         return ()  # "tương tác với A và B": the drugs asked together
     return tuple(best)
+
+
+def _what_they_bring_on(tags: MessageTags, listed: list[DrugMatch]) -> bool:
+    """After the medicines told as taken, "thuốc nào gây X" with no class asked among: which of
+    them brings X on (a reaction is asked of what the patient takes, not of a drug to add)."""
+    cues = tags.cues
+    return not cues.has("drug_class") and any(
+        c.value == "adverse_effect" and c.start >= listed[-1].end for c in cues.all("reverse_relation")
+    )
 
 
 def _opened(text: str, spans: list[tuple[int, int]], listed: list[DrugMatch]) -> bool:

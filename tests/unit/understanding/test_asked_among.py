@@ -56,6 +56,12 @@ def _understand(
             "BN đang dùng warfarin, aspirin. Thuốc nào trong số đó phải ngừng trước mổ?",
             ("warfarin", "acid_acetylsalicylic"),
         ),
+        # what brings a reaction on is asked of the medicines taken, unless a class is asked among
+        (
+            "BN đang dùng warfarin, aspirin, omeprazol. Thuốc nào gây chảy máu?",
+            ("warfarin", "acid_acetylsalicylic", "omeprazol"),
+        ),
+        ("BN đang dùng warfarin, aspirin. Thuốc giảm đau nào gây loét dạ dày?", ()),
         # one drug is no choice
         ("Trong ibuprofen thì thuốc nào gây loét?", ()),
     ],
