@@ -7,11 +7,13 @@ drug's whole chỉ định section, which is never pasted into the reply (the pa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
+from itertools import pairwise
 
 from duocthu.answer.reply_budget import REPLY_CHARS
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import fold, words
+from duocthu.core.text import fold, folded_words, stop_words, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
 from duocthu.retrieval.reverse.directness import RANK, part_directness
 from duocthu.retrieval.reverse.reading import phrase_position
@@ -36,24 +38,49 @@ RANKED_BELOW = {
 }
 
 
-def indication_line(items: Sequence[EvidenceItem], condition: str | None, window: int = LINE_WINDOW) -> str:
+def indication_line(
+    items: Sequence[EvidenceItem], condition: str | None, window: int = LINE_WINDOW, said: str = ""
+) -> str:
     """The sentence of the parts that names the condition as the ranking reads it, clipped around
     it ("…") to `window` characters: the first of the most direct (`part_directness`, read per
     sentence), so a negated or passing mention earlier in a part never stands for the drug's use
-    and the line agrees with the rank shown beside it."""
+    and the line agrees with the rank shown beside it; of those, the one naming more of the
+    question's words beyond the condition (`said`: "tiêu chảy của khách du lịch")."""
     if not condition:
         return NOT_FOUND
     wordings = wordings_of(condition)
-    best: tuple[int, str] | None = None
+    narrowing = word_pairs_beyond(said, condition)
+    best: tuple[int, int, str] | None = None
     for item in items:
         for sentence in split_sentences(item.text.split("】 ", 1)[-1]):
             if not any(phrase_position(sentence, words(w), lenient=True) >= 0 for w in wordings):
                 continue
             read = part_directness(sentence, condition)
             rank = len(RANK) if read is None else RANK[read]  # named where the ranking does not count it
-            if best is None or rank < best[0]:
-                best = (rank, sentence)
-    return clip(best[1], wordings, window) if best else NOT_FOUND
+            narrowed = -len(narrowing & word_pairs(sentence)) if narrowing else 0
+            if best is None or (rank, narrowed) < best[:2]:
+                best = (rank, narrowed, sentence)
+    return clip(best[2], wordings, window) if best else NOT_FOUND
+
+
+def word_pairs(text: str) -> set[tuple[str, str]]:
+    return set(pairwise(folded_words(text)))
+
+
+@cache
+def _frame_words() -> frozenset[str]:
+    """Words that frame a question rather than narrow its finding: the stop words and the words of
+    the section headings ("có chỉ định …")."""
+    headings = (w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
+    return frozenset({*(fold(w) for w in stop_words()), *headings})
+
+
+def word_pairs_beyond(said: str, condition: str) -> set[tuple[str, str]]:
+    """The question's pairs of adjacent words outside the condition and the words that frame a
+    question: what narrows the condition ("khách du lịch"); a pair, since one syllable alone
+    names many things."""
+    frame = _frame_words() | set(folded_words(condition))
+    return {(a, b) for a, b in pairwise(folded_words(said)) if a not in frame and b not in frame}
 
 
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
@@ -107,23 +134,28 @@ class WhichDrugLines:
     def name(self, drug: RankedDrug) -> str:
         return self.titles.get(drug.drug_id, drug.display_name)
 
-    def lines(self, bundle: EvidenceBundle, condition: str | None, used: int = 0) -> list[str]:
+    def lines(
+        self, bundle: EvidenceBundle, condition: str | None, used: int = 0, said: str = ""
+    ) -> list[str]:
         """One line per drug shown with its evidence, in the list's order: the sentence of each of
         its chỉ định parts that names the condition (a wider finding's drug: that finding), the
         most direct first, its pages, and why it ranks below the direct drugs when it does.
-        `used`: the characters before these lines."""
+        `used`: the characters before these lines; `said`: the question, whose words beyond the
+        condition choose among a part's sentences."""
         shown = [(drug, condition, True) for drug in bundle.ranked_drugs]
         shown += [(drug, drug.wider_finding, False) for drug in bundle.wider_drugs]
         if not shown:
             return []
         by_id = {item.id: item for item in bundle.evidence}
-        read = [(drug, asked, ranked, *self._parts(drug, asked, by_id)) for drug, asked, ranked in shown]
+        read = [
+            (drug, asked, ranked, *self._parts(drug, asked, by_id, said)) for drug, asked, ranked in shown
+        ]
         count = sum(max(1, len(items)) for *_, items, _ in read)
         share = (REPLY_TARGET - used - CLOSING - SOURCE * len(shown)) // count
         window = max(LINE_WINDOW, min(LONGEST_LINE, share))
         lines = ["", f"Câu trong mục “{HEADING}” nêu tình trạng này (toàn mục: nút bên dưới):"]
         for drug, asked, ranked, items, directness in read:
-            quotes = [indication_line([item], asked, window) for item in items] or [NOT_FOUND]
+            quotes = [indication_line([item], asked, window, said) for item in items] or [NOT_FOUND]
             if quotes == [NOT_FOUND] and items:
                 # a dense hit: no sentence names it, so the part's opening shows why it was found
                 quotes = [
@@ -136,7 +168,7 @@ class WhichDrugLines:
 
     @staticmethod
     def _parts(
-        drug: RankedDrug, asked: str | None, by_id: Mapping[str, EvidenceItem]
+        drug: RankedDrug, asked: str | None, by_id: Mapping[str, EvidenceItem], said: str = ""
     ) -> tuple[list[EvidenceItem], str]:
         """The drug's chỉ định parts that name `asked` (else its first), the most direct first
         (then by score), and how directly the first names it."""
@@ -147,7 +179,9 @@ class WhichDrugLines:
             return items[:1], "direct"
         read = {item.id: part_directness(item.text, asked) for item in items}
         naming = [item for item in items if indication_line([item], asked) != NOT_FOUND] or items[:1]
-        naming.sort(key=lambda item: RANK[read[item.id] or "direct"])  # stable: the score breaks ties
+        narrowing = word_pairs_beyond(said, asked)
+        # stable: the question's narrowing words, then the score, break ties
+        naming.sort(key=lambda i: (RANK[read[i.id] or "direct"], -len(narrowing & word_pairs(i.text))))
         return naming, (read[naming[0].id] or "direct") if naming else "direct"
 
     def quick_replies(self, bundle: EvidenceBundle) -> list[str]:

@@ -129,3 +129,16 @@ def test_a_line_clipped_around_advice_keeps_what_the_advice_is_about() -> None:
     # a list's heading stays: what the advice in it is about is the item itself
     listed = "Thuốc làm tăng nồng độ X: thuốc A, không dùng cùng thuốc C vì độc tính trên tim mạch rất cao."
     assert clip(listed, ("không dùng",), 70, says=True).startswith("“Thuốc làm tăng nồng độ X:")
+
+
+def test_the_words_a_question_adds_to_the_condition_choose_the_part_and_sentence_quoted_first() -> None:
+    # "tiêu chảy của khách du lịch": the part and sentence naming travellers lead the drug's line
+    found = bundle(
+        item("truc", 0, "Điều trị triệu chứng tiêu chảy mạn tính ở người lớn.", 282),
+        item("truc", 1, "Tiêu chảy cấp ở trẻ em. Tiêu chảy của khách du lịch mức độ nhẹ ở người lớn.", 282),
+    )
+    lines = LINES.lines(found, "tiêu chảy", said="Thuốc nào có chỉ định tiêu chảy của khách du lịch?")
+    assert "tr. 282: “Tiêu chảy của khách du lịch mức độ nhẹ ở người lớn” “Điều trị triệu chứng" in lines[2]
+    # a word alone ("du" in "ví dụ"), or the section's own name ("chỉ định"), narrows nothing
+    plain = LINES.lines(found, "tiêu chảy", said="Thuốc nào có chỉ định tiêu chảy?")
+    assert "tr. 282: “Điều trị triệu chứng tiêu chảy mạn tính ở người lớn”" in plain[2]

@@ -59,7 +59,7 @@ def drug_list(composer: Composer, plan: Plan, bundle: EvidenceBundle) -> Compose
         )
         for d in (*bundle.ranked_drugs, *bundle.wider_drugs, *unlisted)
     )
-    lines = quotes.lines(bundle, indication_of(plan.frame), used)
+    lines = quotes.lines(bundle, indication_of(plan.frame), used, plan.reading.text)
     body: list[Block] = [
         *lines_block(preface),
         DrugListBlock(drugs=listed, lines=tuple(lines)),
