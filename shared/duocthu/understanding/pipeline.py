@@ -39,7 +39,7 @@ from duocthu.understanding.merge import (
     standalone_query,
     unknown_beside_carried,
 )
-from duocthu.understanding.postconditions import apply_postconditions
+from duocthu.understanding.postconditions import apply_postconditions, complaint_beside_taken
 from duocthu.understanding.prompt import MODEL_EXCLUDED_FIELDS
 from duocthu.understanding.pronouns import bind_pronoun
 from duocthu.understanding.providers import FrameProvider
@@ -142,7 +142,7 @@ def understand_turn(
         return failed_frame("understanding_malformed_output")
     own = apply_postconditions(frame, turn)
     frame = merge_with_prior_frame(own, turn.prior, turn.tags.cues.has("other_patient"))
-    frame = asked_for_this_patient(frame, own, turn)
+    frame = complaint_beside_taken(asked_for_this_patient(frame, own, turn), turn)
     frame = section_for_patient(medicines_of_the_case(unknown_beside_carried(frame, turn), turn))
     frame = others_beside(asked_not_taken(frame, turn), turn)
     frame = standalone_query(bind_pronoun(frame, turn), turn)

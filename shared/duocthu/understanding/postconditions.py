@@ -458,3 +458,29 @@ def _apply_told_condition_asked(
             "patient_context": context.model_copy(update={"comorbidities": (), "adverse_reactions": ()}),
         }
     )
+
+
+def complaint_beside_taken(frame: QueryFrame, turn: Turn) -> QueryFrame:
+    """A which-drugs-exclude question whose one finding is the complaint the patient has (a
+    symptom), beside medicines they take and no state of theirs ("đang warfarin, bị đau đầu, nên
+    tránh thuốc giảm đau nào?"): the complaint is what the drugs are for, and what to avoid is
+    what the medicines taken bar, so the drugs that treat it are listed and checked against them,
+    never searched as drugs contraindicated in a headache. Read after the merge: the medicines may
+    have been told in an earlier turn."""
+    context, asked = frame.patient_context, frame.condition
+    if (
+        frame.turn_type != "condition_relation"
+        or frame.condition_relation != "contraindication"
+        or asked is None
+        or not context.current_medications
+        or context.comorbidities
+        or context.allergies
+        or context.adverse_reactions
+        or context.pregnancy
+        or context.breastfeeding
+    ):
+        return frame
+    complaints = turn.tags.facts.complaints
+    if not any(c.kind == "symptom" and c.normalized == asked.normalized for c in complaints):
+        return frame
+    return _reverse(frame, "symptom_to_drug", "indication", asked)

@@ -517,3 +517,21 @@ def test_a_pregnancy_stage_after_the_form_is_asked_not_the_complaint_told(
     frame = understand_offline(message, resolver)
     assert frame.condition is not None and "đau răng" not in frame.condition.text
     assert frame.patient_context.pregnancy_stage == "3 tháng cuối"
+
+
+def test_a_complaint_beside_medicines_taken_is_what_the_drugs_are_for(resolver: CatalogDrugResolver) -> None:
+    # "tránh thuốc giảm đau nào" of a patient on warfarin with a headache: the drugs that treat the
+    # headache, checked against warfarin; never "drugs contraindicated in a headache"
+    frame = understand_offline("BN đang warfarin, bị đau đầu, nên tránh thuốc giảm đau nào?", resolver)
+    assert (frame.turn_type, frame.condition_relation) == ("symptom_to_drug", "indication")
+    assert frame.patient_context.current_medications == ("warfarin",)
+    # the medicine told in an earlier turn counts too (read after the merge)
+    prior = understand_offline("BN nữ 63t van tim cơ học, đang Coumadin, INR ổn định.", resolver)
+    first = "BN nữ 63t van tim cơ học, đang Coumadin, INR ổn định."
+    later = understand_offline(
+        "BN bị đau khớp gối cấp. Trong list tránh thuốc nào?", resolver, [first], prior
+    )
+    assert later.turn_type == "symptom_to_drug"
+    # a state of the patient's own is what a list to avoid asks about
+    asthma = understand_offline("BN hen đang warfarin, bị đau đầu, tránh thuốc giảm đau nào?", resolver)
+    assert asthma.turn_type == "condition_relation"
