@@ -7,7 +7,7 @@ drug's whole chỉ định section, which is never pasted into the reply (the pa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 
 from duocthu.answer.reply_budget import REPLY_CHARS
@@ -75,12 +75,13 @@ def _frame_words() -> frozenset[str]:
     return frozenset({*(fold(w) for w in stop_words()), *headings})
 
 
-def word_pairs_beyond(said: str, condition: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=256)
+def word_pairs_beyond(said: str, condition: str) -> frozenset[tuple[str, str]]:
     """The question's pairs of adjacent words outside the condition and the words that frame a
     question: what narrows the condition ("khách du lịch"); a pair, since one syllable alone
     names many things."""
     frame = _frame_words() | set(folded_words(condition))
-    return {(a, b) for a, b in pairwise(folded_words(said)) if a not in frame and b not in frame}
+    return frozenset((a, b) for a, b in pairwise(folded_words(said)) if a not in frame and b not in frame)
 
 
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
@@ -181,7 +182,12 @@ class WhichDrugLines:
         naming = [item for item in items if indication_line([item], asked) != NOT_FOUND] or items[:1]
         narrowing = word_pairs_beyond(said, asked)
         # stable: the question's narrowing words, then the score, break ties
-        naming.sort(key=lambda i: (RANK[read[i.id] or "direct"], -len(narrowing & word_pairs(i.text))))
+        naming.sort(
+            key=lambda i: (
+                RANK[read[i.id] or "direct"],
+                -len(narrowing & word_pairs(i.text)) if narrowing else 0,
+            )
+        )
         return naming, (read[naming[0].id] or "direct") if naming else "direct"
 
     def quick_replies(self, bundle: EvidenceBundle) -> list[str]:
