@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
-from itertools import pairwise
 
 from duocthu.answer.reply_budget import REPLY_CHARS
 from duocthu.core.sections import INDICATION_SECTION, SECTION_HEADINGS
 from duocthu.core.sentences import split_sentences
-from duocthu.core.text import fold, folded_words, stop_words, words
+from duocthu.core.text import fold, folded_words, words
 from duocthu.models.evidence import EvidenceBundle, EvidenceItem, RankedDrug
+from duocthu.retrieval.question_words import line_pairs, question_pairs, question_tokens
 from duocthu.retrieval.reverse.directness import RANK, part_directness
 from duocthu.retrieval.reverse.reading import phrase_position
 from duocthu.retrieval.reverse.wordings import wordings_of
@@ -57,31 +57,26 @@ def indication_line(
                 continue
             read = part_directness(sentence, condition)
             rank = len(RANK) if read is None else RANK[read]  # named where the ranking does not count it
-            narrowed = -len(narrowing & word_pairs(sentence)) if narrowing else 0
+            narrowed = -len(narrowing.intersection(line_pairs(sentence))) if narrowing else 0
             if best is None or (rank, narrowed) < best[:2]:
                 best = (rank, narrowed, sentence)
     return clip(best[2], wordings, window) if best else NOT_FOUND
 
 
-def word_pairs(text: str) -> set[tuple[str, str]]:
-    return set(pairwise(folded_words(text)))
-
-
 @cache
-def _frame_words() -> frozenset[str]:
-    """Words that frame a question rather than narrow its finding: the stop words and the words of
-    the section headings ("có chỉ định …")."""
-    headings = (w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
-    return frozenset({*(fold(w) for w in stop_words()), *headings})
+def _heading_words() -> frozenset[str]:
+    """The words of the section headings: they frame a question ("có chỉ định …"), they narrow no
+    finding."""
+    return frozenset(w for heading in SECTION_HEADINGS.values() for w in folded_words(heading))
 
 
 @lru_cache(maxsize=256)
-def word_pairs_beyond(said: str, condition: str) -> frozenset[tuple[str, str]]:
-    """The question's pairs of adjacent words outside the condition and the words that frame a
-    question: what narrows the condition ("khách du lịch"); a pair, since one syllable alone
-    names many things."""
-    frame = _frame_words() | set(folded_words(condition))
-    return frozenset((a, b) for a, b in pairwise(folded_words(said)) if a not in frame and b not in frame)
+def word_pairs_beyond(said: str, condition: str) -> frozenset[str]:
+    """The question's pairs of adjacent kept words (`question_pairs`, as the store pairs a line's
+    words) outside the condition and the section headings: what narrows the condition ("khách du
+    lịch"); a pair, since one syllable alone names many things."""
+    framing = _heading_words() | set(folded_words(condition))
+    return frozenset(question_pairs(said, [t for t in question_tokens(said, ()) if t not in framing]))
 
 
 def opening_line(item: EvidenceItem, window: int = LINE_WINDOW) -> str:
@@ -185,7 +180,7 @@ class WhichDrugLines:
         naming.sort(
             key=lambda i: (
                 RANK[read[i.id] or "direct"],
-                -len(narrowing & word_pairs(i.text)) if narrowing else 0,
+                -len(narrowing.intersection(line_pairs(i.text))) if narrowing else 0,
             )
         )
         return naming, (read[naming[0].id] or "direct") if naming else "direct"

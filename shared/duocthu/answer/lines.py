@@ -27,6 +27,7 @@ from duocthu.core.labs import lab_relation
 from duocthu.core.sections import (
     ADR_SECTION,
     CONTRAINDICATION_SECTION,
+    DOSE_SECTION,
     SECTION_HEADINGS,
     STATE_SECTIONS,
     resolve_section,
@@ -228,7 +229,8 @@ def answer_lines(
         focus.append("tối đa")
         tests.append(_named(_maximum_words()))
     weight = frame.weight_kg
-    if weight is not None and section == "lieu_luong_va_cach_dung":
+    by_weight = weight is not None and section == DOSE_SECTION  # a weight band is read in the dose section
+    if by_weight and weight is not None:
         focus.append(f"{weight:g} kg")
         tests.append(lambda s: in_weight_band(s, weight))
     state_named = _named(state[1]) if state else None
@@ -245,7 +247,6 @@ def answer_lines(
     # a sentence stating another route than the question's answers for another dosage form
     pairs = [(i, s) for i, s in sentences_of(asked) if not _other_route(s, frame.route)]
     organ = state is not None and state[0] in (STATE_NAMES["renal"], STATE_NAMES["hepatic"])
-    by_weight = weight is not None and section == "lieu_luong_va_cach_dung"  # its band test is there
     lines = _pick(
         _about_the_question(pairs, tests, by_weight, reading.asks_maximum, patient_test, organ), tests
     )
